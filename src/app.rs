@@ -1,0 +1,40 @@
+//! Dispatch of subcommands; the single place that turns outcomes into exit codes.
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+use crate::error::AppError;
+
+/// Runs the parsed command line. `Ok` carries the exit code of a completed run.
+pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
+    match &cli.command {
+        Command::Manifests(args) => {
+            let out = crate::manifests::render(&cli.global, args)?;
+            crate::commands::write_stdout(&out)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Completion(args) => {
+            crate::commands::completion::print(args.shell)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Operate(args) => {
+            let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
+                context: "start the async runtime".into(),
+                source: e,
+            })?;
+            runtime.block_on(crate::operate::run(&cli.global, args))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Status(_) | Command::Logs(_) | Command::ExplainEvents(_) | Command::Collect(_) => {
+            let name = match &cli.command {
+                Command::Status(_) => "status",
+                Command::Logs(_) => "logs",
+                Command::ExplainEvents(_) => "explain-events",
+                _ => "collect",
+            };
+            Err(AppError::Usage(format!(
+                "`kubectl microservice {name}` is not implemented yet"
+            )))
+        }
+    }
+}

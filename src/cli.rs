@@ -1,0 +1,312 @@
+//! The command line: clap definitions with kubectl's habits.
+//!
+//! Global flags (`--kubeconfig`, `--context`, `-n`, `-A`, `-o`, `-l`, `--no-headers`, `--as`,
+//! `--as-group`, `--request-timeout`, `--color`) are accepted before or after the subcommand,
+//! because kubectl does not pass its own global flags to plugins: `kubectl microservice status
+//! --context prod` must work.
+
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// `kubectl microservice`: the Microservice controller and its diagnostics.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-microservice",
+    bin_name = "kubectl microservice",
+    version = crate::VERSION_LINE,
+    about = "Run the Microservice controller, and explain from the cluster's own evidence what happened to a Microservice.",
+    after_help = "Exit codes: 0 ok, 1 a problem was diagnosed, 2 usage error, 3 could not decide (cluster unreachable, not found, forbidden).",
+    propagate_version = true
+)]
+pub struct Cli {
+    /// Flags shared by every subcommand.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// kubectl's global flags, shared by every subcommand.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+
+    /// The kubeconfig context to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context's namespace.
+    #[arg(
+        short = 'n',
+        long = "namespace",
+        global = true,
+        value_name = "NS",
+        value_delimiter = ','
+    )]
+    pub namespaces: Vec<String>,
+
+    /// All namespaces (`manifests`: the operator watches all namespaces).
+    #[arg(short = 'A', long = "all-namespaces", global = true)]
+    pub all_namespaces: bool,
+
+    /// Output format.
+    #[arg(
+        short = 'o',
+        long = "output",
+        global = true,
+        value_enum,
+        value_name = "FORMAT"
+    )]
+    pub output: Option<OutputFormat>,
+
+    /// Label selector, as kubectl's (`app=todo,tier!=db`).
+    #[arg(short = 'l', long = "selector", global = true, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+
+    /// Do not print table headers.
+    #[arg(long, global = true)]
+    pub no_headers: bool,
+
+    /// Username to impersonate for the operation.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+
+    /// Group to impersonate (repeatable).
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub as_groups: Vec<String>,
+
+    /// Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit).
+    /// Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only,
+    /// because its watches are long-lived.
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    pub request_timeout: Option<Duration>,
+
+    /// When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and
+    /// honours a non-empty NO_COLOR.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// `-o` values, as kubectl's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// JSON documents.
+    Json,
+    /// YAML documents.
+    Yaml,
+    /// A wider table.
+    Wide,
+}
+
+/// `--color` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour a terminal unless NO_COLOR is set and non-empty.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the controller for Microservice objects (the `accept` handler).
+    Operate(OperateArgs),
+    /// Is Accepted still true for the spec each Microservice has now?
+    Status(DiagnosticArgs),
+    /// Every run of a handler, with its cause and outcome, from the operator's logs.
+    Logs(DiagnosticArgs),
+    /// Why is there no Warning event on a Microservice?
+    ExplainEvents(DiagnosticArgs),
+    /// Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs).
+    Collect(DiagnosticArgs),
+    /// Print the manifests that install the CRD, RBAC and the operator Deployment.
+    Manifests(ManifestsArgs),
+    /// Print a shell completion script.
+    Completion(CompletionArgs),
+}
+
+/// `--log-format` values of `operate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// `<RFC3339 time> <LEVEL> [ns/name] <message> handler=<id> cause=<cause>`
+    Text,
+    /// One JSON object per line: `{"timestamp","level","message","object":{...},"handler","cause"}`
+    Json,
+}
+
+/// `--events` values of `operate`: which events are posted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EventsPolicy {
+    /// Normal `Accepted` and every Warning.
+    All,
+    /// Warnings only (`ReconcileFailed`, `InvalidSpec`, `StatusPruned`).
+    Warnings,
+    /// Post nothing; outcomes are only in the logs and in `status`.
+    None,
+}
+
+impl EventsPolicy {
+    /// The flag value as written in a Deployment's args (`all`, `warnings`, `none`).
+    pub fn as_arg(self) -> &'static str {
+        match self {
+            EventsPolicy::All => "all",
+            EventsPolicy::Warnings => "warnings",
+            EventsPolicy::None => "none",
+        }
+    }
+}
+
+/// Flags of `operate`.
+#[derive(Debug, Clone, Args)]
+pub struct OperateArgs {
+    /// Log line format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Which events to post.
+    #[arg(long, value_enum, default_value_t = EventsPolicy::All)]
+    pub events: EventsPolicy,
+
+    /// How many objects are handled at once (one object is never handled twice at once).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_concurrent: u16,
+
+    /// Run without leader election (one replica only). Leader election is not implemented yet,
+    /// so this is currently the only mode; the flag is accepted for Kopf parity.
+    #[arg(long)]
+    pub standalone: bool,
+
+    /// Do not check the CRD at start-up (for an operator that may not read CRDs).
+    #[arg(long)]
+    pub skip_crd_check: bool,
+}
+
+/// Flags shared by the diagnostic subcommands (not yet implemented).
+#[derive(Debug, Clone, Args)]
+pub struct DiagnosticArgs {
+    /// Positional arguments (object name, directory).
+    #[arg(value_name = "ARGS")]
+    pub args: Vec<String>,
+
+    /// Read evidence from a bundle directory instead of a cluster.
+    #[arg(long, value_name = "DIR")]
+    pub bundle: Option<std::path::PathBuf>,
+}
+
+/// Flags of `manifests`.
+#[derive(Debug, Clone, Args)]
+pub struct ManifestsArgs {
+    /// Namespace the operator watches (repeatable or comma-separated). Give this or `-A`.
+    #[arg(long = "watch-namespace", value_name = "NS", value_delimiter = ',')]
+    pub watch_namespaces: Vec<String>,
+
+    /// Operator image.
+    #[arg(long, value_name = "REF", default_value = crate::manifests::DEFAULT_IMAGE)]
+    pub image: String,
+
+    /// One replica, `Recreate` strategy, `operate --standalone`.
+    #[arg(long)]
+    pub standalone: bool,
+
+    /// `--events` value written into the operator Deployment's args.
+    #[arg(long, value_enum, default_value_t = EventsPolicy::All)]
+    pub events: EventsPolicy,
+}
+
+/// Flags of `completion`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Parses kubectl-style durations: `10s`, `1m`, `1m30s`, `500ms`, `2h`, or a bare number of seconds.
+///
+/// Errors name the input and the expected shape.
+pub fn parse_duration(input: &str) -> Result<Duration, String> {
+    let s = input.trim();
+    let expected =
+        || format!("invalid duration {input:?}: expected e.g. 10s, 1m, 1m30s, 500ms, 2h");
+    if s.is_empty() {
+        return Err(expected());
+    }
+    if let Ok(secs) = s.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            return Err(expected());
+        }
+        let number: f64 = rest[..digits].parse().map_err(|_| expected())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let unit = &rest[..unit_len];
+        rest = &rest[unit_len..];
+        let scale = match unit {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(expected()),
+        };
+        total += Duration::from_secs_f64(number * scale);
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_parse_like_kubectl() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        let err = parse_duration("ten").unwrap_err();
+        assert!(err.contains("\"ten\"") && err.contains("expected"), "{err}");
+        assert!(parse_duration("5x").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn global_flags_work_after_the_subcommand() {
+        let cli = Cli::try_parse_from([
+            "kubectl-microservice",
+            "operate",
+            "--context",
+            "prod",
+            "-n",
+            "a,b",
+            "-n",
+            "c",
+        ])
+        .unwrap();
+        assert_eq!(cli.global.context.as_deref(), Some("prod"));
+        assert_eq!(cli.global.namespaces, ["a", "b", "c"]);
+    }
+}

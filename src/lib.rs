@@ -1,0 +1,27 @@
+//! `kubectl-microservice`: the controller for the `Microservice` custom resource
+//! (`microservices.platform.example.io/v1alpha1`) and, later, diagnostics that explain from the
+//! cluster's own evidence what happened to a Microservice.
+//!
+//! Layout: [`cli`] (flags), [`app`] (dispatch and exit codes), [`resource`] (the CRD and the
+//! watched type), [`operate`] (the controller), [`manifests`] (install manifests),
+//! [`commands`] (other subcommands), [`client`] (kubeconfig → `kube::Client`), [`text`]
+//! (escaping of cluster-sourced text), [`time`] (the one jiff ↔ chrono boundary).
+
+pub mod app;
+pub mod cli;
+pub mod client;
+pub mod commands;
+pub mod error;
+pub mod manifests;
+pub mod operate;
+pub mod resource;
+pub mod text;
+pub mod time;
+
+/// What `--version` prints: the crate version and the git commit it was built from.
+pub const VERSION_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("KMS_GIT_COMMIT"),
+    ")"
+);

@@ -1,0 +1,30 @@
+//! Entry point: parse, run, map the outcome to an exit code (see `error::AppError::exit_code`).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use kubectl_microservice::{app, cli::Cli, error::AppError};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap prints help/version (exit 0) and usage errors (exit 2) itself.
+            let _ = err.print();
+            return ExitCode::from(err.exit_code() as u8);
+        }
+    };
+    match app::run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!(
+                "error: {}",
+                kubectl_microservice::text::sanitize(&err.to_string())
+            );
+            if let Some(hint) = err.hint() {
+                eprintln!("hint: {hint}");
+            }
+            ExitCode::from(AppError::exit_code(&err))
+        }
+    }
+}

@@ -1,0 +1,476 @@
+//! `kubectl microservice manifests`: everything that installs the operator, least privilege.
+//!
+//! Objects, in apply order: the CRD; the operator's ServiceAccount; a ClusterRole + binding that
+//! lets it `get` only its own CRD (the start-up check); in each watched namespace a Role +
+//! RoleBinding (or one ClusterRole + ClusterRoleBinding with `--all-namespaces`) with exactly the
+//! verbs the operator uses — microservices get/list/watch, microservices/status patch,
+//! events.k8s.io events create/patch (create posts, patch extends a series); the Deployment,
+//! restricted Pod Security Standard; and two ClusterRoles for people: `microservice-view`
+//! (aggregated to `view`) and `microservice-diagnose` (what status/logs/explain-events read).
+//! No rule uses a wildcard (a test holds this).
+
+use serde_json::{Value, json};
+
+use crate::cli::{GlobalArgs, ManifestsArgs, OutputFormat};
+use crate::error::AppError;
+use crate::resource::{CRD_NAME, GROUP, IMAGE_PATTERN, PLURAL, crd};
+
+/// The image the Deployment runs unless `--image` is given.
+pub const DEFAULT_IMAGE: &str = concat!(
+    "ghcr.io/platform-example/kubectl-microservice:",
+    env!("CARGO_PKG_VERSION")
+);
+/// Name of the ServiceAccount, Roles, bindings and Deployment of the operator.
+pub const OPERATOR_NAME: &str = "microservice-operator";
+
+/// Where the operator runs and what it watches, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The operator's namespace.
+    pub operator_namespace: String,
+    /// Watched namespaces; empty means all namespaces.
+    pub watch: Vec<String>,
+    /// Operator image.
+    pub image: String,
+    /// One replica, Recreate, `--standalone`.
+    pub standalone: bool,
+    /// `--events` value for the operator.
+    pub events: &'static str,
+}
+
+impl Plan {
+    /// Validates the flags: exactly one `--namespace`, and `--watch-namespace` or `-A` (not both),
+    /// namespace names as DNS labels, an OCI image reference. Errors name the flag (exit 2).
+    pub fn from_flags(global: &GlobalArgs, args: &ManifestsArgs) -> Result<Self, AppError> {
+        let operator_namespace = match global.namespaces.as_slice() {
+            [ns] => ns.clone(),
+            [] => {
+                return Err(AppError::Usage(
+                    "manifests needs --namespace OPNS: the namespace the operator runs in".into(),
+                ));
+            }
+            many => {
+                return Err(AppError::Usage(format!(
+                    "manifests takes one --namespace (the operator's), got {}; use --watch-namespace for the namespaces to watch",
+                    many.join(",")
+                )));
+            }
+        };
+        match (args.watch_namespaces.is_empty(), global.all_namespaces) {
+            (true, false) => {
+                return Err(AppError::Usage(
+                    "manifests needs --watch-namespace NS (repeatable) or --all-namespaces".into(),
+                ));
+            }
+            (false, true) => {
+                return Err(AppError::Usage(
+                    "--watch-namespace and --all-namespaces exclude each other".into(),
+                ));
+            }
+            _ => {}
+        }
+        for ns in std::iter::once(&operator_namespace).chain(&args.watch_namespaces) {
+            if !is_dns_label(ns) {
+                return Err(AppError::Usage(format!(
+                    "invalid namespace {ns:?}: expected a DNS label (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit)"
+                )));
+            }
+        }
+        if !regex::Regex::new(IMAGE_PATTERN)
+            .expect("pattern compiles")
+            .is_match(&args.image)
+        {
+            return Err(AppError::Usage(format!(
+                "invalid --image {:?}: expected an OCI image reference such as ghcr.io/org/app:1.0.0",
+                args.image
+            )));
+        }
+        let mut watch = args.watch_namespaces.clone();
+        watch.dedup();
+        Ok(Plan {
+            operator_namespace,
+            watch,
+            image: args.image.clone(),
+            standalone: args.standalone,
+            events: args.events.as_arg(),
+        })
+    }
+}
+
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// Renders the manifests as YAML documents (default) or, with `-o json`, one `v1` `List`.
+pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppError> {
+    let plan = Plan::from_flags(global, args)?;
+    let objects = objects(&plan);
+    match global.output {
+        None | Some(OutputFormat::Yaml) => Ok(objects
+            .iter()
+            .map(|o| {
+                format!(
+                    "---\n{}",
+                    serde_yaml::to_string(o).expect("manifests serialise to YAML")
+                )
+            })
+            .collect()),
+        Some(OutputFormat::Json) => Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(
+                &json!({"apiVersion": "v1", "kind": "List", "items": objects})
+            )
+            .expect("manifests serialise to JSON")
+        )),
+        Some(OutputFormat::Wide) => Err(AppError::Usage(
+            "manifests prints -o yaml (default) or -o json, not wide".into(),
+        )),
+    }
+}
+
+/// The operator's rules in a watched namespace (or cluster-wide with `-A`).
+pub fn operator_rules() -> Value {
+    json!([
+        {"apiGroups": [GROUP], "resources": [PLURAL], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": [GROUP], "resources": [format!("{PLURAL}/status")], "verbs": ["patch"]},
+        {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}
+    ])
+}
+
+/// Every object, in apply order.
+pub fn objects(plan: &Plan) -> Vec<Value> {
+    let ns = plan.operator_namespace.as_str();
+    let labels = json!({"app.kubernetes.io/name": "kubectl-microservice", "app.kubernetes.io/component": "operator"});
+    let subject = json!([{"kind": "ServiceAccount", "name": OPERATOR_NAME, "namespace": ns}]);
+    let mut out = vec![
+        serde_json::to_value(crd()).expect("CRD serialises"),
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": OPERATOR_NAME, "namespace": ns, "labels": labels}}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+               "metadata": {"name": "microservice-operator-crd", "labels": labels},
+               "rules": [{"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "resourceNames": [CRD_NAME], "verbs": ["get"]}]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": format!("microservice-operator-crd-{ns}"), "labels": labels},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "microservice-operator-crd"},
+               "subjects": subject}),
+    ];
+    if plan.watch.is_empty() {
+        out.push(
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": OPERATOR_NAME, "labels": labels}, "rules": operator_rules()}),
+        );
+        out.push(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": format!("{OPERATOR_NAME}-{ns}"), "labels": labels},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": OPERATOR_NAME},
+            "subjects": subject}));
+    } else {
+        for watched in &plan.watch {
+            out.push(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                "metadata": {"name": OPERATOR_NAME, "namespace": watched, "labels": labels}, "rules": operator_rules()}));
+            out.push(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                "metadata": {"name": OPERATOR_NAME, "namespace": watched, "labels": labels},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": OPERATOR_NAME},
+                "subjects": subject}));
+        }
+    }
+    out.push(deployment(plan, &labels));
+    out.extend(user_roles());
+    out
+}
+
+fn deployment(plan: &Plan, labels: &Value) -> Value {
+    let mut command: Vec<String> = vec!["kubectl-microservice".into(), "operate".into()];
+    if plan.watch.is_empty() {
+        command.push("--all-namespaces".into());
+    } else {
+        for ns in &plan.watch {
+            command.extend(["--namespace".into(), ns.clone()]);
+        }
+    }
+    command.extend([
+        "--events".into(),
+        plan.events.into(),
+        "--log-format".into(),
+        "text".into(),
+    ]);
+    // Leader election is not implemented yet, so the only safe shape is one replica that is
+    // replaced, never doubled: Recreate. `--standalone` says so explicitly.
+    command.push("--standalone".into());
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": OPERATOR_NAME, "namespace": plan.operator_namespace, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "strategy": {"type": "Recreate"},
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "serviceAccountName": OPERATOR_NAME,
+                    "securityContext": {
+                        "runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532,
+                        "seccompProfile": {"type": "RuntimeDefault"}
+                    },
+                    "containers": [{
+                        "name": "operator",
+                        "image": plan.image,
+                        "imagePullPolicy": "IfNotPresent",
+                        "command": command,
+                        "env": [
+                            {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                            {"name": "RUST_LOG", "value": "warn,kubectl_microservice=info"}
+                        ],
+                        "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
+                        "securityContext": {
+                            "allowPrivilegeEscalation": false,
+                            "readOnlyRootFilesystem": true,
+                            "runAsNonRoot": true,
+                            "capabilities": {"drop": ["ALL"]},
+                            "seccompProfile": {"type": "RuntimeDefault"}
+                        }
+                    }]
+                }
+            }
+        }
+    })
+}
+
+/// ClusterRoles for the people who use the plugin: bind them per namespace with a RoleBinding.
+fn user_roles() -> Vec<Value> {
+    let labels = json!({"app.kubernetes.io/name": "kubectl-microservice"});
+    let mut view_labels = labels.clone();
+    view_labels["rbac.authorization.k8s.io/aggregate-to-view"] = json!("true");
+    view_labels["rbac.authorization.k8s.io/aggregate-to-edit"] = json!("true");
+    view_labels["rbac.authorization.k8s.io/aggregate-to-admin"] = json!("true");
+    vec![
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "microservice-view", "labels": view_labels},
+            "rules": [{"apiGroups": [GROUP], "resources": [PLURAL], "verbs": ["get", "list", "watch"]}]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "microservice-diagnose", "labels": labels},
+        "rules": [
+            {"apiGroups": [GROUP], "resources": [PLURAL], "verbs": ["get", "list", "watch"]},
+            {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "resourceNames": [CRD_NAME], "verbs": ["get"]},
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["get", "list", "watch"]},
+            {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["get", "list", "watch"]},
+            {"apiGroups": [""], "resources": ["pods", "configmaps", "namespaces"], "verbs": ["get", "list"]},
+            {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
+            {"apiGroups": ["apps"], "resources": ["deployments", "replicasets"], "verbs": ["get", "list"]},
+            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "list"]},
+            {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings", "clusterroles", "clusterrolebindings"], "verbs": ["get", "list"]},
+            {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews", "selfsubjectaccessreviews"], "verbs": ["create"]}
+        ]}),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn render_args(args: &[&str]) -> Result<String, AppError> {
+        let cli = Cli::try_parse_from(
+            std::iter::once("kubectl-microservice").chain(args.iter().copied()),
+        )
+        .unwrap();
+        match &cli.command {
+            Command::Manifests(m) => render(&cli.global, m),
+            _ => unreachable!(),
+        }
+    }
+
+    fn docs(yaml: &str) -> Vec<Value> {
+        serde_yaml::Deserializer::from_str(yaml)
+            .map(|d| serde_json::to_value(serde_yaml::Value::deserialize(d).unwrap()).unwrap())
+            .collect()
+    }
+    use serde::Deserialize;
+
+    fn all_rules(objects: &[Value]) -> Vec<&Value> {
+        objects
+            .iter()
+            .filter_map(|o| o.get("rules"))
+            .flat_map(|r| r.as_array().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn no_rule_uses_a_wildcard() {
+        for args in [
+            &[
+                "manifests",
+                "--namespace",
+                "ops",
+                "--watch-namespace",
+                "todo",
+                "--watch-namespace",
+                "store",
+            ][..],
+            &["manifests", "--namespace", "ops", "-A"][..],
+        ] {
+            let objects = docs(&render_args(args).unwrap());
+            let rules = all_rules(&objects);
+            assert!(rules.len() >= 5);
+            for rule in rules {
+                for key in ["apiGroups", "resources", "verbs", "resourceNames"] {
+                    for item in rule
+                        .get(key)
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        assert!(!item.as_str().unwrap().contains('*'), "wildcard in {rule}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_role_per_watched_namespace_with_the_verbs_used() {
+        let objects = docs(
+            &render_args(&["manifests", "-n", "ops", "--watch-namespace", "todo,store"]).unwrap(),
+        );
+        let roles: Vec<&Value> = objects.iter().filter(|o| o["kind"] == "Role").collect();
+        assert_eq!(
+            roles
+                .iter()
+                .map(|r| r["metadata"]["namespace"].as_str().unwrap())
+                .collect::<Vec<_>>(),
+            ["todo", "store"]
+        );
+        assert_eq!(roles[0]["rules"], operator_rules());
+        assert!(
+            !objects
+                .iter()
+                .any(|o| o["kind"] == "ClusterRole" && o["metadata"]["name"] == OPERATOR_NAME)
+        );
+        let deployment = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
+        let command = &deployment["spec"]["template"]["spec"]["containers"][0]["command"];
+        assert_eq!(
+            command,
+            &json!([
+                "kubectl-microservice",
+                "operate",
+                "--namespace",
+                "todo",
+                "--namespace",
+                "store",
+                "--events",
+                "all",
+                "--log-format",
+                "text",
+                "--standalone"
+            ])
+        );
+        assert_eq!(deployment["metadata"]["namespace"], "ops");
+        assert_eq!(deployment["spec"]["replicas"], 1);
+        assert_eq!(deployment["spec"]["strategy"]["type"], "Recreate");
+    }
+
+    #[test]
+    fn all_namespaces_uses_a_cluster_role() {
+        let objects =
+            docs(&render_args(&["manifests", "-n", "ops", "-A", "--events", "warnings"]).unwrap());
+        assert!(
+            objects
+                .iter()
+                .any(|o| o["kind"] == "ClusterRole" && o["metadata"]["name"] == OPERATOR_NAME)
+        );
+        assert!(!objects.iter().any(|o| o["kind"] == "Role"));
+        let deployment = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
+        let command = deployment["spec"]["template"]["spec"]["containers"][0]["command"]
+            .as_array()
+            .unwrap();
+        assert!(
+            command.contains(&json!("--all-namespaces")) && command.contains(&json!("warnings"))
+        );
+    }
+
+    #[test]
+    fn deployment_meets_restricted_pod_security() {
+        let objects = docs(&render_args(&["manifests", "-n", "ops", "-A"]).unwrap());
+        let pod = &objects.iter().find(|o| o["kind"] == "Deployment").unwrap()["spec"]["template"]
+            ["spec"];
+        assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+        assert_eq!(
+            pod["securityContext"]["seccompProfile"]["type"],
+            "RuntimeDefault"
+        );
+        let c = &pod["containers"][0]["securityContext"];
+        assert_eq!(c["allowPrivilegeEscalation"], false);
+        assert_eq!(c["readOnlyRootFilesystem"], true);
+        assert_eq!(c["capabilities"]["drop"], json!(["ALL"]));
+    }
+
+    #[test]
+    fn user_roles_exist_and_view_aggregates() {
+        let objects = docs(&render_args(&["manifests", "-n", "ops", "-A"]).unwrap());
+        let view = objects
+            .iter()
+            .find(|o| o["metadata"]["name"] == "microservice-view")
+            .unwrap();
+        assert_eq!(
+            view["metadata"]["labels"]["rbac.authorization.k8s.io/aggregate-to-view"],
+            "true"
+        );
+        assert!(
+            objects
+                .iter()
+                .any(|o| o["metadata"]["name"] == "microservice-diagnose")
+        );
+        assert_eq!(objects[0]["kind"], "CustomResourceDefinition");
+    }
+
+    #[test]
+    fn json_output_is_a_list() {
+        let out = render_args(&["manifests", "-n", "ops", "-A", "-o", "json"]).unwrap();
+        let list: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(list["kind"], "List");
+        assert!(list["items"].as_array().unwrap().len() > 5);
+    }
+
+    #[test]
+    fn bad_flags_are_usage_errors_naming_the_input() {
+        for (args, needle) in [
+            (
+                &["manifests", "--watch-namespace", "todo"][..],
+                "--namespace OPNS",
+            ),
+            (&["manifests", "-n", "ops"][..], "--watch-namespace NS"),
+            (
+                &[
+                    "manifests",
+                    "-n",
+                    "ops",
+                    "-n",
+                    "x",
+                    "--watch-namespace",
+                    "a",
+                ][..],
+                "one --namespace",
+            ),
+            (
+                &["manifests", "-n", "ops", "--watch-namespace", "Bad_NS"][..],
+                "\"Bad_NS\"",
+            ),
+            (
+                &["manifests", "-n", "ops", "-A", "--image", "Not An Image"][..],
+                "--image \"Not An Image\"",
+            ),
+            (
+                &["manifests", "-n", "ops", "-A", "-o", "wide"][..],
+                "not wide",
+            ),
+        ] {
+            let err = render_args(args).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{args:?}");
+            assert!(err.to_string().contains(needle), "{args:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The operator's log lines, in the two formats pinned by DESIGN.md Contracts:
+//!
+//! - text: `<RFC3339 time> <LEVEL> [ns/name] <message> <key=value>... handler=<id> cause=<cause>`
+//!   (level right-aligned to 5 columns, e.g.
+//!   `2026-11-29T17:15:53.377Z  INFO [store/catalog-api] Accepted store/catalog-api: image=... port=7000 handler=accept cause=create`);
+//! - json: `{"timestamp", "level", "message", "object": {"namespace", "name", "uid"}, "handler", "cause", ...}`.
+//!
+//! Object, handler and cause are structured fields of every tracing event about an object
+//! (`namespace`, `name`, `uid`, `handler`, `cause`). Control characters in messages are escaped
+//! and other field values are quoted when they are not plain tokens, so a value from the cluster
+//! cannot forge a line or a field.
+
+use std::fmt::{self, Write as _};
+
+use serde_json::{Map, Value};
+use tracing::field::{Field, Visit};
+use tracing::{Event, Subscriber};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::cli::LogFormat;
+use crate::text::{quote_value, sanitize};
+use crate::time::rfc3339_millis;
+
+/// Formats tracing events as the operator's text or json lines.
+#[derive(Debug, Clone, Copy)]
+pub struct LineFormat {
+    /// Which of the two formats.
+    pub format: LogFormat,
+}
+
+#[derive(Default)]
+struct Fields {
+    message: String,
+    namespace: Option<String>,
+    name: Option<String>,
+    uid: Option<String>,
+    handler: Option<String>,
+    cause: Option<String>,
+    others: Vec<(String, String)>,
+}
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.put(field.name(), value.to_string());
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.put(field.name(), format!("{value:?}"));
+    }
+}
+
+impl Fields {
+    fn put(&mut self, name: &str, value: String) {
+        match name {
+            "message" => self.message = value,
+            "namespace" => self.namespace = Some(value),
+            "name" => self.name = Some(value),
+            "uid" => self.uid = Some(value),
+            "handler" => self.handler = Some(value),
+            "cause" => self.cause = Some(value),
+            other => self.others.push((other.to_string(), value)),
+        }
+    }
+}
+
+impl<S, N> FormatEvent<S, N> for LineFormat
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        _ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let timestamp = rfc3339_millis(chrono::Utc::now());
+        let level = event.metadata().level().as_str();
+        let line = match self.format {
+            LogFormat::Text => text_line(&timestamp, level, &fields),
+            LogFormat::Json => json_line(&timestamp, level, &fields),
+        };
+        writeln!(writer, "{line}")
+    }
+}
+
+fn text_line(timestamp: &str, level: &str, f: &Fields) -> String {
+    let mut line = format!("{timestamp} {level:>5} ");
+    if let (Some(ns), Some(name)) = (&f.namespace, &f.name) {
+        let _ = write!(line, "[{}/{}] ", sanitize(ns), sanitize(name));
+    }
+    line.push_str(&sanitize(&f.message));
+    let tail = [("handler", &f.handler), ("cause", &f.cause)];
+    let trailing = tail.iter().filter_map(|(k, v)| v.as_ref().map(|v| (*k, v)));
+    for (key, value) in f
+        .others
+        .iter()
+        .map(|(k, v)| (k.as_str(), v))
+        .chain(trailing)
+    {
+        let _ = write!(line, " {key}={}", quote_value(value));
+    }
+    line
+}
+
+fn json_line(timestamp: &str, level: &str, f: &Fields) -> String {
+    let mut obj = Map::new();
+    obj.insert("timestamp".into(), timestamp.into());
+    obj.insert("level".into(), level.into());
+    obj.insert("message".into(), f.message.clone().into());
+    if f.namespace.is_some() || f.name.is_some() {
+        let mut object = Map::new();
+        object.insert("namespace".into(), f.namespace.clone().into());
+        object.insert("name".into(), f.name.clone().into());
+        object.insert("uid".into(), f.uid.clone().into());
+        obj.insert("object".into(), Value::Object(object));
+    }
+    if let Some(handler) = &f.handler {
+        obj.insert("handler".into(), handler.clone().into());
+    }
+    if let Some(cause) = &f.cause {
+        obj.insert("cause".into(), cause.clone().into());
+    }
+    for (key, value) in &f.others {
+        obj.entry(key.clone())
+            .or_insert_with(|| value.clone().into());
+    }
+    Value::Object(obj).to_string()
+}
+
+/// Installs the global subscriber: lines to stderr in `format`; filter from `RUST_LOG`, else
+/// `info` for this crate and `warn` for libraries.
+pub fn init(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,kubectl_microservice=info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .event_format(LineFormat { format })
+        .try_init();
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// Captures formatted lines for assertions.
+    #[derive(Clone, Default)]
+    pub(crate) struct Capture(pub Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Capture {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Capture {
+        pub(crate) fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+    }
+
+    pub(crate) fn capture(format: LogFormat) -> (Capture, tracing::dispatcher::DefaultGuard) {
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(move || writer.clone())
+            .event_format(LineFormat { format })
+            .finish();
+        (capture, tracing::subscriber::set_default(subscriber))
+    }
+
+    #[test]
+    fn text_line_matches_the_contract() {
+        let (out, _guard) = capture(LogFormat::Text);
+        tracing::info!(
+            namespace = "store",
+            name = "catalog-api",
+            uid = "u1",
+            handler = "accept",
+            cause = "create",
+            "Accepted store/catalog-api: image=registry.example.com/store/catalog:1.4.0 port=7000"
+        );
+        tracing::warn!(
+            namespace = "store",
+            name = "catalog-api",
+            code = 403,
+            reason = "Accepted",
+            error = "events.events.k8s.io is forbidden: User \"x\"",
+            handler = "accept",
+            cause = "create",
+            "Failed to post an event:"
+        );
+        let text = out.text();
+        let lines: Vec<&str> = text.lines().collect();
+        let (ts, rest) = lines[0].split_once(' ').unwrap();
+        assert!(
+            chrono::DateTime::parse_from_rfc3339(ts).is_ok() && ts.ends_with('Z'),
+            "{ts}"
+        );
+        assert_eq!(
+            rest,
+            " INFO [store/catalog-api] Accepted store/catalog-api: image=registry.example.com/store/catalog:1.4.0 port=7000 handler=accept cause=create"
+        );
+        assert!(lines[1].ends_with(r#" WARN [store/catalog-api] Failed to post an event: code=403 reason=Accepted error="events.events.k8s.io is forbidden: User \"x\"" handler=accept cause=create"#), "{}", lines[1]);
+    }
+
+    #[test]
+    fn values_cannot_forge_lines() {
+        let (out, _guard) = capture(LogFormat::Text);
+        let evil = "nginx\n2026-11-29T00:00:00.000Z  INFO [todo/x] Handler 'accept' succeeded.";
+        tracing::info!(
+            namespace = "todo",
+            name = "x",
+            image = evil,
+            "Accepted todo/x: image={evil}"
+        );
+        let text = out.text();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.contains("image=\"nginx\\n2026"), "{text}");
+    }
+
+    #[test]
+    fn json_line_matches_the_contract() {
+        let (out, _guard) = capture(LogFormat::Json);
+        tracing::info!(
+            namespace = "todo",
+            name = "todo-api",
+            uid = "u1",
+            handler = "accept",
+            cause = "update",
+            "Updating is processed: 1 succeeded; 0 failed."
+        );
+        tracing::info!("Operator started");
+        let text = out.text();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            lines[0]["message"],
+            "Updating is processed: 1 succeeded; 0 failed."
+        );
+        assert_eq!(lines[0]["level"], "INFO");
+        assert_eq!(
+            lines[0]["object"],
+            serde_json::json!({"namespace": "todo", "name": "todo-api", "uid": "u1"})
+        );
+        assert_eq!(lines[0]["handler"], "accept");
+        assert_eq!(lines[0]["cause"], "update");
+        assert!(lines[0]["timestamp"].as_str().unwrap().ends_with('Z'));
+        assert!(lines[1].get("object").is_none());
+    }
+}

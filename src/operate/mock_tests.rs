@@ -1,0 +1,1 @@
+//! Mocked-API tests (filled below).

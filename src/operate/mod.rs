@@ -1,0 +1,243 @@
+//! `kubectl microservice operate`: the controller for Microservice objects, a Rust port of a
+//! Kopf operator whose one handler `accept` records the spec it received in status.
+//!
+//! - [`cause`]: create / update / resume, and the Kopf takeover (pure);
+//! - [`validate`]: spec validation of leniently read objects (pure);
+//! - [`status`]: the status to write, and whether a write is needed (pure);
+//! - [`reconcile`]: one pass over one object (API writes, events, log lines);
+//! - [`events`]: the bounded event queue and its poster;
+//! - [`logging`]: the text and json log line formats.
+
+pub mod cause;
+pub mod events;
+pub mod logging;
+pub mod reconcile;
+pub mod status;
+pub mod validate;
+
+#[cfg(test)]
+mod mock_tests;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::{FutureExt, StreamExt};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::Api;
+use kube::runtime::controller::{self, Controller};
+use kube::runtime::reflector::Store;
+use kube::runtime::watcher;
+use kube::{Client, ResourceExt};
+
+use crate::cli::{GlobalArgs, OperateArgs};
+use crate::client::{self, Usage};
+use crate::error::AppError;
+use crate::resource::{CRD_NAME, MicroserviceObject, VERSION};
+use reconcile::{Context, error_policy, reconcile};
+
+/// How often entries of deleted objects are dropped from the controller's memory.
+const FORGET_INTERVAL: Duration = Duration::from_secs(300);
+
+/// Which namespaces to watch: all, or a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// `-A`: one cluster-wide watch.
+    AllNamespaces,
+    /// `-n NS` (repeatable): one watch per namespace.
+    Namespaces(Vec<String>),
+}
+
+impl Scope {
+    /// From the global flags; no `-n`/`-A` means the kubeconfig context's namespace (in a Pod:
+    /// the service account's namespace), as kubectl does.
+    ///
+    /// Errors (exit 2) when both `-n` and `-A` are given.
+    pub fn from_flags(global: &GlobalArgs, default_namespace: &str) -> Result<Self, AppError> {
+        match (global.all_namespaces, global.namespaces.is_empty()) {
+            (true, false) => Err(AppError::Usage(
+                "--namespace and --all-namespaces exclude each other".into(),
+            )),
+            (true, true) => Ok(Scope::AllNamespaces),
+            (false, true) => Ok(Scope::Namespaces(vec![default_namespace.to_string()])),
+            (false, false) => {
+                let mut seen = HashSet::new();
+                Ok(Scope::Namespaces(
+                    global
+                        .namespaces
+                        .iter()
+                        .filter(|ns| seen.insert(ns.as_str()))
+                        .cloned()
+                        .collect(),
+                ))
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Scope::AllNamespaces => "all namespaces".into(),
+            Scope::Namespaces(list) => list.join(","),
+        }
+    }
+}
+
+/// Runs the controller until SIGTERM or SIGINT. Exit 0 on a signal; exit 1 when the CRD has no
+/// status subresource; exit 3 when the cluster cannot be reached or the CRD is missing.
+pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError> {
+    logging::init(args.log_format);
+    let (client, config) = client::client(global, Usage::Controller).await?;
+    let scope = Scope::from_flags(global, &config.default_namespace)?;
+    if !args.skip_crd_check {
+        check_crd(&client).await?;
+    }
+    tracing::info!(
+        version = crate::VERSION_LINE,
+        namespaces = scope.describe().as_str(),
+        events = args.events.as_arg(),
+        max_concurrent = args.max_concurrent,
+        "Operator started"
+    );
+
+    let (sink, poster) = events::channel(client.clone(), events::Reporter::from_env(), args.events);
+    let poster = tokio::spawn(poster.run());
+    let ctx = Arc::new(Context::new(
+        client.clone(),
+        sink,
+        args.max_concurrent.into(),
+    ));
+    let shutdown = shutdown_signal().shared();
+
+    let apis: Vec<Api<MicroserviceObject>> = match &scope {
+        Scope::AllNamespaces => vec![Api::all(client.clone())],
+        Scope::Namespaces(list) => list
+            .iter()
+            .map(|ns| Api::namespaced(client.clone(), ns))
+            .collect(),
+    };
+    let mut stores = Vec::new();
+    let mut runs = Vec::new();
+    for api in apis {
+        let controller = Controller::new(api, watcher::Config::default())
+            .with_config(controller::Config::default().concurrency(args.max_concurrent))
+            .graceful_shutdown_on(shutdown.clone());
+        stores.push(controller.store());
+        runs.push(
+            controller
+                .run(reconcile, error_policy, ctx.clone())
+                .for_each(log_controller_result),
+        );
+    }
+    let forget = forget_deleted(ctx.clone(), stores);
+    tokio::select! {
+        _ = futures::future::join_all(runs) => {}
+        _ = forget => {}
+    }
+    tracing::info!("Signal received. Operator is stopping.");
+    // Give queued events a moment to go out.
+    drop(ctx);
+    let _ = tokio::time::timeout(Duration::from_secs(2), poster).await;
+    Ok(())
+}
+
+async fn log_controller_result(
+    result: Result<
+        (
+            kube::runtime::reflector::ObjectRef<MicroserviceObject>,
+            controller::Action,
+        ),
+        controller::Error<reconcile::RetryableError, watcher::Error>,
+    >,
+) {
+    match result {
+        Ok(_)
+        | Err(controller::Error::ReconcilerFailed(..))
+        | Err(controller::Error::ObjectNotFound(_)) => {}
+        Err(controller::Error::QueueError(err)) => {
+            tracing::warn!(
+                error = err.to_string().as_str(),
+                "Watching microservices failed; retrying with backoff"
+            );
+        }
+        Err(err) => tracing::warn!(error = err.to_string().as_str(), "Controller error"),
+    }
+}
+
+async fn forget_deleted(ctx: Arc<Context>, stores: Vec<Store<MicroserviceObject>>) {
+    let mut tick = tokio::time::interval(FORGET_INTERVAL);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        let live: HashSet<String> = stores
+            .iter()
+            .flat_map(|s| s.state())
+            .filter_map(|o| o.uid())
+            .collect();
+        ctx.forget_except(&live);
+    }
+}
+
+/// Checks that the CRD exists and serves `v1alpha1` with the status subresource.
+async fn check_crd(client: &Client) -> Result<(), AppError> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let crd = match api.get(CRD_NAME).await {
+        Ok(crd) => crd,
+        Err(kube::Error::Api(status)) if status.code == 403 => {
+            tracing::warn!(
+                crd = CRD_NAME,
+                "Cannot read the CRD (forbidden); assuming it has the status subresource"
+            );
+            return Ok(());
+        }
+        Err(kube::Error::Api(status)) if status.code == 404 => {
+            return Err(AppError::Problem {
+                message: format!("the CRD {CRD_NAME} is not installed"),
+                hint: Some("install it: kubectl microservice manifests --namespace OPNS --watch-namespace NS | kubectl apply -f -".into()),
+            });
+        }
+        Err(err) => return Err(AppError::kube(format!("get CRD {CRD_NAME}"), err)),
+    };
+    let version = crd
+        .spec
+        .versions
+        .iter()
+        .find(|v| v.name == VERSION && v.served);
+    match version {
+        None => Err(AppError::Problem {
+            message: format!("the CRD {CRD_NAME} does not serve version {VERSION}"),
+            hint: Some(format!("add a served version {VERSION} to the CRD")),
+        }),
+        Some(v)
+            if v.subresources
+                .as_ref()
+                .and_then(|s| s.status.as_ref())
+                .is_none() =>
+        {
+            Err(AppError::Problem {
+                message: format!(
+                    "the CRD {CRD_NAME} has no status subresource for {VERSION}; the operator writes status only through it"
+                ),
+                hint: Some(format!(
+                    "add `subresources: {{status: {{}}}}` to version {VERSION} of CRD {CRD_NAME}"
+                )),
+            })
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("a SIGTERM handler can be installed");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
