@@ -55,13 +55,7 @@ pub struct GlobalArgs {
     pub all_namespaces: bool,
 
     /// Output format.
-    #[arg(
-        short = 'o',
-        long = "output",
-        global = true,
-        value_enum,
-        value_name = "FORMAT"
-    )]
+    #[arg(short = 'o', long = "output", global = true, value_enum, value_name = "FORMAT")]
     pub output: Option<OutputFormat>,
 
     /// Label selector, as kubectl's (`app=todo,tier!=db`).
@@ -234,8 +228,7 @@ pub struct CompletionArgs {
 /// Errors name the input and the expected shape.
 pub fn parse_duration(input: &str) -> Result<Duration, String> {
     let s = input.trim();
-    let expected =
-        || format!("invalid duration {input:?}: expected e.g. 10s, 1m, 1m30s, 500ms, 2h");
+    let expected = || format!("invalid duration {input:?}: expected e.g. 10s, 1m, 1m30s, 500ms, 2h");
     if s.is_empty() {
         return Err(expected());
     }
@@ -253,9 +246,7 @@ pub fn parse_duration(input: &str) -> Result<Duration, String> {
         }
         let number: f64 = rest[..digits].parse().map_err(|_| expected())?;
         rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
+        let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
         let unit = &rest[..unit_len];
         rest = &rest[unit_len..];
         let scale = match unit {

@@ -45,20 +45,13 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
                 user_input: true,
             })?
     } else if global.context.is_some() {
-        Config::from_kubeconfig(&options)
-            .await
-            .map_err(|e| AppError::Config {
-                message: format!(
-                    "cannot use --context {}: {e}",
-                    global.context.as_deref().unwrap_or("")
-                ),
-                user_input: true,
-            })?
+        Config::from_kubeconfig(&options).await.map_err(|e| AppError::Config {
+            message: format!("cannot use --context {}: {e}", global.context.as_deref().unwrap_or("")),
+            user_input: true,
+        })?
     } else {
         Config::infer().await.map_err(|e| AppError::Config {
-            message: format!(
-                "no cluster configured (no in-cluster service account, no usable kubeconfig): {e}"
-            ),
+            message: format!("no cluster configured (no in-cluster service account, no usable kubeconfig): {e}"),
             user_input: false,
         })?
     };

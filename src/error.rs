@@ -55,12 +55,8 @@ impl AppError {
     pub fn exit_code(&self) -> u8 {
         match self {
             AppError::Usage(_) => 2,
-            AppError::Config {
-                user_input: true, ..
-            } => 2,
-            AppError::Config {
-                user_input: false, ..
-            } => 3,
+            AppError::Config { user_input: true, .. } => 2,
+            AppError::Config { user_input: false, .. } => 3,
             AppError::Problem { .. } => 1,
             AppError::Kube { .. } | AppError::Io { .. } => 3,
         }
@@ -73,10 +69,9 @@ impl AppError {
             AppError::Kube {
                 source: kube::Error::Api(status),
                 ..
-            } if status.code == 403 => Some(
-                "the identity in use lacks an RBAC permission; `kubectl auth can-i` shows which"
-                    .into(),
-            ),
+            } if status.code == 403 => {
+                Some("the identity in use lacks an RBAC permission; `kubectl auth can-i` shows which".into())
+            }
             _ => None,
         }
     }

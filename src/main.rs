@@ -17,10 +17,7 @@ fn main() -> ExitCode {
     match app::run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!(
-                "error: {}",
-                kubectl_microservice::text::sanitize(&err.to_string())
-            );
+            eprintln!("error: {}", kubectl_microservice::text::sanitize(&err.to_string()));
             if let Some(hint) = err.hint() {
                 eprintln!("hint: {hint}");
             }

@@ -122,10 +122,8 @@ pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppEr
             .collect()),
         Some(OutputFormat::Json) => Ok(format!(
             "{}\n",
-            serde_json::to_string_pretty(
-                &json!({"apiVersion": "v1", "kind": "List", "items": objects})
-            )
-            .expect("manifests serialise to JSON")
+            serde_json::to_string_pretty(&json!({"apiVersion": "v1", "kind": "List", "items": objects}))
+                .expect("manifests serialise to JSON")
         )),
         Some(OutputFormat::Wide) => Err(AppError::Usage(
             "manifests prints -o yaml (default) or -o json, not wide".into(),
@@ -163,18 +161,22 @@ pub fn objects(plan: &Plan) -> Vec<Value> {
             json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
             "metadata": {"name": OPERATOR_NAME, "labels": labels}, "rules": operator_rules()}),
         );
-        out.push(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        out.push(
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
             "metadata": {"name": format!("{OPERATOR_NAME}-{ns}"), "labels": labels},
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": OPERATOR_NAME},
-            "subjects": subject}));
+            "subjects": subject}),
+        );
     } else {
         for watched in &plan.watch {
             out.push(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
                 "metadata": {"name": OPERATOR_NAME, "namespace": watched, "labels": labels}, "rules": operator_rules()}));
-            out.push(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            out.push(
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
                 "metadata": {"name": OPERATOR_NAME, "namespace": watched, "labels": labels},
                 "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": OPERATOR_NAME},
-                "subjects": subject}));
+                "subjects": subject}),
+            );
         }
     }
     out.push(deployment(plan, &labels));
@@ -274,10 +276,7 @@ mod tests {
     use clap::Parser;
 
     fn render_args(args: &[&str]) -> Result<String, AppError> {
-        let cli = Cli::try_parse_from(
-            std::iter::once("kubectl-microservice").chain(args.iter().copied()),
-        )
-        .unwrap();
+        let cli = Cli::try_parse_from(std::iter::once("kubectl-microservice").chain(args.iter().copied())).unwrap();
         match &cli.command {
             Command::Manifests(m) => render(&cli.global, m),
             _ => unreachable!(),
@@ -318,12 +317,7 @@ mod tests {
             assert!(rules.len() >= 5);
             for rule in rules {
                 for key in ["apiGroups", "resources", "verbs", "resourceNames"] {
-                    for item in rule
-                        .get(key)
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
+                    for item in rule.get(key).and_then(Value::as_array).into_iter().flatten() {
                         assert!(!item.as_str().unwrap().contains('*'), "wildcard in {rule}");
                     }
                 }
@@ -333,9 +327,7 @@ mod tests {
 
     #[test]
     fn one_role_per_watched_namespace_with_the_verbs_used() {
-        let objects = docs(
-            &render_args(&["manifests", "-n", "ops", "--watch-namespace", "todo,store"]).unwrap(),
-        );
+        let objects = docs(&render_args(&["manifests", "-n", "ops", "--watch-namespace", "todo,store"]).unwrap());
         let roles: Vec<&Value> = objects.iter().filter(|o| o["kind"] == "Role").collect();
         assert_eq!(
             roles
@@ -375,8 +367,7 @@ mod tests {
 
     #[test]
     fn all_namespaces_uses_a_cluster_role() {
-        let objects =
-            docs(&render_args(&["manifests", "-n", "ops", "-A", "--events", "warnings"]).unwrap());
+        let objects = docs(&render_args(&["manifests", "-n", "ops", "-A", "--events", "warnings"]).unwrap());
         assert!(
             objects
                 .iter()
@@ -387,21 +378,15 @@ mod tests {
         let command = deployment["spec"]["template"]["spec"]["containers"][0]["command"]
             .as_array()
             .unwrap();
-        assert!(
-            command.contains(&json!("--all-namespaces")) && command.contains(&json!("warnings"))
-        );
+        assert!(command.contains(&json!("--all-namespaces")) && command.contains(&json!("warnings")));
     }
 
     #[test]
     fn deployment_meets_restricted_pod_security() {
         let objects = docs(&render_args(&["manifests", "-n", "ops", "-A"]).unwrap());
-        let pod = &objects.iter().find(|o| o["kind"] == "Deployment").unwrap()["spec"]["template"]
-            ["spec"];
+        let pod = &objects.iter().find(|o| o["kind"] == "Deployment").unwrap()["spec"]["template"]["spec"];
         assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
-        assert_eq!(
-            pod["securityContext"]["seccompProfile"]["type"],
-            "RuntimeDefault"
-        );
+        assert_eq!(pod["securityContext"]["seccompProfile"]["type"], "RuntimeDefault");
         let c = &pod["containers"][0]["securityContext"];
         assert_eq!(c["allowPrivilegeEscalation"], false);
         assert_eq!(c["readOnlyRootFilesystem"], true);
@@ -419,11 +404,7 @@ mod tests {
             view["metadata"]["labels"]["rbac.authorization.k8s.io/aggregate-to-view"],
             "true"
         );
-        assert!(
-            objects
-                .iter()
-                .any(|o| o["metadata"]["name"] == "microservice-diagnose")
-        );
+        assert!(objects.iter().any(|o| o["metadata"]["name"] == "microservice-diagnose"));
         assert_eq!(objects[0]["kind"], "CustomResourceDefinition");
     }
 
@@ -438,21 +419,10 @@ mod tests {
     #[test]
     fn bad_flags_are_usage_errors_naming_the_input() {
         for (args, needle) in [
-            (
-                &["manifests", "--watch-namespace", "todo"][..],
-                "--namespace OPNS",
-            ),
+            (&["manifests", "--watch-namespace", "todo"][..], "--namespace OPNS"),
             (&["manifests", "-n", "ops"][..], "--watch-namespace NS"),
             (
-                &[
-                    "manifests",
-                    "-n",
-                    "ops",
-                    "-n",
-                    "x",
-                    "--watch-namespace",
-                    "a",
-                ][..],
+                &["manifests", "-n", "ops", "-n", "x", "--watch-namespace", "a"][..],
                 "one --namespace",
             ),
             (
@@ -463,10 +433,7 @@ mod tests {
                 &["manifests", "-n", "ops", "-A", "--image", "Not An Image"][..],
                 "--image \"Not An Image\"",
             ),
-            (
-                &["manifests", "-n", "ops", "-A", "-o", "wide"][..],
-                "not wide",
-            ),
+            (&["manifests", "-n", "ops", "-A", "-o", "wide"][..], "not wide"),
         ] {
             let err = render_args(args).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{args:?}");

@@ -115,8 +115,7 @@ impl MicroserviceObject {
 /// so `kubectl wait --for=condition=Accepted` is meaningful), a map list keyed by `type` so
 /// server-side apply merges them.
 pub fn crd() -> CustomResourceDefinition {
-    serde_json::from_value(crd_json())
-        .expect("the built-in CRD is a valid CustomResourceDefinition")
+    serde_json::from_value(crd_json()).expect("the built-in CRD is a valid CustomResourceDefinition")
 }
 
 fn crd_json() -> Value {

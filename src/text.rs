@@ -33,9 +33,7 @@ fn is_unsafe(c: char) -> bool {
 /// (letters, digits and `._-/:@+`, as image references and names are), else JSON-quoted, so
 /// spaces, quotes, `=` or newlines in the value can never look like another field or line.
 pub fn quote_value(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-/:@+".contains(c));
+    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "._-/:@+".contains(c));
     if plain {
         s.to_string()
     } else {

@@ -12,8 +12,7 @@ pub fn from_jiff(ts: Timestamp) -> DateTime<Utc> {
 
 /// Converts a chrono time to the timestamp k8s-openapi expects.
 pub fn to_jiff(t: DateTime<Utc>) -> Timestamp {
-    Timestamp::new(t.timestamp(), t.timestamp_subsec_nanos() as i32)
-        .expect("a chrono UTC time is within jiff's range")
+    Timestamp::new(t.timestamp(), t.timestamp_subsec_nanos() as i32).expect("a chrono UTC time is within jiff's range")
 }
 
 /// `2026-11-29T16:21:14Z`: RFC 3339, UTC, whole seconds (metav1.Time's resolution).

@@ -12,8 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::{Event, Namespace, ServiceAccount};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::core::v1::{Event, Namespace, ServiceAccount};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -34,7 +34,10 @@ fn kubeconfig_path() -> Option<PathBuf> {
         Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
         _ => {
             // Written past the test harness's capture, so the skip shows in every `cargo test`.
-            let _ = writeln!(std::io::stderr(), "e2e skipped: KMS_E2E_KUBECONFIG is not set (point it at a disposable cluster's admin kubeconfig)");
+            let _ = writeln!(
+                std::io::stderr(),
+                "e2e skipped: KMS_E2E_KUBECONFIG is not set (point it at a disposable cluster's admin kubeconfig)"
+            );
             None
         }
     }
@@ -42,12 +45,17 @@ fn kubeconfig_path() -> Option<PathBuf> {
 
 async fn client_for(path: &Path) -> Client {
     let kubeconfig = Kubeconfig::read_from(path).expect("KMS_E2E_KUBECONFIG is readable");
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.expect("kubeconfig is usable");
+    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .expect("kubeconfig is usable");
     Client::try_from(config).expect("client builds")
 }
 
 fn unique(prefix: &str) -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
     format!("{prefix}-{:x}", (nanos as u64) ^ u64::from(std::process::id()))
 }
 
@@ -108,12 +116,18 @@ impl Operator {
     }
 
     async fn wait_line(&self, needle: &str, limit: Duration) {
-        eventually(limit, &format!("log line containing {needle:?}"), || async { (self.count(needle) > 0).then_some(()) }).await
+        eventually(limit, &format!("log line containing {needle:?}"), || async {
+            (self.count(needle) > 0).then_some(())
+        })
+        .await
     }
 
     /// SIGTERM, then wait for exit 0.
     fn stop(mut self) -> Vec<String> {
-        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -138,12 +152,18 @@ impl Drop for Operator {
 async fn apply_crd(client: &Client, crd_json: Value) {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let params = PatchParams::apply("kms-e2e").force();
-    api.patch(CRD_NAME, &params, &Patch::Apply(&crd_json)).await.expect("CRD applies");
+    api.patch(CRD_NAME, &params, &Patch::Apply(&crd_json))
+        .await
+        .expect("CRD applies");
     eventually(Duration::from_secs(20), "CRD Established", || {
         let api = api.clone();
         async move {
             let crd = api.get(CRD_NAME).await.ok()?;
-            let established = crd.status?.conditions?.iter().any(|c| c.type_ == "Established" && c.status == "True");
+            let established = crd
+                .status?
+                .conditions?
+                .iter()
+                .any(|c| c.type_ == "Established" && c.status == "True");
             established.then_some(())
         }
     })
@@ -154,9 +174,12 @@ async fn apply_crd(client: &Client, crd_json: Value) {
 
 async fn create_namespace(client: &Client, name: &str) {
     let api: Api<Namespace> = Api::all(client.clone());
-    api.create(&PostParams::default(), &serde_json::from_value(json!({"metadata": {"name": name}})).unwrap())
-        .await
-        .expect("namespace created");
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": name}})).unwrap(),
+    )
+    .await
+    .expect("namespace created");
 }
 
 fn microservices(client: &Client, ns: &str) -> Api<DynamicObject> {
@@ -176,7 +199,9 @@ async fn create_ms(api: &Api<DynamicObject>, name: &str, spec: Value) -> Dynamic
         "metadata": {"name": name}, "spec": spec
     }))
     .unwrap();
-    api.create(&PostParams::default(), &obj).await.expect("microservice created")
+    api.create(&PostParams::default(), &obj)
+        .await
+        .expect("microservice created")
 }
 
 async fn events_for(client: &Client, ns: &str, name: &str) -> Vec<Event> {
@@ -189,23 +214,35 @@ async fn events_for(client: &Client, ns: &str, name: &str) -> Vec<Event> {
 async fn operate_scenarios(admin: &Client, kubeconfig: &Path, ns: &str, expect_no_forbidden: bool) {
     let api = microservices(admin, ns);
     let operator = Operator::start(kubeconfig, &["--namespace", ns]);
-    operator.wait_line("Operator started", Duration::from_secs(10)).await;
+    operator
+        .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
+        .await;
 
     // Create → within 2 s: the Accepted line, Creation is processed, status, one Normal event.
     let started = Instant::now();
     create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
-    let accepted = format!("[{ns}/todo-api] Accepted {ns}/todo-api: image={IMAGE} port=8080 handler=accept cause=create");
+    let accepted =
+        format!("[{ns}/todo-api] Accepted {ns}/todo-api: image={IMAGE} port=8080 handler=accept cause=create");
     operator.wait_line(&accepted, Duration::from_secs(2)).await;
-    operator.wait_line(&format!("[{ns}/todo-api] Creation is processed: 1 succeeded; 0 failed."), Duration::from_secs(2)).await;
-    let obj = eventually(Duration::from_secs(2), "status Accepted with observedGeneration", || {
-        let api = api.clone();
-        async move {
-            let obj = api.get("todo-api").await.ok()?;
-            let generation = obj.metadata.generation?;
-            let status = obj.data.get("status")?;
-            (status["phase"] == "Accepted" && status["observedGeneration"] == generation).then_some(obj)
-        }
-    })
+    operator
+        .wait_line(
+            &format!("[{ns}/todo-api] Creation is processed: 1 succeeded; 0 failed."),
+            Duration::from_secs(2),
+        )
+        .await;
+    let obj = eventually(
+        Duration::from_secs(2),
+        "status Accepted with observedGeneration",
+        || {
+            let api = api.clone();
+            async move {
+                let obj = api.get("todo-api").await.ok()?;
+                let generation = obj.metadata.generation?;
+                let status = obj.data.get("status")?;
+                (status["phase"] == "Accepted" && status["observedGeneration"] == generation).then_some(obj)
+            }
+        },
+    )
     .await;
     let events = eventually(Duration::from_secs(2), "one Normal event", || async {
         let events = events_for(admin, ns, "todo-api").await;
@@ -219,14 +256,33 @@ async fn operate_scenarios(admin: &Client, kubeconfig: &Path, ns: &str, expect_n
     assert_eq!(events[0].reason.as_deref(), Some("Accepted"));
     assert_eq!(events[0].involved_object.uid, obj.metadata.uid);
     assert_eq!(obj.data["status"]["conditions"][0]["type"], "Accepted");
-    assert_eq!(obj.data["status"]["conditions"][0]["observedGeneration"], obj.metadata.generation.unwrap());
+    assert_eq!(
+        obj.data["status"]["conditions"][0]["observedGeneration"],
+        obj.metadata.generation.unwrap()
+    );
     let manager = obj.metadata.managed_fields.unwrap_or_default();
     assert!(manager.iter().any(|m| m.manager.as_deref() == Some("kubectl-microservice") && m.subresource.as_deref() == Some("status")));
 
     // Patch port 9090 → handled as an update.
-    api.patch("todo-api", &PatchParams::default(), &Patch::Merge(json!({"spec": {"port": 9090}}))).await.unwrap();
-    operator.wait_line(&format!("[{ns}/todo-api] Accepted {ns}/todo-api: image={IMAGE} port=9090 handler=accept cause=update"), Duration::from_secs(2)).await;
-    operator.wait_line(&format!("[{ns}/todo-api] Updating is processed: 1 succeeded; 0 failed."), Duration::from_secs(2)).await;
+    api.patch(
+        "todo-api",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"port": 9090}})),
+    )
+    .await
+    .unwrap();
+    operator
+        .wait_line(
+            &format!("[{ns}/todo-api] Accepted {ns}/todo-api: image={IMAGE} port=9090 handler=accept cause=update"),
+            Duration::from_secs(2),
+        )
+        .await;
+    operator
+        .wait_line(
+            &format!("[{ns}/todo-api] Updating is processed: 1 succeeded; 0 failed."),
+            Duration::from_secs(2),
+        )
+        .await;
     eventually(Duration::from_secs(2), "observedGeneration 2", || {
         let api = api.clone();
         async move { (api.get("todo-api").await.ok()?.data["status"]["observedGeneration"] == 2).then_some(()) }
@@ -235,11 +291,25 @@ async fn operate_scenarios(admin: &Client, kubeconfig: &Path, ns: &str, expect_n
 
     // Label only → no handler run.
     let runs_before = operator.count("Accepted ");
-    let labelled = api.patch("todo-api", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"tier": "web"}}}))).await.unwrap();
+    let labelled = api
+        .patch(
+            "todo-api",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"tier": "web"}}})),
+        )
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_secs(2)).await;
-    assert_eq!(operator.count("Accepted "), runs_before, "a label-only change ran the handler");
+    assert_eq!(
+        operator.count("Accepted "),
+        runs_before,
+        "a label-only change ran the handler"
+    );
     let after_label = api.get("todo-api").await.unwrap();
-    assert_eq!(after_label.metadata.resource_version, labelled.metadata.resource_version, "a label-only change caused a write");
+    assert_eq!(
+        after_label.metadata.resource_version, labelled.metadata.resource_version,
+        "a label-only change caused a write"
+    );
     assert_eq!(after_label.metadata.generation, Some(2));
 
     // Restart → Resuming is processed, and no write.
@@ -247,14 +317,30 @@ async fn operate_scenarios(admin: &Client, kubeconfig: &Path, ns: &str, expect_n
     let lines = operator.stop();
     assert!(lines.iter().any(|l| l.contains("Operator is stopping")));
     let operator = Operator::start(kubeconfig, &["--namespace", ns]);
-    operator.wait_line(&format!("[{ns}/todo-api] Resuming is processed: 1 succeeded; 0 failed."), Duration::from_secs(5)).await;
+    operator
+        .wait_line(
+            &format!("[{ns}/todo-api] Resuming is processed: 1 succeeded; 0 failed."),
+            Duration::from_secs(5),
+        )
+        .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let after_restart = api.get("todo-api").await.unwrap();
-    assert_eq!(after_restart.metadata.resource_version, labelled.metadata.resource_version, "the resume wrote to the object");
-    assert_eq!(events_for(admin, ns, "todo-api").await.len(), events_before, "the resume posted an event");
+    assert_eq!(
+        after_restart.metadata.resource_version, labelled.metadata.resource_version,
+        "the resume wrote to the object"
+    );
+    assert_eq!(
+        events_for(admin, ns, "todo-api").await.len(),
+        events_before,
+        "the resume posted an event"
+    );
 
     if expect_no_forbidden {
-        let forbidden: Vec<String> = operator.lines().into_iter().filter(|l| l.to_lowercase().contains("forbidden")).collect();
+        let forbidden: Vec<String> = operator
+            .lines()
+            .into_iter()
+            .filter(|l| l.to_lowercase().contains("forbidden"))
+            .collect();
         assert!(forbidden.is_empty(), "forbidden lines: {forbidden:#?}");
     }
     let all = operator.stop();
@@ -269,12 +355,24 @@ async fn loose_crd_scenario(admin: &Client, kubeconfig: &Path, ns: &str) {
     apply_crd(admin, loose).await;
     let api = microservices(admin, ns);
     let operator = Operator::start(kubeconfig, &["--namespace", ns]);
-    operator.wait_line("Operator started", Duration::from_secs(10)).await;
+    operator
+        .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
+        .await;
     create_ms(&api, "alpha", json!({"image": "nginx:1.27", "port": 80})).await;
     create_ms(&api, "eighty", json!({"image": "nginx:1.27", "port": "eighty"})).await;
     create_ms(&api, "beta", json!({"image": IMAGE, "port": 8080})).await;
-    create_ms(&api, "gamma", json!({"image": "registry.example.com/store/catalog:1.4.0", "port": 7000})).await;
-    for (name, phase) in [("alpha", "Accepted"), ("beta", "Accepted"), ("gamma", "Accepted"), ("eighty", "Invalid")] {
+    create_ms(
+        &api,
+        "gamma",
+        json!({"image": "registry.example.com/store/catalog:1.4.0", "port": 7000}),
+    )
+    .await;
+    for (name, phase) in [
+        ("alpha", "Accepted"),
+        ("beta", "Accepted"),
+        ("gamma", "Accepted"),
+        ("eighty", "Invalid"),
+    ] {
         eventually(Duration::from_secs(5), &format!("{name} {phase}"), || {
             let api = api.clone();
             async move { (api.get(name).await.ok()?.data["status"]["phase"] == phase).then_some(()) }
@@ -282,7 +380,10 @@ async fn loose_crd_scenario(admin: &Client, kubeconfig: &Path, ns: &str) {
         .await;
     }
     let bad = api.get("eighty").await.unwrap();
-    assert_eq!(bad.data["status"]["conditions"][0]["message"], "spec.port: expected an integer 1..65535, got \"eighty\"");
+    assert_eq!(
+        bad.data["status"]["conditions"][0]["message"],
+        "spec.port: expected an integer 1..65535, got \"eighty\""
+    );
     let warnings = eventually(Duration::from_secs(3), "InvalidSpec warning", || async {
         let events = events_for(admin, ns, "eighty").await;
         (!events.is_empty()).then_some(events)
@@ -292,7 +393,11 @@ async fn loose_crd_scenario(admin: &Client, kubeconfig: &Path, ns: &str) {
     assert_eq!(warnings.len(), 1);
     assert_eq!(warnings[0].type_.as_deref(), Some("Warning"));
     assert_eq!(warnings[0].reason.as_deref(), Some("InvalidSpec"));
-    assert_eq!(operator.count("Handler 'accept' failed permanently"), 1, "no retry loop for the bad spec");
+    assert_eq!(
+        operator.count("Handler 'accept' failed permanently"),
+        1,
+        "no retry loop for the bad spec"
+    );
     operator.stop();
 }
 
@@ -326,7 +431,11 @@ async fn e2e_operate_with_the_manifests_service_account() {
         .args(["manifests", "--namespace", &ns, "--watch-namespace", &ns, "-o", "json"])
         .output()
         .expect("manifests runs");
-    assert!(rendered.status.success(), "{}", String::from_utf8_lossy(&rendered.stderr));
+    assert!(
+        rendered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
     let list: Value = serde_json::from_slice(&rendered.stdout).unwrap();
     let discovery = Discovery::new(admin.clone()).run().await.expect("discovery");
     for item in list["items"].as_array().unwrap() {
@@ -340,7 +449,13 @@ async fn e2e_operate_with_the_manifests_service_account() {
         .create_token_request(
             "microservice-operator",
             &PostParams::default(),
-            &TokenRequest { spec: TokenRequestSpec { expiration_seconds: Some(3600), ..Default::default() }, ..Default::default() },
+            &TokenRequest {
+                spec: TokenRequestSpec {
+                    expiration_seconds: Some(3600),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
         )
         .await
         .expect("token request")
@@ -368,7 +483,8 @@ async fn apply_object(client: &Client, discovery: &Discovery, item: &Value) {
         (kube::discovery::Scope::Namespaced, Some(ns)) => Api::namespaced_with(client.clone(), ns, &resource),
         _ => Api::all_with(client.clone(), &resource),
     };
-    api.patch(name, &PatchParams::apply("kms-e2e").force(), &Patch::Apply(item)).await
+    api.patch(name, &PatchParams::apply("kms-e2e").force(), &Patch::Apply(item))
+        .await
         .unwrap_or_else(|e| panic!("apply {kind} {name}: {e}"));
 }
 
@@ -376,9 +492,21 @@ async fn apply_object(client: &Client, discovery: &Discovery, item: &Value) {
 fn write_token_kubeconfig(admin: &Path, token: &str, ns: &str) -> PathBuf {
     let mut config: Value = serde_yaml::from_str(&std::fs::read_to_string(admin).unwrap()).unwrap();
     let current = config["current-context"].as_str().unwrap().to_string();
-    let context = config["contexts"].as_array().unwrap().iter().find(|c| c["name"] == current.as_str()).unwrap().clone();
+    let context = config["contexts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == current.as_str())
+        .unwrap()
+        .clone();
     let cluster_name = context["context"]["cluster"].as_str().unwrap().to_string();
-    let cluster = config["clusters"].as_array().unwrap().iter().find(|c| c["name"] == cluster_name.as_str()).unwrap().clone();
+    let cluster = config["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == cluster_name.as_str())
+        .unwrap()
+        .clone();
     config = json!({
         "apiVersion": "v1", "kind": "Config", "current-context": "sa",
         "clusters": [cluster],

@@ -110,11 +110,7 @@ pub fn decide(obj: &MicroserviceObject, handled_generation: Option<i64>) -> Deci
     }
     if let Some(record) = kopf_record(obj.metadata.annotations.as_ref()) {
         let unchanged = record.spec.as_ref() == Some(&obj.spec);
-        let cause = if unchanged {
-            Cause::Resume
-        } else {
-            Cause::Update
-        };
+        let cause = if unchanged { Cause::Resume } else { Cause::Update };
         return Decision::Handle {
             cause,
             kopf: Some(record),
@@ -128,9 +124,7 @@ pub fn decide(obj: &MicroserviceObject, handled_generation: Option<i64>) -> Deci
 
 /// Finds a Kopf diff-base annotation (any prefix) and the spec recorded in it.
 pub fn kopf_record(annotations: Option<&BTreeMap<String, String>>) -> Option<KopfRecord> {
-    let (key, value) = annotations?
-        .iter()
-        .find(|(k, _)| k.ends_with(LAST_HANDLED_SUFFIX))?;
+    let (key, value) = annotations?.iter().find(|(k, _)| k.ends_with(LAST_HANDLED_SUFFIX))?;
     let spec = serde_json::from_str::<Value>(value)
         .ok()
         .and_then(|v| v.get("spec").cloned());
@@ -169,16 +163,10 @@ mod tests {
 
     #[test]
     fn never_handled_is_create() {
-        assert_eq!(
-            decide(&object(1, None, json!({})), None),
-            handle(Cause::Create)
-        );
+        assert_eq!(decide(&object(1, None, json!({})), None), handle(Cause::Create));
         // A phase written by someone else, without observedGeneration, is not a handling record.
         assert_eq!(
-            decide(
-                &object(1, Some(json!({"phase": "Pending"})), json!({})),
-                None
-            ),
+            decide(&object(1, Some(json!({"phase": "Pending"})), json!({})), None),
             handle(Cause::Create)
         );
     }
@@ -207,10 +195,7 @@ mod tests {
         // A status pruned by the CRD schema must not make us loop either.
         assert_eq!(decide(&object(3, None, json!({})), Some(3)), Decision::Skip);
         assert_eq!(
-            decide(
-                &object(4, Some(json!({"observedGeneration": 3})), json!({})),
-                Some(3)
-            ),
+            decide(&object(4, Some(json!({"observedGeneration": 3})), json!({})), Some(3)),
             handle(Cause::Update)
         );
     }
@@ -229,10 +214,7 @@ mod tests {
                 cause: Cause::Resume,
                 kopf: Some(record),
             } => {
-                assert_eq!(
-                    record.annotation,
-                    "kopf.zalando.org/last-handled-configuration"
-                )
+                assert_eq!(record.annotation, "kopf.zalando.org/last-handled-configuration")
             }
             other => panic!("{other:?}"),
         }

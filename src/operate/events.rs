@@ -271,9 +271,7 @@ impl Poster {
                     entry.last = Instant::now();
                     return;
                 }
-                Err(Failure::NameTaken) => {
-                    last_failure = (409, "the generated event name is taken".into())
-                }
+                Err(Failure::NameTaken) => last_failure = (409, "the generated event name is taken".into()),
                 Err(Failure::SeriesGone) => {
                     // The event expired or was deleted: start a new one.
                     self.series.remove(&key);
@@ -315,11 +313,7 @@ impl Poster {
 
     fn event(&self, request: &EventRequest, note: &str) -> Event {
         let now = k8s_openapi::jiff::Timestamp::now();
-        let base = request
-            .regarding
-            .name
-            .clone()
-            .unwrap_or_else(|| "microservice".into());
+        let base = request.regarding.name.clone().unwrap_or_else(|| "microservice".into());
         Event {
             metadata: ObjectMeta {
                 name: Some(format!("{base}.{:x}", now.as_nanosecond())),

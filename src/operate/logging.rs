@@ -69,12 +69,7 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
     N: for<'a> FormatFields<'a> + 'static,
 {
-    fn format_event(
-        &self,
-        _ctx: &FmtContext<'_, S, N>,
-        mut writer: Writer<'_>,
-        event: &Event<'_>,
-    ) -> fmt::Result {
+    fn format_event(&self, _ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
         let mut fields = Fields::default();
         event.record(&mut fields);
         let timestamp = rfc3339_millis(chrono::Utc::now());
@@ -95,12 +90,7 @@ fn text_line(timestamp: &str, level: &str, f: &Fields) -> String {
     line.push_str(&sanitize(&f.message));
     let tail = [("handler", &f.handler), ("cause", &f.cause)];
     let trailing = tail.iter().filter_map(|(k, v)| v.as_ref().map(|v| (*k, v)));
-    for (key, value) in f
-        .others
-        .iter()
-        .map(|(k, v)| (k.as_str(), v))
-        .chain(trailing)
-    {
+    for (key, value) in f.others.iter().map(|(k, v)| (k.as_str(), v)).chain(trailing) {
         let _ = write!(line, " {key}={}", quote_value(value));
     }
     line
@@ -125,8 +115,7 @@ fn json_line(timestamp: &str, level: &str, f: &Fields) -> String {
         obj.insert("cause".into(), cause.clone().into());
     }
     for (key, value) in &f.others {
-        obj.entry(key.clone())
-            .or_insert_with(|| value.clone().into());
+        obj.entry(key.clone()).or_insert_with(|| value.clone().into());
     }
     Value::Object(obj).to_string()
 }
@@ -242,14 +231,8 @@ pub(crate) mod tests {
         );
         tracing::info!("Operator started");
         let text = out.text();
-        let lines: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(
-            lines[0]["message"],
-            "Updating is processed: 1 succeeded; 0 failed."
-        );
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[0]["message"], "Updating is processed: 1 succeeded; 0 failed.");
         assert_eq!(lines[0]["level"], "INFO");
         assert_eq!(
             lines[0]["object"],

@@ -9,8 +9,6 @@ use std::time::Duration;
 use futures::StreamExt;
 use http::{Request, Response};
 use kube::client::Body;
-use kube::runtime::controller::Controller;
-use kube::runtime::watcher;
 use kube::{Api, Client};
 use serde_json::{Value, json};
 
@@ -107,10 +105,7 @@ impl FakeApi {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        panic!(
-            "expected {n} × {method} …{path_part}…; saw {:#?}",
-            self.seen()
-        );
+        panic!("expected {n} × {method} …{path_part}…; saw {:#?}", self.seen());
     }
 }
 
@@ -227,10 +222,7 @@ async fn create_applies_status_and_posts_one_normal_event() {
     assert_eq!(patch.body["status"]["phase"], "Accepted");
     assert_eq!(patch.body["status"]["observedGeneration"], 1);
     assert_eq!(patch.body["status"]["conditions"][0]["type"], "Accepted");
-    assert_eq!(
-        patch.body["status"]["conditions"][0]["observedGeneration"],
-        1
-    );
+    assert_eq!(patch.body["status"]["conditions"][0]["observedGeneration"], 1);
 
     let events = h.api.wait_for("POST", "/events", 1).await;
     let event = &events[0];
@@ -250,13 +242,12 @@ async fn create_applies_status_and_posts_one_normal_event() {
         log.contains("[todo/todo-api] Handler 'accept' succeeded. handler=accept cause=create"),
         "{log}"
     );
-    assert!(log.contains("[todo/todo-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create"), "{log}");
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(
-        h.api.seen().len(),
-        2,
-        "exactly one status write and one event"
+    assert!(
+        log.contains("[todo/todo-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create"),
+        "{log}"
     );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(h.api.seen().len(), 2, "exactly one status write and one event");
 }
 
 #[tokio::test]
@@ -269,12 +260,9 @@ async fn spec_update_runs_again_and_label_change_does_not() {
     let accepted_v1 = json!({"phase": "Accepted", "observedGeneration": 1});
 
     // Our own status write comes back through the watch: nothing happens.
-    reconcile(
-        Arc::new(todo_api(1, 8080, Some(accepted_v1.clone()))),
-        h.ctx.clone(),
-    )
-    .await
-    .unwrap();
+    reconcile(Arc::new(todo_api(1, 8080, Some(accepted_v1.clone()))), h.ctx.clone())
+        .await
+        .unwrap();
     // A label-only change keeps the generation: nothing happens.
     let mut labelled = todo_api(1, 8080, Some(accepted_v1.clone()));
     labelled.metadata.labels = Some([("tier".to_string(), "web".to_string())].into());
@@ -284,23 +272,20 @@ async fn spec_update_runs_again_and_label_change_does_not() {
     assert_eq!(lines_with(&h.logs, "Accepted todo/todo-api").len(), 1);
 
     // Port 9090: generation 2, cause update.
-    reconcile(
-        Arc::new(todo_api(2, 9090, Some(accepted_v1))),
-        h.ctx.clone(),
-    )
-    .await
-    .unwrap();
+    reconcile(Arc::new(todo_api(2, 9090, Some(accepted_v1))), h.ctx.clone())
+        .await
+        .unwrap();
     let patches = h.api.wait_for("PATCH", "/status", 2).await;
     assert_eq!(patches[1].body["status"]["observedGeneration"], 2);
     let events = h.api.wait_for("POST", "/events", 2).await;
-    assert!(
-        events[1].body["note"]
-            .as_str()
-            .unwrap()
-            .contains("port 9090")
-    );
+    assert!(events[1].body["note"].as_str().unwrap().contains("port 9090"));
     let log = h.logs.text();
-    assert!(log.contains("Accepted todo/todo-api: image=ghcr.io/yrw9281/it30-todo-api:0.1.0 port=9090 handler=accept cause=update"), "{log}");
+    assert!(
+        log.contains(
+            "Accepted todo/todo-api: image=ghcr.io/yrw9281/it30-todo-api:0.1.0 port=9090 handler=accept cause=update"
+        ),
+        "{log}"
+    );
     assert!(
         log.contains("Updating is processed: 1 succeeded; 0 failed. handler=accept cause=update"),
         "{log}"
@@ -330,7 +315,12 @@ async fn restart_resumes_without_writing() {
         h.api.seen()
     );
     let log = h.logs.text();
-    assert!(log.contains("Accepted todo/todo-api: image=ghcr.io/yrw9281/it30-todo-api:0.1.0 port=8080 handler=accept cause=resume"), "{log}");
+    assert!(
+        log.contains(
+            "Accepted todo/todo-api: image=ghcr.io/yrw9281/it30-todo-api:0.1.0 port=8080 handler=accept cause=resume"
+        ),
+        "{log}"
+    );
     assert!(
         log.contains("Resuming is processed: 1 succeeded; 0 failed. handler=accept cause=resume"),
         "{log}"
@@ -344,8 +334,7 @@ async fn kopf_object_is_taken_over_with_one_status_write_and_no_event() {
     obj.metadata.annotations = Some(
         [(
             "kopf.zalando.org/last-handled-configuration".to_string(),
-            "{\"spec\":{\"image\":\"ghcr.io/yrw9281/it30-todo-api:0.1.0\",\"port\":8080}}\n"
-                .to_string(),
+            "{\"spec\":{\"image\":\"ghcr.io/yrw9281/it30-todo-api:0.1.0\",\"port\":8080}}\n".to_string(),
         )]
         .into(),
     );
@@ -359,10 +348,7 @@ async fn kopf_object_is_taken_over_with_one_status_write_and_no_event() {
         "a takeover resume posts no event"
     );
     let log = h.logs.text();
-    assert!(
-        log.contains("Resuming is processed: 1 succeeded; 0 failed."),
-        "{log}"
-    );
+    assert!(log.contains("Resuming is processed: 1 succeeded; 0 failed."), "{log}");
     assert!(log.contains("Taking over from a Kopf operator"), "{log}");
     assert!(log.contains(r#"remove_with="kubectl patch microservice todo-api -n todo --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/0\"}]'""#), "{log}");
 }
@@ -370,15 +356,8 @@ async fn kopf_object_is_taken_over_with_one_status_write_and_no_event() {
 #[tokio::test]
 async fn invalid_spec_is_marked_once_without_retry_loop() {
     let h = harness(Box::new(healthy), EventsPolicy::All);
-    let bad = object(
-        "bad-port",
-        1,
-        json!({"image": "nginx:1.27", "port": "eighty"}),
-        None,
-    );
-    let action = reconcile(Arc::new(bad.clone()), h.ctx.clone())
-        .await
-        .unwrap();
+    let bad = object("bad-port", 1, json!({"image": "nginx:1.27", "port": "eighty"}), None);
+    let action = reconcile(Arc::new(bad.clone()), h.ctx.clone()).await.unwrap();
     assert_eq!(
         action,
         kube::runtime::controller::Action::await_change(),
@@ -386,10 +365,7 @@ async fn invalid_spec_is_marked_once_without_retry_loop() {
     );
     let patches = h.api.wait_for("PATCH", "/status", 1).await;
     assert_eq!(patches[0].body["status"]["phase"], "Invalid");
-    assert_eq!(
-        patches[0].body["status"]["conditions"][0]["status"],
-        "False"
-    );
+    assert_eq!(patches[0].body["status"]["conditions"][0]["status"], "False");
     assert_eq!(
         patches[0].body["status"]["conditions"][0]["message"],
         "spec.port: expected an integer 1..65535, got \"eighty\""
@@ -400,35 +376,27 @@ async fn invalid_spec_is_marked_once_without_retry_loop() {
     // The write comes back through the watch; a restart sees it again: still one Warning.
     let mut stored = bad.clone();
     stored.status = Some(patches[0].body["status"].clone());
-    reconcile(Arc::new(stored.clone()), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(Arc::new(stored.clone()), h.ctx.clone()).await.unwrap();
     let fresh = harness(Box::new(healthy), EventsPolicy::All);
-    reconcile(Arc::new(stored), fresh.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(Arc::new(stored), fresh.ctx.clone()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(h.api.seen().len(), 2);
     assert!(fresh.api.seen().is_empty());
-    assert!(h.logs.text().contains("Handler 'accept' failed permanently: spec.port: expected an integer 1..65535, got \"eighty\""));
     assert!(
         h.logs
             .text()
-            .contains("Creation is processed: 0 succeeded; 1 failed.")
+            .contains("Handler 'accept' failed permanently: spec.port: expected an integer 1..65535, got \"eighty\"")
     );
+    assert!(h.logs.text().contains("Creation is processed: 0 succeeded; 1 failed."));
 }
 
 #[tokio::test]
 async fn forbidden_status_patch_is_retried_with_backoff_and_a_warning() {
     let h = harness(
-        Box::new(
-            |seen: &Seen| match (seen.method.as_str(), seen.path.as_str()) {
-                ("PATCH", p) if p.ends_with("/status") => {
-                    Some((403, real_body("403-patch-status-forbidden.txt")))
-                }
-                _ => healthy(seen),
-            },
-        ),
+        Box::new(|seen: &Seen| match (seen.method.as_str(), seen.path.as_str()) {
+            ("PATCH", p) if p.ends_with("/status") => Some((403, real_body("403-patch-status-forbidden.txt"))),
+            _ => healthy(seen),
+        }),
         EventsPolicy::All,
     );
     let obj = Arc::new(todo_api(1, 8080, None));
@@ -439,11 +407,7 @@ async fn forbidden_status_patch_is_retried_with_backoff_and_a_warning() {
         kube::runtime::controller::Action::requeue(Duration::from_millis(10))
     );
     let second = reconcile(obj.clone(), h.ctx.clone()).await.unwrap_err();
-    assert_eq!(
-        second.retry_in,
-        Duration::from_millis(20),
-        "exponential backoff"
-    );
+    assert_eq!(second.retry_in, Duration::from_millis(20), "exponential backoff");
     let events = h.api.wait_for("POST", "/events", 1).await;
     assert_eq!(events[0].body["type"], "Warning");
     assert_eq!(events[0].body["reason"], "ReconcileFailed");
@@ -483,14 +447,12 @@ async fn unprocessable_status_patch_is_not_retried() {
         .unwrap();
     assert_eq!(action, kube::runtime::controller::Action::await_change());
     assert_eq!(h.ctx.handled_generation("uid-todo-api"), Some(1));
-    assert!(h.logs.text().contains(
-        "Handler 'accept' failed permanently: patch microservices/status failed: Invalid (422)"
-    ));
     assert!(
         h.logs
             .text()
-            .contains("Creation is processed: 0 succeeded; 1 failed.")
+            .contains("Handler 'accept' failed permanently: patch microservices/status failed: Invalid (422)")
     );
+    assert!(h.logs.text().contains("Creation is processed: 0 succeeded; 1 failed."));
     let events = h.api.wait_for("POST", "/events", 1).await;
     assert_eq!(events[0].body["reason"], "ReconcileFailed");
 }
@@ -520,14 +482,10 @@ async fn too_many_requests_honours_retry_after() {
 #[tokio::test]
 async fn forbidden_event_post_is_logged_counted_and_not_retried() {
     let h = harness(
-        Box::new(
-            |seen: &Seen| match (seen.method.as_str(), seen.path.as_str()) {
-                ("POST", p) if p.ends_with("/events") => {
-                    Some((403, real_body("403-post-events.k8s.io-forbidden.txt")))
-                }
-                _ => healthy(seen),
-            },
-        ),
+        Box::new(|seen: &Seen| match (seen.method.as_str(), seen.path.as_str()) {
+            ("POST", p) if p.ends_with("/events") => Some((403, real_body("403-post-events.k8s.io-forbidden.txt"))),
+            _ => healthy(seen),
+        }),
         EventsPolicy::All,
     );
     reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
@@ -542,20 +500,12 @@ async fn forbidden_event_post_is_logged_counted_and_not_retried() {
     }
     assert_eq!(h.ctx.events.stats().failed(403), 1);
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(
-        h.api.matching("POST", "/events").len(),
-        1,
-        "a 403 is not retried"
-    );
+    assert_eq!(h.api.matching("POST", "/events").len(), 1, "a 403 is not retried");
     let warn = lines_with(&h.logs, "Failed to post an event:");
     assert_eq!(warn.len(), 1, "{}", h.logs.text());
     assert!(warn[0].contains(" WARN [todo/todo-api] Failed to post an event: code=403 reason=Accepted error=\"events.events.k8s.io is forbidden: User \\\"system:serviceaccount:todo:microservice-operator\\\" cannot create resource \\\"events\\\" in API group \\\"events.k8s.io\\\" in the namespace \\\"todo\\\"\" handler=accept cause=create"), "{}", warn[0]);
     // The handler itself succeeded.
-    assert!(
-        h.logs
-            .text()
-            .contains("Creation is processed: 1 succeeded; 0 failed.")
-    );
+    assert!(h.logs.text().contains("Creation is processed: 1 succeeded; 0 failed."));
 }
 
 #[tokio::test]
@@ -581,17 +531,15 @@ async fn server_errors_on_event_post_get_three_tries() {
 #[tokio::test]
 async fn status_pruned_by_schema_warns_once_and_does_not_loop() {
     let h = harness(
-        Box::new(
-            |seen: &Seen| match (seen.method.as_str(), seen.path.as_str()) {
-                // A schema with only status.phase: the rest is dropped, still 200.
-                ("PATCH", p) if p.ends_with("/status") => {
-                    let mut stored: Value = serde_json::from_str(&echo_status(seen)).unwrap();
-                    stored["status"] = json!({"phase": seen.body["status"]["phase"]});
-                    Some((200, stored.to_string()))
-                }
-                _ => healthy(seen),
-            },
-        ),
+        Box::new(|seen: &Seen| match (seen.method.as_str(), seen.path.as_str()) {
+            // A schema with only status.phase: the rest is dropped, still 200.
+            ("PATCH", p) if p.ends_with("/status") => {
+                let mut stored: Value = serde_json::from_str(&echo_status(seen)).unwrap();
+                stored["status"] = json!({"phase": seen.body["status"]["phase"]});
+                Some((200, stored.to_string()))
+            }
+            _ => healthy(seen),
+        }),
         EventsPolicy::All,
     );
     reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
@@ -605,10 +553,7 @@ async fn status_pruned_by_schema_warns_once_and_does_not_loop() {
     .await
     .unwrap();
     let events = h.api.wait_for("POST", "/events", 2).await;
-    let reasons: Vec<&str> = events
-        .iter()
-        .map(|e| e.body["reason"].as_str().unwrap())
-        .collect();
+    let reasons: Vec<&str> = events.iter().map(|e| e.body["reason"].as_str().unwrap()).collect();
     assert!(
         reasons.contains(&"StatusPruned") && reasons.contains(&"Accepted"),
         "{reasons:?}"
@@ -617,8 +562,7 @@ async fn status_pruned_by_schema_warns_once_and_does_not_loop() {
     assert_eq!(h.api.matching("PATCH", "/status").len(), 1);
     assert_eq!(lines_with(&h.logs, "Status was pruned").len(), 1);
     assert!(
-        lines_with(&h.logs, "Status was pruned")[0]
-            .contains("fields=\"status.observedGeneration, status.conditions\"")
+        lines_with(&h.logs, "Status was pruned")[0].contains("fields=\"status.observedGeneration, status.conditions\"")
     );
 }
 
@@ -645,7 +589,7 @@ async fn controller_serves_every_object_when_one_spec_is_bad() {
         EventsPolicy::All,
     );
     let api: Api<MicroserviceObject> = Api::namespaced(h.ctx.client.clone(), "todo");
-    let run = Controller::new(api, watcher::Config::default())
+    let run = super::controller_for(api, "todo".into(), h.ctx.clone(), 16)
         .run(reconcile, error_policy, h.ctx.clone())
         .for_each(|_| async {});
     let handle = tokio::spawn(run);

@@ -26,8 +26,8 @@ use futures::{FutureExt, StreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::Api;
 use kube::runtime::controller::{self, Controller};
-use kube::runtime::reflector::Store;
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 
 use crate::cli::{GlobalArgs, OperateArgs};
@@ -101,26 +101,21 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
 
     let (sink, poster) = events::channel(client.clone(), events::Reporter::from_env(), args.events);
     let poster = tokio::spawn(poster.run());
-    let ctx = Arc::new(Context::new(
-        client.clone(),
-        sink,
-        args.max_concurrent.into(),
-    ));
+    let ctx = Arc::new(Context::new(client.clone(), sink, args.max_concurrent.into()));
     let shutdown = shutdown_signal().shared();
 
-    let apis: Vec<Api<MicroserviceObject>> = match &scope {
-        Scope::AllNamespaces => vec![Api::all(client.clone())],
+    let apis: Vec<(Api<MicroserviceObject>, String)> = match &scope {
+        Scope::AllNamespaces => vec![(Api::all(client.clone()), "all namespaces".to_string())],
         Scope::Namespaces(list) => list
             .iter()
-            .map(|ns| Api::namespaced(client.clone(), ns))
+            .map(|ns| (Api::namespaced(client.clone(), ns), ns.clone()))
             .collect(),
     };
     let mut stores = Vec::new();
     let mut runs = Vec::new();
-    for api in apis {
-        let controller = Controller::new(api, watcher::Config::default())
-            .with_config(controller::Config::default().concurrency(args.max_concurrent))
-            .graceful_shutdown_on(shutdown.clone());
+    for (api, label) in apis {
+        let controller =
+            controller_for(api, label, ctx.clone(), args.max_concurrent).graceful_shutdown_on(shutdown.clone());
         stores.push(controller.store());
         runs.push(
             controller
@@ -140,6 +135,43 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
     Ok(())
 }
 
+/// The controller over one watch (one namespace, or all): our own watcher and reflector feed
+/// it, so that the watch's milestones are logged and deleted objects are forgotten.
+pub fn controller_for(
+    api: Api<MicroserviceObject>,
+    scope: String,
+    ctx: Arc<Context>,
+    concurrency: u16,
+) -> Controller<MicroserviceObject> {
+    let (reader, writer) = reflector::store();
+    let objects = watcher(api, watcher::Config::default())
+        .default_backoff()
+        .reflect(writer)
+        .inspect(move |event| observe_watch(event, &scope, &ctx))
+        .applied_objects();
+    Controller::for_stream(objects, reader).with_config(controller::Config::default().concurrency(concurrency))
+}
+
+/// Logs the watch's milestones and failures, and forgets deleted objects.
+fn observe_watch(event: &Result<watcher::Event<MicroserviceObject>, watcher::Error>, scope: &str, ctx: &Context) {
+    match event {
+        Ok(watcher::Event::InitDone) => {
+            tracing::info!(namespaces = scope, "Watching microservices: initial list done")
+        }
+        Ok(watcher::Event::Delete(obj)) => {
+            if let Some(uid) = obj.uid() {
+                ctx.forget(&uid);
+            }
+        }
+        Ok(_) => {}
+        Err(err) => tracing::warn!(
+            namespaces = scope,
+            error = err.to_string().as_str(),
+            "Watching microservices failed; retrying with backoff"
+        ),
+    }
+}
+
 async fn log_controller_result(
     result: Result<
         (
@@ -150,15 +182,9 @@ async fn log_controller_result(
     >,
 ) {
     match result {
-        Ok(_)
-        | Err(controller::Error::ReconcilerFailed(..))
-        | Err(controller::Error::ObjectNotFound(_)) => {}
-        Err(controller::Error::QueueError(err)) => {
-            tracing::warn!(
-                error = err.to_string().as_str(),
-                "Watching microservices failed; retrying with backoff"
-            );
-        }
+        Ok(_) | Err(controller::Error::ReconcilerFailed(..)) | Err(controller::Error::ObjectNotFound(_)) => {}
+        // Watch failures are logged where they happen (observe_watch).
+        Err(controller::Error::QueueError(_)) => {}
         Err(err) => tracing::warn!(error = err.to_string().as_str(), "Controller error"),
     }
 }
@@ -168,11 +194,7 @@ async fn forget_deleted(ctx: Arc<Context>, stores: Vec<Store<MicroserviceObject>
     tick.tick().await;
     loop {
         tick.tick().await;
-        let live: HashSet<String> = stores
-            .iter()
-            .flat_map(|s| s.state())
-            .filter_map(|o| o.uid())
-            .collect();
+        let live: HashSet<String> = stores.iter().flat_map(|s| s.state()).filter_map(|o| o.uid()).collect();
         ctx.forget_except(&live);
     }
 }
@@ -197,31 +219,20 @@ async fn check_crd(client: &Client) -> Result<(), AppError> {
         }
         Err(err) => return Err(AppError::kube(format!("get CRD {CRD_NAME}"), err)),
     };
-    let version = crd
-        .spec
-        .versions
-        .iter()
-        .find(|v| v.name == VERSION && v.served);
+    let version = crd.spec.versions.iter().find(|v| v.name == VERSION && v.served);
     match version {
         None => Err(AppError::Problem {
             message: format!("the CRD {CRD_NAME} does not serve version {VERSION}"),
             hint: Some(format!("add a served version {VERSION} to the CRD")),
         }),
-        Some(v)
-            if v.subresources
-                .as_ref()
-                .and_then(|s| s.status.as_ref())
-                .is_none() =>
-        {
-            Err(AppError::Problem {
-                message: format!(
-                    "the CRD {CRD_NAME} has no status subresource for {VERSION}; the operator writes status only through it"
-                ),
-                hint: Some(format!(
-                    "add `subresources: {{status: {{}}}}` to version {VERSION} of CRD {CRD_NAME}"
-                )),
-            })
-        }
+        Some(v) if v.subresources.as_ref().and_then(|s| s.status.as_ref()).is_none() => Err(AppError::Problem {
+            message: format!(
+                "the CRD {CRD_NAME} has no status subresource for {VERSION}; the operator writes status only through it"
+            ),
+            hint: Some(format!(
+                "add `subresources: {{status: {{}}}}` to version {VERSION} of CRD {CRD_NAME}"
+            )),
+        }),
         Some(_) => Ok(()),
     }
 }

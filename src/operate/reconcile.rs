@@ -66,22 +66,21 @@ impl Context {
 
     /// Forgets every uid not in `live`: objects deleted since (called periodically).
     pub fn forget_except(&self, live: &HashSet<String>) {
-        self.handled
-            .lock()
-            .expect("lock")
-            .retain(|uid, _| live.contains(uid));
-        self.failures
-            .lock()
-            .expect("lock")
-            .retain(|uid, _| live.contains(uid));
-        self.noticed
-            .lock()
-            .expect("lock")
-            .retain(|uid| live.contains(uid));
+        self.handled.lock().expect("lock").retain(|uid, _| live.contains(uid));
+        self.failures.lock().expect("lock").retain(|uid, _| live.contains(uid));
+        self.noticed.lock().expect("lock").retain(|uid| live.contains(uid));
         self.pruned_warned
             .lock()
             .expect("lock")
             .retain(|uid| live.contains(uid));
+    }
+
+    /// Forgets one deleted object.
+    pub fn forget(&self, uid: &str) {
+        self.handled.lock().expect("lock").remove(uid);
+        self.failures.lock().expect("lock").remove(uid);
+        self.noticed.lock().expect("lock").remove(uid);
+        self.pruned_warned.lock().expect("lock").remove(uid);
     }
 
     /// Forgets everything: the next pass over each object is a first sight (resume).
@@ -96,10 +95,7 @@ impl Context {
     }
 
     fn record_handled(&self, uid: &str, generation: i64) {
-        self.handled
-            .lock()
-            .expect("lock")
-            .insert(uid.to_string(), generation);
+        self.handled.lock().expect("lock").insert(uid.to_string(), generation);
         self.failures.lock().expect("lock").remove(uid);
     }
 
@@ -132,11 +128,7 @@ pub struct RetryableError {
 }
 
 /// The requeue after a retryable failure.
-pub fn error_policy(
-    _obj: Arc<MicroserviceObject>,
-    err: &RetryableError,
-    _ctx: Arc<Context>,
-) -> Action {
+pub fn error_policy(_obj: Arc<MicroserviceObject>, err: &RetryableError, _ctx: Arc<Context>) -> Action {
     Action::requeue(err.retry_in)
 }
 
@@ -156,10 +148,7 @@ macro_rules! log_at {
 }
 
 /// Handles one object (see the module docs).
-pub async fn reconcile(
-    obj: Arc<MicroserviceObject>,
-    ctx: Arc<Context>,
-) -> Result<Action, RetryableError> {
+pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Result<Action, RetryableError> {
     if obj.metadata.deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }
@@ -208,11 +197,7 @@ pub async fn reconcile(
         let api: Api<MicroserviceObject> = Api::namespaced(ctx.client.clone(), namespace);
         let params = PatchParams::apply(FIELD_MANAGER).force();
         let result = {
-            let _permit = ctx
-                .writes
-                .acquire()
-                .await
-                .expect("the write semaphore is never closed");
+            let _permit = ctx.writes.acquire().await.expect("the write semaphore is never closed");
             api.patch_status(name, &params, &Patch::Apply(apply_body(&desired)))
                 .await
         };
@@ -229,12 +214,7 @@ pub async fn reconcile(
     match &outcome {
         Outcome::Accepted(spec) => {
             log_at!(info, subject, "Handler '{HANDLER}' succeeded.");
-            log_at!(
-                info,
-                subject,
-                "{} is processed: 1 succeeded; 0 failed.",
-                cause.title()
-            );
+            log_at!(info, subject, "{} is processed: 1 succeeded; 0 failed.", cause.title());
             // A resume (also a Kopf takeover that only added observedGeneration) posts nothing.
             if wrote && cause != Cause::Resume {
                 ctx.events.post(EventRequest {
@@ -258,12 +238,7 @@ pub async fn reconcile(
                 "Handler '{HANDLER}' failed permanently: {}",
                 describe(errors)
             );
-            log_at!(
-                info,
-                subject,
-                "{} is processed: 0 succeeded; 1 failed.",
-                cause.title()
-            );
+            log_at!(info, subject, "{} is processed: 0 succeeded; 1 failed.", cause.title());
             if wrote {
                 ctx.events.post(EventRequest {
                     regarding,
@@ -281,13 +256,7 @@ pub async fn reconcile(
     Ok(Action::await_change())
 }
 
-fn first_sight_checks(
-    obj: &MicroserviceObject,
-    ctx: &Context,
-    namespace: &str,
-    name: &str,
-    uid: &str,
-) {
+fn first_sight_checks(obj: &MicroserviceObject, ctx: &Context, namespace: &str, name: &str, uid: &str) {
     if !ctx.noticed.lock().expect("lock").insert(uid.to_string()) {
         return;
     }
@@ -314,13 +283,7 @@ fn check_pruned(
     stored: Option<&serde_json::Value>,
 ) {
     let pruned = pruned_fields(sent, stored);
-    if pruned.is_empty()
-        || !ctx
-            .pruned_warned
-            .lock()
-            .expect("lock")
-            .insert(subject.uid.to_string())
-    {
+    if pruned.is_empty() || !ctx.pruned_warned.lock().expect("lock").insert(subject.uid.to_string()) {
         return;
     }
     let fields = pruned

@@ -45,10 +45,7 @@ impl Outcome {
     /// The condition's message: what was received, or which fields are wrong and what was expected.
     pub fn message(&self) -> String {
         match self {
-            Outcome::Accepted(spec) => format!(
-                "handler accept received image {} and port {}",
-                spec.image, spec.port
-            ),
+            Outcome::Accepted(spec) => format!("handler accept received image {} and port {}", spec.image, spec.port),
             Outcome::Invalid(errors) => describe(errors),
         }
     }
@@ -56,12 +53,7 @@ impl Outcome {
 
 /// The status for `outcome` at `generation`. `lastTransitionTime` is kept from the current
 /// condition when its `status` does not change (metav1.Condition's rule), else `now`.
-pub fn desired_status(
-    outcome: &Outcome,
-    generation: i64,
-    current: Option<&Value>,
-    now: DateTime<Utc>,
-) -> Value {
+pub fn desired_status(outcome: &Outcome, generation: i64, current: Option<&Value>, now: DateTime<Utc>) -> Value {
     let condition_status = match outcome {
         Outcome::Accepted(_) => "True",
         Outcome::Invalid(_) => "False",
@@ -137,10 +129,7 @@ mod tests {
         assert_eq!(s["observedGeneration"], 3);
         assert_eq!(s["conditions"][0]["observedGeneration"], 3);
         assert_eq!(s["conditions"][0]["status"], "True");
-        assert_eq!(
-            s["conditions"][0]["lastTransitionTime"],
-            "2026-11-29T16:21:14Z"
-        );
+        assert_eq!(s["conditions"][0]["lastTransitionTime"], "2026-11-29T16:21:14Z");
         assert_eq!(
             s["conditions"][0]["message"],
             "handler accept received image ghcr.io/yrw9281/it30-todo-api:0.1.0 and port 8080"
@@ -149,9 +138,7 @@ mod tests {
 
     #[test]
     fn invalid_status_names_the_field() {
-        let errors =
-            super::super::validate::validate_spec(&json!({"image": "nginx", "port": "eighty"}))
-                .unwrap_err();
+        let errors = super::super::validate::validate_spec(&json!({"image": "nginx", "port": "eighty"})).unwrap_err();
         let s = desired_status(&Outcome::Invalid(errors), 1, None, now());
         assert_eq!(s["phase"], "Invalid");
         assert_eq!(s["conditions"][0]["status"], "False");
@@ -167,32 +154,18 @@ mod tests {
         let first = desired_status(&accepted(), 1, None, now());
         let later: DateTime<Utc> = "2026-11-29T18:00:00Z".parse().unwrap();
         let second = desired_status(&accepted(), 2, Some(&first), later);
-        assert_eq!(
-            second["conditions"][0]["lastTransitionTime"],
-            "2026-11-29T16:21:14Z"
-        );
+        assert_eq!(second["conditions"][0]["lastTransitionTime"], "2026-11-29T16:21:14Z");
         let flipped = desired_status(&Outcome::Invalid(vec![]), 3, Some(&second), later);
-        assert_eq!(
-            flipped["conditions"][0]["lastTransitionTime"],
-            "2026-11-29T18:00:00Z"
-        );
+        assert_eq!(flipped["conditions"][0]["lastTransitionTime"], "2026-11-29T18:00:00Z");
     }
 
     #[test]
     fn unchanged_status_is_not_rewritten() {
         let written = desired_status(&accepted(), 3, None, now());
-        let again = desired_status(
-            &accepted(),
-            3,
-            Some(&written),
-            "2026-11-30T00:00:00Z".parse().unwrap(),
-        );
+        let again = desired_status(&accepted(), 3, Some(&written), "2026-11-30T00:00:00Z".parse().unwrap());
         assert!(already_written(Some(&written), &again));
         // Kopf's status (phase only, no observedGeneration) needs one write to add it.
-        assert!(!already_written(
-            Some(&json!({"phase": "Accepted"})),
-            &again
-        ));
+        assert!(!already_written(Some(&json!({"phase": "Accepted"})), &again));
         assert!(!already_written(None, &again));
         let newer = desired_status(&accepted(), 4, Some(&written), now());
         assert!(!already_written(Some(&written), &newer));

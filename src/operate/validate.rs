@@ -12,8 +12,7 @@ use serde_json::Value;
 
 use crate::resource::{IMAGE_MAX_LENGTH, IMAGE_PATTERN};
 
-static IMAGE_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(IMAGE_PATTERN).expect("IMAGE_PATTERN compiles"));
+static IMAGE_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(IMAGE_PATTERN).expect("IMAGE_PATTERN compiles"));
 
 /// A spec that passed validation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,21 +36,13 @@ pub struct FieldError {
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: expected {}, got {}",
-            self.field, self.expected, self.found
-        )
+        write!(f, "{}: expected {}, got {}", self.field, self.expected, self.found)
     }
 }
 
 /// Joins field errors into one sentence, as written in the condition message and the event.
 pub fn describe(errors: &[FieldError]) -> String {
-    errors
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
+    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
 }
 
 const IMAGE_EXPECTED: &str = "an OCI image reference such as ghcr.io/org/app:1.0.0";
@@ -67,11 +58,7 @@ pub fn validate_spec(spec: &Value) -> Result<ValidSpec, Vec<FieldError>> {
             None
         }
         Some(Value::String(s)) if s.is_empty() => {
-            errors.push(field_error(
-                "spec.image",
-                IMAGE_EXPECTED,
-                "an empty string".into(),
-            ));
+            errors.push(field_error("spec.image", IMAGE_EXPECTED, "an empty string".into()));
             None
         }
         Some(Value::String(s)) if s.len() > IMAGE_MAX_LENGTH => {
@@ -108,11 +95,7 @@ pub fn validate_spec(spec: &Value) -> Result<ValidSpec, Vec<FieldError>> {
 }
 
 fn field_error(field: &'static str, expected: &'static str, found: String) -> FieldError {
-    FieldError {
-        field,
-        expected,
-        found,
-    }
+    FieldError { field, expected, found }
 }
 
 /// Renders a found value as compact JSON, cut to 64 characters so a huge value cannot flood
@@ -188,9 +171,7 @@ mod tests {
     fn missing_and_empty_image() {
         assert_eq!(
             errors(json!({"port": 80})),
-            [
-                "spec.image: expected an OCI image reference such as ghcr.io/org/app:1.0.0, got missing"
-            ]
+            ["spec.image: expected an OCI image reference such as ghcr.io/org/app:1.0.0, got missing"]
         );
         assert_eq!(
             errors(json!({"image": "", "port": 80}))[0],
@@ -211,23 +192,11 @@ mod tests {
             (json!(null), "missing"),
         ] {
             let errs = errors(json!({"image": "nginx", "port": port}));
-            assert_eq!(
-                errs,
-                [format!(
-                    "spec.port: expected an integer 1..65535, got {found}"
-                )]
-            );
+            assert_eq!(errs, [format!("spec.port: expected an integer 1..65535, got {found}")]);
         }
+        assert_eq!(validate_spec(&json!({"image": "nginx", "port": 1})).unwrap().port, 1);
         assert_eq!(
-            validate_spec(&json!({"image": "nginx", "port": 1}))
-                .unwrap()
-                .port,
-            1
-        );
-        assert_eq!(
-            validate_spec(&json!({"image": "nginx", "port": 65535}))
-                .unwrap()
-                .port,
+            validate_spec(&json!({"image": "nginx", "port": 65535})).unwrap().port,
             65535
         );
     }
@@ -248,10 +217,6 @@ mod tests {
     #[test]
     fn long_values_are_cut() {
         let errs = errors(json!({"image": "nginx", "port": "x".repeat(200)}));
-        assert!(
-            errs[0].ends_with("...") && errs[0].len() < 140,
-            "{}",
-            errs[0]
-        );
+        assert!(errs[0].ends_with("...") && errs[0].len() < 140, "{}", errs[0]);
     }
 }
