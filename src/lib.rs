@@ -12,6 +12,8 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod error;
+pub mod kopf;
+pub mod logs;
 pub mod manifests;
 pub mod operate;
 pub mod resource;

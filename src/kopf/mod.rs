@@ -1,0 +1,11 @@
+//! Kopf knowledge: what a Kopf operator writes and how to read it (facts and versions in
+//! `reference/kopf-kube-krew-facts.md` §1).
+//!
+//! - [`logs`]: Kopf's log line formats (`full`, `plain`, `json`);
+//! - [`messages`]: Kopf's lifecycle vocabulary (handler outcomes, cycles, event posts), which
+//!   our operator speaks too;
+//! - [`progress`]: Kopf's per-handler progress records on an object.
+
+pub mod logs;
+pub mod messages;
+pub mod progress;

@@ -1,0 +1,197 @@
+//! Operator logs as evidence: from bytes to records to handler runs.
+//!
+//! - [`lines`]: a byte stream → bounded text lines (64 KiB cap, junk and cut lines flagged);
+//! - [`record`]: lines → [`Record`]s: the kubelet `--timestamps` prefix, Kopf's `full`, `plain`
+//!   and `json` formats ([`crate::kopf::logs`]), our operator's `text` and `json` formats
+//!   ([`ours`]), multi-line records (tracebacks), unmatched lines kept and counted;
+//! - [`runs`]: records → handler [`runs::Run`]s (one invocation of one handler for one object,
+//!   with cause, outcome and detail);
+//! - [`coverage`]: what a log can and cannot show (first and last line per container);
+//! - [`source`]: where logs come from (a file, stdin, a bundle directory), [`live`]: the
+//!   operator's Pods through `pods/log`.
+//!
+//! `status` and `explain-events` reuse [`record::RecordParser`] and
+//! [`crate::kopf::messages::classify`] to find each object's last `... is processed` line and the
+//! `Failed to post an event` lines.
+
+pub mod lines;
+pub mod ours;
+pub mod record;
+pub mod runs;
+pub mod stream;
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+
+pub use record::{Record, RecordParser};
+
+/// Which clock a record's time was read from; the better clock wins when a line has two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Clock {
+    /// The container's local time without a zone (Kopf's `full` format), read as UTC.
+    OperatorLocal,
+    /// The operator's own time with a zone (Kopf `json`, our formats).
+    OperatorUtc,
+    /// The kubelet's RFC 3339 prefix (`kubectl logs --timestamps`, `pods/log?timestamps=true`).
+    Kubelet,
+}
+
+impl Clock {
+    /// `kubelet`, `operator`, `operator-local`: the value in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Clock::Kubelet => "kubelet",
+            Clock::OperatorUtc => "operator",
+            Clock::OperatorLocal => "operator-local",
+        }
+    }
+
+    /// A sentence for human output: how far the time can be trusted.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Clock::Kubelet => "kubelet clock",
+            Clock::OperatorUtc => "operator's clock",
+            Clock::OperatorLocal => {
+                "operator's local time without a zone, read as UTC (unless the Pod sets TZ)"
+            }
+        }
+    }
+}
+
+/// A time and the clock it was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Stamp {
+    /// The time, UTC.
+    pub at: DateTime<Utc>,
+    /// Where it came from.
+    pub clock: Clock,
+}
+
+/// A log level, in Kopf's (Python logging) and tracing's names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// tracing TRACE.
+    Trace,
+    /// DEBUG.
+    Debug,
+    /// INFO.
+    Info,
+    /// WARNING / WARN (Kopf json: `warn`).
+    Warning,
+    /// ERROR.
+    Error,
+    /// CRITICAL (Kopf json: `fatal`).
+    Critical,
+}
+
+impl Level {
+    /// Reads a level word in any of the spellings of Kopf (`WARNING`, json `warn`, `fatal`) and
+    /// tracing (`WARN`, `TRACE`), case-insensitively.
+    pub fn parse(word: &str) -> Option<Level> {
+        let w = word.trim();
+        Some(match w.len() {
+            4 if w.eq_ignore_ascii_case("info") => Level::Info,
+            4 if w.eq_ignore_ascii_case("warn") => Level::Warning,
+            5 if w.eq_ignore_ascii_case("debug") => Level::Debug,
+            5 if w.eq_ignore_ascii_case("error") => Level::Error,
+            5 if w.eq_ignore_ascii_case("trace") => Level::Trace,
+            5 if w.eq_ignore_ascii_case("fatal") => Level::Critical,
+            7 if w.eq_ignore_ascii_case("warning") => Level::Warning,
+            8 if w.eq_ignore_ascii_case("critical") => Level::Critical,
+            _ => return None,
+        })
+    }
+
+    /// `DEBUG`, `INFO`, `WARNING`, ... (Python logging's names).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Trace => "TRACE",
+            Level::Debug => "DEBUG",
+            Level::Info => "INFO",
+            Level::Warning => "WARNING",
+            Level::Error => "ERROR",
+            Level::Critical => "CRITICAL",
+        }
+    }
+}
+
+/// Which format a record was read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Kopf `--log-format=full` (the default): `[time] logger [LEVEL] message`.
+    KopfFull,
+    /// Kopf `--log-format=plain`: the message alone (with the `[ns/name] ` prefix unless
+    /// `--no-log-prefix`).
+    KopfPlain,
+    /// Kopf `--log-format=json`: `{"message", "timestamp", "object", "severity"}`.
+    KopfJson,
+    /// Our operator's `--log-format text`.
+    OursText,
+    /// Our operator's `--log-format json`.
+    OursJson,
+    /// A line that matches no format (kept, counted).
+    Unmatched,
+}
+
+impl Format {
+    /// `kopf-full`, `kopf-plain`, `kopf-json`, `text`, `json`, `unmatched`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::KopfFull => "kopf-full",
+            Format::KopfPlain => "kopf-plain",
+            Format::KopfJson => "kopf-json",
+            Format::OursText => "text",
+            Format::OursJson => "json",
+            Format::Unmatched => "unmatched",
+        }
+    }
+
+    /// Whether the format has a header on every record, so that other lines after a record
+    /// continue it (Python logging writes a multi-line message or a traceback that way).
+    pub fn has_header(self) -> bool {
+        matches!(
+            self,
+            Format::KopfFull | Format::KopfJson | Format::OursText | Format::OursJson
+        )
+    }
+}
+
+/// The object a record is about: `namespace/name`, or `name` for a cluster-scoped object (as
+/// Kopf's `[ns/name]` / `[name]` prefix and our `[ns/name]` prefix write it).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectKey {
+    /// The namespace; `None` for a cluster-scoped object.
+    pub namespace: Option<String>,
+    /// `metadata.name`.
+    pub name: String,
+}
+
+impl ObjectKey {
+    /// `ns/name` → namespaced, `name` → cluster-scoped. `None` for an empty name or more than one `/`.
+    pub fn parse(s: &str) -> Option<ObjectKey> {
+        let (namespace, name) = match s.split_once('/') {
+            Some((ns, name)) if !ns.is_empty() && !name.contains('/') => {
+                (Some(ns.to_string()), name)
+            }
+            Some(_) => return None,
+            None => (None, s),
+        };
+        if name.is_empty() {
+            return None;
+        }
+        Some(ObjectKey {
+            namespace,
+            name: name.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{ns}/{}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}

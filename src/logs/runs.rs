@@ -1,0 +1,692 @@
+//! Records → handler runs: one run is one invocation of one handler for one object.
+//!
+//! Kopf handles one object at a time, so a run is found per object, in log order:
+//! - `Handler 'x' is invoked.` (DEBUG, `-v`) starts a run of `x`;
+//! - the object's other lines that are not Kopf's own (the handler's output, such as `Accepted
+//!   ns/name: ...`) belong to the open run, or open one whose handler is not known yet;
+//! - the outcome line (`Handler 'x' succeeded.` / `failed temporarily: ...` / ...) names the
+//!   handler and ends the run; `started` is the invocation line if any, else the first line;
+//! - the cause comes from the line's own `cause` field (ours), else from the cycle:
+//!   `<Title> is in progress` (DEBUG) at its start, or `<Title> is processed: N succeeded; M
+//!   failed.` at its end, which gives every run of the cycle its cause (Kopf names the cause only
+//!   there); a cycle that has not ended leaves `unknown`, unless a [`CauseHint`] from the object's
+//!   progress annotation (`purpose`) applies;
+//! - a run with no outcome after `run_timeout` (of log time) is closed as `unknown`.
+//!
+//! Lines of an object that belong to no run (e.g. a handler's output when the logs end before
+//! its outcome names the handler) are counted in [`GroupStats::unattributed_lines`].
+//!
+//! Closed runs are held until [`Grouper::drain`] releases them, so that a cycle's end can still
+//! give them their cause and late lines (ours logs a failed event POST after the run) can still
+//! join them.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::record::Record;
+use super::{ObjectKey, Stamp};
+use crate::kopf::messages::{CycleReason, Lifecycle, Outcome};
+use crate::operate::cause::Cause;
+
+/// How a run's cause was learned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CauseSource {
+    /// A `cause` field on the run's lines (our operator).
+    Field,
+    /// Kopf's `<Title> is in progress` line at the cycle's start.
+    CycleStart,
+    /// Kopf's `<Title> is processed` (or `is superseded`) line at the cycle's end.
+    CycleEnd,
+    /// The object's progress annotation (`purpose`), for a cycle that has not ended in the logs.
+    ProgressAnnotation,
+}
+
+/// One invocation of one handler for one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// The handler id, exact (Kopf's field handler is `accept/spec`).
+    pub handler: String,
+    /// The object.
+    pub object: ObjectKey,
+    /// `None` is `unknown`.
+    pub cause: Option<Cause>,
+    /// How the cause was learned.
+    pub cause_source: Option<CauseSource>,
+    /// The outcome (Contracts mapping).
+    pub outcome: Outcome,
+    /// The failure message, or why the outcome is unknown.
+    pub detail: Option<String>,
+    /// The invocation line's time if logged, else the first attributed line's.
+    pub started: Option<Stamp>,
+    /// The outcome line's time (the last line's for an unknown outcome).
+    pub finished: Option<Stamp>,
+    /// The run's records, in log order.
+    pub records: Vec<Record>,
+    /// Records not kept (over the per-run cap).
+    pub omitted_records: usize,
+    /// The Pod whose logs the run came from (set by the caller).
+    pub pod: Option<String>,
+    /// The container (set by the caller).
+    pub container: Option<String>,
+}
+
+impl Run {
+    /// Whether `--handler name` selects this run: `name` itself or a sub-id `name/...`.
+    pub fn matches_handler(&self, name: &str) -> bool {
+        handler_matches(&self.handler, name)
+    }
+}
+
+/// `accept` matches `accept` and `accept/spec`, not `acceptor`.
+pub fn handler_matches(id: &str, name: &str) -> bool {
+    id == name
+        || id
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The cause a Kopf progress annotation gives the current cycle of one handler of an object:
+/// `kopf.zalando.org/<handler>` = `{"started": ..., "purpose": "create", ...}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CauseHint {
+    /// The object.
+    pub object: ObjectKey,
+    /// The handler id (`accept`, `accept/spec`; an annotation key's `accept.spec` matches too).
+    pub handler: String,
+    /// `purpose`.
+    pub cause: Cause,
+    /// `started`: runs that started before it (less [`HINT_SKEW`]) are of an earlier cycle.
+    pub started: Option<DateTime<Utc>>,
+}
+
+/// Clock skew tolerated between a progress annotation's `started` and the log's times.
+pub const HINT_SKEW: Duration = Duration::from_secs(5);
+
+/// Grouping settings.
+#[derive(Debug, Clone)]
+pub struct GroupConfig {
+    /// A run without outcome for this long (log time) is closed as `unknown`.
+    pub run_timeout: Duration,
+    /// Records kept per run; further ones are counted in `omitted_records`.
+    pub max_records_per_run: usize,
+}
+
+impl Default for GroupConfig {
+    fn default() -> Self {
+        GroupConfig {
+            run_timeout: Duration::from_secs(600),
+            max_records_per_run: 1000,
+        }
+    }
+}
+
+/// Counts of what grouping did with object lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroupStats {
+    /// Runs closed.
+    pub runs: u64,
+    /// Records about an object that joined no run (no handler could be named for them).
+    pub unattributed_lines: u64,
+    /// Runs closed as `unknown` because no outcome came within the run timeout.
+    pub expired_runs: u64,
+}
+
+#[derive(Debug)]
+struct OpenRun {
+    handler: Option<String>,
+    started: Option<Stamp>,
+    last: Option<DateTime<Utc>>,
+    records: Vec<Record>,
+    omitted: usize,
+    cause: Option<Cause>,
+}
+
+#[derive(Debug, Default)]
+struct ObjectState {
+    cycle: Option<CycleReason>,
+    open: Option<OpenRun>,
+    cycle_runs: Vec<u64>,
+    last_run: Option<u64>,
+}
+
+/// Groups one stream's records into runs (see the module docs). One grouper per container
+/// log: runs never span processes.
+#[derive(Debug)]
+pub struct Grouper {
+    config: GroupConfig,
+    objects: HashMap<ObjectKey, ObjectState>,
+    held: VecDeque<Run>,
+    released: u64,
+    stats: GroupStats,
+    hints: Vec<CauseHint>,
+    latest: Option<DateTime<Utc>>,
+    last_sweep: Option<DateTime<Utc>>,
+}
+
+impl Grouper {
+    /// A grouper with these settings.
+    pub fn new(config: GroupConfig) -> Self {
+        Grouper {
+            config,
+            objects: HashMap::new(),
+            held: VecDeque::new(),
+            released: 0,
+            stats: GroupStats::default(),
+            hints: Vec::new(),
+            latest: None,
+            last_sweep: None,
+        }
+    }
+
+    /// Adds causes known from progress annotations (applied when runs are released).
+    pub fn set_hints(&mut self, hints: Vec<CauseHint>) {
+        self.hints = hints;
+    }
+
+    /// What grouping did so far.
+    pub fn stats(&self) -> &GroupStats {
+        &self.stats
+    }
+
+    /// The latest record time seen.
+    pub fn latest(&self) -> Option<DateTime<Utc>> {
+        self.latest
+    }
+
+    /// Feeds one record.
+    pub fn push(&mut self, record: Record) {
+        if let Some(t) = record.time() {
+            if self.latest.is_none_or(|l| t > l) {
+                self.latest = Some(t);
+            }
+            if self
+                .last_sweep
+                .is_none_or(|s| t - s >= chrono::Duration::seconds(1))
+            {
+                self.last_sweep = Some(t);
+                self.expire(t);
+            }
+        }
+        let Some(object) = record.object.clone() else {
+            return;
+        };
+        let lifecycle = record.lifecycle();
+        let mut state = self.objects.remove(&object).unwrap_or_default();
+        match lifecycle {
+            Lifecycle::Invoked { handler } => {
+                self.close_open(
+                    &object,
+                    &mut state,
+                    "the next handler started before this one's outcome was logged",
+                );
+                state.open = Some(self.open(Some(handler), &state, record));
+            }
+            Lifecycle::HandlerOutcome {
+                handler,
+                outcome,
+                detail,
+            } => {
+                let mut run = match state.open.take() {
+                    Some(o) if o.handler.is_none() || o.handler.as_deref() == Some(&handler) => o,
+                    other => {
+                        state.open = other;
+                        self.close_open(
+                            &object,
+                            &mut state,
+                            "another handler's outcome was logged before this one's",
+                        );
+                        open_empty(None, &state)
+                    }
+                };
+                push_capped(&mut run, record, self.config.max_records_per_run);
+                run.handler = Some(handler);
+                let detail = detail.or_else(|| last_traceback_line(&run));
+                self.close(&object, &mut state, run, outcome, detail);
+            }
+            Lifecycle::CycleInProgress(reason) => {
+                self.drop_pending(&mut state);
+                state.cycle = Some(reason);
+            }
+            Lifecycle::CycleProcessed { reason, .. } => {
+                self.close_open(
+                    &object,
+                    &mut state,
+                    "the handling cycle ended before this handler's outcome was logged",
+                );
+                self.backfill(&mut state, reason.cause());
+                if let Some(run) = state.last_run.and_then(|i| self.held_mut(i)) {
+                    run.records.push(record);
+                }
+                state.cycle = None;
+            }
+            Lifecycle::Superseded { from, .. } => {
+                self.backfill(&mut state, from.cause());
+                state.cycle = None;
+            }
+            Lifecycle::EventPostFailed(_)
+            | Lifecycle::PatchInconsistencies
+            | Lifecycle::Framework => {
+                if let Some(open) = state.open.as_mut().filter(|o| o.handler.is_some()) {
+                    push_capped(open, record, self.config.max_records_per_run);
+                } else if let Some(h) = record.handler.clone() {
+                    let late = state
+                        .last_run
+                        .and_then(|i| self.held_mut(i))
+                        .filter(|r| r.handler == h);
+                    match late {
+                        Some(run) => run.records.push(record),
+                        None => self.stats.unattributed_lines += 1,
+                    }
+                }
+            }
+            Lifecycle::Other => match state.open.as_mut() {
+                Some(o)
+                    if record.handler.is_none()
+                        || o.handler.is_none()
+                        || o.handler == record.handler =>
+                {
+                    if o.handler.is_none() {
+                        o.handler = record.handler.clone();
+                    }
+                    push_capped(o, record, self.config.max_records_per_run);
+                }
+                Some(_) => {
+                    self.close_open(
+                        &object,
+                        &mut state,
+                        "another handler logged before this one's outcome was logged",
+                    );
+                    let h = record.handler.clone();
+                    state.open = Some(self.open(h, &state, record));
+                }
+                None => {
+                    let h = record.handler.clone();
+                    state.open = Some(self.open(h, &state, record));
+                }
+            },
+        }
+        self.objects.insert(object, state);
+    }
+
+    /// Closes runs left open longer than the run timeout before `now` (log time), as `unknown`.
+    pub fn expire(&mut self, now: DateTime<Utc>) {
+        let timeout =
+            chrono::Duration::from_std(self.config.run_timeout).unwrap_or(chrono::Duration::MAX);
+        let stale: Vec<ObjectKey> = self
+            .objects
+            .iter()
+            .filter(|(_, s)| {
+                s.open
+                    .as_ref()
+                    .and_then(|o| o.last)
+                    .is_some_and(|last| now - last > timeout)
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in stale {
+            let mut state = self.objects.remove(&key).unwrap_or_default();
+            let detail = format!(
+                "no outcome logged within the run timeout ({})",
+                humantime(self.config.run_timeout)
+            );
+            if state.open.as_ref().is_some_and(|o| o.handler.is_some()) {
+                self.stats.expired_runs += 1;
+            }
+            self.close_open(&key, &mut state, &detail);
+            self.objects.insert(key, state);
+        }
+        let released = self.released;
+        self.objects.retain(|_, s| {
+            s.open.is_some()
+                || s.cycle.is_some()
+                || s.last_run.is_some_and(|i| i >= released)
+                || s.cycle_runs.iter().any(|&i| i >= released)
+        });
+    }
+
+    /// Ends the stream: open runs are closed as `unknown` (the logs end before their outcome).
+    pub fn finish(&mut self) {
+        let keys: Vec<ObjectKey> = self.objects.keys().cloned().collect();
+        for key in keys {
+            let mut state = self.objects.remove(&key).unwrap_or_default();
+            self.close_open(
+                &key,
+                &mut state,
+                "the logs end before the handler's outcome",
+            );
+            self.objects.insert(key, state);
+        }
+    }
+
+    /// Releases held runs that finished at or before `before` (all when `None`), applying
+    /// progress-annotation hints to those still without a cause.
+    pub fn drain(&mut self, before: Option<DateTime<Utc>>) -> Vec<Run> {
+        let mut out = Vec::new();
+        while let Some(front) = self.held.front() {
+            let ready = match (before, front.finished) {
+                (None, _) => true,
+                (Some(_), None) => true,
+                (Some(b), Some(f)) => f.at <= b,
+            };
+            if !ready {
+                break;
+            }
+            let mut run = self.held.pop_front().expect("front exists");
+            self.released += 1;
+            if run.cause.is_none() {
+                self.apply_hint(&mut run);
+            }
+            out.push(run);
+        }
+        out
+    }
+
+    fn apply_hint(&self, run: &mut Run) {
+        let skew = chrono::Duration::from_std(HINT_SKEW).unwrap_or_default();
+        let hint = self.hints.iter().find(|h| {
+            h.object == run.object
+                && h.handler.replace('/', ".") == run.handler.replace('/', ".")
+                && match (h.started, run.started) {
+                    (Some(hs), Some(rs)) => rs.at >= hs - skew,
+                    _ => true,
+                }
+        });
+        if let Some(h) = hint {
+            run.cause = Some(h.cause);
+            run.cause_source = Some(CauseSource::ProgressAnnotation);
+        }
+    }
+
+    fn open(&self, handler: Option<String>, state: &ObjectState, record: Record) -> OpenRun {
+        let mut run = open_empty(handler, state);
+        push_capped(&mut run, record, self.config.max_records_per_run);
+        run
+    }
+
+    /// Closes the open run as `unknown` (or counts a handler-less one as unattributed).
+    fn close_open(&mut self, object: &ObjectKey, state: &mut ObjectState, why: &str) {
+        match state.open.take() {
+            Some(o) if o.handler.is_some() => {
+                self.close(object, state, o, Outcome::Unknown, Some(why.to_string()))
+            }
+            Some(o) => self.stats.unattributed_lines += (o.records.len() + o.omitted) as u64,
+            None => {}
+        }
+    }
+
+    fn drop_pending(&mut self, state: &mut ObjectState) {
+        if state.open.as_ref().is_some_and(|o| o.handler.is_none()) {
+            let o = state.open.take().expect("checked");
+            self.stats.unattributed_lines += (o.records.len() + o.omitted) as u64;
+        }
+    }
+
+    fn close(
+        &mut self,
+        object: &ObjectKey,
+        state: &mut ObjectState,
+        run: OpenRun,
+        outcome: Outcome,
+        detail: Option<String>,
+    ) {
+        let field_cause = run.records.iter().find_map(|r| r.cause);
+        let (cause, cause_source) = match (field_cause, run.cause) {
+            (Some(c), _) => (Some(c), Some(CauseSource::Field)),
+            (None, Some(c)) => (Some(c), Some(CauseSource::CycleStart)),
+            (None, None) => (None, None),
+        };
+        let finished = run.records.iter().rev().find_map(|r| r.stamp);
+        let index = self.released + self.held.len() as u64;
+        self.held.push_back(Run {
+            handler: run.handler.unwrap_or_default(),
+            object: object.clone(),
+            cause,
+            cause_source,
+            outcome,
+            detail,
+            started: run
+                .started
+                .or_else(|| run.records.iter().find_map(|r| r.stamp)),
+            finished,
+            records: run.records,
+            omitted_records: run.omitted,
+            pod: None,
+            container: None,
+        });
+        self.stats.runs += 1;
+        state.last_run = Some(index);
+        state.cycle_runs.push(index);
+    }
+
+    fn backfill(&mut self, state: &mut ObjectState, cause: Option<Cause>) {
+        for i in std::mem::take(&mut state.cycle_runs) {
+            if let (Some(run), Some(c)) = (self.held_mut(i), cause)
+                && run.cause.is_none()
+            {
+                run.cause = Some(c);
+                run.cause_source = Some(CauseSource::CycleEnd);
+            }
+        }
+    }
+
+    fn held_mut(&mut self, index: u64) -> Option<&mut Run> {
+        let at = index.checked_sub(self.released)?;
+        self.held.get_mut(usize::try_from(at).ok()?)
+    }
+}
+
+fn open_empty(handler: Option<String>, state: &ObjectState) -> OpenRun {
+    OpenRun {
+        handler,
+        started: None,
+        last: None,
+        records: Vec::new(),
+        omitted: 0,
+        cause: state.cycle.and_then(CycleReason::cause),
+    }
+}
+
+fn push_capped(run: &mut OpenRun, record: Record, cap: usize) {
+    if let Some(t) = record.time() {
+        run.last = Some(t);
+    }
+    if run.started.is_none() {
+        run.started = record.stamp;
+    }
+    if run.records.len() < cap {
+        run.records.push(record);
+    } else {
+        run.omitted += 1;
+    }
+}
+
+/// For an outcome line without a message (`Will retry.`), the traceback's last line
+/// (`ValueError: boom`) says what failed.
+fn last_traceback_line(run: &OpenRun) -> Option<String> {
+    run.records
+        .last()?
+        .continuation()
+        .filter(|l| !l.trim().is_empty())
+        .last()
+        .map(|l| l.trim().to_string())
+}
+
+/// `10m`, `90s`, `1h30m`.
+pub fn humantime(d: Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, 0) => format!("{m}m"),
+        (0, m, s) => format!("{m}m{s}s"),
+        (h, 0, 0) => format!("{h}h"),
+        (h, m, _) => format!("{h}h{m}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logs::lines::LineSplitter;
+    use crate::logs::record::RecordParser;
+
+    fn records_of(input: &str) -> Vec<Record> {
+        let mut parser = RecordParser::new();
+        let mut splitter = LineSplitter::new();
+        let mut records = Vec::new();
+        let mut push = |l| parser.push(l, &mut |r| records.push(r));
+        splitter.push(input.as_bytes(), &mut push);
+        splitter.finish(&mut push);
+        parser.flush(&mut |r| records.push(r));
+        records
+    }
+
+    /// Parses and groups a whole log; runs in close order.
+    pub(crate) fn group(input: &str, config: GroupConfig) -> (Vec<Run>, GroupStats) {
+        let mut grouper = Grouper::new(config);
+        records_of(input).into_iter().for_each(|r| grouper.push(r));
+        grouper.finish();
+        let runs = grouper.drain(None);
+        (runs, grouper.stats().clone())
+    }
+
+    fn summary(runs: &[Run]) -> Vec<(String, String, &'static str, &'static str)> {
+        runs.iter()
+            .map(|r| {
+                (
+                    r.handler.clone(),
+                    r.object.to_string(),
+                    r.cause.map_or("unknown", Cause::as_str),
+                    r.outcome.as_str(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn handler_names_match_sub_ids_only() {
+        assert!(handler_matches("accept", "accept"));
+        assert!(handler_matches("accept/spec", "accept"));
+        assert!(!handler_matches("acceptor", "accept"));
+        assert!(!handler_matches("accept", "accept/spec"));
+    }
+
+    #[test]
+    fn a_retry_loop_gets_its_cause_when_the_cycle_ends() {
+        let log = "\
+[2026-11-29 16:22:42,532] kopf.objects         [INFO    ] [todo/a] Checking todo/a
+[2026-11-29 16:22:42,534] kopf.objects         [ERROR   ] [todo/a] Handler 'accept' failed temporarily: nope
+[2026-11-29 16:22:47,650] kopf.objects         [INFO    ] [todo/b] Checking todo/b
+[2026-11-29 16:22:47,650] kopf.objects         [INFO    ] [todo/a] Checking todo/a
+[2026-11-29 16:22:47,651] kopf.objects         [INFO    ] [todo/a] Handler 'accept' succeeded.
+[2026-11-29 16:22:47,652] kopf.objects         [INFO    ] [todo/a] Creation is processed: 1 succeeded; 0 failed.
+";
+        let (runs, stats) = group(log, GroupConfig::default());
+        assert_eq!(
+            summary(&runs),
+            [
+                ("accept".into(), "todo/a".into(), "create", "retrying"),
+                ("accept".into(), "todo/a".into(), "create", "succeeded"),
+            ]
+        );
+        assert_eq!(runs[0].detail.as_deref(), Some("nope"));
+        assert_eq!(
+            runs[1].records.len(),
+            3,
+            "Checking, succeeded, is processed"
+        );
+        assert_eq!(
+            runs[1].started.unwrap().at.to_rfc3339(),
+            "2026-11-29T16:22:47.650+00:00"
+        );
+        // todo/b logged a line but no handler outcome followed: not a run, but counted.
+        assert_eq!(stats.unattributed_lines, 1);
+    }
+
+    #[test]
+    fn open_runs_expire_after_the_run_timeout_and_at_the_end() {
+        let log = "\
+[2026-11-29 16:00:00,000] kopf.objects         [DEBUG   ] [ns/x] Handler 'accept' is invoked.
+[2026-11-29 16:00:01,000] kopf.objects         [INFO    ] [ns/x] working
+[2026-11-29 16:20:00,000] kopf.objects         [DEBUG   ] [ns/y] Handler 'accept' is invoked.
+";
+        let config = GroupConfig {
+            run_timeout: Duration::from_secs(600),
+            ..GroupConfig::default()
+        };
+        let (runs, stats) = group(log, config);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0].object.name, "x");
+        assert_eq!(runs[0].outcome, Outcome::Unknown);
+        assert!(
+            runs[0]
+                .detail
+                .as_deref()
+                .unwrap()
+                .contains("run timeout (10m)")
+        );
+        assert_eq!(runs[0].records.len(), 2);
+        assert_eq!(runs[1].object.name, "y");
+        assert!(runs[1].detail.as_deref().unwrap().contains("logs end"));
+        assert_eq!(stats.expired_runs, 1);
+    }
+
+    #[test]
+    fn tracebacks_give_the_detail_of_old_wordings() {
+        let log = "\
+[2026-11-29 16:00:00,000] kopf.objects         [ERROR   ] [ns/x] Handler 'accept' failed with an exception. Will retry.
+Traceback (most recent call last):
+  File \"/op.py\", line 3, in accept
+ValueError: port is odd
+";
+        let (runs, _) = group(log, GroupConfig::default());
+        assert_eq!(runs[0].outcome, Outcome::Retrying);
+        assert_eq!(runs[0].detail.as_deref(), Some("ValueError: port is odd"));
+    }
+
+    #[test]
+    fn progress_hints_name_the_cause_of_an_unfinished_cycle_only() {
+        let log = "\
+[2026-11-29 17:00:00,000] kopf.objects         [INFO    ] [s/x] Handler 'accept' succeeded.
+[2026-11-29 17:00:00,001] kopf.objects         [INFO    ] [s/x] Resuming is processed: 1 succeeded; 0 failed.
+[2026-11-29 17:13:32,228] kopf.objects         [ERROR   ] [s/x] Handler 'accept/spec' failed temporarily: registry unreachable
+";
+        let mut grouper = Grouper::new(GroupConfig::default());
+        grouper.set_hints(vec![CauseHint {
+            object: ObjectKey::parse("s/x").unwrap(),
+            handler: "accept/spec".into(),
+            cause: Cause::Update,
+            started: Some("2026-11-29T17:13:32.227308Z".parse().unwrap()),
+        }]);
+        records_of(log).into_iter().for_each(|r| grouper.push(r));
+        grouper.finish();
+        let runs = grouper.drain(None);
+        assert_eq!(runs[0].cause, Some(Cause::Resume));
+        assert_eq!(runs[0].cause_source, Some(CauseSource::CycleEnd));
+        assert_eq!(runs[1].cause, Some(Cause::Update));
+        assert_eq!(runs[1].cause_source, Some(CauseSource::ProgressAnnotation));
+    }
+
+    #[test]
+    fn drain_holds_runs_that_finished_after_the_cutoff() {
+        let log = "\
+[2026-11-29 17:00:00,000] kopf.objects         [INFO    ] [s/x] Handler 'accept' succeeded.
+[2026-11-29 17:00:05,000] kopf.objects         [INFO    ] [s/y] Handler 'accept' succeeded.
+";
+        let mut grouper = Grouper::new(GroupConfig::default());
+        records_of(log).into_iter().for_each(|r| grouper.push(r));
+        let cutoff = "2026-11-29T17:00:02Z".parse().unwrap();
+        assert_eq!(grouper.drain(Some(cutoff)).len(), 1);
+        assert_eq!(grouper.drain(Some(cutoff)).len(), 0);
+        assert_eq!(grouper.drain(None).len(), 1);
+    }
+
+    #[test]
+    fn humantime_reads_like_kubectl() {
+        assert_eq!(humantime(Duration::from_secs(600)), "10m");
+        assert_eq!(humantime(Duration::from_secs(90)), "1m30s");
+        assert_eq!(humantime(Duration::from_secs(5)), "5s");
+        assert_eq!(humantime(Duration::from_secs(7200)), "2h");
+    }
+}

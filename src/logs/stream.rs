@@ -1,0 +1,130 @@
+//! One container log, end to end: bytes → lines → records → runs, for blocking and async
+//! readers alike (see [`LogStream::push_bytes`]).
+
+use chrono::{DateTime, Utc};
+
+use super::lines::LineSplitter;
+use super::record::{ParseStats, Record, RecordParser};
+use super::runs::{CauseHint, GroupConfig, GroupStats, Grouper, Run};
+
+/// Where a stream's lines come from: a Pod's container (current or previous), a file, stdin.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceLabel {
+    /// The Pod, when known (`pods/log`, or a bundle file `POD.CONTAINER[.previous].log`).
+    pub pod: Option<String>,
+    /// The container.
+    pub container: Option<String>,
+    /// The container before its last restart (`--previous`).
+    pub previous: bool,
+    /// A file path or `-` (stdin), for files.
+    pub path: Option<String>,
+}
+
+impl SourceLabel {
+    /// `pod/container`, `pod/container (previous)`, or the path.
+    pub fn describe(&self) -> String {
+        match (&self.pod, &self.container) {
+            (Some(p), Some(c)) if self.previous => format!("{p}/{c} (previous container)"),
+            (Some(p), Some(c)) => format!("{p}/{c}"),
+            (Some(p), None) => p.clone(),
+            _ => match self.path.as_deref() {
+                Some("-") => "stdin".to_string(),
+                Some(path) => path.to_string(),
+                None => "log".to_string(),
+            },
+        }
+    }
+}
+
+/// One log stream being read (see the module docs).
+#[derive(Debug)]
+pub struct LogStream {
+    /// Where the stream comes from; copied onto its runs.
+    pub label: SourceLabel,
+    splitter: LineSplitter,
+    parser: RecordParser,
+    grouper: Grouper,
+}
+
+impl LogStream {
+    /// A new stream.
+    pub fn new(label: SourceLabel, config: GroupConfig, hints: Vec<CauseHint>) -> Self {
+        let mut grouper = Grouper::new(config);
+        grouper.set_hints(hints);
+        LogStream {
+            label,
+            splitter: LineSplitter::new(),
+            parser: RecordParser::new(),
+            grouper,
+        }
+    }
+
+    /// Feeds bytes as they arrive.
+    pub fn push_bytes(&mut self, chunk: &[u8]) {
+        let parser = &mut self.parser;
+        let grouper = &mut self.grouper;
+        self.splitter.push(chunk, &mut |line| {
+            parser.push(line, &mut |r| grouper.push(r))
+        });
+    }
+
+    /// Releases the record the parser holds back for continuation lines (a followed stream that
+    /// went quiet).
+    pub fn flush_record(&mut self) {
+        let grouper = &mut self.grouper;
+        self.parser.flush(&mut |r: Record| grouper.push(r));
+    }
+
+    /// Closes runs left open longer than the run timeout before `now`.
+    pub fn expire(&mut self, now: DateTime<Utc>) {
+        self.grouper.expire(now);
+    }
+
+    /// Ends the stream: the last line, the held record, open runs (closed as `unknown`).
+    pub fn finish(&mut self) {
+        let parser = &mut self.parser;
+        let grouper = &mut self.grouper;
+        self.splitter
+            .finish(&mut |line| parser.push(line, &mut |r| grouper.push(r)));
+        self.parser.flush(&mut |r| grouper.push(r));
+        self.grouper.finish();
+    }
+
+    /// Releases closed runs that finished at or before `before` (all when `None`), labelled
+    /// with this stream's Pod and container.
+    pub fn drain(&mut self, before: Option<DateTime<Utc>>) -> Vec<Run> {
+        let mut runs = self.grouper.drain(before);
+        for run in &mut runs {
+            run.pod.clone_from(&self.label.pod);
+            run.container.clone_from(&self.label.container);
+        }
+        runs
+    }
+
+    /// What the lines became so far.
+    pub fn parse_stats(&self) -> &ParseStats {
+        self.parser.stats()
+    }
+
+    /// What grouping did so far.
+    pub fn group_stats(&self) -> &GroupStats {
+        self.grouper.stats()
+    }
+
+    /// Reads a whole blocking reader, finishes the stream and returns all its runs.
+    ///
+    /// Errors: the reader's I/O error.
+    pub fn read_all(&mut self, mut reader: impl std::io::Read) -> std::io::Result<Vec<Run>> {
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => self.push_bytes(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        self.finish();
+        Ok(self.drain(None))
+    }
+}
