@@ -13,9 +13,7 @@ use kubectl_microservice::logs::stream::{LogStream, SourceLabel};
 use kubectl_microservice::logs::{Clock, Format};
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
 }
 
 fn runs_of(bytes: &[u8], hints: Vec<CauseHint>) -> (Vec<Run>, LogStream) {
@@ -58,16 +56,10 @@ fn check(file: &str, hints: Vec<CauseHint>, want: &[&str]) {
         assert_eq!(summary(&runs), want, "{file} (kubelet prefix: {prefixed})");
         let stats = stream.parse_stats();
         assert_eq!(stats.lines as usize, text.lines().count(), "{file}");
-        assert_eq!(
-            stats.unmatched_lines, 0,
-            "{file}: every line matches a format"
-        );
+        assert_eq!(stats.unmatched_lines, 0, "{file}: every line matches a format");
         if prefixed {
             assert_eq!(stats.kubelet_stamped_lines, stats.lines);
-            assert!(
-                runs.iter()
-                    .all(|r| r.started.unwrap().clock == Clock::Kubelet)
-            );
+            assert!(runs.iter().all(|r| r.started.unwrap().clock == Clock::Kubelet));
         }
     }
 }
@@ -83,9 +75,7 @@ fn ab_run1_create_then_two_field_handler_updates() {
             "accept/spec todo/todo-api update succeeded",
         ],
     );
-    let text =
-        std::fs::read_to_string(fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log"))
-            .unwrap();
+    let text = std::fs::read_to_string(fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log")).unwrap();
     let (runs, _) = runs_of(text.as_bytes(), vec![]);
     // The handler's own Accepted line is attributed by object and order.
     assert!(runs[1].records[0].message.ends_with("port=9090"));
@@ -113,8 +103,7 @@ fn a2_verbose_runs_start_at_the_invocation_line() {
             "accept/spec todo/todo-api update succeeded",
         ],
     );
-    let text =
-        std::fs::read_to_string(fixture("kopf-1.38-real/a2-create-update.verbose.log")).unwrap();
+    let text = std::fs::read_to_string(fixture("kopf-1.38-real/a2-create-update.verbose.log")).unwrap();
     let (runs, _) = runs_of(text.as_bytes(), vec![]);
     assert_eq!(runs[0].records[0].message, "Handler 'accept' is invoked.");
 }
@@ -144,41 +133,22 @@ fn stale_update_caught_up_after_restart_runs_both_handlers_as_update() {
 #[test]
 fn temporary_failures_are_four_retrying_runs_in_both_formats() {
     let four = ["accept todo/todo-api unknown retrying"; 4];
-    check(
-        "kopf-1.38-real/d-temperr-posting-default.log",
-        vec![],
-        &four,
-    );
-    check(
-        "kopf-1.38-real/d-temperr-posting-disabled.log",
-        vec![],
-        &four,
-    );
+    check("kopf-1.38-real/d-temperr-posting-default.log", vec![], &four);
+    check("kopf-1.38-real/d-temperr-posting-disabled.log", vec![], &four);
     // The json capture holds two of the tries.
-    check(
-        "kopf-1.38-real/d-temperr-posting-default.json.log",
-        vec![],
-        &four[..2],
-    );
-    let text =
-        std::fs::read_to_string(fixture("kopf-1.38-real/d-temperr-posting-default.log")).unwrap();
+    check("kopf-1.38-real/d-temperr-posting-default.json.log", vec![], &four[..2]);
+    let text = std::fs::read_to_string(fixture("kopf-1.38-real/d-temperr-posting-default.log")).unwrap();
     let (runs, _) = runs_of(text.as_bytes(), vec![]);
     assert!(
         runs.iter()
             .all(|r| r.detail.as_deref() == Some("image pull check failed"))
     );
-    assert!(
-        runs.iter().all(|r| r.records.len() == 2),
-        "Checking + failed"
-    );
+    assert!(runs.iter().all(|r| r.records.len() == 2), "Checking + failed");
 }
 
 #[test]
 fn temporary_failures_take_their_cause_from_the_progress_annotation() {
-    let yaml = std::fs::read_to_string(fixture(
-        "kopf-1.38-real/d-temperr-posting-default.todo-api.yaml",
-    ))
-    .unwrap();
+    let yaml = std::fs::read_to_string(fixture("kopf-1.38-real/d-temperr-posting-default.todo-api.yaml")).unwrap();
     let object: Value = serde_yaml::from_str(&yaml).unwrap();
     let hints = cause_hints(&object);
     check(
@@ -221,10 +191,7 @@ fn event_post_403_does_not_disturb_the_run_and_is_found() {
 fn grep_excerpt_with_a_traceback_is_kept_and_counted() {
     let text = std::fs::read_to_string(fixture("kopf-1.38-real/restart-429.excerpt.log")).unwrap();
     let (runs, stream) = runs_of(text.as_bytes(), vec![]);
-    assert!(
-        runs.is_empty(),
-        "an excerpt without handler outcomes has no runs"
-    );
+    assert!(runs.is_empty(), "an excerpt without handler outcomes has no runs");
     let stats = stream.parse_stats();
     assert_eq!(stats.lines as usize, text.lines().count());
     // The comment and the four `276:[...]` grep-prefixed lines match no format; the traceback
@@ -260,8 +227,7 @@ fn every_bundle_log_gives_the_expected_runs() {
             })
             .collect();
         let objects: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("microservices.json")).unwrap())
-                .unwrap();
+            serde_json::from_str(&std::fs::read_to_string(dir.join("microservices.json")).unwrap()).unwrap();
         let hints: Vec<CauseHint> = objects["items"]
             .as_array()
             .unwrap()
@@ -285,23 +251,14 @@ fn every_bundle_log_gives_the_expected_runs() {
 #[test]
 fn ours_text_run_carries_the_failed_event_post() {
     let dir = fixture("bundles/ours-style-rbac/operator/logs");
-    let log = std::fs::read_dir(dir)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let log = std::fs::read_dir(dir).unwrap().next().unwrap().unwrap().path();
     let text = std::fs::read_to_string(log).unwrap();
     let (runs, stream) = runs_of(text.as_bytes(), vec![]);
     assert_eq!(runs.len(), 1);
     assert_eq!(stream.parse_stats().records_in(Format::OursText), 4);
     let run = &runs[0];
     assert_eq!(run.records.len(), 4);
-    assert!(
-        run.records[1]
-            .message
-            .starts_with("Failed to post an event: code=403")
-    );
+    assert!(run.records[1].message.starts_with("Failed to post an event: code=403"));
     assert_eq!(run.outcome, Outcome::Succeeded);
     assert_eq!(run.started.unwrap().clock, Clock::OperatorUtc);
 }

@@ -12,13 +12,13 @@ fn read(bytes: &[u8]) -> (Vec<Run>, LogStream) {
     (runs, stream)
 }
 
-const SUCCEEDED: &str = "[2026-11-29 16:21:14,100] kopf.objects         [INFO    ] [todo/a] Handler 'accept' succeeded.\n";
+const SUCCEEDED: &str =
+    "[2026-11-29 16:21:14,100] kopf.objects         [INFO    ] [todo/a] Handler 'accept' succeeded.\n";
 
 #[test]
 fn a_huge_handler_line_is_cut_with_a_marker_and_the_run_survives() {
-    let mut log = String::from(
-        "[2026-11-29 16:21:14,099] kopf.objects         [INFO    ] [todo/a] Accepted todo/a: image=",
-    );
+    let mut log =
+        String::from("[2026-11-29 16:21:14,099] kopf.objects         [INFO    ] [todo/a] Accepted todo/a: image=");
     log.push_str(&"x".repeat(MAX_LINE_BYTES * 2));
     log.push('\n');
     log.push_str(SUCCEEDED);
@@ -33,16 +33,12 @@ fn a_huge_handler_line_is_cut_with_a_marker_and_the_run_survives() {
 #[test]
 fn cut_lines_and_junk_inside_a_full_format_log_are_counted_not_absorbed() {
     let mut log = Vec::new();
-    log.extend_from_slice(
-        b"[2026-11-29 16:21:14,098] kopf.objects         [INFO    ] [todo/a] Accepted todo/a\n",
-    );
+    log.extend_from_slice(b"[2026-11-29 16:21:14,098] kopf.objects         [INFO    ] [todo/a] Accepted todo/a\n");
     log.extend_from_slice(b"[2026-11-29 16:21\n"); // a cut header
     log.extend_from_slice(b"\x00\x01\xff binary\n"); // junk
     log.extend_from_slice(b"{\"message\": \"cut json\n"); // a cut json line
     log.extend_from_slice(SUCCEEDED.as_bytes());
-    log.extend_from_slice(
-        b"[2026-11-29 16:21:15,000] kopf.objects         [INFO    ] [todo/a] Creation is pro",
-    ); // cut, no newline
+    log.extend_from_slice(b"[2026-11-29 16:21:15,000] kopf.objects         [INFO    ] [todo/a] Creation is pro"); // cut, no newline
     let (runs, stream) = read(&log);
     let s = stream.parse_stats();
     assert_eq!(s.lines, 6);
@@ -76,13 +72,7 @@ fn mixed_formats_in_one_stream_are_each_read() {
         .iter()
         .map(|r| (r.object.to_string(), r.outcome.as_str()))
         .collect();
-    assert_eq!(
-        got,
-        [
-            ("todo/a".into(), "retrying"),
-            ("todo/b".into(), "succeeded")
-        ]
-    );
+    assert_eq!(got, [("todo/a".into(), "retrying"), ("todo/b".into(), "succeeded")]);
     assert_eq!(runs[1].records.len(), 3);
 }
 
@@ -119,8 +109,7 @@ fn random_bytes_never_panic_and_every_line_is_counted() {
         let (_, stream) = read(&bytes);
         let s = stream.parse_stats();
         let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
-        let expected_lines =
-            newlines + u64::from(!bytes.is_empty() && *bytes.last().unwrap() != b'\n');
+        let expected_lines = newlines + u64::from(!bytes.is_empty() && *bytes.last().unwrap() != b'\n');
         assert_eq!(s.lines, expected_lines);
         assert_eq!(s.records + s.continuation_lines, s.lines);
     }

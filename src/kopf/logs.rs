@@ -39,9 +39,7 @@ pub fn parse_full(line: &str) -> Option<FullLine<'_>> {
     let rest = rest.get(23..)?.strip_prefix("] ")?;
     let logger_end = rest.find(' ')?;
     let logger = &rest[..logger_end];
-    let rest = rest[logger_end..]
-        .trim_start_matches(' ')
-        .strip_prefix('[')?;
+    let rest = rest[logger_end..].trim_start_matches(' ').strip_prefix('[')?;
     let level_end = rest.find(']')?;
     let level = Level::parse(&rest[..level_end])?;
     let rest = &rest[level_end + 1..];
@@ -127,10 +125,7 @@ pub struct JsonLine {
 pub fn parse_json(obj: &Map<String, Value>) -> Option<JsonLine> {
     let raw_message = obj.get("message")?.as_str()?;
     let (prefix_object, message) = split_object_prefix(raw_message);
-    let time = obj
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(parse_iso_time);
+    let time = obj.get("timestamp").and_then(Value::as_str).and_then(parse_iso_time);
     let level = obj
         .get("severity")
         .or_else(|| obj.get("levelname"))
@@ -139,8 +134,7 @@ pub fn parse_json(obj: &Map<String, Value>) -> Option<JsonLine> {
     let reference = obj.values().find_map(|v| {
         let r = v.as_object()?;
         r.get("name")?.as_str()?;
-        (r.contains_key("kind") || r.contains_key("uid") || r.contains_key("namespace"))
-            .then_some(r)
+        (r.contains_key("kind") || r.contains_key("uid") || r.contains_key("namespace")).then_some(r)
     });
     let (object, uid) = reference.map(object_reference).unwrap_or_default();
     let object = object.or(prefix_object);
@@ -176,9 +170,7 @@ pub fn object_reference(r: &Map<String, Value>) -> (Option<ObjectKey>, Option<St
 
 /// Parses an RFC 3339 time, also with Python's `isoformat()` spelling (`+00:00`, microseconds).
 pub fn parse_iso_time(s: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
+    DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc))
 }
 
 /// Whether a line that is no record header looks like part of a Python traceback or of a
@@ -200,16 +192,9 @@ pub fn looks_like_traceback(line: &str) -> bool {
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
     ident
-        && [
-            "Error",
-            "Exception",
-            "Exit",
-            "Interrupt",
-            "Warning",
-            "Group",
-        ]
-        .iter()
-        .any(|s| head.ends_with(s))
+        && ["Error", "Exception", "Exit", "Interrupt", "Warning", "Group"]
+            .iter()
+            .any(|s| head.ends_with(s))
 }
 
 #[cfg(test)]
@@ -226,10 +211,8 @@ mod tests {
             l.message,
             "[todo/todo-api] Creation is processed: 1 succeeded; 0 failed."
         );
-        let l = parse_full(
-            "[2026-11-29 16:27:11,168] kopf._core.engines.p [WARNING ] Failed to post an event.",
-        )
-        .unwrap();
+        let l =
+            parse_full("[2026-11-29 16:27:11,168] kopf._core.engines.p [WARNING ] Failed to post an event.").unwrap();
         assert_eq!(l.logger, "kopf._core.engines.p");
         assert_eq!(l.level, Level::Warning);
         let l = parse_full("[2026-11-29 16:27:11,168] x [CRITICAL] boom").unwrap();
@@ -259,14 +242,10 @@ mod tests {
         assert_eq!(l.object.unwrap().to_string(), "todo/todo-api");
         assert_eq!(l.level, Some(Level::Error));
         assert_eq!(l.uid.as_deref(), Some("c413f2cd"));
-        assert_eq!(
-            l.time.unwrap().to_rfc3339(),
-            "2026-11-29T16:28:55.343672+00:00"
-        );
-        let v: Value = serde_json::from_str(
-            r#"{"message": "[ns/x] hi", "severity": "warn", "exc_info": "Traceback\n  File"}"#,
-        )
-        .unwrap();
+        assert_eq!(l.time.unwrap().to_rfc3339(), "2026-11-29T16:28:55.343672+00:00");
+        let v: Value =
+            serde_json::from_str(r#"{"message": "[ns/x] hi", "severity": "warn", "exc_info": "Traceback\n  File"}"#)
+                .unwrap();
         let l = parse_json(v.as_object().unwrap()).unwrap();
         assert_eq!(l.object.unwrap().to_string(), "ns/x");
         assert_eq!(l.message, "hi");

@@ -161,8 +161,7 @@ pub enum Lifecycle {
 /// record has them, refine event-post failures: see [`event_post_failure_from_fields`].
 pub fn classify(message: &str) -> Lifecycle {
     if let Some(rest) = message.strip_prefix("Handler ") {
-        if let Some(lc) = python_repr(rest).and_then(|(handler, tail)| handler_line(handler, tail))
-        {
+        if let Some(lc) = python_repr(rest).and_then(|(handler, tail)| handler_line(handler, tail)) {
             return lc;
         }
         return Lifecycle::Other;
@@ -255,10 +254,7 @@ fn handler_line(handler: String, tail: &str) -> Option<Lifecycle> {
         _ => {}
     }
     if tail.starts_with("has exceeded ") || tail.starts_with("has timed out after ") {
-        let d = tail
-            .strip_prefix("has ")
-            .unwrap_or(tail)
-            .trim_end_matches('.');
+        let d = tail.strip_prefix("has ").unwrap_or(tail).trim_end_matches('.');
         return outcome(Outcome::Failed, Some(d.to_string()));
     }
     // Any other wording: the Contracts' keywords decide.
@@ -266,26 +262,15 @@ fn handler_line(handler: String, tail: &str) -> Option<Lifecycle> {
     if tail.contains("will ignore") || tail.contains("Will ignore") {
         return outcome(Outcome::Succeeded, detail);
     }
-    if [
-        "permanently",
-        "will stop",
-        "Will stop",
-        "exceeded",
-        "timed out",
-    ]
-    .iter()
-    .any(|k| tail.contains(k))
+    if ["permanently", "will stop", "Will stop", "exceeded", "timed out"]
+        .iter()
+        .any(|k| tail.contains(k))
     {
         return outcome(Outcome::Failed, detail);
     }
-    if [
-        "failed temporarily",
-        "will try again",
-        "Will retry",
-        "will retry",
-    ]
-    .iter()
-    .any(|k| tail.contains(k))
+    if ["failed temporarily", "will try again", "Will retry", "will retry"]
+        .iter()
+        .any(|k| tail.contains(k))
     {
         return outcome(Outcome::Retrying, detail);
     }
@@ -332,10 +317,7 @@ fn parse_kopf_post_failure(rest: &str) -> EventPostFailure {
     let mut f = EventPostFailure::default();
     let number_after = |key: &str| -> Option<u16> {
         let i = rest.find(key)? + key.len();
-        let digits: String = rest[i..]
-            .chars()
-            .take_while(|c| c.is_ascii_digit())
-            .collect();
+        let digits: String = rest[i..].chars().take_while(|c| c.is_ascii_digit()).collect();
         digits.parse().ok()
     };
     f.code = number_after("Code: ").or_else(|| number_after("Status: "));
@@ -539,9 +521,7 @@ mod tests {
             Lifecycle::CycleInProgress(CycleReason::Resuming)
         );
         assert_eq!(
-            classify(
-                "Resuming is superseded by updating: 0 succeeded; 0 failed; 1 left to the moment."
-            ),
+            classify("Resuming is superseded by updating: 0 succeeded; 0 failed; 1 left to the moment."),
             Lifecycle::Superseded {
                 from: CycleReason::Resuming,
                 to: CycleReason::Updating
@@ -571,24 +551,11 @@ mod tests {
             panic!()
         };
         assert_eq!(f.code, Some(403));
-        assert!(
-            f.message
-                .as_deref()
-                .unwrap()
-                .starts_with("events is forbidden")
-        );
-        assert!(
-            f.message
-                .as_deref()
-                .unwrap()
-                .ends_with("namespace \"todo\"")
-        );
+        assert!(f.message.as_deref().unwrap().starts_with("events is forbidden"));
+        assert!(f.message.as_deref().unwrap().ends_with("namespace \"todo\""));
         assert_eq!(f.event_type.as_deref(), Some("Normal"));
         assert_eq!(f.event_reason.as_deref(), Some("Logging"));
-        assert_eq!(
-            f.event_message.as_deref(),
-            Some("Handler 'accept' succeeded.")
-        );
+        assert_eq!(f.event_message.as_deref(), Some("Handler 'accept' succeeded."));
         let Lifecycle::EventPostFailed(f) = classify(
             "Failed to post an event. Ignoring and continuing. Status: 500. Message: Internal Server Error. Event: type='Warning', reason='ReconcileFailed', message='x'.",
         ) else {
@@ -604,10 +571,7 @@ mod tests {
         ) else {
             panic!()
         };
-        assert_eq!(
-            (f.code, f.message.as_deref()),
-            (None, Some("Server disconnected"))
-        );
+        assert_eq!((f.code, f.message.as_deref()), (None, Some("Server disconnected")));
         let Lifecycle::EventPostFailed(f) = classify(
             "Failed to post an event. Ignoring and continuing. Event: type='Error', reason='Logging', message='z'.",
         ) else {
@@ -617,12 +581,8 @@ mod tests {
             (f.code, f.message, f.event_type.as_deref()),
             (None, None, Some("Error"))
         );
-        let ours = event_post_failure_from_fields([
-            ("code", "403"),
-            ("reason", "Accepted"),
-            ("error", "forbidden"),
-        ])
-        .unwrap();
+        let ours =
+            event_post_failure_from_fields([("code", "403"), ("reason", "Accepted"), ("error", "forbidden")]).unwrap();
         assert_eq!(ours.code, Some(403));
         assert_eq!(ours.event_reason.as_deref(), Some("Accepted"));
         assert_eq!(ours.message.as_deref(), Some("forbidden"));
@@ -630,14 +590,8 @@ mod tests {
 
     #[test]
     fn other_lines_are_other() {
-        assert_eq!(
-            classify("Accepted todo/todo-api: image=x port=1"),
-            Lifecycle::Other
-        );
+        assert_eq!(classify("Accepted todo/todo-api: image=x port=1"), Lifecycle::Other);
         assert_eq!(classify("Handler 'x' did a thing."), Lifecycle::Other);
-        assert_eq!(
-            classify("Patching with: {'status': {}}"),
-            Lifecycle::Framework
-        );
+        assert_eq!(classify("Patching with: {'status': {}}"), Lifecycle::Framework);
     }
 }

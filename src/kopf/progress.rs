@@ -37,27 +37,18 @@ pub fn read(object: &Value) -> Vec<Progress> {
     let from = |handler: String, v: &Value| Progress {
         handler,
         purpose: v.get("purpose").and_then(Value::as_str).map(str::to_string),
-        started: v
-            .get("started")
-            .and_then(Value::as_str)
-            .and_then(parse_iso_time),
+        started: v.get("started").and_then(Value::as_str).and_then(parse_iso_time),
         retries: v.get("retries").and_then(Value::as_u64),
         message: v.get("message").and_then(Value::as_str).map(str::to_string),
     };
-    if let Some(progress) = object
-        .pointer("/status/kopf/progress")
-        .and_then(Value::as_object)
-    {
+    if let Some(progress) = object.pointer("/status/kopf/progress").and_then(Value::as_object) {
         for (id, v) in progress {
             if v.is_object() {
                 out.push(from(id.clone(), v));
             }
         }
     }
-    if let Some(annotations) = object
-        .pointer("/metadata/annotations")
-        .and_then(Value::as_object)
-    {
+    if let Some(annotations) = object.pointer("/metadata/annotations").and_then(Value::as_object) {
         for (key, v) in annotations {
             let Some((_, id)) = key.rsplit_once('/') else {
                 continue;

@@ -52,9 +52,7 @@ impl Clock {
         match self {
             Clock::Kubelet => "kubelet clock",
             Clock::OperatorUtc => "operator's clock",
-            Clock::OperatorLocal => {
-                "operator's local time without a zone, read as UTC (unless the Pod sets TZ)"
-            }
+            Clock::OperatorLocal => "operator's local time without a zone, read as UTC (unless the Pod sets TZ)",
         }
     }
 }
@@ -171,9 +169,7 @@ impl ObjectKey {
     /// `ns/name` → namespaced, `name` → cluster-scoped. `None` for an empty name or more than one `/`.
     pub fn parse(s: &str) -> Option<ObjectKey> {
         let (namespace, name) = match s.split_once('/') {
-            Some((ns, name)) if !ns.is_empty() && !name.contains('/') => {
-                (Some(ns.to_string()), name)
-            }
+            Some((ns, name)) if !ns.is_empty() && !name.contains('/') => (Some(ns.to_string()), name),
             Some(_) => return None,
             None => (None, s),
         };

@@ -113,11 +113,7 @@ fn last_field(s: &str) -> Option<(String, String, usize)> {
         let value: String = serde_json::from_str(&s[open..]).ok()?;
         (value, open - 1)
     } else {
-        let start = s
-            .bytes()
-            .rposition(|c| !is_plain(c))
-            .map(|i| i + 1)
-            .unwrap_or(0);
+        let start = s.bytes().rposition(|c| !is_plain(c)).map(|i| i + 1).unwrap_or(0);
         if start == s.len() || start == 0 || bytes[start - 1] != b'=' {
             return None;
         }
@@ -142,23 +138,14 @@ fn is_plain(c: u8) -> bool {
 pub fn parse_json(obj: &Map<String, Value>) -> Option<OursLine> {
     let message = obj.get("message")?.as_str()?.to_string();
     let level = Level::parse(obj.get("level")?.as_str()?)?;
-    let time = obj
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(parse_iso_time);
+    let time = obj.get("timestamp").and_then(Value::as_str).and_then(parse_iso_time);
     let (object, uid) = obj
         .get("object")
         .and_then(Value::as_object)
         .map(object_reference)
         .unwrap_or_default();
-    let handler = obj
-        .get("handler")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let cause = obj
-        .get("cause")
-        .and_then(Value::as_str)
-        .and_then(parse_cause);
+    let handler = obj.get("handler").and_then(Value::as_str).map(str::to_string);
+    let cause = obj.get("cause").and_then(Value::as_str).and_then(parse_cause);
     let fields = obj
         .iter()
         .filter(|(k, _)| {
@@ -219,7 +206,9 @@ mod tests {
             l.message,
             "Accepted store/catalog-api: image=registry.example.com/store/catalog:1.4.0 port=7000"
         );
-        let l = parse_text("2026-11-29T17:15:53.377Z  INFO Operator started version=\"0.1.0 (commit x)\" namespaces=store").unwrap();
+        let l =
+            parse_text("2026-11-29T17:15:53.377Z  INFO Operator started version=\"0.1.0 (commit x)\" namespaces=store")
+                .unwrap();
         assert_eq!(l.object, None);
         assert_eq!(l.handler, None);
         assert_eq!(l.fields[0], ("version".into(), "0.1.0 (commit x)".into()));

@@ -191,11 +191,7 @@ impl RecordParser {
             cause: None,
             message: if plain { message } else { body }.to_string(),
             fields: Vec::new(),
-            format: if plain {
-                Format::KopfPlain
-            } else {
-                Format::Unmatched
-            },
+            format: if plain { Format::KopfPlain } else { Format::Unmatched },
             lines: Vec::new(),
             omitted_lines: 0,
         };
@@ -263,8 +259,7 @@ fn parse_header(body: &str, kubelet: Option<Stamp>, line_number: u64) -> Option<
         lines: Vec::new(),
         omitted_lines: 0,
     };
-    let own =
-        |at: Option<DateTime<Utc>>, clock: Clock| kubelet.or(at.map(|at| Stamp { at, clock }));
+    let own = |at: Option<DateTime<Utc>>, clock: Clock| kubelet.or(at.map(|at| Stamp { at, clock }));
     if body.starts_with('{') {
         let value: Value = serde_json::from_str(body).ok()?;
         let obj = value.as_object()?;
@@ -372,10 +367,7 @@ mod tests {
         let (t, rest) = split_kubelet_prefix(
             "2026-11-29T16:21:14.101234567Z [2026-11-29 16:21:14,101] kopf.objects         [INFO    ] x",
         );
-        assert_eq!(
-            t.unwrap().to_rfc3339(),
-            "2026-11-29T16:21:14.101234567+00:00"
-        );
+        assert_eq!(t.unwrap().to_rfc3339(), "2026-11-29T16:21:14.101234567+00:00");
         assert!(rest.starts_with("[2026"));
         let ours = "2026-11-29T17:15:53.377Z  INFO [store/catalog-api] Accepted x";
         assert_eq!(split_kubelet_prefix(ours), (None, ours));
@@ -484,14 +476,10 @@ mod tests {
 
     #[test]
     fn plain_lines_without_prefix_or_vocabulary_are_unmatched() {
-        let (records, stats) = parse_all(
-            "Handler 'accept' succeeded.\nsome print() output\n[todo/x] Accepted todo/x: image=y\n",
-        );
+        let (records, stats) =
+            parse_all("Handler 'accept' succeeded.\nsome print() output\n[todo/x] Accepted todo/x: image=y\n");
         let formats: Vec<Format> = records.iter().map(|r| r.format).collect();
-        assert_eq!(
-            formats,
-            [Format::KopfPlain, Format::Unmatched, Format::KopfPlain]
-        );
+        assert_eq!(formats, [Format::KopfPlain, Format::Unmatched, Format::KopfPlain]);
         assert_eq!(stats.unmatched_lines, 1);
     }
 

@@ -81,10 +81,7 @@ impl Run {
 
 /// `accept` matches `accept` and `accept/spec`, not `acceptor`.
 pub fn handler_matches(id: &str, name: &str) -> bool {
-    id == name
-        || id
-            .strip_prefix(name)
-            .is_some_and(|rest| rest.starts_with('/'))
+    id == name || id.strip_prefix(name).is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// The cause a Kopf progress annotation gives the current cycle of one handler of an object:
@@ -201,10 +198,7 @@ impl Grouper {
             if self.latest.is_none_or(|l| t > l) {
                 self.latest = Some(t);
             }
-            if self
-                .last_sweep
-                .is_none_or(|s| t - s >= chrono::Duration::seconds(1))
-            {
+            if self.last_sweep.is_none_or(|s| t - s >= chrono::Duration::seconds(1)) {
                 self.last_sweep = Some(t);
                 self.expire(t);
             }
@@ -265,16 +259,11 @@ impl Grouper {
                 self.backfill(&mut state, from.cause());
                 state.cycle = None;
             }
-            Lifecycle::EventPostFailed(_)
-            | Lifecycle::PatchInconsistencies
-            | Lifecycle::Framework => {
+            Lifecycle::EventPostFailed(_) | Lifecycle::PatchInconsistencies | Lifecycle::Framework => {
                 if let Some(open) = state.open.as_mut().filter(|o| o.handler.is_some()) {
                     push_capped(open, record, self.config.max_records_per_run);
                 } else if let Some(h) = record.handler.clone() {
-                    let late = state
-                        .last_run
-                        .and_then(|i| self.held_mut(i))
-                        .filter(|r| r.handler == h);
+                    let late = state.last_run.and_then(|i| self.held_mut(i)).filter(|r| r.handler == h);
                     match late {
                         Some(run) => run.records.push(record),
                         None => self.stats.unattributed_lines += 1,
@@ -282,11 +271,7 @@ impl Grouper {
                 }
             }
             Lifecycle::Other => match state.open.as_mut() {
-                Some(o)
-                    if record.handler.is_none()
-                        || o.handler.is_none()
-                        || o.handler == record.handler =>
-                {
+                Some(o) if record.handler.is_none() || o.handler.is_none() || o.handler == record.handler => {
                     if o.handler.is_none() {
                         o.handler = record.handler.clone();
                     }
@@ -312,8 +297,7 @@ impl Grouper {
 
     /// Closes runs left open longer than the run timeout before `now` (log time), as `unknown`.
     pub fn expire(&mut self, now: DateTime<Utc>) {
-        let timeout =
-            chrono::Duration::from_std(self.config.run_timeout).unwrap_or(chrono::Duration::MAX);
+        let timeout = chrono::Duration::from_std(self.config.run_timeout).unwrap_or(chrono::Duration::MAX);
         let stale: Vec<ObjectKey> = self
             .objects
             .iter()
@@ -351,11 +335,7 @@ impl Grouper {
         let keys: Vec<ObjectKey> = self.objects.keys().cloned().collect();
         for key in keys {
             let mut state = self.objects.remove(&key).unwrap_or_default();
-            self.close_open(
-                &key,
-                &mut state,
-                "the logs end before the handler's outcome",
-            );
+            self.close_open(&key, &mut state, "the logs end before the handler's outcome");
             self.objects.insert(key, state);
         }
     }
@@ -408,9 +388,7 @@ impl Grouper {
     /// Closes the open run as `unknown` (or counts a handler-less one as unattributed).
     fn close_open(&mut self, object: &ObjectKey, state: &mut ObjectState, why: &str) {
         match state.open.take() {
-            Some(o) if o.handler.is_some() => {
-                self.close(object, state, o, Outcome::Unknown, Some(why.to_string()))
-            }
+            Some(o) if o.handler.is_some() => self.close(object, state, o, Outcome::Unknown, Some(why.to_string())),
             Some(o) => self.stats.unattributed_lines += (o.records.len() + o.omitted) as u64,
             None => {}
         }
@@ -446,9 +424,7 @@ impl Grouper {
             cause_source,
             outcome,
             detail,
-            started: run
-                .started
-                .or_else(|| run.records.iter().find_map(|r| r.stamp)),
+            started: run.started.or_else(|| run.records.iter().find_map(|r| r.stamp)),
             finished,
             records: run.records,
             omitted_records: run.omitted,
@@ -591,11 +567,7 @@ mod tests {
             ]
         );
         assert_eq!(runs[0].detail.as_deref(), Some("nope"));
-        assert_eq!(
-            runs[1].records.len(),
-            3,
-            "Checking, succeeded, is processed"
-        );
+        assert_eq!(runs[1].records.len(), 3, "Checking, succeeded, is processed");
         assert_eq!(
             runs[1].started.unwrap().at.to_rfc3339(),
             "2026-11-29T16:22:47.650+00:00"
@@ -619,13 +591,7 @@ mod tests {
         assert_eq!(runs.len(), 2);
         assert_eq!(runs[0].object.name, "x");
         assert_eq!(runs[0].outcome, Outcome::Unknown);
-        assert!(
-            runs[0]
-                .detail
-                .as_deref()
-                .unwrap()
-                .contains("run timeout (10m)")
-        );
+        assert!(runs[0].detail.as_deref().unwrap().contains("run timeout (10m)"));
         assert_eq!(runs[0].records.len(), 2);
         assert_eq!(runs[1].object.name, "y");
         assert!(runs[1].detail.as_deref().unwrap().contains("logs end"));

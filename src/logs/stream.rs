@@ -63,9 +63,8 @@ impl LogStream {
     pub fn push_bytes(&mut self, chunk: &[u8]) {
         let parser = &mut self.parser;
         let grouper = &mut self.grouper;
-        self.splitter.push(chunk, &mut |line| {
-            parser.push(line, &mut |r| grouper.push(r))
-        });
+        self.splitter
+            .push(chunk, &mut |line| parser.push(line, &mut |r| grouper.push(r)));
     }
 
     /// Releases the record the parser holds back for continuation lines (a followed stream that
