@@ -124,6 +124,7 @@ pub enum Command {
     /// Print the manifests that install the CRD, RBAC and the operator Deployment.
     Manifests(ManifestsArgs),
     /// Print a shell completion script.
+    #[command(after_long_help = crate::commands::completion::INSTALL_HELP)]
     Completion(CompletionArgs),
 }
 
@@ -218,9 +219,26 @@ pub struct ManifestsArgs {
 /// Flags of `completion`.
 #[derive(Debug, Clone, Args)]
 pub struct CompletionArgs {
-    /// The shell.
+    /// The shell, or `kubectl` for the executable that kubectl runs to complete `kubectl microservice`.
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub shell: CompletionShell,
+}
+
+/// What `completion` prints a script for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    /// bash, for the bare `kubectl-microservice` binary.
+    Bash,
+    /// zsh, for the bare binary.
+    Zsh,
+    /// fish, for the bare binary.
+    Fish,
+    /// PowerShell, for the bare binary.
+    Powershell,
+    /// elvish, for the bare binary.
+    Elvish,
+    /// `kubectl_complete-microservice` (POSIX sh), which kubectl >= 1.26 runs for `kubectl microservice <TAB>`.
+    Kubectl,
 }
 
 /// Parses kubectl-style durations: `10s`, `1m`, `1m30s`, `500ms`, `2h`, or a bare number of seconds.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{ExecInteractiveMode, KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
 use crate::cli::GlobalArgs;
@@ -17,6 +17,13 @@ pub enum Usage {
     Diagnostics,
     /// The controller (`operate`): watches that last minutes.
     Controller,
+    /// Shell completion (`__complete`): every call bounded by `budget` (also when
+    /// `--request-timeout` is longer), no retries, and never an interactive login (see
+    /// [`forbid_interactive_login`]).
+    Completion {
+        /// The longest any one connect, read or write may take.
+        budget: Duration,
+    },
 }
 
 /// Default request timeout of the diagnostic subcommands.
@@ -62,6 +69,7 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
         config.auth_info.impersonate_groups = Some(global.as_groups.clone());
     }
     let timeout = match (global.request_timeout, usage) {
+        (t, Usage::Completion { budget }) => Some(t.filter(|t| !t.is_zero()).map_or(budget, |t| t.min(budget))),
         (Some(t), _) if t.is_zero() => None,
         (Some(t), _) => Some(t),
         (None, Usage::Diagnostics) => Some(DEFAULT_DIAGNOSTIC_TIMEOUT),
@@ -69,7 +77,7 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
     };
     if let Some(t) = timeout {
         config.connect_timeout = Some(t);
-        if usage == Usage::Diagnostics {
+        if usage != Usage::Controller {
             config.read_timeout = Some(t);
             config.write_timeout = Some(t);
         }
@@ -79,7 +87,36 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
         // a transparent retry layer underneath would multiply the attempts.
         config.default_retry = false;
     }
+    if let Usage::Completion { .. } = usage {
+        // A completion that retries would outlive the shell's patience.
+        config.default_retry = false;
+        forbid_interactive_login(&mut config)?;
+    }
     Ok(config)
+}
+
+/// Makes an exec credential plugin (kubeconfig `users[].user.exec`) run the way kubectl runs it
+/// without a terminal: stdin closed, stderr captured, and `KUBERNETES_EXEC_INFO` carrying
+/// `spec.interactive: false`, which tells the plugin not to prompt.
+///
+/// kube-client 5 hands the plugin the terminal's stdin and stderr unless `interactiveMode` is
+/// `Never`, so this sets `Never`. A plugin that declares `interactiveMode: Always` cannot work
+/// that way; like client-go without a terminal, it is not run at all: the error names it.
+pub fn forbid_interactive_login(config: &mut Config) -> Result<(), AppError> {
+    if let Some(exec) = config.auth_info.exec.as_mut() {
+        if exec.interactive_mode == Some(ExecInteractiveMode::Always) {
+            return Err(AppError::Config {
+                message: format!(
+                    "the kubeconfig user's exec credential plugin {:?} requires an interactive login \
+                     (interactiveMode: Always)",
+                    exec.command.as_deref().unwrap_or("")
+                ),
+                user_input: false,
+            });
+        }
+        exec.interactive_mode = Some(ExecInteractiveMode::Never);
+    }
+    Ok(())
 }
 
 /// Builds a client from the global flags (see [`config`]).

@@ -1,11 +1,17 @@
 //! Entry point: parse, run, map the outcome to an exit code (see `error::AppError::exit_code`).
+//! The hidden `__complete` subcommand is answered before parsing: its words are a partial line.
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use kubectl_microservice::commands::complete;
 use kubectl_microservice::{app, cli::Cli, error::AppError};
 
 fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == complete::SUBCOMMAND) {
+        return complete::run(&args[2..]);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

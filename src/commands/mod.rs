@@ -1,5 +1,6 @@
 //! Subcommands other than `operate` and `manifests`.
 
+pub mod complete;
 pub mod completion;
 
 use std::io::Write;

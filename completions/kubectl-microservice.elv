@@ -1,0 +1,237 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[kubectl-microservice] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'kubectl-microservice'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'kubectl-microservice'= {
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand operate 'Run the controller for Microservice objects (the `accept` handler)'
+            cand status 'Is Accepted still true for the spec each Microservice has now?'
+            cand logs 'Every run of a handler, with its cause and outcome, from the operator''s logs'
+            cand explain-events 'Why is there no Warning event on a Microservice?'
+            cand collect 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
+            cand manifests 'Print the manifests that install the CRD, RBAC and the operator Deployment'
+            cand completion 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kubectl-microservice;operate'= {
+            cand --log-format 'Log line format'
+            cand --events 'Which events to post'
+            cand --max-concurrent 'How many objects are handled at once (one object is never handled twice at once)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand --standalone 'Run without leader election (one replica only). Leader election is not implemented yet, so this is currently the only mode; the flag is accepted for Kopf parity'
+            cand --skip-crd-check 'Do not check the CRD at start-up (for an operator that may not read CRDs)'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-microservice;status'= {
+            cand --bundle 'Read evidence from a bundle directory instead of a cluster'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-microservice;logs'= {
+            cand --bundle 'Read evidence from a bundle directory instead of a cluster'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-microservice;explain-events'= {
+            cand --bundle 'Read evidence from a bundle directory instead of a cluster'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-microservice;collect'= {
+            cand --bundle 'Read evidence from a bundle directory instead of a cluster'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-microservice;manifests'= {
+            cand --watch-namespace 'Namespace the operator watches (repeatable or comma-separated). Give this or `-A`'
+            cand --image 'Operator image'
+            cand --events '`--events` value written into the operator Deployment''s args'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand --standalone 'One replica, `Recreate` strategy, `operate --standalone`'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-microservice;completion'= {
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-microservice;help'= {
+            cand operate 'Run the controller for Microservice objects (the `accept` handler)'
+            cand status 'Is Accepted still true for the spec each Microservice has now?'
+            cand logs 'Every run of a handler, with its cause and outcome, from the operator''s logs'
+            cand explain-events 'Why is there no Warning event on a Microservice?'
+            cand collect 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
+            cand manifests 'Print the manifests that install the CRD, RBAC and the operator Deployment'
+            cand completion 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kubectl-microservice;help;operate'= {
+        }
+        &'kubectl-microservice;help;status'= {
+        }
+        &'kubectl-microservice;help;logs'= {
+        }
+        &'kubectl-microservice;help;explain-events'= {
+        }
+        &'kubectl-microservice;help;collect'= {
+        }
+        &'kubectl-microservice;help;manifests'= {
+        }
+        &'kubectl-microservice;help;completion'= {
+        }
+        &'kubectl-microservice;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,196 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_microservice_global_optspecs
+    string join \n kubeconfig= context= n/namespace= A/all-namespaces o/output= l/selector= no-headers as= as-group= request-timeout= color= h/help V/version
+end
+
+function __fish_kubectl_microservice_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_microservice_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_microservice_using_subcommand
+    set -l cmd (__fish_kubectl_microservice_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "operate" -d 'Run the controller for Microservice objects (the `accept` handler)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "status" -d 'Is Accepted still true for the spec each Microservice has now?'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "logs" -d 'Every run of a handler, with its cause and outcome, from the operator\'s logs'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "explain-events" -d 'Why is there no Warning event on a Microservice?'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "collect" -d 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "manifests" -d 'Print the manifests that install the CRD, RBAC and the operator Deployment'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l log-format -d 'Log line format' -r -f -a "text\t'`<RFC3339 time> <LEVEL> [ns/name] <message> handler=<id> cause=<cause>`'
+json\t'One JSON object per line: `{"timestamp","level","message","object":{...},"handler","cause"}`'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l events -d 'Which events to post' -r -f -a "all\t'Normal `Accepted` and every Warning'
+warnings\t'Warnings only (`ReconcileFailed`, `InvalidSpec`, `StatusPruned`)'
+none\t'Post nothing; outcomes are only in the logs and in `status`'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l max-concurrent -d 'How many objects are handled at once (one object is never handled twice at once)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l standalone -d 'Run without leader election (one replica only). Leader election is not implemented yet, so this is currently the only mode; the flag is accepted for Kopf parity'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l skip-crd-check -d 'Do not check the CRD at start-up (for an operator that may not read CRDs)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l watch-namespace -d 'Namespace the operator watches (repeatable or comma-separated). Give this or `-A`' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l image -d 'Operator image' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l events -d '`--events` value written into the operator Deployment\'s args' -r -f -a "all\t'Normal `Accepted` and every Warning'
+warnings\t'Warnings only (`ReconcileFailed`, `InvalidSpec`, `StatusPruned`)'
+none\t'Post nothing; outcomes are only in the logs and in `status`'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l standalone -d 'One replica, `Recreate` strategy, `operate --standalone`'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "operate" -d 'Run the controller for Microservice objects (the `accept` handler)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "status" -d 'Is Accepted still true for the spec each Microservice has now?'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "logs" -d 'Every run of a handler, with its cause and outcome, from the operator\'s logs'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "explain-events" -d 'Why is there no Warning event on a Microservice?'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "collect" -d 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "manifests" -d 'Print the manifests that install the CRD, RBAC and the operator Deployment'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,604 @@
+//! Which candidates a command line asks for, read off the clap definitions: pure, no I/O.
+//!
+//! The walk mirrors clap's parsing closely enough for completion: `--long value`,
+//! `--long=value`, `-s value`, `-svalue`, `-s=value`, clusters of short flags, `--` ending the
+//! flags, subcommand names and aliases, global flags before or after the subcommand. Values
+//! that only the cluster or the kubeconfig knows are returned as a [`Source`] for
+//! [`super::live`] to fill in.
+
+use clap::builder::StyledStr;
+use clap::{Arg, ArgAction, Command, FromArgMatches, ValueHint};
+
+use crate::cli::GlobalArgs;
+
+use super::protocol::{Candidate, Directive};
+
+/// Handler ids that `--handler` offers: our operator's and Kopf's handler `accept`, and Kopf's
+/// field handler `accept/spec` (Kopf names a handler declared with `field="spec"` `<id>/spec`;
+/// DESIGN.md "Facts that shape the evidence").
+pub const HANDLER_IDS: [(&str, &str); 2] = [
+    (
+        crate::operate::reconcile::HANDLER,
+        "the accept handler (Kopf's and ours), with its field handlers",
+    ),
+    ("accept/spec", "Kopf's field handler of accept, run on spec changes"),
+];
+
+/// What a subcommand's positionals name, where clap's definitions do not say it.
+const POSITIONALS: [(&str, Positional); 4] = [
+    ("status", Positional::ObjectName),
+    ("logs", Positional::ObjectName),
+    ("explain-events", Positional::ObjectName),
+    ("collect", Positional::Directory),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Positional {
+    /// The first positional is a Microservice name.
+    ObjectName,
+    /// A directory.
+    Directory,
+}
+
+/// Where the candidates for the word being completed come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Known from the definitions alone: already filtered by the prefix.
+    Fixed {
+        /// The candidates, in definition order.
+        candidates: Vec<Candidate>,
+        /// What the shell should do besides offering them.
+        directive: Directive,
+    },
+    /// Names of Microservice objects in the line's namespace (`-n`, else the context's), or in
+    /// all namespaces with `-A`.
+    MicroserviceNames,
+    /// Names of namespaces.
+    Namespaces,
+    /// Context names of the line's kubeconfig (`--kubeconfig`, else `$KUBECONFIG` / `~/.kube/config`).
+    Contexts,
+}
+
+/// The answer of [`plan`]: where candidates come from, the typed prefix they must start with,
+/// and the global flags given on the line (for the cluster lookups).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Where the candidates come from.
+    pub source: Source,
+    /// The part of the value typed so far (without a `--flag=` in front).
+    pub prefix: String,
+    /// The global flags given anywhere on the line, parsed as the real command would parse them;
+    /// `None` when one of them is invalid (e.g. `--request-timeout ten`): no cluster lookup then.
+    pub global: Option<GlobalArgs>,
+}
+
+/// Plans the completion of `words`: the arguments after the plugin's name, the last being the
+/// word under the cursor (`""` for a new word), as kubectl's plugin completion passes them.
+///
+/// `root` must be the built command tree (`Command::build`), so that global flags are
+/// propagated to the subcommands.
+pub fn plan(root: &Command, words: &[String]) -> Plan {
+    let (current, done) = match words.split_last() {
+        Some((current, done)) => (current.as_str(), done),
+        None => ("", &[][..]),
+    };
+    let mut walk = Walk::new(root);
+    for word in done {
+        walk.step(word);
+    }
+    let global = walk.global_args();
+    let (source, prefix) = walk.complete(current);
+    Plan { source, prefix, global }
+}
+
+/// The state of the walk over the completed words.
+struct Walk<'a> {
+    root: &'a Command,
+    cmd: &'a Command,
+    /// Positionals seen since the current (sub)command.
+    positionals: usize,
+    /// A flag whose value is the next word.
+    pending: Option<&'a Arg>,
+    /// `--` was seen: everything after is positional.
+    dashdash: bool,
+    /// Ids of the flags given so far.
+    seen: Vec<String>,
+    /// The global flags given, as `--long=value` / `--long` tokens.
+    global_tokens: Vec<String>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(root: &'a Command) -> Self {
+        Walk {
+            root,
+            cmd: root,
+            positionals: 0,
+            pending: None,
+            dashdash: false,
+            seen: Vec::new(),
+            global_tokens: Vec::new(),
+        }
+    }
+
+    fn step(&mut self, word: &str) {
+        if let Some(arg) = self.pending.take() {
+            self.record(arg, Some(word));
+            return;
+        }
+        if self.dashdash {
+            self.positionals += 1;
+            return;
+        }
+        if word == "--" {
+            self.dashdash = true;
+            return;
+        }
+        if let Some(body) = word.strip_prefix("--") {
+            let (name, value) = match body.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (body, None),
+            };
+            if let Some(arg) = find_long(self.cmd, name) {
+                match (takes_value(arg), value) {
+                    (true, None) => self.pending = Some(arg),
+                    (true, Some(value)) => self.record(arg, Some(value)),
+                    (false, _) => self.record(arg, None),
+                }
+            }
+            return;
+        }
+        if let Some(cluster) = word.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (at, c) in cluster.char_indices() {
+                let Some(arg) = find_short(self.cmd, c) else { return };
+                if takes_value(arg) {
+                    let rest = &cluster[at + c.len_utf8()..];
+                    let rest = rest.strip_prefix('=').unwrap_or(rest);
+                    if rest.is_empty() {
+                        self.pending = Some(arg);
+                    } else {
+                        self.record(arg, Some(rest));
+                    }
+                    return;
+                }
+                self.record(arg, None);
+            }
+            return;
+        }
+        if self.positionals == 0
+            && let Some(sub) = self.cmd.find_subcommand(word)
+        {
+            self.cmd = sub;
+            return;
+        }
+        self.positionals += 1;
+    }
+
+    fn record(&mut self, arg: &Arg, value: Option<&str>) {
+        let id = arg.get_id().as_str();
+        self.seen.push(id.to_string());
+        let global = self
+            .root
+            .get_arguments()
+            .any(|a| a.get_id() == arg.get_id() && a.is_global_set());
+        if !global {
+            return;
+        }
+        let flag = match (arg.get_long(), arg.get_short()) {
+            (Some(long), _) => format!("--{long}"),
+            (None, Some(short)) => format!("-{short}"),
+            (None, None) => return,
+        };
+        match value {
+            Some(value) => {
+                self.global_tokens.push(flag);
+                self.global_tokens.push(value.to_string());
+            }
+            None => self.global_tokens.push(flag),
+        }
+    }
+
+    /// The global flags of the line, parsed by the real [`GlobalArgs`] definition.
+    fn global_args(&self) -> Option<GlobalArgs> {
+        let cmd = <GlobalArgs as clap::Args>::augment_args(Command::new("kubectl-microservice").no_binary_name(true));
+        let matches = cmd.try_get_matches_from(&self.global_tokens).ok()?;
+        GlobalArgs::from_arg_matches(&matches).ok()
+    }
+
+    fn complete(&self, current: &str) -> (Source, String) {
+        if let Some(arg) = self.pending {
+            return (self.value_source(arg, None, current), current.to_string());
+        }
+        if !self.dashdash {
+            if let Some((name, value)) = current.strip_prefix("--").and_then(|body| body.split_once('=')) {
+                let source = match find_long(self.cmd, name).filter(|a| takes_value(a)) {
+                    Some(arg) => self.value_source(arg, None, value),
+                    None => no_candidates(),
+                };
+                return (source, value.to_string());
+            }
+            if let Some(body) = current.strip_prefix('-').filter(|b| !b.starts_with('-')) {
+                let mut chars = body.chars();
+                if let (Some(c), Some('=')) = (chars.next(), chars.next()) {
+                    let value = &body[c.len_utf8() + 1..];
+                    let source = match find_short(self.cmd, c).filter(|a| takes_value(a)) {
+                        Some(arg) => self.value_source(arg, None, value),
+                        None => no_candidates(),
+                    };
+                    return (source, value.to_string());
+                }
+            }
+            if current.starts_with('-') {
+                return (self.flag_names(current), current.to_string());
+            }
+        }
+        if self.positionals == 0 && self.cmd.has_subcommands() {
+            return (self.subcommand_names(current), current.to_string());
+        }
+        let source = match self.positional_arg() {
+            Some(arg) => self.value_source(arg, Some(self.positionals), current),
+            None => no_candidates(),
+        };
+        (source, current.to_string())
+    }
+
+    /// The positional argument that the next positional word fills.
+    fn positional_arg(&self) -> Option<&'a Arg> {
+        let mut positionals: Vec<&Arg> = self.cmd.get_positionals().collect();
+        positionals.sort_by_key(|a| a.get_index());
+        match positionals.get(self.positionals) {
+            Some(arg) => Some(arg),
+            None => positionals
+                .last()
+                .copied()
+                .filter(|a| matches!(a.get_action(), ArgAction::Append)),
+        }
+    }
+
+    fn flag_names(&self, current: &str) -> Source {
+        let mut candidates = Vec::new();
+        for arg in self.cmd.get_arguments() {
+            if arg.is_positional() || arg.is_hide_set() {
+                continue;
+            }
+            let repeatable = matches!(arg.get_action(), ArgAction::Append | ArgAction::Count);
+            if !repeatable && self.seen.iter().any(|id| id == arg.get_id().as_str()) {
+                continue;
+            }
+            let help = arg.get_help().map(first_line);
+            if let Some(long) = arg.get_long() {
+                let name = format!("--{long}");
+                if name.starts_with(current) {
+                    candidates.push(Candidate::new(name, help.clone()));
+                }
+            }
+            if let Some(short) = arg.get_short() {
+                let name = format!("-{short}");
+                if !current.starts_with("--") && name.starts_with(current) {
+                    candidates.push(Candidate::new(name, help));
+                }
+            }
+        }
+        Source::Fixed {
+            candidates,
+            directive: Directive::NO_FILE_COMP,
+        }
+    }
+
+    fn subcommand_names(&self, current: &str) -> Source {
+        let candidates = self
+            .cmd
+            .get_subcommands()
+            .filter(|sub| !sub.is_hide_set() && sub.get_name().starts_with(current))
+            .map(|sub| Candidate::new(sub.get_name().to_string(), sub.get_about().map(first_line)))
+            .collect();
+        Source::Fixed {
+            candidates,
+            directive: Directive::NO_FILE_COMP,
+        }
+    }
+
+    /// Where the values of `arg` come from; `positional` is the index of the positional word.
+    fn value_source(&self, arg: &Arg, positional: Option<usize>, current: &str) -> Source {
+        match arg.get_long() {
+            Some("namespace") => return Source::Namespaces,
+            Some("context") => return Source::Contexts,
+            Some("handler") => {
+                let candidates = HANDLER_IDS
+                    .iter()
+                    .filter(|(id, _)| id.starts_with(current))
+                    .map(|(id, help)| Candidate::new(id.to_string(), Some(help.to_string())))
+                    .collect();
+                return Source::Fixed {
+                    candidates,
+                    directive: Directive::NO_FILE_COMP,
+                };
+            }
+            _ => {}
+        }
+        let kind = POSITIONALS
+            .iter()
+            .find(|(name, _)| *name == self.cmd.get_name())
+            .map(|(_, kind)| *kind);
+        match (positional, kind) {
+            (Some(0), Some(Positional::ObjectName)) => return Source::MicroserviceNames,
+            (Some(_), Some(Positional::Directory)) => {
+                return Source::Fixed {
+                    candidates: Vec::new(),
+                    directive: Directive::FILTER_DIRS,
+                };
+            }
+            _ => {}
+        }
+        let values = arg.get_possible_values();
+        if !values.is_empty() {
+            let candidates = values
+                .iter()
+                .filter(|v| !v.is_hide_set() && v.get_name().starts_with(current))
+                .map(|v| Candidate::new(v.get_name().to_string(), v.get_help().map(first_line)))
+                .collect();
+            return Source::Fixed {
+                candidates,
+                directive: Directive::NO_FILE_COMP,
+            };
+        }
+        let directive = match arg.get_value_hint() {
+            ValueHint::DirPath => Directive::FILTER_DIRS,
+            ValueHint::AnyPath | ValueHint::FilePath | ValueHint::ExecutablePath => Directive::DEFAULT,
+            _ => Directive::NO_FILE_COMP,
+        };
+        Source::Fixed {
+            candidates: Vec::new(),
+            directive,
+        }
+    }
+}
+
+/// No candidates, and no file names either.
+fn no_candidates() -> Source {
+    Source::Fixed {
+        candidates: Vec::new(),
+        directive: Directive::NO_FILE_COMP,
+    }
+}
+
+fn takes_value(arg: &Arg) -> bool {
+    arg.get_action().takes_values()
+}
+
+fn find_long<'c>(cmd: &'c Command, name: &str) -> Option<&'c Arg> {
+    cmd.get_arguments().find(|a| {
+        !a.is_positional()
+            && a.get_long_and_visible_aliases()
+                .is_some_and(|names| names.contains(&name))
+    })
+}
+
+fn find_short(cmd: &Command, c: char) -> Option<&Arg> {
+    cmd.get_arguments().find(|a| {
+        !a.is_positional()
+            && a.get_short_and_visible_aliases()
+                .is_some_and(|names| names.contains(&c))
+    })
+}
+
+fn first_line(help: &StyledStr) -> String {
+    help.to_string().lines().next().unwrap_or("").trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn root() -> Command {
+        let mut cmd = crate::cli::Cli::command();
+        cmd.build();
+        cmd
+    }
+
+    fn plan_of(words: &[&str]) -> Plan {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        plan(&root(), &words)
+    }
+
+    fn values(source: Source) -> (Vec<String>, Directive) {
+        match source {
+            Source::Fixed { candidates, directive } => (candidates.into_iter().map(|c| c.value).collect(), directive),
+            other => panic!("expected fixed candidates, got {other:?}"),
+        }
+    }
+
+    fn has(names: &[String], name: &str) -> bool {
+        names.iter().any(|n| n == name)
+    }
+
+    #[test]
+    fn a_new_word_after_the_plugin_name_is_a_subcommand() {
+        let plan = plan_of(&[""]);
+        let (names, directive) = values(plan.source);
+        for sub in [
+            "operate",
+            "status",
+            "logs",
+            "explain-events",
+            "collect",
+            "manifests",
+            "completion",
+        ] {
+            assert!(has(&names, sub), "{sub} missing from {names:?}");
+        }
+        assert!(
+            !names.iter().any(|n| n.starts_with("__")),
+            "hidden names offered: {names:?}"
+        );
+        assert_eq!(directive, Directive::NO_FILE_COMP);
+        let plan = plan_of(&["st"]);
+        assert_eq!(values(plan.source).0, ["status"]);
+    }
+
+    #[test]
+    fn subcommands_carry_their_about_line_as_description() {
+        let plan = plan_of(&["ma"]);
+        let Source::Fixed { candidates, .. } = &plan.source else {
+            panic!()
+        };
+        assert_eq!(candidates.len(), 1);
+        assert_eq!(
+            candidates[0].description.as_deref(),
+            Some("Print the manifests that install the CRD, RBAC and the operator Deployment")
+        );
+    }
+
+    #[test]
+    fn object_names_for_status_logs_and_explain_events() {
+        for sub in ["status", "logs", "explain-events"] {
+            let plan = plan_of(&[sub, "to"]);
+            assert_eq!(plan.source, Source::MicroserviceNames, "{sub}");
+            assert_eq!(plan.prefix, "to");
+        }
+        // Only the first positional is a name.
+        assert_eq!(
+            values(plan_of(&["status", "todo-api", ""]).source).0,
+            Vec::<String>::new()
+        );
+        // `collect DIR`: directories.
+        assert_eq!(values(plan_of(&["collect", ""]).source).1, Directive::FILTER_DIRS);
+    }
+
+    #[test]
+    fn flags_of_the_subcommand_including_global_ones() {
+        let (names, directive) = values(plan_of(&["operate", "--"]).source);
+        for flag in [
+            "--log-format",
+            "--events",
+            "--namespace",
+            "--context",
+            "--kubeconfig",
+            "--help",
+        ] {
+            assert!(has(&names, flag), "{flag} missing from {names:?}");
+        }
+        assert!(!has(&names, "-n"), "a short flag offered for `--`: {names:?}");
+        assert_eq!(directive, Directive::NO_FILE_COMP);
+        let (names, _) = values(plan_of(&["status", "-"]).source);
+        assert!(
+            has(&names, "-n") && has(&names, "--namespace") && has(&names, "-A"),
+            "{names:?}"
+        );
+        let (names, _) = values(plan_of(&["operate", "--ev"]).source);
+        assert_eq!(names, ["--events"]);
+    }
+
+    #[test]
+    fn a_flag_already_given_is_not_offered_again_unless_repeatable() {
+        let (names, _) = values(plan_of(&["status", "--context", "x", "--"]).source);
+        assert!(!has(&names, "--context"), "{names:?}");
+        let (names, _) = values(plan_of(&["operate", "-n", "a", "--"]).source);
+        assert!(has(&names, "--namespace"), "--namespace is repeatable: {names:?}");
+    }
+
+    #[test]
+    fn flag_values_in_every_spelling() {
+        for words in [
+            &["status", "-n", "ku"][..],
+            &["status", "--namespace", "ku"],
+            &["status", "--namespace=ku"],
+            &["status", "-n=ku"],
+            &["-n", "ku"],
+        ] {
+            let plan = plan_of(words);
+            assert_eq!(plan.source, Source::Namespaces, "{words:?}");
+            assert_eq!(plan.prefix, "ku", "{words:?}");
+        }
+        assert_eq!(plan_of(&["logs", "--context", ""]).source, Source::Contexts);
+        assert_eq!(
+            values(plan_of(&["status", "-o", ""]).source).0,
+            ["json", "yaml", "wide"]
+        );
+        assert_eq!(
+            values(plan_of(&["status", "--color="]).source).0,
+            ["auto", "always", "never"]
+        );
+        assert_eq!(values(plan_of(&["operate", "--events", "w"]).source).0, ["warnings"]);
+        assert_eq!(values(plan_of(&["completion", ""]).source).0.len(), 6);
+        // A path: the shell completes file names.
+        assert_eq!(
+            values(plan_of(&["status", "--kubeconfig", ""]).source).1,
+            Directive::DEFAULT
+        );
+        // A free-form value: nothing to offer, and no file names either.
+        assert_eq!(
+            values(plan_of(&["status", "-l", ""]).source),
+            (Vec::<String>::new(), Directive::NO_FILE_COMP)
+        );
+    }
+
+    #[test]
+    fn a_value_that_looks_like_a_subcommand_is_a_value() {
+        // `-n status` names a namespace; the subcommand is still to come.
+        let (names, _) = values(plan_of(&["-n", "status", "op"]).source);
+        assert_eq!(names, ["operate"]);
+        // Attached short values and clusters.
+        assert_eq!(
+            plan_of(&["-nkube-system", "status", ""]).global.unwrap().namespaces,
+            ["kube-system"]
+        );
+        assert_eq!(plan_of(&["status", "-An", ""]).source, Source::Namespaces);
+    }
+
+    #[test]
+    fn after_a_double_dash_everything_is_positional() {
+        assert_eq!(plan_of(&["status", "--", "-x"]).source, Source::MicroserviceNames);
+    }
+
+    #[test]
+    fn the_lines_global_flags_are_parsed_as_the_command_parses_them() {
+        let plan = plan_of(&[
+            "--context",
+            "prod",
+            "status",
+            "--kubeconfig=/tmp/kc",
+            "-n",
+            "a,b",
+            "-A",
+            "",
+        ]);
+        let global = plan.global.unwrap();
+        assert_eq!(global.context.as_deref(), Some("prod"));
+        assert_eq!(global.kubeconfig.as_deref(), Some(std::path::Path::new("/tmp/kc")));
+        assert_eq!(global.namespaces, ["a", "b"]);
+        assert!(global.all_namespaces);
+        // A local flag is not a global one.
+        let plan = plan_of(&["operate", "--events", "none", "--as", "jane", ""]);
+        assert_eq!(plan.global.unwrap().as_user.as_deref(), Some("jane"));
+        // An invalid global value: no lookup.
+        assert!(plan_of(&["status", "--request-timeout", "ten", ""]).global.is_none());
+    }
+
+    /// `--handler` is completed wherever a subcommand defines it (logs, per issue 5).
+    #[test]
+    fn handler_ids_for_a_handler_flag() {
+        let mut cmd = Command::new("kubectl-microservice")
+            .subcommand(Command::new("logs").arg(Arg::new("handler").long("handler").action(ArgAction::Set)));
+        cmd.build();
+        let words: Vec<String> = ["logs", "--handler", ""].iter().map(|w| w.to_string()).collect();
+        let (names, directive) = values(plan(&cmd, &words).source);
+        assert_eq!(names, ["accept", "accept/spec"]);
+        assert_eq!(directive, Directive::NO_FILE_COMP);
+        let words: Vec<String> = ["logs", "--handler=accept/"].iter().map(|w| w.to_string()).collect();
+        assert_eq!(values(plan(&cmd, &words).source).0, ["accept/spec"]);
+    }
+
+    #[test]
+    fn unknown_words_give_no_candidates_and_no_files() {
+        assert_eq!(
+            values(plan_of(&["nosuch", ""]).source),
+            (Vec::<String>::new(), Directive::NO_FILE_COMP)
+        );
+        assert_eq!(
+            values(plan_of(&["status", "--nosuch=x"]).source),
+            (Vec::<String>::new(), Directive::NO_FILE_COMP)
+        );
+        assert_eq!(values(plan_of(&[]).source).1, Directive::NO_FILE_COMP);
+    }
+}
