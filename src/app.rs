@@ -25,10 +25,10 @@ pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
             runtime.block_on(crate::operate::run(&cli.global, args))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Status(_) | Command::Logs(_) | Command::ExplainEvents(_) | Command::Collect(_) => {
+        Command::Logs(args) => crate::commands::logs::run(&cli.global, args),
+        Command::Status(_) | Command::ExplainEvents(_) | Command::Collect(_) => {
             let name = match &cli.command {
                 Command::Status(_) => "status",
-                Command::Logs(_) => "logs",
                 Command::ExplainEvents(_) => "explain-events",
                 _ => "collect",
             };

@@ -116,7 +116,7 @@ pub enum Command {
     /// Is Accepted still true for the spec each Microservice has now?
     Status(DiagnosticArgs),
     /// Every run of a handler, with its cause and outcome, from the operator's logs.
-    Logs(DiagnosticArgs),
+    Logs(LogsArgs),
     /// Why is there no Warning event on a Microservice?
     ExplainEvents(DiagnosticArgs),
     /// Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs).
@@ -194,6 +194,80 @@ pub struct DiagnosticArgs {
     /// Read evidence from a bundle directory instead of a cluster.
     #[arg(long, value_name = "DIR")]
     pub bundle: Option<std::path::PathBuf>,
+}
+
+/// Flags of `logs`: every run of a handler, from a file, a bundle or the operator's Pods.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Examples:\n  kubectl microservice logs --handler accept todo-api -n todo\n  kubectl microservice logs --handler accept --file operator.log -o json\n  kubectl logs deploy/op --timestamps | kubectl microservice logs --handler accept --file -"
+)]
+pub struct LogsArgs {
+    /// The handler id; `accept` also matches Kopf's field handler `accept/spec` (`accept/*`).
+    #[arg(long, value_name = "NAME")]
+    pub handler: String,
+
+    /// Only runs for this object: `NAME` (in `-n NS` if given, else any namespace) or `NS/NAME`.
+    #[arg(value_name = "OBJECT")]
+    pub object: Option<String>,
+
+    /// Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or
+    /// without kubelet `--timestamps` prefixes.
+    #[arg(long, value_name = "PATH|-")]
+    pub file: Vec<String>,
+
+    /// Only runs started within this long before now (`10m`, `1h`).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub since: Option<Duration>,
+
+    /// Only the last N runs (after the other filters).
+    #[arg(long, value_name = "N")]
+    pub tail: Option<usize>,
+
+    /// Only runs with this cause (repeatable or comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub cause: Vec<RunCause>,
+
+    /// Only runs with this outcome (repeatable or comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub outcome: Vec<RunOutcome>,
+
+    /// Print the matching runs' log lines as they are, without grouping.
+    #[arg(long)]
+    pub raw: bool,
+
+    /// Keep following the logs; runs are printed as they end.
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+
+    /// A run with no outcome after this long is closed with outcome `unknown`.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10m")]
+    pub run_timeout: Duration,
+}
+
+/// `--cause` values of `logs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunCause {
+    /// Creation.
+    Create,
+    /// Updating (a spec change).
+    Update,
+    /// Resuming (operator restart).
+    Resume,
+    /// Not named in the logs.
+    Unknown,
+}
+
+/// `--outcome` values of `logs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunOutcome {
+    /// The handler succeeded (or its error was ignored).
+    Succeeded,
+    /// A temporary failure: Kopf retries.
+    Retrying,
+    /// A permanent failure, or retries exhausted.
+    Failed,
+    /// No outcome logged.
+    Unknown,
 }
 
 /// Flags of `manifests`.

@@ -2,6 +2,7 @@
 
 pub mod complete;
 pub mod completion;
+pub mod logs;
 
 use std::io::Write;
 

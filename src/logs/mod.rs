@@ -6,19 +6,22 @@
 //!   ([`ours`]), multi-line records (tracebacks), unmatched lines kept and counted;
 //! - [`runs`]: records → handler [`runs::Run`]s (one invocation of one handler for one object,
 //!   with cause, outcome and detail);
+//! - [`stream`]: one container log end to end (bytes → runs), for blocking and async readers;
 //! - [`coverage`]: what a log can and cannot show (first and last line per container);
-//! - [`source`]: where logs come from (a file, stdin, a bundle directory), [`live`]: the
-//!   operator's Pods through `pods/log`.
+//! - [`filter`] and [`view`]: which runs `logs --handler` shows, and how.
 //!
 //! `status` and `explain-events` reuse [`record::RecordParser`] and
 //! [`crate::kopf::messages::classify`] to find each object's last `... is processed` line and the
 //! `Failed to post an event` lines.
 
+pub mod coverage;
+pub mod filter;
 pub mod lines;
 pub mod ours;
 pub mod record;
 pub mod runs;
 pub mod stream;
+pub mod view;
 
 use std::fmt;
 

@@ -1,0 +1,225 @@
+//! What the logs can and cannot show (DESIGN.md "Logs have coverage"): per container, the first
+//! and last line and what became of every line; and whether "no run since X" may be said.
+//!
+//! Kubelet rotation and replaced Pods drop the past, so "no run since the spec changed at X" is
+//! said only when the logs begin before X (by more than [`SKEW`]); otherwise the answer is
+//! "cannot tell: logs begin at Y".
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::record::ParseStats;
+use super::runs::GroupStats;
+use super::stream::SourceLabel;
+use super::{Clock, Stamp};
+use crate::time::rfc3339_millis;
+
+/// Clock skew within which two times from different clocks are not ordered.
+pub const SKEW: Duration = Duration::from_secs(2);
+
+/// Facts about one container log.
+#[derive(Debug, Clone, Default)]
+pub struct ContainerCoverage {
+    /// Which log.
+    pub label: SourceLabel,
+    /// What its lines became (all zero when it could not be read).
+    pub parse: ParseStats,
+    /// What grouping did.
+    pub group: GroupStats,
+    /// Why the log could not be read (a gap), if so.
+    pub error: Option<String>,
+    /// Notes about what the log cannot hold (restarts, replaced Pods), from the Pod's status.
+    pub notes: Vec<String>,
+}
+
+impl ContainerCoverage {
+    /// The first line's time, when it has one.
+    pub fn begins(&self) -> Option<Stamp> {
+        self.parse.first
+    }
+
+    /// One line per container: span, counts and notes.
+    pub fn describe(&self) -> Vec<String> {
+        let name = self.label.describe();
+        if let Some(e) = &self.error {
+            return vec![format!("{name}: could not be read: {e}")];
+        }
+        let p = &self.parse;
+        let span = match (p.first, p.last) {
+            (Some(f), Some(l)) => format!(
+                "{} .. {} ({})",
+                rfc3339_millis(f.at),
+                rfc3339_millis(l.at),
+                clock_word(f.clock)
+            ),
+            _ if p.lines == 0 => "no lines".to_string(),
+            _ => "lines without times (plain format, no kubelet timestamps)".to_string(),
+        };
+        let mut out = vec![format!("{name}: {span}, {} lines", p.lines)];
+        let mut counted = |n: u64, what: &str| {
+            if n > 0 {
+                out.push(format!("  {n} {what}"));
+            }
+        };
+        counted(
+            p.unmatched_lines,
+            "line(s) matched no log format (kept, shown by --raw)",
+        );
+        counted(p.truncated_lines, "line(s) longer than 64 KiB, cut with a marker");
+        counted(p.invalid_utf8_lines, "line(s) not UTF-8 (bad bytes replaced)");
+        counted(p.unterminated_lines, "last line without newline (the stream was cut)");
+        counted(
+            self.group.unattributed_lines,
+            "object line(s) that joined no handler run",
+        );
+        counted(
+            self.group.expired_runs,
+            "run(s) closed as unknown after the run timeout",
+        );
+        for n in &self.notes {
+            out.push(format!("  {n}"));
+        }
+        if p.first.is_some_and(|f| f.clock == Clock::OperatorLocal) {
+            out.push(
+                "  times are the operator's local time without a zone, read as UTC (unless the Pod sets TZ); \
+                 fetch with kubelet timestamps for a better clock"
+                    .to_string(),
+            );
+        }
+        out
+    }
+}
+
+fn clock_word(clock: Clock) -> &'static str {
+    match clock {
+        Clock::Kubelet => "kubelet clock",
+        Clock::OperatorUtc => "operator's clock",
+        Clock::OperatorLocal => "operator's local time",
+    }
+}
+
+/// The earliest first line over all readable containers: what the logs can speak for.
+pub fn logs_begin(coverage: &[ContainerCoverage]) -> Option<Stamp> {
+    coverage
+        .iter()
+        .filter_map(ContainerCoverage::begins)
+        .min_by_key(|s| s.at)
+}
+
+/// Whether the logs say a handler has not run since `changed_at`, given the latest matching run
+/// start (`last_run`) and where the logs begin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SinceVerdict {
+    /// A run started after the change.
+    RanSince(DateTime<Utc>),
+    /// No run since, and the logs begin before the change: they would show one.
+    NoRunSince {
+        /// Where the logs begin.
+        logs_begin: DateTime<Utc>,
+    },
+    /// The logs begin after the change (or too close to it): they cannot show it.
+    CannotTell {
+        /// Where the logs begin, if they have any time.
+        logs_begin: Option<DateTime<Utc>>,
+    },
+}
+
+/// Decides [`SinceVerdict`] (see the module docs). Times closer than [`SKEW`] are not ordered.
+pub fn since(
+    changed_at: DateTime<Utc>,
+    last_run: Option<DateTime<Utc>>,
+    logs_begin: Option<DateTime<Utc>>,
+) -> SinceVerdict {
+    let skew = chrono::Duration::from_std(SKEW).unwrap_or_default();
+    if let Some(run) = last_run.filter(|r| *r >= changed_at - skew) {
+        return SinceVerdict::RanSince(run);
+    }
+    match logs_begin {
+        Some(begin) if begin + skew < changed_at => SinceVerdict::NoRunSince { logs_begin: begin },
+        other => SinceVerdict::CannotTell { logs_begin: other },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn no_run_since_only_when_the_logs_begin_before_the_change() {
+        let changed = t("2026-11-29T17:12:30Z");
+        assert_eq!(
+            since(
+                changed,
+                Some(t("2026-11-29T17:11:55Z")),
+                Some(t("2026-11-29T17:11:48Z"))
+            ),
+            SinceVerdict::NoRunSince {
+                logs_begin: t("2026-11-29T17:11:48Z")
+            }
+        );
+        assert_eq!(
+            since(changed, None, Some(t("2026-11-29T17:20:00Z"))),
+            SinceVerdict::CannotTell {
+                logs_begin: Some(t("2026-11-29T17:20:00Z"))
+            }
+        );
+        // Within the skew: not ordered.
+        assert!(matches!(
+            since(changed, None, Some(t("2026-11-29T17:12:29Z"))),
+            SinceVerdict::CannotTell { .. }
+        ));
+        assert_eq!(
+            since(
+                changed,
+                Some(t("2026-11-29T17:12:31Z")),
+                Some(t("2026-11-29T17:11:48Z"))
+            ),
+            SinceVerdict::RanSince(t("2026-11-29T17:12:31Z"))
+        );
+        assert_eq!(
+            since(changed, None, None),
+            SinceVerdict::CannotTell { logs_begin: None }
+        );
+    }
+
+    #[test]
+    fn coverage_lines_name_every_count_and_the_clock() {
+        let mut c = ContainerCoverage {
+            label: SourceLabel {
+                pod: Some("op-1".into()),
+                container: Some("operator".into()),
+                previous: true,
+                path: None,
+            },
+            ..Default::default()
+        };
+        c.parse.lines = 10;
+        c.parse.unmatched_lines = 2;
+        c.parse.first = Some(Stamp {
+            at: t("2026-11-29T17:11:48.337Z"),
+            clock: Clock::OperatorLocal,
+        });
+        c.parse.last = Some(Stamp {
+            at: t("2026-11-29T17:11:55.982Z"),
+            clock: Clock::OperatorLocal,
+        });
+        c.group.unattributed_lines = 1;
+        let text = c.describe().join("\n");
+        assert!(text.starts_with(
+            "op-1/operator (previous container): 2026-11-29T17:11:48.337Z .. 2026-11-29T17:11:55.982Z (operator's local time), 10 lines"
+        ));
+        assert!(text.contains("2 line(s) matched no log format"));
+        assert!(text.contains("1 object line(s) that joined no handler run"));
+        assert!(text.contains("read as UTC"));
+        c.error = Some("forbidden".into());
+        assert_eq!(
+            c.describe(),
+            ["op-1/operator (previous container): could not be read: forbidden"]
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! How `logs --handler` prints runs: `-o json` (one JSON object per line per run, DESIGN.md
+//! Contracts), grouped human blocks, or `--raw` lines. Renderers return strings; human text is
+//! sanitised (terminal control characters escaped) and coloured only when asked.
+
+use chrono::SecondsFormat;
+use owo_colors::OwoColorize;
+use serde::Serialize;
+
+use super::runs::Run;
+use super::{Level, Stamp};
+use crate::kopf::messages::Outcome;
+use crate::text::sanitize;
+
+/// The JSON document of one run (`schemaVersion` 1). Field order is the Contracts' order;
+/// `container` and `clock` are additions.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunJson<'a> {
+    /// Always 1.
+    pub schema_version: u32,
+    /// The exact handler id.
+    pub handler: &'a str,
+    /// `NS/NAME`.
+    pub object: String,
+    /// `create|update|resume|unknown`.
+    pub cause: &'static str,
+    /// `succeeded|retrying|failed|unknown`.
+    pub outcome: &'static str,
+    /// The failure message, or why the outcome is unknown; `null` otherwise.
+    pub detail: Option<&'a str>,
+    /// The operator Pod, when known.
+    pub pod: Option<&'a str>,
+    /// The container, when known.
+    pub container: Option<&'a str>,
+    /// RFC 3339 UTC with `Z`.
+    pub started: Option<String>,
+    /// RFC 3339 UTC with `Z`.
+    pub finished: Option<String>,
+    /// Which clock `started`/`finished` come from: `kubelet`, `operator`, `operator-local`.
+    pub clock: Option<&'static str>,
+    /// The run's log lines as read (with any kubelet prefix).
+    pub lines: Vec<&'a str>,
+}
+
+fn time(s: Option<Stamp>) -> Option<String> {
+    s.map(|s| s.at.to_rfc3339_opts(SecondsFormat::AutoSi, true))
+}
+
+/// One line of JSON for `run`.
+pub fn json_line(run: &Run) -> String {
+    let doc = RunJson {
+        schema_version: 1,
+        handler: &run.handler,
+        object: run.object.to_string(),
+        cause: run.cause.map_or("unknown", |c| c.as_str()),
+        outcome: run.outcome.as_str(),
+        detail: run.detail.as_deref(),
+        pod: run.pod.as_deref(),
+        container: run.container.as_deref(),
+        started: time(run.started),
+        finished: time(run.finished),
+        clock: run.started.map(|s| s.clock.as_str()),
+        lines: run
+            .records
+            .iter()
+            .flat_map(|r| r.lines.iter().map(String::as_str))
+            .collect(),
+    };
+    let mut line = serde_json::to_string(&doc).expect("a run always serialises");
+    line.push('\n');
+    line
+}
+
+/// The run's lines as they were read, sanitised, for `--raw`.
+pub fn raw_lines(run: &Run) -> String {
+    let mut out = String::new();
+    for line in run.records.iter().flat_map(|r| &r.lines) {
+        out.push_str(&sanitize(line));
+        out.push('\n');
+    }
+    out
+}
+
+fn paint_outcome(outcome: Outcome, color: bool) -> String {
+    let text = outcome.as_str();
+    if !color {
+        return text.to_string();
+    }
+    match outcome {
+        Outcome::Succeeded => text.green().to_string(),
+        Outcome::Retrying => text.yellow().to_string(),
+        Outcome::Failed => text.red().bold().to_string(),
+        Outcome::Unknown => text.dimmed().to_string(),
+    }
+}
+
+fn paint_level(level: Option<Level>, color: bool) -> String {
+    let text = format!("{:<8}", level.map_or("", Level::as_str));
+    if !color {
+        return text;
+    }
+    match level {
+        Some(Level::Error | Level::Critical) => text.red().to_string(),
+        Some(Level::Warning) => text.yellow().to_string(),
+        Some(Level::Debug | Level::Trace) => text.dimmed().to_string(),
+        _ => text,
+    }
+}
+
+/// A grouped, human block for one run: a header (start time and its clock, handler, object,
+/// cause, outcome, Pod), the detail, then the run's lines with their times and levels.
+pub fn human_block(run: &Run, color: bool) -> String {
+    let when = match run.started {
+        Some(s) => format!(
+            "{} ({})",
+            s.at.to_rfc3339_opts(SecondsFormat::Millis, true),
+            s.clock.as_str()
+        ),
+        None => "time unknown".to_string(),
+    };
+    let handler = sanitize(&run.handler);
+    let handler = if color { handler.bold().to_string() } else { handler };
+    let cause = run.cause.map_or("unknown", |c| c.as_str());
+    let mut out = format!(
+        "{when}  {handler}  {}  cause={cause}  outcome={}",
+        sanitize(&run.object.to_string()),
+        paint_outcome(run.outcome, color)
+    );
+    if let Some(pod) = &run.pod {
+        out.push_str(&format!("  pod={}", sanitize(pod)));
+        if let Some(c) = &run.container {
+            out.push_str(&format!("/{}", sanitize(c)));
+        }
+    }
+    out.push('\n');
+    if let Some(d) = &run.detail {
+        out.push_str(&format!("  detail: {}\n", sanitize(d)));
+    }
+    for record in &run.records {
+        let at = record
+            .stamp
+            .map(|s| s.at.to_rfc3339_opts(SecondsFormat::Millis, true))
+            .unwrap_or_default();
+        let at = if color { at.dimmed().to_string() } else { at };
+        out.push_str(&format!(
+            "  {at} {} {}\n",
+            paint_level(record.level, color),
+            sanitize(&record.message)
+        ));
+        for more in record.continuation() {
+            out.push_str(&format!("      {}\n", sanitize(more)));
+        }
+        if record.omitted_lines > 0 {
+            out.push_str(&format!("      ({} more lines not kept)\n", record.omitted_lines));
+        }
+    }
+    if run.omitted_records > 0 {
+        out.push_str(&format!("  ({} more records not kept)\n", run.omitted_records));
+    }
+    out
+}
+
+/// Counts of runs by outcome, for the closing line (`3 runs: 2 succeeded, 1 failed`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    counts: [usize; 4],
+}
+
+impl Tally {
+    /// Counts `runs`.
+    pub fn of<'a>(runs: impl IntoIterator<Item = &'a Run>) -> Tally {
+        let mut t = Tally::default();
+        for r in runs {
+            t.add(r.outcome);
+        }
+        t
+    }
+
+    /// Counts one more run.
+    pub fn add(&mut self, outcome: Outcome) {
+        self.counts[outcome as usize] += 1;
+    }
+
+    /// Runs counted.
+    pub fn total(&self) -> usize {
+        self.counts.iter().sum()
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = [Outcome::Succeeded, Outcome::Retrying, Outcome::Failed, Outcome::Unknown]
+            .iter()
+            .filter(|o| self.counts[**o as usize] > 0)
+            .map(|o| format!("{} {}", self.counts[*o as usize], o.as_str()))
+            .collect();
+        match self.total() {
+            0 => f.write_str("no runs"),
+            1 => write!(f, "1 run: {}", parts.join(", ")),
+            n => write!(f, "{n} runs: {}", parts.join(", ")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logs::runs::GroupConfig;
+    use crate::logs::stream::{LogStream, SourceLabel};
+
+    fn runs(log: &str) -> Vec<Run> {
+        let label = SourceLabel {
+            pod: Some("op-1".into()),
+            container: Some("operator".into()),
+            ..Default::default()
+        };
+        LogStream::new(label, GroupConfig::default(), vec![])
+            .read_all(log.as_bytes())
+            .unwrap()
+    }
+
+    const LOG: &str = "2026-11-29T17:12:58.225123456Z [2026-11-29 17:12:58,225] kopf.objects         [ERROR   ] [store/pricing-api] Handler 'accept/spec' failed permanently: port 7200 is \u{1b}[31mreserved\n2026-11-29T17:12:58.226Z [2026-11-29 17:12:58,225] kopf.objects         [INFO    ] [store/pricing-api] Updating is processed: 0 succeeded; 1 failed.\n";
+
+    #[test]
+    fn json_lines_follow_the_contract() {
+        let runs = runs(LOG);
+        let line = json_line(&runs[0]);
+        assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["schemaVersion"], 1);
+        assert_eq!(v["handler"], "accept/spec");
+        assert_eq!(v["object"], "store/pricing-api");
+        assert_eq!(v["cause"], "update");
+        assert_eq!(v["outcome"], "failed");
+        assert_eq!(v["detail"], "port 7200 is \u{1b}[31mreserved");
+        assert_eq!(v["pod"], "op-1");
+        assert_eq!(v["started"], "2026-11-29T17:12:58.225123456Z");
+        assert_eq!(v["finished"], "2026-11-29T17:12:58.225123456Z");
+        assert_eq!(v["clock"], "kubelet");
+        assert_eq!(v["lines"].as_array().unwrap().len(), 2);
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), 12);
+    }
+
+    #[test]
+    fn human_blocks_are_sanitised_and_coloured_only_when_asked() {
+        let runs = runs(LOG);
+        let plain = human_block(&runs[0], false);
+        assert!(plain.starts_with(
+            "2026-11-29T17:12:58.225Z (kubelet)  accept/spec  store/pricing-api  cause=update  outcome=failed  pod=op-1/operator\n"
+        ));
+        assert!(plain.contains("  detail: port 7200 is \\u{1b}[31mreserved\n"));
+        assert!(!plain.contains('\u{1b}'));
+        assert!(plain.contains("ERROR    Handler 'accept/spec' failed permanently"));
+        let coloured = human_block(&runs[0], true);
+        assert!(coloured.contains("\u{1b}[31m\u{1b}[1mfailed") || coloured.contains("\u{1b}[1m\u{1b}[31mfailed"));
+        let raw = raw_lines(&runs[0]);
+        assert_eq!(raw.lines().count(), 2);
+        assert!(!raw.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn tallies_count_outcomes() {
+        let runs = runs(LOG);
+        assert_eq!(Tally::of(&runs).to_string(), "1 run: 1 failed");
+        assert_eq!(Tally::default().to_string(), "no runs");
+        let mut t = Tally::of(&runs);
+        t.add(Outcome::Succeeded);
+        t.add(Outcome::Succeeded);
+        assert_eq!(t.to_string(), "3 runs: 2 succeeded, 1 failed");
+    }
+}

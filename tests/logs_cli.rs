@@ -1,0 +1,264 @@
+//! `kubectl-microservice logs` as a user runs it: files and stdin, filters, output modes, colour,
+//! follow, exit codes.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
+
+fn fixture(rel: &str) -> String {
+    format!("{}/tests/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).env_remove("NO_COLOR").output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn json_runs(stdout: &str) -> Vec<Value> {
+    stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn json_output_is_one_run_per_line_with_the_contract_fields() {
+    let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
+    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--file", &file, "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let runs = json_runs(&stdout);
+    let got: Vec<(&str, &str, &str)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["handler"].as_str().unwrap(),
+                r["cause"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("accept", "create", "succeeded"),
+            ("accept/spec", "update", "succeeded"),
+            ("accept/spec", "update", "succeeded")
+        ]
+    );
+    for r in &runs {
+        assert_eq!(r["schemaVersion"], 1);
+        assert_eq!(r["object"], "todo/todo-api");
+        assert!(r["started"].as_str().unwrap().ends_with('Z'));
+        assert!(r["lines"].as_array().unwrap().len() >= 3);
+    }
+    // The coverage goes to stderr so stdout stays JSON.
+    assert!(stderr.contains("Coverage:") && stderr.contains("14 lines"), "{stderr}");
+}
+
+#[test]
+fn filters_select_runs() {
+    let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
+    let count = |extra: &[&str]| {
+        let mut args = vec!["logs", "--handler", "accept", "--file", file.as_str(), "-o", "json"];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        json_runs(&stdout).len()
+    };
+    assert_eq!(count(&["--cause", "update"]), 2);
+    assert_eq!(count(&["--cause", "create,resume"]), 1);
+    assert_eq!(count(&["--outcome", "failed"]), 0);
+    assert_eq!(count(&["--tail", "1"]), 1);
+    assert_eq!(count(&["todo-api"]), 3);
+    assert_eq!(count(&["-n", "other", "todo-api"]), 0);
+    assert_eq!(count(&["todo/todo-api"]), 3);
+    // "now" for a file is its last line (16:21:35.958): the two updates started within 12 s.
+    assert_eq!(count(&["--since", "12s"]), 2);
+    let (_, stdout, _) = run(&["logs", "--handler", "accept/spec", "--file", &file, "-o", "json"]);
+    assert_eq!(json_runs(&stdout).len(), 2);
+    let (_, stdout, stderr) = run(&["logs", "--handler", "other", "--file", &file]);
+    assert!(
+        stdout.contains("No run of handler other in these logs."),
+        "{stdout}{stderr}"
+    );
+}
+
+#[test]
+fn several_files_and_stdin_merge_by_time() {
+    let a = fixture("kopf-1.38-real/c-run2-restart-resume.log");
+    let b = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
+    let mut child = Command::new(BIN)
+        .args(["logs", "--handler", "accept", "--file", &a, "--file", "-", "-o", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(&b).unwrap())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let runs = json_runs(&String::from_utf8(out.stdout).unwrap());
+    let causes: Vec<&str> = runs.iter().map(|r| r["cause"].as_str().unwrap()).collect();
+    assert_eq!(causes, ["create", "update", "update", "resume"]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("stdin:"), "{stderr}");
+}
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let file = fixture("bundles/failed-cycle/operator/logs/catalog-operator-6d4f9f788f-gdc4g.operator.log");
+    let base = ["logs", "--handler", "accept", "--file", file.as_str()];
+    // A pipe: no colour.
+    let (_, plain, _) = run(&base);
+    assert!(!plain.contains('\u{1b}'));
+    // --color always beats NO_COLOR.
+    let out = Command::new(BIN)
+        .args(base)
+        .args(["--color", "always"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(out.stdout).unwrap().contains('\u{1b}'));
+    let out = Command::new(BIN)
+        .args(base)
+        .args(["--color", "never"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(out.stdout).unwrap().contains('\u{1b}'));
+}
+
+#[test]
+fn control_characters_in_logs_are_escaped_in_human_and_raw_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("evil.log");
+    std::fs::write(
+        &path,
+        "[2026-11-29 16:00:00,000] kopf.objects         [ERROR   ] [ns/x] Handler 'accept' failed permanently: \u{1b}[2J\u{1b}]0;pwned\u{7}\n",
+    )
+    .unwrap();
+    for extra in [None, Some("--raw")] {
+        let mut args = vec![
+            "logs",
+            "--handler",
+            "accept",
+            "--file",
+            path.to_str().unwrap(),
+            "--color",
+            "never",
+        ];
+        args.extend(extra);
+        let (code, stdout, _) = run(&args);
+        assert_eq!(code, 0);
+        assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{7}'), "{stdout}");
+        assert!(stdout.contains("\\u{1b}[2J"), "{stdout}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_and_name_the_input() {
+    let file = fixture("kopf-1.38-real/c-run2-restart-resume.log");
+    for (args, needle) in [
+        (
+            vec!["logs", "--handler", "accept", "--file", "/no/such/file"],
+            "/no/such/file",
+        ),
+        (
+            vec!["logs", "--handler", "accept", "--file", &file, "a/b/c"],
+            "\"a/b/c\"",
+        ),
+        (
+            vec!["logs", "--handler", "accept", "--file", &file, "--raw", "-o", "json"],
+            "--raw",
+        ),
+        (
+            vec!["logs", "--handler", "accept", "--file", &file, "-o", "yaml"],
+            "-o yaml",
+        ),
+        (
+            vec!["logs", "--handler", "accept", "--file", &file, "--since", "ten"],
+            "ten",
+        ),
+        (
+            vec!["logs", "--handler", "accept", "--file", &file, "-f", "--tail", "2"],
+            "--tail",
+        ),
+        (
+            vec!["logs", "--handler", "accept", "--file", &file, "--outcome", "meh"],
+            "meh",
+        ),
+        (vec!["logs", "--file", &file], "--handler"),
+    ] {
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
+
+/// `--follow` prints each run when it ends, before the stream does.
+#[test]
+fn follow_prints_runs_as_they_end() {
+    let mut child = Command::new(BIN)
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "--file",
+            "-",
+            "-f",
+            "-o",
+            "json",
+            "--run-timeout",
+            "1m",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let _ = tx.send(line.unwrap());
+        }
+    });
+    let log = std::fs::read_to_string(fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    // The create run and its cycle end (lines 5-7), but not yet the stream.
+    for l in &lines[..7] {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let first = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the first run is printed while the stream is open");
+    let v: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(
+        (v["handler"].as_str(), v["cause"].as_str()),
+        (Some("accept"), Some("create"))
+    );
+    for l in &lines[7..] {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) {
+        rest.push(line);
+        if started.elapsed() > Duration::from_secs(20) {
+            break;
+        }
+    }
+    assert_eq!(rest.len(), 2, "{rest:?}");
+    assert!(child.wait().unwrap().success());
+}
