@@ -101,7 +101,13 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             break
         }
         'kubectl-microservice;logs' {
-            [CompletionResult]::new('--bundle', '--bundle', [CompletionResultType]::ParameterName, 'Read evidence from a bundle directory instead of a cluster')
+            [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'The handler id; `accept` also matches Kopf''s field handler `accept/spec` (`accept/*`)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only runs started within this long before now (`10m`, `1h`)')
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Only the last N runs (after the other filters)')
+            [CompletionResult]::new('--cause', '--cause', [CompletionResultType]::ParameterName, 'Only runs with this cause (repeatable or comma-separated)')
+            [CompletionResult]::new('--outcome', '--outcome', [CompletionResultType]::ParameterName, 'Only runs with this outcome (repeatable or comma-separated)')
+            [CompletionResult]::new('--run-timeout', '--run-timeout', [CompletionResultType]::ParameterName, 'A run with no outcome after this long is closed with outcome `unknown`')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')
@@ -114,6 +120,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the matching runs'' log lines as they are, without grouping')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep following the logs; runs are printed as they end')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep following the logs; runs are printed as they end')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces (`manifests`: the operator watches all namespaces)')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'All namespaces (`manifests`: the operator watches all namespaces)')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Do not print table headers')

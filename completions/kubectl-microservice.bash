@@ -453,13 +453,37 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__subcmd__microservice__subcmd__logs)
-            opts="-n -A -o -l -h -V --bundle --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-f -n -A -o -l -h -V --handler --file --since --tail --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --bundle)
+                --handler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tail)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cause)
+                    COMPREPLY=($(compgen -W "create update resume unknown" -- "${cur}"))
+                    return 0
+                    ;;
+                --outcome)
+                    COMPREPLY=($(compgen -W "succeeded retrying failed unknown" -- "${cur}"))
+                    return 0
+                    ;;
+                --run-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

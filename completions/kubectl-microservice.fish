@@ -92,7 +92,19 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s V -l version -d 'Print version'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l handler -d 'The handler id; `accept` also matches Kopf\'s field handler `accept/spec` (`accept/*`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l file -d 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l since -d 'Only runs started within this long before now (`10m`, `1h`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l tail -d 'Only the last N runs (after the other filters)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l cause -d 'Only runs with this cause (repeatable or comma-separated)' -r -f -a "create\t'Creation'
+update\t'Updating (a spec change)'
+resume\t'Resuming (operator restart)'
+unknown\t'Not named in the logs'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l outcome -d 'Only runs with this outcome (repeatable or comma-separated)' -r -f -a "succeeded\t'The handler succeeded (or its error was ignored)'
+retrying\t'A temporary failure: Kopf retries'
+failed\t'A permanent failure, or retries exhausted'
+unknown\t'No outcome logged'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l run-timeout -d 'A run with no outcome after this long is closed with outcome `unknown`' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
@@ -106,6 +118,8 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l raw -d 'Print the matching runs\' log lines as they are, without grouping'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s f -l follow -d 'Keep following the logs; runs are printed as they end'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
