@@ -55,6 +55,8 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 warnings\t'Warnings only (`ReconcileFailed`, `InvalidSpec`, `StatusPruned`)'
 none\t'Post nothing; outcomes are only in the logs and in `status`'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l max-concurrent -d 'How many objects are handled at once (one object is never handled twice at once)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l lease-name -d 'Name of the Lease used for leader election' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l lease-namespace -d 'Namespace of the Lease (default: the operator\'s own namespace: the service account\'s in a Pod, else the kubeconfig context\'s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
@@ -68,7 +70,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l standalone -d 'Run without leader election (one replica only). Leader election is not implemented yet, so this is currently the only mode; the flag is accepted for Kopf parity'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l standalone -d 'Run without leader election (one replica only; Kopf\'s flag of the same name). By default replicas elect a leader on a coordination.k8s.io/v1 Lease and only the leader handles objects'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l skip-crd-check -d 'Do not check the CRD at start-up (for an operator that may not read CRDs)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l no-headers -d 'Do not print table headers'

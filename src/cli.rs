@@ -174,10 +174,19 @@ pub struct OperateArgs {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
     pub max_concurrent: u16,
 
-    /// Run without leader election (one replica only). Leader election is not implemented yet,
-    /// so this is currently the only mode; the flag is accepted for Kopf parity.
+    /// Run without leader election (one replica only; Kopf's flag of the same name). By default
+    /// replicas elect a leader on a coordination.k8s.io/v1 Lease and only the leader handles objects.
     #[arg(long)]
     pub standalone: bool,
+
+    /// Name of the Lease used for leader election.
+    #[arg(long, value_name = "NAME", default_value = crate::operate::leader::DEFAULT_LEASE_NAME, conflicts_with = "standalone", value_parser = parse_dns_subdomain)]
+    pub lease_name: String,
+
+    /// Namespace of the Lease (default: the operator's own namespace: the service account's in a
+    /// Pod, else the kubeconfig context's).
+    #[arg(long, value_name = "NS", conflicts_with = "standalone", value_parser = parse_dns_label)]
+    pub lease_namespace: Option<String>,
 
     /// Do not check the CRD at start-up (for an operator that may not read CRDs).
     #[arg(long)]
@@ -315,6 +324,36 @@ pub enum CompletionShell {
     Kubectl,
 }
 
+/// Accepts a DNS-1123 label (a namespace name): lowercase letters, digits and '-', at most 63.
+pub fn parse_dns_label(input: &str) -> Result<String, String> {
+    let ok = !input.is_empty()
+        && input.len() <= 63
+        && input
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !input.starts_with('-')
+        && !input.ends_with('-');
+    if ok {
+        Ok(input.to_string())
+    } else {
+        Err(format!(
+            "invalid name {input:?}: expected a DNS label (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit)"
+        ))
+    }
+}
+
+/// Accepts a DNS-1123 subdomain (an object name such as a Lease's): dot-separated DNS labels,
+/// at most 253 characters.
+pub fn parse_dns_subdomain(input: &str) -> Result<String, String> {
+    if input.len() <= 253 && input.split('.').all(|part| parse_dns_label(part).is_ok()) {
+        Ok(input.to_string())
+    } else {
+        Err(format!(
+            "invalid name {input:?}: expected a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253)"
+        ))
+    }
+}
+
 /// Parses kubectl-style durations: `10s`, `1m`, `1m30s`, `500ms`, `2h`, or a bare number of seconds.
 ///
 /// Errors name the input and the expected shape.
@@ -374,6 +413,45 @@ mod tests {
         assert!(err.contains("\"ten\"") && err.contains("expected"), "{err}");
         assert!(parse_duration("5x").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn leader_election_flags() {
+        let cli = Cli::try_parse_from(["kubectl-microservice", "operate"]).unwrap();
+        let Command::Operate(args) = cli.command else {
+            unreachable!()
+        };
+        assert!(!args.standalone);
+        assert_eq!(args.lease_name, "microservice-operator");
+        assert_eq!(args.lease_namespace, None);
+        let cli = Cli::try_parse_from([
+            "kubectl-microservice",
+            "operate",
+            "--lease-name",
+            "ops.lock",
+            "--lease-namespace",
+            "ops",
+        ])
+        .unwrap();
+        let Command::Operate(args) = cli.command else {
+            unreachable!()
+        };
+        assert_eq!(args.lease_name, "ops.lock");
+        assert_eq!(args.lease_namespace.as_deref(), Some("ops"));
+        for (bad, needle) in [
+            (&["--standalone", "--lease-name", "x"][..], "cannot be used with"),
+            (&["--lease-name", "Bad_Name"][..], "\"Bad_Name\""),
+            (&["--lease-namespace", "Ops"][..], "\"Ops\""),
+        ] {
+            let err = Cli::try_parse_from(
+                ["kubectl-microservice", "operate"]
+                    .into_iter()
+                    .chain(bad.iter().copied()),
+            )
+            .unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad:?}");
+            assert!(err.to_string().contains(needle), "{bad:?}: {err}");
+        }
     }
 
     #[test]

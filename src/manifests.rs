@@ -4,15 +4,20 @@
 //! lets it `get` only its own CRD (the start-up check); in each watched namespace a Role +
 //! RoleBinding (or one ClusterRole + ClusterRoleBinding with `--all-namespaces`) with exactly the
 //! verbs the operator uses — microservices get/list/watch, microservices/status patch,
-//! events.k8s.io events create/patch (create posts, patch extends a series); the Deployment,
-//! restricted Pod Security Standard; and two ClusterRoles for people: `microservice-view`
-//! (aggregated to `view`) and `microservice-diagnose` (what status/logs/explain-events read).
-//! No rule uses a wildcard (a test holds this).
+//! events.k8s.io events create/patch (create posts, patch extends a series); with leader election
+//! (the default), a Role + RoleBinding in the operator's namespace for its Lease — `create` on
+//! leases (create cannot be limited to a name) and `get`/`update` on the Lease by name, the verbs
+//! `operate::leader` uses; the Deployment, restricted Pod Security Standard: 2 replicas with
+//! leader election, or with `--standalone` 1 replica, `Recreate`, `operate --standalone`; and two
+//! ClusterRoles for people:
+//! `microservice-view` (aggregated to `view`) and `microservice-diagnose` (what
+//! status/logs/explain-events read). No rule uses a wildcard (a test holds this).
 
 use serde_json::{Value, json};
 
-use crate::cli::{GlobalArgs, ManifestsArgs, OutputFormat};
+use crate::cli::{GlobalArgs, ManifestsArgs, OutputFormat, parse_dns_label};
 use crate::error::AppError;
+use crate::operate::leader::DEFAULT_LEASE_NAME;
 use crate::resource::{CRD_NAME, GROUP, IMAGE_PATTERN, PLURAL, crd};
 
 /// The image the Deployment runs unless `--image` is given.
@@ -22,6 +27,10 @@ pub const DEFAULT_IMAGE: &str = concat!(
 );
 /// Name of the ServiceAccount, Roles, bindings and Deployment of the operator.
 pub const OPERATOR_NAME: &str = "microservice-operator";
+/// Name of the Role and RoleBinding for the Lease, in the operator's namespace.
+pub const LEASE_ROLE_NAME: &str = "microservice-operator-lease";
+/// Replicas with leader election: one leader, one standby.
+pub const REPLICAS: u32 = 2;
 
 /// Where the operator runs and what it watches, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +41,7 @@ pub struct Plan {
     pub watch: Vec<String>,
     /// Operator image.
     pub image: String,
-    /// One replica, Recreate, `--standalone`.
+    /// One replica, Recreate, `--standalone`; else [`REPLICAS`] with leader election.
     pub standalone: bool,
     /// `--events` value for the operator.
     pub events: &'static str,
@@ -70,10 +79,8 @@ impl Plan {
             _ => {}
         }
         for ns in std::iter::once(&operator_namespace).chain(&args.watch_namespaces) {
-            if !is_dns_label(ns) {
-                return Err(AppError::Usage(format!(
-                    "invalid namespace {ns:?}: expected a DNS label (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit)"
-                )));
+            if let Err(message) = parse_dns_label(ns) {
+                return Err(AppError::Usage(message.replace("invalid name", "invalid namespace")));
             }
         }
         if !regex::Regex::new(IMAGE_PATTERN)
@@ -95,15 +102,6 @@ impl Plan {
             events: args.events.as_arg(),
         })
     }
-}
-
-fn is_dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
 }
 
 /// Renders the manifests as YAML documents (default) or, with `-o json`, one `v1` `List`.
@@ -140,6 +138,15 @@ pub fn operator_rules() -> Value {
     ])
 }
 
+/// The operator's rules for its Lease, in its own namespace: exactly the verbs of
+/// `operate::leader` (get, create, update).
+pub fn lease_rules() -> Value {
+    json!([
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": [DEFAULT_LEASE_NAME], "verbs": ["get", "update"]}
+    ])
+}
+
 /// Every object, in apply order.
 pub fn objects(plan: &Plan) -> Vec<Value> {
     let ns = plan.operator_namespace.as_str();
@@ -169,19 +176,33 @@ pub fn objects(plan: &Plan) -> Vec<Value> {
         );
     } else {
         for watched in &plan.watch {
-            out.push(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-                "metadata": {"name": OPERATOR_NAME, "namespace": watched, "labels": labels}, "rules": operator_rules()}));
-            out.push(
-                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                "metadata": {"name": OPERATOR_NAME, "namespace": watched, "labels": labels},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": OPERATOR_NAME},
-                "subjects": subject}),
-            );
+            out.extend(role_and_binding(
+                OPERATOR_NAME,
+                watched,
+                operator_rules(),
+                &labels,
+                &subject,
+            ));
         }
+    }
+    if !plan.standalone {
+        out.extend(role_and_binding(LEASE_ROLE_NAME, ns, lease_rules(), &labels, &subject));
     }
     out.push(deployment(plan, &labels));
     out.extend(user_roles());
     out
+}
+
+/// A Role `name` in `namespace` with `rules`, and its RoleBinding to `subject`.
+fn role_and_binding(name: &str, namespace: &str, rules: Value, labels: &Value, subject: &Value) -> [Value; 2] {
+    [
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": name, "namespace": namespace, "labels": labels}, "rules": rules}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": name, "namespace": namespace, "labels": labels},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+            "subjects": subject}),
+    ]
 }
 
 fn deployment(plan: &Plan, labels: &Value) -> Value {
@@ -199,20 +220,39 @@ fn deployment(plan: &Plan, labels: &Value) -> Value {
         "--log-format".into(),
         "text".into(),
     ]);
-    // Leader election is not implemented yet, so the only safe shape is one replica that is
-    // replaced, never doubled: Recreate. `--standalone` says so explicitly.
-    command.push("--standalone".into());
+    // Standalone: one replica that is replaced, never doubled (Recreate). With leader election:
+    // two replicas, one handling, one standby; a rolling update keeps one running throughout.
+    let (replicas, strategy) = if plan.standalone {
+        command.push("--standalone".into());
+        (1, json!({"type": "Recreate"}))
+    } else {
+        command.extend([
+            "--lease-name".into(),
+            DEFAULT_LEASE_NAME.into(),
+            "--lease-namespace".into(),
+            plan.operator_namespace.clone(),
+        ]);
+        (
+            REPLICAS,
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}),
+        )
+    };
     json!({
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": OPERATOR_NAME, "namespace": plan.operator_namespace, "labels": labels},
         "spec": {
-            "replicas": 1,
-            "strategy": {"type": "Recreate"},
+            "replicas": replicas,
+            "strategy": strategy,
             "selector": {"matchLabels": labels},
             "template": {
                 "metadata": {"labels": labels},
                 "spec": {
                     "serviceAccountName": OPERATOR_NAME,
+                    // Shutdown: up to 4 s for writes in flight, then the Lease is released.
+                    "terminationGracePeriodSeconds": 15,
+                    "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": labels}, "topologyKey": "kubernetes.io/hostname"}}
+                    ]}},
                     "securityContext": {
                         "runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532,
                         "seccompProfile": {"type": "RuntimeDefault"}
@@ -328,7 +368,10 @@ mod tests {
     #[test]
     fn one_role_per_watched_namespace_with_the_verbs_used() {
         let objects = docs(&render_args(&["manifests", "-n", "ops", "--watch-namespace", "todo,store"]).unwrap());
-        let roles: Vec<&Value> = objects.iter().filter(|o| o["kind"] == "Role").collect();
+        let roles: Vec<&Value> = objects
+            .iter()
+            .filter(|o| o["kind"] == "Role" && o["metadata"]["name"] == OPERATOR_NAME)
+            .collect();
         assert_eq!(
             roles
                 .iter()
@@ -342,7 +385,16 @@ mod tests {
                 .iter()
                 .any(|o| o["kind"] == "ClusterRole" && o["metadata"]["name"] == OPERATOR_NAME)
         );
-        let deployment = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
+    }
+
+    fn deployment_of(objects: &[Value]) -> &Value {
+        objects.iter().find(|o| o["kind"] == "Deployment").unwrap()
+    }
+
+    #[test]
+    fn default_is_two_replicas_with_leader_election_and_lease_rights() {
+        let objects = docs(&render_args(&["manifests", "-n", "ops", "--watch-namespace", "todo,store"]).unwrap());
+        let deployment = deployment_of(&objects);
         let command = &deployment["spec"]["template"]["spec"]["containers"][0]["command"];
         assert_eq!(
             command,
@@ -357,12 +409,58 @@ mod tests {
                 "all",
                 "--log-format",
                 "text",
-                "--standalone"
+                "--lease-name",
+                "microservice-operator",
+                "--lease-namespace",
+                "ops"
             ])
         );
         assert_eq!(deployment["metadata"]["namespace"], "ops");
+        assert_eq!(deployment["spec"]["replicas"], 2);
+        assert_eq!(deployment["spec"]["strategy"]["type"], "RollingUpdate");
+        assert_eq!(deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"], 0);
+        // The Lease: a Role in the operator's namespace with the verbs the elector uses, bound to
+        // the operator's ServiceAccount.
+        let role = objects
+            .iter()
+            .find(|o| o["kind"] == "Role" && o["metadata"]["name"] == LEASE_ROLE_NAME)
+            .expect("a Role for the Lease");
+        assert_eq!(role["metadata"]["namespace"], "ops");
+        assert_eq!(
+            role["rules"],
+            json!([
+                {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+                {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["microservice-operator"], "verbs": ["get", "update"]}
+            ])
+        );
+        let binding = objects
+            .iter()
+            .find(|o| o["kind"] == "RoleBinding" && o["metadata"]["name"] == LEASE_ROLE_NAME)
+            .expect("a RoleBinding for the Lease");
+        assert_eq!(binding["metadata"]["namespace"], "ops");
+        assert_eq!(binding["roleRef"]["name"], LEASE_ROLE_NAME);
+        assert_eq!(binding["subjects"][0]["name"], OPERATOR_NAME);
+    }
+
+    #[test]
+    fn standalone_is_one_replica_recreated_without_lease_rights() {
+        let objects = docs(&render_args(&["manifests", "-n", "ops", "-A", "--standalone"]).unwrap());
+        let deployment = deployment_of(&objects);
         assert_eq!(deployment["spec"]["replicas"], 1);
-        assert_eq!(deployment["spec"]["strategy"]["type"], "Recreate");
+        assert_eq!(deployment["spec"]["strategy"], json!({"type": "Recreate"}));
+        let command = deployment["spec"]["template"]["spec"]["containers"][0]["command"]
+            .as_array()
+            .unwrap();
+        assert!(command.contains(&json!("--standalone")));
+        assert!(!command.contains(&json!("--lease-name")));
+        assert!(!objects.iter().any(|o| o["metadata"]["name"] == LEASE_ROLE_NAME));
+        let rules = all_rules(&objects);
+        assert!(
+            !rules
+                .iter()
+                .any(|r| r["apiGroups"] == json!(["coordination.k8s.io"]) && r["verbs"] != json!(["get", "list"])),
+            "standalone needs no Lease writes (the diagnose role only reads leases)"
+        );
     }
 
     #[test]
@@ -373,7 +471,9 @@ mod tests {
                 .iter()
                 .any(|o| o["kind"] == "ClusterRole" && o["metadata"]["name"] == OPERATOR_NAME)
         );
-        assert!(!objects.iter().any(|o| o["kind"] == "Role"));
+        let roles: Vec<&Value> = objects.iter().filter(|o| o["kind"] == "Role").collect();
+        assert_eq!(roles.len(), 1, "only the Lease's Role");
+        assert_eq!(roles[0]["metadata"]["name"], LEASE_ROLE_NAME);
         let deployment = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
         let command = deployment["spec"]["template"]["spec"]["containers"][0]["command"]
             .as_array()

@@ -142,6 +142,14 @@ impl Operator {
     }
 }
 
+impl Operator {
+    /// SIGKILL (kill -9): no shutdown, no Lease release.
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Operator {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -213,7 +221,7 @@ async fn events_for(client: &Client, ns: &str, name: &str) -> Vec<Event> {
 /// Acceptance 2 of issue 2: create, update, label-only change, restart, and a loose CRD.
 async fn operate_scenarios(admin: &Client, kubeconfig: &Path, ns: &str, expect_no_forbidden: bool) {
     let api = microservices(admin, ns);
-    let operator = Operator::start(kubeconfig, &["--namespace", ns]);
+    let operator = Operator::start(kubeconfig, &["--namespace", ns, "--lease-namespace", ns]);
     operator
         .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
         .await;
@@ -316,7 +324,7 @@ async fn operate_scenarios(admin: &Client, kubeconfig: &Path, ns: &str, expect_n
     let events_before = events_for(admin, ns, "todo-api").await.len();
     let lines = operator.stop();
     assert!(lines.iter().any(|l| l.contains("Operator is stopping")));
-    let operator = Operator::start(kubeconfig, &["--namespace", ns]);
+    let operator = Operator::start(kubeconfig, &["--namespace", ns, "--lease-namespace", ns]);
     operator
         .wait_line(
             &format!("[{ns}/todo-api] Resuming is processed: 1 succeeded; 0 failed."),
@@ -354,7 +362,7 @@ async fn loose_crd_scenario(admin: &Client, kubeconfig: &Path, ns: &str) {
     let loose: Value = serde_yaml::from_str(include_str!("fixtures/loose-crd.yaml")).unwrap();
     apply_crd(admin, loose).await;
     let api = microservices(admin, ns);
-    let operator = Operator::start(kubeconfig, &["--namespace", ns]);
+    let operator = Operator::start(kubeconfig, &["--namespace", ns, "--lease-namespace", ns]);
     operator
         .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
         .await;
@@ -401,14 +409,42 @@ async fn loose_crd_scenario(admin: &Client, kubeconfig: &Path, ns: &str) {
     operator.stop();
 }
 
-#[tokio::test]
-async fn e2e_operate_as_cluster_admin() {
-    let Some(kubeconfig) = kubeconfig_path() else { return };
-    let _cluster = CLUSTER.lock().await;
+/// What most tests start with: the cluster to themselves, an admin client, our CRD, and a fresh
+/// namespace `<prefix>-<unique>`.
+struct Setup {
+    _cluster: tokio::sync::MutexGuard<'static, ()>,
+    kubeconfig: PathBuf,
+    admin: Client,
+    ns: String,
+}
+
+/// `None` (after the skip notice) when KMS_E2E_KUBECONFIG is unset.
+async fn setup(prefix: &str) -> Option<Setup> {
+    let kubeconfig = kubeconfig_path()?;
+    let cluster = CLUSTER.lock().await;
     let admin = client_for(&kubeconfig).await;
     apply_crd(&admin, serde_json::to_value(crd()).unwrap()).await;
-    let ns = unique("kms-e2e");
+    let ns = unique(prefix);
     create_namespace(&admin, &ns).await;
+    Some(Setup {
+        _cluster: cluster,
+        kubeconfig,
+        admin,
+        ns,
+    })
+}
+
+#[tokio::test]
+async fn e2e_operate_as_cluster_admin() {
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns,
+    }) = setup("kms-e2e").await
+    else {
+        return;
+    };
     operate_scenarios(&admin, &kubeconfig, &ns, false).await;
 
     let loose_ns = unique("kms-e2e-loose");
@@ -517,4 +553,126 @@ fn write_token_kubeconfig(admin: &Path, token: &str, ns: &str) -> PathBuf {
     let path = admin.with_file_name(format!("{ns}.sa.kubeconfig"));
     std::fs::write(&path, serde_yaml::to_string(&config).unwrap()).unwrap();
     path
+}
+
+/// Lease duration of `operate` (client-go's default, `operate::leader::LEASE_DURATION`).
+const LEASE_DURATION: Duration = Duration::from_secs(15);
+
+async fn wait_accepted(api: &Api<DynamicObject>, name: &str, generation: i64, limit: Duration) -> DynamicObject {
+    eventually(limit, &format!("{name} Accepted at generation {generation}"), || {
+        let api = api.clone();
+        async move {
+            let obj = api.get(name).await.ok()?;
+            let status = obj.data.get("status")?;
+            (status["phase"] == "Accepted" && status["observedGeneration"] == generation).then_some(obj)
+        }
+    })
+    .await
+}
+
+/// Starts `operate` while another process leads; returns once it stands by with its initial list.
+async fn start_standby(kubeconfig: &Path, args: &[&str]) -> Operator {
+    let standby = Operator::start(kubeconfig, args);
+    standby
+        .wait_line(
+            "Standing by: the lease is held by another replica",
+            Duration::from_secs(10),
+        )
+        .await;
+    standby
+        .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
+        .await;
+    standby
+}
+
+/// Acceptance 1 of issue 6: two `operate` processes with leader election: exactly one handles;
+/// kill -9 the leader → the other handles new objects within the lease duration + 5 s; SIGTERM
+/// the leader → a standby takes over within 5 s.
+#[tokio::test]
+async fn e2e_leader_election_one_handles_and_a_standby_takes_over() {
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns,
+    }) = setup("kms-e2e-ha").await
+    else {
+        return;
+    };
+    let api = microservices(&admin, &ns);
+    let args = ["--namespace", ns.as_str(), "--lease-namespace", ns.as_str()];
+
+    let first = Operator::start(&kubeconfig, &args);
+    first
+        .wait_line("Became the leader: acquired the lease", Duration::from_secs(10))
+        .await;
+    let second = start_standby(&kubeconfig, &args).await;
+
+    // Exactly one handles.
+    for name in ["one", "two", "three"] {
+        create_ms(&api, name, json!({"image": IMAGE, "port": 8080})).await;
+    }
+    let mut versions = Vec::new();
+    for name in ["one", "two", "three"] {
+        let obj = wait_accepted(&api, name, 1, Duration::from_secs(5)).await;
+        versions.push((name, obj.metadata.resource_version.clone()));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(first.count("Creation is processed: 1 succeeded; 0 failed."), 3);
+    assert_eq!(second.count(" is processed: "), 0, "the standby handled something");
+    assert_eq!(second.count("Accepted "), 0);
+
+    // kill -9 the leader: the standby handles a new object within the lease duration + 5 s.
+    let killed = Instant::now();
+    first.kill();
+    create_ms(&api, "after-kill", json!({"image": IMAGE, "port": 8081})).await;
+    second
+        .wait_line(
+            &format!("[{ns}/after-kill] Creation is processed: 1 succeeded; 0 failed."),
+            LEASE_DURATION + Duration::from_secs(5),
+        )
+        .await;
+    let takeover = killed.elapsed();
+    println!("kill -9 → new object handled by the standby after {takeover:?}");
+    assert!(takeover <= LEASE_DURATION + Duration::from_secs(5), "{takeover:?}");
+    // The new leader resumes the objects it inherits, without writing.
+    for name in ["one", "two", "three"] {
+        second
+            .wait_line(
+                &format!("[{ns}/{name}] Resuming is processed: 1 succeeded; 0 failed."),
+                Duration::from_secs(5),
+            )
+            .await;
+    }
+    for (name, version) in &versions {
+        let now = api.get(name).await.unwrap();
+        assert_eq!(
+            &now.metadata.resource_version, version,
+            "{name} was written on the takeover"
+        );
+        assert_eq!(
+            events_for(&admin, &ns, name).await.len(),
+            1,
+            "{name}: one Accepted event"
+        );
+    }
+
+    // SIGTERM the leader: a standby takes over within 5 s.
+    let third = start_standby(&kubeconfig, &args).await;
+    let terminated = Instant::now();
+    let lines = second.stop();
+    assert!(lines.iter().any(|l| l.contains("Released the lease")), "{lines:#?}");
+    third
+        .wait_line(
+            "Became the leader: acquired the lease",
+            Duration::from_secs(5).saturating_sub(terminated.elapsed()),
+        )
+        .await;
+    let takeover = terminated.elapsed();
+    println!("SIGTERM → standby leads after {takeover:?}");
+    assert!(takeover <= Duration::from_secs(5), "{takeover:?}");
+    create_ms(&api, "after-term", json!({"image": IMAGE, "port": 8082})).await;
+    wait_accepted(&api, "after-term", 1, Duration::from_secs(2)).await;
+    assert_eq!(third.count(&format!("[{ns}/after-term] Creation is processed")), 1);
+    third.stop();
 }

@@ -228,7 +228,25 @@ impl Poster {
     }
 
     /// Posts queued events until every sink is dropped.
-    pub async fn run(mut self) {
+    pub async fn run(self) {
+        self.run_until(std::future::pending::<()>()).await
+    }
+
+    /// Posts queued events until every sink is dropped or `drain` completes; then closes the
+    /// queue (later posts are dropped) and posts what was queued before returning.
+    pub async fn run_until(mut self, drain: impl std::future::Future) {
+        let mut drain = std::pin::pin!(drain);
+        loop {
+            tokio::select! {
+                biased;
+                request = self.rx.recv() => match request {
+                    Some(request) => self.post(request).await,
+                    None => return,
+                },
+                _ = &mut drain => break,
+            }
+        }
+        self.rx.close();
         while let Some(request) = self.rx.recv().await {
             self.post(request).await;
         }

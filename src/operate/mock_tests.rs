@@ -1,18 +1,28 @@
 //! Mocked-API tests of the controller (kube-rs controller-rs style, with `tower_test`): a fake
 //! API server answers by route, records every request (method, path, parsed query, body), and
-//! replies with real API server bodies from `tests/fixtures/apiserver-responses/`.
+//! replies with real API server bodies from `tests/fixtures/apiserver-responses/`. Watch requests
+//! get a 200 whose body stays open: tests push watch events into it, or end it as an API server
+//! restart does.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::StreamExt;
+use futures::channel::mpsc;
 use http::{Request, Response};
-use kube::client::Body;
+use http_body::Frame;
+use http_body_util::{BodyExt, Full, StreamBody};
+use kube::client::{Body, DynBody};
 use kube::{Api, Client};
 use serde_json::{Value, json};
+use tokio::sync::{oneshot, watch};
+use tower::BoxError;
 
 use super::events::{self, EventSink, Reporter};
+use super::leader::{ElectionConfig, Elector};
 use super::logging::tests::{Capture, capture};
 use super::reconcile::{Context, error_policy, reconcile};
 use crate::cli::{EventsPolicy, LogFormat};
@@ -28,20 +38,30 @@ struct Seen {
     body: Value,
 }
 
-/// What the fake server answers: `Some((code, body))`, or `None` to hold the request open (a watch).
+impl Seen {
+    fn is_watch(&self) -> bool {
+        self.query.get("watch").map(String::as_str) == Some("true")
+    }
+}
+
+/// What the fake server answers: `Some((code, body))`, or `None` to open a watch stream.
 type Responder = dyn Fn(&Seen) -> Option<(u16, String)> + Send + Sync;
+
+type WatchSender = mpsc::UnboundedSender<Result<Frame<Bytes>, BoxError>>;
 
 struct FakeApi {
     seen: Arc<Mutex<Vec<Seen>>>,
+    watches: Arc<Mutex<Vec<WatchSender>>>,
 }
 
 impl FakeApi {
     fn start(responder: Box<Responder>) -> (Client, FakeApi) {
-        let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+        let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Box<DynBody>>>();
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let watches: Arc<Mutex<Vec<WatchSender>>> = Arc::default();
         let log = seen.clone();
+        let open = watches.clone();
         tokio::spawn(async move {
-            let mut held = Vec::new();
             while let Some((request, send)) = handle.next_request().await {
                 let (parts, body) = request.into_parts();
                 let bytes = body.collect_bytes().await.unwrap();
@@ -70,19 +90,34 @@ impl FakeApi {
                 };
                 let answer = responder(&seen);
                 log.lock().unwrap().push(seen);
-                match answer {
-                    Some((code, body)) => send.send_response(
-                        Response::builder()
-                            .status(code)
-                            .header("content-type", "application/json")
-                            .body(Body::from(body.into_bytes()))
-                            .unwrap(),
-                    ),
-                    None => held.push(send),
-                }
+                let body: Box<DynBody> = match answer {
+                    Some((_, ref body)) => Box::new(Full::new(Bytes::from(body.clone())).map_err(BoxError::from)),
+                    None => {
+                        let (tx, rx) = mpsc::unbounded();
+                        open.lock().unwrap().push(tx);
+                        Box::new(StreamBody::new(rx))
+                    }
+                };
+                let code = answer.map(|(code, _)| code).unwrap_or(200);
+                send.send_response(
+                    Response::builder()
+                        .status(code)
+                        .header("content-type", "application/json")
+                        .body(body)
+                        .unwrap(),
+                );
             }
         });
-        (Client::new(svc, "default"), FakeApi { seen })
+        (Client::new(svc, "default"), FakeApi { seen, watches })
+    }
+
+    /// Sends one watch event line to every open watch.
+    fn push_watch(&self, event: &Value) {
+        let line = Bytes::from(format!("{event}\n"));
+        self.watches
+            .lock()
+            .unwrap()
+            .retain(|tx| tx.unbounded_send(Ok(Frame::data(line.clone()))).is_ok());
     }
 
     fn seen(&self) -> Vec<Seen> {
@@ -96,9 +131,9 @@ impl FakeApi {
             .collect()
     }
 
-    /// Waits until `n` requests match, or fails after 3 s.
+    /// Waits until `n` requests match, or fails after 5 s.
     async fn wait_for(&self, method: &str, path_part: &str, n: usize) -> Vec<Seen> {
-        for _ in 0..300 {
+        for _ in 0..500 {
             let found = self.matching(method, path_part);
             if found.len() >= n {
                 return found;
@@ -582,14 +617,15 @@ async fn controller_serves_every_object_when_one_spec_is_bad() {
     .to_string();
     let h = harness(
         Box::new(move |seen: &Seen| match seen.method.as_str() {
-            "GET" if seen.query.get("watch").map(String::as_str) == Some("true") => None,
+            "GET" if seen.is_watch() => None,
             "GET" => Some((200, list.clone())),
             _ => healthy(seen),
         }),
         EventsPolicy::All,
     );
     let api: Api<MicroserviceObject> = Api::namespaced(h.ctx.client.clone(), "todo");
-    let run = super::controller_for(api, "todo".into(), h.ctx.clone(), 16)
+    let (_terms, term_starts) = watch::channel(0);
+    let run = super::controller_for(api, "todo".into(), h.ctx.clone(), 16, term_starts)
         .run(reconcile, error_policy, h.ctx.clone())
         .for_each(|_| async {});
     let handle = tokio::spawn(run);
@@ -619,4 +655,332 @@ async fn controller_serves_every_object_when_one_spec_is_bad() {
         "/apis/platform.example.io/v1alpha1/namespaces/todo/microservices",
     );
     assert!(!list_call.is_empty());
+}
+
+fn microservice_json(name: &str, generation: i64, port: Value, rv: &str, status: Option<Value>) -> Value {
+    json!({
+        "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+        "metadata": {"name": name, "namespace": "todo", "uid": format!("uid-{name}"), "generation": generation, "resourceVersion": rv},
+        "spec": {"image": "ghcr.io/yrw9281/it30-todo-api:0.1.0", "port": port},
+        "status": status
+    })
+}
+
+fn list_json(rv: &str, items: Vec<Value>) -> String {
+    json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "MicroserviceList", "metadata": {"resourceVersion": rv}, "items": items})
+        .to_string()
+}
+
+/// Status PATCHes of one object, in order.
+fn status_patches(api: &FakeApi, name: &str) -> Vec<Seen> {
+    api.matching("PATCH", &format!("/microservices/{name}/status"))
+}
+
+/// Polls `check` every 10 ms for up to 5 s.
+async fn until(what: &str, check: impl Fn() -> bool) {
+    for _ in 0..500 {
+        if check() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("timed out waiting for: {what}");
+}
+
+/// A Lease held in the fake API server, with optimistic concurrency on PUT.
+#[derive(Default)]
+struct FakeLease {
+    lease: Option<Value>,
+    version: u64,
+}
+
+impl FakeLease {
+    const PATH: &'static str = "/apis/coordination.k8s.io/v1/namespaces/ops/leases";
+
+    fn answer(&mut self, seen: &Seen) -> Option<(u16, String)> {
+        let not_found = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "leases.coordination.k8s.io \"microservice-operator\" not found", "reason": "NotFound", "details": {"name": "microservice-operator", "group": "coordination.k8s.io", "kind": "leases"}, "code": 404});
+        let conflict = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "Operation cannot be fulfilled on leases.coordination.k8s.io \"microservice-operator\": the object has been modified; please apply your changes to the latest version and try again", "reason": "Conflict", "details": {"name": "microservice-operator", "group": "coordination.k8s.io", "kind": "leases"}, "code": 409});
+        match seen.method.as_str() {
+            "GET" => Some(match &self.lease {
+                Some(lease) => (200, lease.to_string()),
+                None => (404, not_found.to_string()),
+            }),
+            "POST" => {
+                assert_eq!(seen.path, Self::PATH);
+                self.store(seen.body.clone());
+                Some((201, self.lease.as_ref().unwrap().to_string()))
+            }
+            "PUT" => {
+                assert_eq!(seen.path, format!("{}/microservice-operator", Self::PATH));
+                if seen.body["metadata"]["resourceVersion"].as_str() != Some(self.version.to_string().as_str()) {
+                    return Some((409, conflict.to_string()));
+                }
+                self.store(seen.body.clone());
+                Some((200, self.lease.as_ref().unwrap().to_string()))
+            }
+            other => panic!("unexpected {other} on a lease"),
+        }
+    }
+
+    fn store(&mut self, mut lease: Value) {
+        self.version += 1;
+        lease["metadata"]["resourceVersion"] = json!(self.version.to_string());
+        self.lease = Some(lease);
+    }
+
+    /// Another replica writes the Lease.
+    fn set_holder(&mut self, holder: Option<&str>) {
+        let mut lease = self.lease.clone().expect("the lease exists");
+        lease["spec"]["holderIdentity"] = json!(holder);
+        lease["spec"]["renewTime"] = json!("2030-01-01T00:00:00.000000Z");
+        self.store(lease);
+    }
+
+    fn holder(&self) -> Option<String> {
+        self.lease.as_ref()?["spec"]["holderIdentity"]
+            .as_str()
+            .map(str::to_string)
+    }
+}
+
+/// Acceptance 3 of issue 6, lease-loss path: the leader handles; when another replica takes the
+/// Lease it stops handling at once (a new object is not touched); when the Lease comes back, a new
+/// term starts: every object is resumed once, without writes for unchanged ones, and the object
+/// that arrived meanwhile is created. On release, the Lease is freed.
+#[tokio::test]
+async fn lease_loss_stops_handling_and_a_new_term_resumes_every_object() {
+    let lease = Arc::new(Mutex::new(FakeLease::default()));
+    let fake_lease = lease.clone();
+    let h = harness(
+        Box::new(move |seen: &Seen| {
+            if seen.path.starts_with(FakeLease::PATH) {
+                return fake_lease.lock().unwrap().answer(seen);
+            }
+            match seen.method.as_str() {
+                "GET" if seen.is_watch() => None,
+                "GET" => Some((
+                    200,
+                    list_json("500", vec![microservice_json("a", 1, json!(8080), "10", None)]),
+                )),
+                _ => healthy(seen),
+            }
+        }),
+        EventsPolicy::All,
+    );
+    h.ctx.end_term();
+    let config = ElectionConfig {
+        lease_duration: Duration::from_secs(2),
+        renew_deadline: Duration::from_secs(1),
+        retry_period: Duration::from_millis(50),
+        ..ElectionConfig::new("ops", "microservice-operator", "pod-a_1")
+    };
+    let (elector, roles) = Elector::new(h.ctx.client.clone(), config);
+    let (release, released) = oneshot::channel();
+    let elector = tokio::spawn(elector.run(released));
+    let (terms, term_starts) = watch::channel(0);
+    tokio::spawn(super::follow_leadership(roles, h.ctx.clone(), terms));
+    let api: Api<MicroserviceObject> = Api::namespaced(h.ctx.client.clone(), "todo");
+    let run = super::controller_for(api, "todo".into(), h.ctx.clone(), 16, term_starts)
+        .run(reconcile, error_policy, h.ctx.clone())
+        .for_each(|_| async {});
+    let controller = tokio::spawn(run);
+
+    // Term 1: the Lease is created with us as holder; a is created.
+    until("a handled in term 1", || status_patches(&h.api, "a").len() == 1).await;
+    assert_eq!(lease.lock().unwrap().holder().as_deref(), Some("pod-a_1"));
+    let created = h.api.matching("POST", "/leases");
+    assert_eq!(created[0].body["spec"]["leaseDurationSeconds"], 2);
+    let applied = status_patches(&h.api, "a")[0].body["status"].clone();
+    h.api.push_watch(
+        &json!({"type": "MODIFIED", "object": microservice_json("a", 1, json!(8080), "501", Some(applied))}),
+    );
+    until("renewals", || {
+        h.api.matching("PUT", "/leases/microservice-operator").len() >= 2
+    })
+    .await;
+
+    // Another replica takes the Lease: handling stops at once.
+    lease.lock().unwrap().set_holder(Some("pod-b_2"));
+    until("term 1 ended", || h.ctx.startable_term().is_none()).await;
+    let lost = lines_with(&h.logs, "Lost the lease: handling stops");
+    assert_eq!(lost.len(), 1, "{}", h.logs.text());
+    assert!(
+        lost[0].contains("reason=\"the lease is held by pod-b_2\""),
+        "{}",
+        lost[0]
+    );
+    h.api
+        .push_watch(&json!({"type": "ADDED", "object": microservice_json("b", 1, json!(8080), "502", None)}));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(status_patches(&h.api, "b").is_empty(), "a standby writes nothing");
+    assert!(lines_with(&h.logs, "[todo/b]").is_empty(), "a standby does not handle");
+
+    // The other replica releases: term 2 starts; a is resumed without a write, b is created.
+    lease.lock().unwrap().set_holder(None);
+    until("b handled in term 2", || status_patches(&h.api, "b").len() == 1).await;
+    until("a resumed", || {
+        !lines_with(&h.logs, "[todo/a] Resuming is processed").is_empty()
+    })
+    .await;
+    assert_eq!(h.ctx.startable_term(), Some(2));
+    assert_eq!(lines_with(&h.logs, "Became the leader: acquired the lease").len(), 2);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        status_patches(&h.api, "a").len(),
+        1,
+        "a resume of an unchanged object writes nothing"
+    );
+    assert_eq!(lines_with(&h.logs, "[todo/a] Accepted").len(), 2, "once per term");
+    let events = h.api.matching("POST", "/events");
+    assert_eq!(events.len(), 2, "Accepted for a and b, none for the resume");
+
+    // Shutdown: the Lease is released.
+    release.send(()).unwrap();
+    elector.await.unwrap();
+    controller.abort();
+    assert_eq!(lease.lock().unwrap().holder(), None);
+    let released = lease.lock().unwrap().lease.clone().unwrap();
+    assert_eq!(released["spec"]["leaseDurationSeconds"], 1);
+    assert_eq!(
+        released["spec"]["leaseTransitions"], 1,
+        "created with 0; one acquisition since"
+    );
+    assert!(h.ctx.startable_term().is_none());
+}
+
+/// A standby whose leader vanished (kill -9: the Lease is never renewed again) takes over once
+/// the Lease's duration passed on its own clock, not before.
+#[tokio::test]
+async fn an_abandoned_lease_is_taken_after_its_duration() {
+    let lease = Arc::new(Mutex::new(FakeLease::default()));
+    lease.lock().unwrap().store(json!({
+        "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+        "metadata": {"name": "microservice-operator", "namespace": "ops"},
+        "spec": {"holderIdentity": "pod-a_1", "leaseDurationSeconds": 1, "renewTime": "2030-01-01T00:00:00.000000Z", "leaseTransitions": 4}
+    }));
+    let fake_lease = lease.clone();
+    let (client, api) = FakeApi::start(Box::new(move |seen: &Seen| fake_lease.lock().unwrap().answer(seen)));
+    let (logs, _guard) = capture(LogFormat::Text);
+    let config = ElectionConfig {
+        retry_period: Duration::from_millis(50),
+        renew_deadline: Duration::from_millis(500),
+        ..ElectionConfig::new("ops", "microservice-operator", "pod-b_2")
+    };
+    let (elector, mut roles) = Elector::new(client, config);
+    let (_release, released) = oneshot::channel::<()>();
+    let started = tokio::time::Instant::now();
+    let task = tokio::spawn(elector.run(released));
+    roles.wait_for(|r| r.term() == Some(1)).await.unwrap();
+    let waited = started.elapsed();
+    task.abort();
+    assert!(waited >= Duration::from_secs(1), "took over after {waited:?}");
+    assert!(waited < Duration::from_secs(3), "took over after {waited:?}");
+    assert_eq!(lease.lock().unwrap().holder().as_deref(), Some("pod-b_2"));
+    let put = api.matching("PUT", "/leases/microservice-operator");
+    assert_eq!(put[0].body["spec"]["leaseTransitions"], 5);
+    assert_eq!(
+        put[0].body["metadata"]["resourceVersion"], "1",
+        "the write is conditional"
+    );
+    assert_eq!(
+        lines_with(&logs, "Standing by: the lease is held by another replica").len(),
+        1
+    );
+}
+
+/// A leader cut off from the API server steps down at the renew deadline, before any standby may
+/// take over (lease duration).
+#[tokio::test]
+async fn a_leader_that_cannot_renew_steps_down_at_the_renew_deadline() {
+    let lease = Arc::new(Mutex::new(FakeLease::default()));
+    let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (fake_lease, fake_down) = (lease.clone(), down.clone());
+    let (client, _api) = FakeApi::start(Box::new(move |seen: &Seen| {
+        if fake_down.load(Ordering::SeqCst) {
+            return Some((503, json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "unavailable", "reason": "ServiceUnavailable", "code": 503}).to_string()));
+        }
+        fake_lease.lock().unwrap().answer(seen)
+    }));
+    let (logs, _guard) = capture(LogFormat::Text);
+    let config = ElectionConfig {
+        retry_period: Duration::from_millis(50),
+        renew_deadline: Duration::from_millis(400),
+        lease_duration: Duration::from_secs(2),
+        ..ElectionConfig::new("ops", "microservice-operator", "pod-a_1")
+    };
+    let (elector, mut roles) = Elector::new(client, config);
+    let (_release, released) = oneshot::channel::<()>();
+    let task = tokio::spawn(elector.run(released));
+    roles.wait_for(|r| r.term() == Some(1)).await.unwrap();
+    down.store(true, Ordering::SeqCst);
+    let cut = tokio::time::Instant::now();
+    roles.wait_for(|r| r.term().is_none()).await.unwrap();
+    let after = cut.elapsed();
+    assert!(
+        after < Duration::from_millis(1500),
+        "stepped down after {after:?}: must be before the lease (2 s) could expire for a standby"
+    );
+    let lost = lines_with(&logs, "Lost the lease: handling stops");
+    assert!(
+        lost[0].contains("no renewal succeeded within the renew deadline"),
+        "{}",
+        lost[0]
+    );
+    assert_eq!(
+        lines_with(&logs, "the lease request failed").len(),
+        1,
+        "a repeated failure is logged once"
+    );
+    // The API server comes back: the lease still names us, so we take it again in a new term.
+    down.store(false, Ordering::SeqCst);
+    roles.wait_for(|r| r.term() == Some(2)).await.unwrap();
+    task.abort();
+}
+
+/// On losing the lease a pass in flight is cancelled before its next write; on SIGTERM (stop
+/// taking work) a pass in flight still writes, and no new pass starts.
+#[tokio::test]
+async fn a_pass_in_flight_is_cancelled_before_its_write_when_the_lease_is_lost() {
+    let h = harness(Box::new(healthy), EventsPolicy::All);
+    let held = h.ctx.writes.acquire_many(4).await.unwrap();
+    let pass = tokio::spawn(reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone()));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!pass.is_finished(), "the pass waits for a write slot");
+    h.ctx.end_term();
+    drop(held);
+    assert_eq!(
+        pass.await.unwrap().unwrap(),
+        kube::runtime::controller::Action::await_change()
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(h.api.seen().is_empty(), "nothing written: {:#?}", h.api.seen());
+    assert_eq!(h.ctx.handled_generation("uid-todo-api"), None);
+    assert_eq!(
+        lines_with(
+            &h.logs,
+            "Handler 'accept' cancelled: the lease was lost before its next write"
+        )
+        .len(),
+        1
+    );
+    assert!(lines_with(&h.logs, "is processed").is_empty());
+
+    // SIGTERM in a term: the pass in flight finishes its writes; a new pass does nothing.
+    h.ctx.begin_term(2);
+    let held = h.ctx.writes.acquire_many(4).await.unwrap();
+    let pass = tokio::spawn(reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone()));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    h.ctx.stop_taking_work();
+    drop(held);
+    pass.await.unwrap().unwrap();
+    h.api.wait_for("PATCH", "/status", 1).await;
+    h.api.wait_for("POST", "/events", 1).await;
+    reconcile(
+        Arc::new(object("other", 1, json!({"image": "nginx:1.27", "port": 80}), None)),
+        h.ctx.clone(),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(h.api.seen().len(), 2, "no pass starts after SIGTERM");
 }

@@ -6,10 +6,19 @@
 //! - [`status`]: the status to write, and whether a write is needed (pure);
 //! - [`reconcile`]: one pass over one object (API writes, events, log lines);
 //! - [`events`]: the bounded event queue and its poster;
-//! - [`logging`]: the text and json log line formats.
+//! - [`logging`]: the text and json log line formats;
+//! - [`leader`]: leader election on a Lease (only the leader handles objects).
+//!
+//! Lifecycle: every replica lists and watches (so a standby's cache is warm); objects
+//! are handled only in a leadership term ([`Context::begin_term`]). A new term forgets what was
+//! handled before and re-queues every cached object, so each is resumed once per term; a relist
+//! within a term finds every unchanged object already handled and is silent. On SIGTERM: no new
+//! pass starts, passes in flight and queued events get up to [`SHUTDOWN_WRITES`] in total,
+//! pending retries are dropped, the Lease is released, and the process exits 0.
 
 pub mod cause;
 pub mod events;
+pub mod leader;
 pub mod logging;
 pub mod reconcile;
 pub mod status;
@@ -22,22 +31,28 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{FutureExt, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::Api;
 use kube::runtime::controller::{self, Controller};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
+use tokio::sync::{oneshot, watch};
 
 use crate::cli::{GlobalArgs, OperateArgs};
 use crate::client::{self, Usage};
 use crate::error::AppError;
 use crate::resource::{CRD_NAME, MicroserviceObject, VERSION};
+use leader::{ElectionConfig, Elector, Role};
 use reconcile::{Context, error_policy, reconcile};
 
 /// How often entries of deleted objects are dropped from the controller's memory.
 const FORGET_INTERVAL: Duration = Duration::from_secs(300);
+/// On SIGTERM, how long passes in flight and queued events may still write, in total.
+pub const SHUTDOWN_WRITES: Duration = Duration::from_secs(4);
+/// On SIGTERM, how long releasing the Lease may take.
+const RELEASE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Which namespaces to watch: all, or a list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,19 +106,48 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
     if !args.skip_crd_check {
         check_crd(&client).await?;
     }
+    let reporter = events::Reporter::from_env();
+    let election = (!args.standalone).then(|| {
+        let namespace = args
+            .lease_namespace
+            .clone()
+            .unwrap_or_else(|| config.default_namespace.clone());
+        ElectionConfig::new(namespace, &args.lease_name, leader::identity(&reporter.instance))
+    });
     tracing::info!(
         version = crate::VERSION_LINE,
         namespaces = scope.describe().as_str(),
         events = args.events.as_arg(),
         max_concurrent = args.max_concurrent,
+        leader_election = match &election {
+            Some(e) => format!("lease {}", e.lease_ref()),
+            None => "off (--standalone)".into(),
+        }
+        .as_str(),
         "Operator started"
     );
 
-    let (sink, poster) = events::channel(client.clone(), events::Reporter::from_env(), args.events);
-    let poster = tokio::spawn(poster.run());
+    let (sink, poster) = events::channel(client.clone(), reporter, args.events);
+    let (drain, drained) = oneshot::channel::<()>();
+    let poster = tokio::spawn(poster.run_until(drained));
     let ctx = Arc::new(Context::new(client.clone(), sink, args.max_concurrent.into()));
-    let shutdown = shutdown_signal().shared();
 
+    let (terms, term_starts) = watch::channel(0u64);
+    let mut elector = None;
+    match election {
+        None => {
+            ctx.begin_term(1);
+        }
+        Some(config) => {
+            ctx.end_term();
+            let (candidate, roles) = Elector::new(client.clone(), config);
+            let (release, released) = oneshot::channel::<()>();
+            elector = Some((release, tokio::spawn(candidate.run(released))));
+            tokio::spawn(follow_leadership(roles, ctx.clone(), terms));
+        }
+    }
+
+    let shutdown = shutdown_signal().shared();
     let apis: Vec<(Api<MicroserviceObject>, String)> = match &scope {
         Scope::AllNamespaces => vec![(Api::all(client.clone()), "all namespaces".to_string())],
         Scope::Namespaces(list) => list
@@ -114,8 +158,8 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
     let mut stores = Vec::new();
     let mut runs = Vec::new();
     for (api, label) in apis {
-        let controller =
-            controller_for(api, label, ctx.clone(), args.max_concurrent).graceful_shutdown_on(shutdown.clone());
+        let controller = controller_for(api, label, ctx.clone(), args.max_concurrent, term_starts.clone())
+            .graceful_shutdown_on(shutdown.clone());
         stores.push(controller.store());
         runs.push(
             controller
@@ -123,40 +167,106 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
                 .for_each(log_controller_result),
         );
     }
-    let forget = forget_deleted(ctx.clone(), stores);
+    let mut runs = std::pin::pin!(futures::future::join_all(runs));
     tokio::select! {
-        _ = futures::future::join_all(runs) => {}
-        _ = forget => {}
+        _ = &mut runs => {}
+        _ = forget_deleted(ctx.clone(), stores) => {}
+        _ = shutdown.clone() => {}
     }
     tracing::info!("Signal received. Operator is stopping.");
-    // Give queued events a moment to go out.
-    drop(ctx);
-    let _ = tokio::time::timeout(Duration::from_secs(2), poster).await;
+
+    // Stop taking work; passes in flight and queued events get SHUTDOWN_WRITES in total.
+    ctx.stop_taking_work();
+    let deadline = tokio::time::Instant::now() + SHUTDOWN_WRITES;
+    if tokio::time::timeout_at(deadline, &mut runs).await.is_err() {
+        tracing::warn!(
+            limit = format!("{}s", SHUTDOWN_WRITES.as_secs()).as_str(),
+            "Handlers still running at the shutdown limit were abandoned"
+        );
+    }
+    let _ = drain.send(());
+    if tokio::time::timeout_at(deadline, poster).await.is_err() {
+        tracing::warn!(
+            limit = format!("{}s", SHUTDOWN_WRITES.as_secs()).as_str(),
+            "Queued events not posted by the shutdown limit were dropped"
+        );
+    }
+    if let Some((release, task)) = elector {
+        let _ = release.send(());
+        let _ = tokio::time::timeout(RELEASE_TIMEOUT, task).await;
+    }
     Ok(())
 }
 
+/// Applies leadership changes to the controller: a new term forgets what was handled and
+/// re-queues every object (through `terms`); the end of a term stops handling.
+pub async fn follow_leadership(mut roles: watch::Receiver<Role>, ctx: Arc<Context>, terms: watch::Sender<u64>) {
+    loop {
+        let role = roles.borrow_and_update().clone();
+        match role.term() {
+            Some(term) if !ctx.holds_term(term) => {
+                ctx.begin_term(term);
+                let _ = terms.send(term);
+            }
+            Some(_) => {}
+            None => ctx.end_term(),
+        }
+        if roles.changed().await.is_err() {
+            ctx.end_term();
+            return;
+        }
+    }
+}
+
 /// The controller over one watch (one namespace, or all): our own watcher and reflector feed
-/// it, so that the watch's milestones are logged and deleted objects are forgotten.
+/// it, so that the watch's milestones are logged and deleted objects are
+/// forgotten. Each change of `terms` (a new leadership term) re-queues every cached object, once
+/// the cache holds the initial list.
 pub fn controller_for(
     api: Api<MicroserviceObject>,
     scope: String,
     ctx: Arc<Context>,
     concurrency: u16,
+    terms: watch::Receiver<u64>,
 ) -> Controller<MicroserviceObject> {
     let (reader, writer) = reflector::store();
+    let mut listed = false;
     let objects = watcher(api, watcher::Config::default())
         .default_backoff()
         .reflect(writer)
-        .inspect(move |event| observe_watch(event, &scope, &ctx))
+        .inspect(move |event| observe_watch(event, &scope, &ctx, &mut listed))
         .applied_objects();
-    Controller::for_stream(objects, reader).with_config(controller::Config::default().concurrency(concurrency))
+    Controller::for_stream(objects, reader.clone())
+        .with_config(controller::Config::default().concurrency(concurrency))
+        .reconcile_all_on(term_starts(terms, reader))
 }
 
-/// Logs the watch's milestones and failures, and forgets deleted objects.
-fn observe_watch(event: &Result<watcher::Event<MicroserviceObject>, watcher::Error>, scope: &str, ctx: &Context) {
+/// Yields once per change of `terms`, after `store` holds its initial list.
+fn term_starts(terms: watch::Receiver<u64>, store: Store<MicroserviceObject>) -> impl Stream<Item = ()> + Send {
+    futures::stream::unfold((terms, store), |(mut terms, store)| async move {
+        terms.changed().await.ok()?;
+        store.wait_until_ready().await.ok()?;
+        Some(((), (terms, store)))
+    })
+}
+
+/// Logs the watch's milestones and failures, and forgets deleted objects. `listed` is whether this watch finished its first initial list.
+fn observe_watch(
+    event: &Result<watcher::Event<MicroserviceObject>, watcher::Error>,
+    scope: &str,
+    ctx: &Context,
+    listed: &mut bool,
+) {
     match event {
-        Ok(watcher::Event::InitDone) => {
+        Ok(watcher::Event::Init) if *listed => {
+            tracing::info!(namespaces = scope, "Watching microservices: relisting")
+        }
+        Ok(watcher::Event::InitDone) if !*listed => {
+            *listed = true;
             tracing::info!(namespaces = scope, "Watching microservices: initial list done")
+        }
+        Ok(watcher::Event::InitDone) => {
+            tracing::info!(namespaces = scope, "Watching microservices: relist done")
         }
         Ok(watcher::Event::Delete(obj)) => {
             if let Some(uid) = obj.uid() {
@@ -164,6 +274,11 @@ fn observe_watch(event: &Result<watcher::Event<MicroserviceObject>, watcher::Err
             }
         }
         Ok(_) => {}
+        Err(watcher::Error::WatchError(status)) if status.code == 410 => tracing::info!(
+            namespaces = scope,
+            error = status.message.as_str(),
+            "Watching microservices: resourceVersion too old (410 Gone); relisting"
+        ),
         Err(err) => tracing::warn!(
             namespaces = scope,
             error = err.to_string().as_str(),

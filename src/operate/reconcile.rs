@@ -6,8 +6,12 @@
 //! `Accepted` condition, also when a Kopf operator wrote them before). A failed write is retried
 //! with capped exponential backoff for 403, 409, 429 (honouring the Status' `retryAfterSeconds`),
 //! 5xx and transport errors; 400, 404 and 422 end the cycle as failed, with no retry loop.
+//!
+//! A pass runs only in a leadership term and checks, before each write (the status write, then
+//! the event), that its term is still current: a pass whose Lease was lost writes nothing more.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,7 +22,7 @@ use kube::{Client, Resource};
 use thiserror::Error;
 use tokio::sync::Semaphore;
 
-use super::cause::{Cause, Decision, decide, kopf_finalizer_index};
+use super::cause::{Cause, Decision, KopfRecord, decide, kopf_finalizer_index};
 use super::events::{EventRequest, EventSink, EventType};
 use super::status::{Outcome, already_written, apply_body, desired_status, pruned_fields};
 use super::validate::{describe, validate_spec};
@@ -31,26 +35,36 @@ pub const HANDLER: &str = "accept";
 pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
 /// Shared state of the controller.
+///
+/// Leadership: objects are handled only in a leadership term (`term` ≠ 0). With `--standalone`
+/// the process's whole life is term 1 ([`Context::new`] starts there); with leader election the
+/// term changes with the Lease ([`Context::begin_term`], [`Context::end_term`]). A handling pass
+/// belongs to the term it started in, and writes nothing once that term is over.
 pub struct Context {
     /// The API client.
     pub client: Client,
     /// Where events go.
     pub events: EventSink,
-    /// uid → the generation this process last finished handling (success or permanent failure).
+    /// uid → the generation handled in this term (success or permanent failure). Its lock also
+    /// orders term changes against records, so a pass of an old term cannot record into a new one.
     handled: Mutex<HashMap<String, i64>>,
     /// uid → consecutive failed writes, for the backoff.
     failures: Mutex<HashMap<String, u32>>,
     /// uids whose first-sight checks (Kopf finalizer) and pruning warning were done.
     noticed: Mutex<HashSet<String>>,
     pruned_warned: Mutex<HashSet<String>>,
+    /// The current leadership term; 0 while not leading.
+    term: AtomicU64,
+    /// Set on SIGTERM: no new pass starts; passes in flight may still write.
+    stopping: AtomicBool,
     /// Bounds status writes in flight.
-    writes: Semaphore,
+    pub(crate) writes: Semaphore,
     /// First retry delay; doubles per failure up to [`MAX_BACKOFF`].
     base_backoff: Duration,
 }
 
 impl Context {
-    /// A context allowing `max_writes` status writes in flight.
+    /// A context allowing `max_writes` status writes in flight, leading in term 1 (standalone).
     pub fn new(client: Client, events: EventSink, max_writes: usize) -> Self {
         Context {
             client,
@@ -59,6 +73,8 @@ impl Context {
             failures: Mutex::default(),
             noticed: Mutex::default(),
             pruned_warned: Mutex::default(),
+            term: AtomicU64::new(1),
+            stopping: AtomicBool::new(false),
             writes: Semaphore::new(max_writes.max(1)),
             base_backoff: Duration::from_secs(1),
         }
@@ -89,14 +105,55 @@ impl Context {
         self.forget_except(&HashSet::new());
     }
 
-    /// The generation last handled for `uid`, if any.
+    /// Starts leadership term `term` (> 0): forgets everything handled before, so the first pass
+    /// over each object in this term is a resume (or update), as on a process start.
+    pub fn begin_term(&self, term: u64) {
+        self.forget_all();
+        // A pass of the previous term may have recorded since: clear again under the lock that
+        // records take, together with the switch.
+        let mut handled = self.handled.lock().expect("lock");
+        handled.clear();
+        self.term.store(term, Ordering::SeqCst);
+    }
+
+    /// Ends the current term (the Lease was lost or released): no pass starts, and passes in
+    /// flight write nothing more.
+    pub fn end_term(&self) {
+        let _handled = self.handled.lock().expect("lock");
+        self.term.store(0, Ordering::SeqCst);
+    }
+
+    /// Stops taking work (SIGTERM): no pass starts; passes in flight keep their term and finish.
+    pub fn stop_taking_work(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
+    /// The term a new pass may start in: `None` while not leading or stopping.
+    pub fn startable_term(&self) -> Option<u64> {
+        if self.stopping.load(Ordering::SeqCst) {
+            return None;
+        }
+        Some(self.term.load(Ordering::SeqCst)).filter(|t| *t != 0)
+    }
+
+    /// Whether `term` is still the current term.
+    pub fn holds_term(&self, term: u64) -> bool {
+        self.term.load(Ordering::SeqCst) == term
+    }
+
+    /// The generation last handled for `uid` in this term, if any.
     pub fn handled_generation(&self, uid: &str) -> Option<i64> {
         self.handled.lock().expect("lock").get(uid).copied()
     }
 
-    fn record_handled(&self, uid: &str, generation: i64) {
-        self.handled.lock().expect("lock").insert(uid.to_string(), generation);
-        self.failures.lock().expect("lock").remove(uid);
+    /// Records `generation` as handled, unless `term` is over.
+    fn record_handled(&self, uid: &str, generation: i64, term: u64) {
+        let mut handled = self.handled.lock().expect("lock");
+        if self.holds_term(term) {
+            handled.insert(uid.to_string(), generation);
+            drop(handled);
+            self.failures.lock().expect("lock").remove(uid);
+        }
     }
 
     fn next_backoff(&self, uid: &str) -> Duration {
@@ -111,6 +168,31 @@ impl Context {
     pub(crate) fn with_base_backoff(mut self, base: Duration) -> Self {
         self.base_backoff = base;
         self
+    }
+}
+
+/// How one run of the handler ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RunOutcome {
+    /// The handler succeeded (status written or already right).
+    Succeeded,
+    /// A permanent failure: no retry until the spec changes.
+    Failed,
+    /// A temporary failure: retried with backoff.
+    Retrying,
+    /// The lease was lost before the next write: nothing more was written.
+    Cancelled,
+}
+
+impl RunOutcome {
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunOutcome::Succeeded => "succeeded",
+            RunOutcome::Failed => "failed",
+            RunOutcome::Retrying => "retrying",
+            RunOutcome::Cancelled => "cancelled",
+        }
     }
 }
 
@@ -133,11 +215,14 @@ pub fn error_policy(_obj: Arc<MicroserviceObject>, err: &RetryableError, _ctx: A
 }
 
 /// Fields every log line about one object carries.
+#[derive(Clone, Copy)]
 struct Subject<'a> {
     namespace: &'a str,
     name: &'a str,
     uid: &'a str,
     cause: Cause,
+    /// The leadership term the pass started in.
+    term: u64,
 }
 
 macro_rules! log_at {
@@ -147,15 +232,18 @@ macro_rules! log_at {
     };
 }
 
-/// Handles one object (see the module docs).
+/// Handles one object (see the module docs). Does nothing outside a leadership term, or after
+/// SIGTERM.
 pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Result<Action, RetryableError> {
     if obj.metadata.deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }
+    let Some(term) = ctx.startable_term() else {
+        return Ok(Action::await_change());
+    };
     let namespace = obj.metadata.namespace.as_deref().unwrap_or("");
     let name = obj.metadata.name.as_deref().unwrap_or("");
     let uid = obj.metadata.uid.as_deref().unwrap_or("");
-    let generation = obj.metadata.generation.unwrap_or(0);
     first_sight_checks(&obj, &ctx, namespace, name, uid);
 
     let (cause, kopf) = match decide(&obj, ctx.handled_generation(uid)) {
@@ -167,8 +255,29 @@ pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Resul
         name,
         uid,
         cause,
+        term,
     };
-    if let Some(record) = &kopf {
+    handle(&obj, &ctx, &subject, kopf.as_ref())
+        .await
+        .map(|_| Action::await_change())
+}
+
+/// One run of the handler.
+async fn handle(
+    obj: &MicroserviceObject,
+    ctx: &Context,
+    subject: &Subject<'_>,
+    kopf: Option<&KopfRecord>,
+) -> Result<RunOutcome, RetryableError> {
+    let Subject {
+        namespace,
+        name,
+        uid,
+        cause,
+        term,
+    } = *subject;
+    let generation = obj.metadata.generation.unwrap_or(0);
+    if let Some(record) = kopf {
         log_at!(
             info,
             subject,
@@ -193,25 +302,35 @@ pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Resul
 
     let desired = desired_status(&outcome, generation, obj.status.as_ref(), Utc::now());
     let mut wrote = false;
+    let mut stored_status = None;
     if !already_written(obj.status.as_ref(), &desired) {
         let api: Api<MicroserviceObject> = Api::namespaced(ctx.client.clone(), namespace);
         let params = PatchParams::apply(FIELD_MANAGER).force();
         let result = {
             let _permit = ctx.writes.acquire().await.expect("the write semaphore is never closed");
+            if !ctx.holds_term(term) {
+                return Ok(cancelled(subject));
+            }
             api.patch_status(name, &params, &Patch::Apply(apply_body(&desired)))
                 .await
         };
         match result {
             Ok(stored) => {
                 wrote = true;
-                check_pruned(&obj, &ctx, &subject, &desired, stored.status.as_ref());
+                stored_status = Some(stored.status);
             }
-            Err(err) => return write_failed(&obj, &ctx, &subject, generation, err),
+            Err(err) => return write_failed(obj, ctx, subject, generation, err),
         }
+    }
+    if !ctx.holds_term(term) {
+        return Ok(cancelled(subject));
+    }
+    if let Some(stored) = &stored_status {
+        check_pruned(obj, ctx, subject, &desired, stored.as_ref());
     }
 
     let regarding = obj.object_ref(&());
-    match &outcome {
+    let run = match &outcome {
         Outcome::Accepted(spec) => {
             log_at!(info, subject, "Handler '{HANDLER}' succeeded.");
             log_at!(info, subject, "{} is processed: 1 succeeded; 0 failed.", cause.title());
@@ -230,6 +349,7 @@ pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Resul
                     cause,
                 });
             }
+            RunOutcome::Succeeded
         }
         Outcome::Invalid(errors) => {
             log_at!(
@@ -250,10 +370,21 @@ pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Resul
                     cause,
                 });
             }
+            RunOutcome::Failed
         }
-    }
-    ctx.record_handled(uid, generation);
-    Ok(Action::await_change())
+    };
+    ctx.record_handled(uid, generation, term);
+    Ok(run)
+}
+
+/// The pass's term ended before its next write: log it and write nothing more.
+fn cancelled(subject: &Subject<'_>) -> RunOutcome {
+    log_at!(
+        warn,
+        subject,
+        "Handler '{HANDLER}' cancelled: the lease was lost before its next write; the next leader handles the object"
+    );
+    RunOutcome::Cancelled
 }
 
 fn first_sight_checks(obj: &MicroserviceObject, ctx: &Context, namespace: &str, name: &str, uid: &str) {
@@ -315,7 +446,7 @@ fn write_failed(
     subject: &Subject<'_>,
     generation: i64,
     err: kube::Error,
-) -> Result<Action, RetryableError> {
+) -> Result<RunOutcome, RetryableError> {
     const OPERATION: &str = "patch microservices/status";
     let (code, retry_after) = match &err {
         kube::Error::Api(status) => (
@@ -330,6 +461,9 @@ fn write_failed(
         _ => (0, None),
     };
     let cause_text = describe_error(&err);
+    if !ctx.holds_term(subject.term) {
+        return Ok(cancelled(subject));
+    }
     ctx.events.post(EventRequest {
         regarding: obj.object_ref(&()),
         type_: EventType::Warning,
@@ -355,8 +489,8 @@ fn write_failed(
             "{} is processed: 0 succeeded; 1 failed.",
             subject.cause.title()
         );
-        ctx.record_handled(subject.uid, generation);
-        return Ok(Action::await_change());
+        ctx.record_handled(subject.uid, generation, subject.term);
+        return Ok(RunOutcome::Failed);
     }
     let retry_in = match retry_after {
         Some(after) => {
