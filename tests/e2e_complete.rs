@@ -123,6 +123,10 @@ async fn names_and_namespaces_come_from_the_cluster() {
         )),
         "alpha-api\n:4\n"
     );
+    assert_eq!(
+        stdout(&complete(&kubeconfig, &["logs", "--handler", "accept", "-n", &ns, ""])),
+        "alpha-api\nbeta-api\nbeta-db\n:4\n"
+    );
     let listed = stdout(&complete(&kubeconfig, &["status", "-n", "kms-e2e-complete-"]));
     assert!(listed.lines().any(|l| l == ns), "{ns} not in {listed}");
 

@@ -344,6 +344,12 @@ impl<'a> Walk<'a> {
         let directive = match arg.get_value_hint() {
             ValueHint::DirPath => Directive::FILTER_DIRS,
             ValueHint::AnyPath | ValueHint::FilePath | ValueHint::ExecutablePath => Directive::DEFAULT,
+            // A String argument that says what it holds in its value name (`--file <PATH|->`).
+            ValueHint::Unknown => match value_names(arg) {
+                names if names.contains("DIR") => Directive::FILTER_DIRS,
+                names if names.contains("PATH") || names.contains("FILE") => Directive::DEFAULT,
+                _ => Directive::NO_FILE_COMP,
+            },
             _ => Directive::NO_FILE_COMP,
         };
         Source::Fixed {
@@ -359,6 +365,11 @@ fn no_candidates() -> Source {
         candidates: Vec::new(),
         directive: Directive::NO_FILE_COMP,
     }
+}
+
+/// The value names of `arg` (`PATH|-`, `DIR`), joined.
+fn value_names(arg: &Arg) -> String {
+    arg.get_value_names().map(|names| names.join(" ")).unwrap_or_default()
 }
 
 fn takes_value(arg: &Arg) -> bool {
@@ -526,6 +537,8 @@ mod tests {
             values(plan_of(&["status", "--kubeconfig", ""]).source).1,
             Directive::DEFAULT
         );
+        // A String path that says so in its value name.
+        assert_eq!(values(plan_of(&["logs", "--file", ""]).source).1, Directive::DEFAULT);
         // A free-form value: nothing to offer, and no file names either.
         assert_eq!(
             values(plan_of(&["status", "-l", ""]).source),
@@ -575,18 +588,20 @@ mod tests {
         assert!(plan_of(&["status", "--request-timeout", "ten", ""]).global.is_none());
     }
 
-    /// `--handler` is completed wherever a subcommand defines it (logs, per issue 5).
     #[test]
-    fn handler_ids_for_a_handler_flag() {
-        let mut cmd = Command::new("kubectl-microservice")
-            .subcommand(Command::new("logs").arg(Arg::new("handler").long("handler").action(ArgAction::Set)));
-        cmd.build();
-        let words: Vec<String> = ["logs", "--handler", ""].iter().map(|w| w.to_string()).collect();
-        let (names, directive) = values(plan(&cmd, &words).source);
+    fn handler_ids_for_logs_handler() {
+        let (names, directive) = values(plan_of(&["logs", "--handler", ""]).source);
         assert_eq!(names, ["accept", "accept/spec"]);
         assert_eq!(directive, Directive::NO_FILE_COMP);
-        let words: Vec<String> = ["logs", "--handler=accept/"].iter().map(|w| w.to_string()).collect();
-        assert_eq!(values(plan(&cmd, &words).source).0, ["accept/spec"]);
+        assert_eq!(
+            values(plan_of(&["logs", "--handler=accept/"]).source).0,
+            ["accept/spec"]
+        );
+        // After the handler, the object name.
+        assert_eq!(
+            plan_of(&["logs", "--handler", "accept", ""]).source,
+            Source::MicroserviceNames
+        );
     }
 
     #[test]
