@@ -22,3 +22,5 @@ pub mod time;
 
 /// What `--version` prints: the crate version and the git commit it was built from.
 pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("KMS_GIT_COMMIT"), ")");
+pub mod diagnose;
+pub mod evidence;

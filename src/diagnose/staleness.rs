@@ -1,0 +1,494 @@
+//! The staleness verdict of `status`: is `Accepted` still true for the spec the object has now?
+//!
+//! Evidence, in order of strength (DESIGN.md "Evidence, then verdicts"):
+//! 1. ours: `status.observedGeneration` vs `metadata.generation`;
+//! 2. a Kopf operator: the `*/last-handled-configuration` spec vs the current spec (each changed
+//!    field named, old → new). Equal only means a cycle finished — Kopf rewrites the annotation
+//!    also after a permanent failure — so fresh needs the logs' last `... is processed: N
+//!    succeeded; 0 failed.` for the object; a failed last cycle is stale (`last-handling-failed`);
+//!    no logs in evidence is fresh with reason `unconfirmed-no-logs`;
+//! 3. managedFields alone: stale only when the latest spec writer owns nothing but spec fields and
+//!    wrote more than the skew tolerance after the latest status write; otherwise unknown.
+//!
+//! A resume that has not happened yet is not staleness (a resume writes nothing).
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::managed_fields::{self, Entry};
+use crate::operate::cause::{LAST_HANDLED_SUFFIX, kopf_record};
+use crate::resource::MicroserviceObject;
+use crate::time::rfc3339_seconds;
+
+/// The verdicts of `status` (DESIGN.md Contracts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The status describes the current spec.
+    Fresh,
+    /// The status describes an older spec, or the last handling of this spec failed.
+    Stale,
+    /// No handler ever finished for this object.
+    NeverHandled,
+    /// The handler found the current spec invalid.
+    Invalid,
+    /// The evidence cannot decide.
+    Unknown,
+}
+
+impl Verdict {
+    /// The contract spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Fresh => "fresh",
+            Verdict::Stale => "stale",
+            Verdict::NeverHandled => "never-handled",
+            Verdict::Invalid => "invalid",
+            Verdict::Unknown => "unknown",
+        }
+    }
+
+    /// Whether `status --exit-code` exits 1 for it.
+    pub fn is_problem(self) -> bool {
+        matches!(self, Verdict::Stale | Verdict::NeverHandled | Verdict::Invalid)
+    }
+}
+
+/// One reason behind a verdict, with the evidence it rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reason {
+    /// Stable code, e.g. `generation-ahead`, `spec-changed-since-handled`, `last-handling-failed`.
+    pub code: &'static str,
+    /// One sentence.
+    pub message: String,
+    /// The facts: fields with values, log lines with their time, managedFields entries.
+    pub evidence: Vec<String>,
+}
+
+/// A spec field whose value differs from the one last handled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangedField {
+    /// Dotted path, e.g. `spec.port`.
+    pub field: String,
+    /// The handled value (`null` when absent).
+    pub old: Value,
+    /// The current value (`null` when absent).
+    pub new: Value,
+}
+
+/// Who handled the object, by the records it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HandledBy {
+    /// `status.observedGeneration` (our operator).
+    KubectlMicroservice,
+    /// A Kopf diff-base annotation.
+    Kopf,
+    /// No record.
+    Unknown,
+}
+
+/// The end of one handling cycle for one object, from the operator's logs
+/// (`<Title> is processed: N succeeded; M failed.`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CycleEnd {
+    /// The line's time, when it has one.
+    pub time: Option<DateTime<Utc>>,
+    /// Handlers that succeeded.
+    pub succeeded: u32,
+    /// Handlers that failed (permanently).
+    pub failed: u32,
+    /// The line, for evidence.
+    pub line: String,
+}
+
+/// What the operator's logs say about one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogFacts {
+    /// No logs in evidence (with the gap's description).
+    Unavailable(String),
+    /// Logs were read.
+    Read {
+        /// The earliest time the logs cover, when known.
+        covers_from: Option<DateTime<Utc>>,
+        /// The last cycle end for the object, if any.
+        last_cycle: Option<CycleEnd>,
+        /// The last `failed temporarily` / retry line for the object, if any.
+        last_retry: Option<String>,
+    },
+}
+
+/// Tunables of the verdict.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Clock skew below which two times cannot be ordered (managedFields have 1 s resolution).
+    pub skew: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { skew: Duration::seconds(2) }
+    }
+}
+
+/// The verdict for one object, with everything `status` shows about it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assessment {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, with evidence.
+    pub reasons: Vec<Reason>,
+    /// Whose records the verdict used.
+    pub handled_by: HandledBy,
+    /// Spec fields changed since last handled (Kopf diff-base), old → new.
+    pub changed_fields: Vec<ChangedField>,
+    /// The latest status write (managedFields), when known.
+    pub last_handled: Option<DateTime<Utc>>,
+    /// The latest spec write (managedFields), when known.
+    pub spec_changed: Option<DateTime<Utc>>,
+}
+
+/// Assesses `obj` (see the module docs).
+pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> Assessment {
+    let generation = obj.metadata.generation.unwrap_or(0);
+    let entries = managed_fields::entries(obj.metadata.managed_fields.as_ref());
+    let (status_entry, spec_entry) = managed_fields::latest_status_and_spec(&entries);
+    let mut a = Assessment {
+        verdict: Verdict::Unknown,
+        reasons: Vec::new(),
+        handled_by: HandledBy::Unknown,
+        changed_fields: Vec::new(),
+        last_handled: status_entry.and_then(|e| e.time),
+        spec_changed: spec_entry.and_then(|e| e.time),
+    };
+
+    if let Some(observed) = obj.observed_generation() {
+        a.handled_by = HandledBy::KubectlMicroservice;
+        let facts = vec![format!("metadata.generation={generation}"), format!("status.observedGeneration={observed}")];
+        if observed < generation {
+            a.verdict = Verdict::Stale;
+            a.reasons.push(Reason {
+                code: "generation-ahead",
+                message: format!("the spec changed (generation {generation}) after the handler last saw generation {observed}"),
+                evidence: facts,
+            });
+        } else if obj.phase() == Some("Invalid") {
+            a.verdict = Verdict::Invalid;
+            a.reasons.push(Reason {
+                code: "invalid-spec",
+                message: format!("the handler found generation {observed} invalid: {}", condition_message(obj).unwrap_or_default()),
+                evidence: facts,
+            });
+        } else {
+            a.verdict = Verdict::Fresh;
+            a.reasons.push(Reason {
+                code: "observed-generation-current",
+                message: format!("the handler saw the current generation {generation}"),
+                evidence: facts,
+            });
+        }
+        return a;
+    }
+
+    if let Some(record) = kopf_record(obj.metadata.annotations.as_ref()) {
+        a.handled_by = HandledBy::Kopf;
+        let recorded = record.spec.clone().unwrap_or(Value::Null);
+        a.changed_fields = diff("spec", &recorded, &obj.spec);
+        let annotation_fact = format!("{} records spec {}", record.annotation, compact(&recorded));
+        if !a.changed_fields.is_empty() {
+            a.verdict = Verdict::Stale;
+            let names: Vec<String> =
+                a.changed_fields.iter().map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new))).collect();
+            a.reasons.push(Reason {
+                code: "spec-changed-since-handled",
+                message: format!("the spec changed since it was last handled: {}", names.join(", ")),
+                evidence: vec![annotation_fact, format!("current spec {}", compact(&obj.spec))]
+                    .into_iter()
+                    .chain(spec_entry.map(|e| format!("last spec write: {}", e.describe())))
+                    .collect(),
+            });
+            return a;
+        }
+        match logs {
+            LogFacts::Read { last_cycle: Some(cycle), .. } if cycle.failed > 0 => {
+                a.verdict = Verdict::Stale;
+                a.reasons.push(Reason {
+                    code: "last-handling-failed",
+                    message: format!(
+                        "the last handling cycle ended with {} failed handler(s): the annotation was rewritten, but the status was not accepted for this spec",
+                        cycle.failed
+                    ),
+                    evidence: vec![annotation_fact, log_fact(cycle)],
+                });
+            }
+            LogFacts::Read { last_cycle: Some(cycle), .. } => {
+                a.verdict = Verdict::Fresh;
+                a.reasons.push(Reason {
+                    code: "last-cycle-succeeded",
+                    message: "the spec equals the one last handled, and the last cycle succeeded".into(),
+                    evidence: vec![annotation_fact, log_fact(cycle)],
+                });
+            }
+            LogFacts::Read { last_cycle: None, covers_from, .. } => {
+                a.verdict = Verdict::Fresh;
+                let since = covers_from.map(rfc3339_seconds).unwrap_or_else(|| "an unknown time".into());
+                a.reasons.push(Reason {
+                    code: "unconfirmed-no-logs",
+                    message: format!(
+                        "the spec equals the one last handled; the logs (from {since}) show no cycle for it, so success is unconfirmed"
+                    ),
+                    evidence: vec![annotation_fact],
+                });
+            }
+            LogFacts::Unavailable(why) => {
+                a.verdict = Verdict::Fresh;
+                a.reasons.push(Reason {
+                    code: "unconfirmed-no-logs",
+                    message: "the spec equals the one last handled; no operator logs in evidence confirm the cycle succeeded".into(),
+                    evidence: vec![annotation_fact, why.clone()],
+                });
+            }
+        }
+        return a;
+    }
+
+    if obj.phase().is_none() {
+        a.verdict = Verdict::NeverHandled;
+        let mut evidence = vec!["no status.phase, no status.observedGeneration, no */last-handled-configuration annotation".to_string()];
+        evidence.extend(kopf_progress(obj));
+        if let LogFacts::Read { last_retry: Some(line), .. } = logs {
+            evidence.push(format!("last retry in the logs: {line}"));
+        }
+        a.reasons.push(Reason {
+            code: "never-handled",
+            message: "no handler has finished for this object".into(),
+            evidence,
+        });
+        return a;
+    }
+
+    // A phase without any handling record: only managedFields can tell.
+    let phase = obj.phase().unwrap_or_default();
+    match (status_entry, spec_entry) {
+        (Some(status), Some(spec)) => {
+            let shown = vec![format!("status: {}", status.describe()), format!("spec: {}", spec.describe())];
+            match (status.time, spec.time) {
+                (Some(st), Some(sp)) if spec.spec_only() && sp - st > options.skew => {
+                    a.verdict = Verdict::Stale;
+                    a.reasons.push(Reason {
+                        code: "spec-written-after-status",
+                        message: format!(
+                            "status.phase {phase} was written at {}, the spec at {} by {} (which owns only spec fields)",
+                            rfc3339_seconds(st),
+                            rfc3339_seconds(sp),
+                            spec.manager
+                        ),
+                        evidence: shown,
+                    });
+                }
+                _ => {
+                    a.reasons.push(Reason {
+                        code: "managed-fields-undecidable",
+                        message: undecidable_message(status, spec, options),
+                        evidence: shown,
+                    });
+                }
+            }
+        }
+        _ => a.reasons.push(Reason {
+            code: "no-handling-record",
+            message: format!("status.phase is {phase}, but nothing records which spec it describes"),
+            evidence: entries.iter().map(Entry::describe).collect(),
+        }),
+    }
+    a
+}
+
+fn undecidable_message(status: &Entry, spec: &Entry, options: Options) -> String {
+    if !spec.spec_only() {
+        format!(
+            "the latest spec writer {} also owns {} fields, so its time does not date the spec",
+            spec.manager,
+            spec.owns.iter().filter(|o| *o != "spec").cloned().collect::<Vec<_>>().join(", ")
+        )
+    } else {
+        format!(
+            "the spec and status writes are within the skew tolerance ({} s) or in the other order",
+            options.skew.num_seconds()
+        )
+    }
+    .replace("  ", " ")
+        + &format!(" (status by {})", status.manager)
+}
+
+fn log_fact(cycle: &CycleEnd) -> String {
+    match cycle.time {
+        Some(t) => format!("{} (log time {})", cycle.line, rfc3339_seconds(t)),
+        None => cycle.line.clone(),
+    }
+}
+
+fn condition_message(obj: &MicroserviceObject) -> Option<String> {
+    obj.status
+        .as_ref()?
+        .get("conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some("Accepted"))?
+        .get("message")?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// Kopf's per-handler progress annotations (`<prefix>/<handler-id>`, JSON with retries,
+/// purpose, message), as evidence lines. Kopf purges them when a cycle completes.
+fn kopf_progress(obj: &MicroserviceObject) -> Vec<String> {
+    obj.metadata
+        .annotations
+        .iter()
+        .flatten()
+        .filter(|(k, _)| !k.ends_with(LAST_HANDLED_SUFFIX) && !k.starts_with("kubectl.kubernetes.io/"))
+        .filter_map(|(key, value)| {
+            let progress: Value = serde_json::from_str(value).ok()?;
+            let retries = progress.get("retries")?.as_u64()?;
+            let purpose = progress.get("purpose").and_then(Value::as_str).unwrap_or("?");
+            let message = progress.get("message").and_then(Value::as_str).unwrap_or("");
+            let success = progress.get("success").and_then(Value::as_bool).unwrap_or(false);
+            Some(format!(
+                "{key}: {retries} tries for purpose {purpose}, {}{}",
+                if success { "succeeded" } else { "not succeeded" },
+                if message.is_empty() { String::new() } else { format!(", last message {message:?}") }
+            ))
+        })
+        .collect()
+}
+
+/// Leaf-level differences between two JSON values, named by dotted path from `prefix`.
+pub fn diff(prefix: &str, old: &Value, new: &Value) -> Vec<ChangedField> {
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .flat_map(|k| {
+                    diff(&format!("{prefix}.{k}"), a.get(k).unwrap_or(&Value::Null), b.get(k).unwrap_or(&Value::Null))
+                })
+                .collect()
+        }
+        (a, b) if a == b => Vec::new(),
+        (a, b) => vec![ChangedField { field: prefix.to_string(), old: a.clone(), new: b.clone() }],
+    }
+}
+
+fn compact(v: &Value) -> String {
+    v.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(value: Value) -> MicroserviceObject {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn no_logs() -> LogFacts {
+        LogFacts::Unavailable("operator logs: not in the bundle".into())
+    }
+
+    #[test]
+    fn ours_by_generation() {
+        let fresh = obj(json!({"metadata": {"name": "a", "generation": 3}, "spec": {}, "status": {"phase": "Accepted", "observedGeneration": 3}}));
+        let a = assess(&fresh, &no_logs(), Options::default());
+        assert_eq!((a.verdict, a.handled_by), (Verdict::Fresh, HandledBy::KubectlMicroservice));
+        let stale = obj(json!({"metadata": {"name": "a", "generation": 4}, "spec": {}, "status": {"phase": "Accepted", "observedGeneration": 3}}));
+        let a = assess(&stale, &no_logs(), Options::default());
+        assert_eq!(a.verdict, Verdict::Stale);
+        assert_eq!(a.reasons[0].code, "generation-ahead");
+        assert!(a.reasons[0].evidence.contains(&"status.observedGeneration=3".to_string()));
+        let invalid = obj(json!({"metadata": {"name": "a", "generation": 1}, "spec": {}, "status": {"phase": "Invalid", "observedGeneration": 1,
+            "conditions": [{"type": "Accepted", "status": "False", "message": "spec.port: expected an integer 1..65535, got \"eighty\""}]}}));
+        let a = assess(&invalid, &no_logs(), Options::default());
+        assert_eq!(a.verdict, Verdict::Invalid);
+        assert!(a.reasons[0].message.contains("spec.port"));
+    }
+
+    #[test]
+    fn real_kopf_object_changed_while_the_operator_was_stopped() {
+        let stale: MicroserviceObject = serde_json::from_str(include_str!("../../tests/fixtures/f-todo-api-stale-accepted.json")).unwrap();
+        let a = assess(&stale, &no_logs(), Options::default());
+        assert_eq!(a.verdict, Verdict::Stale);
+        assert_eq!(a.handled_by, HandledBy::Kopf);
+        assert_eq!(
+            a.changed_fields,
+            vec![
+                ChangedField { field: "spec.image".into(), old: json!("ghcr.io/yrw9281/it30-todo-api:0.1.0"), new: json!("ghcr.io/yrw9281/it30-todo-api:0.2.0") },
+                ChangedField { field: "spec.port".into(), old: json!(8080), new: json!(9090) },
+            ]
+        );
+        assert!(a.reasons[0].message.contains("spec.port 8080 → 9090"), "{}", a.reasons[0].message);
+        assert!(a.reasons[0].evidence.iter().any(|e| e.contains("kubectl-patch (Update) at 2026-11-29T16:22:16Z")), "{:?}", a.reasons[0].evidence);
+    }
+
+    #[test]
+    fn kopf_equal_spec_needs_the_logs() {
+        let handled = obj(json!({"metadata": {"name": "a", "generation": 2, "annotations": {
+            "kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":1}}\n"}}, "spec": {"image": "x", "port": 1}, "status": {"phase": "Accepted"}}));
+        let a = assess(&handled, &no_logs(), Options::default());
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "unconfirmed-no-logs"));
+        let failed = LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(CycleEnd { time: None, succeeded: 0, failed: 1, line: "Updating is processed: 0 succeeded; 1 failed.".into() }),
+            last_retry: None,
+        };
+        let a = assess(&handled, &failed, Options::default());
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "last-handling-failed"));
+        let ok = LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(CycleEnd { time: None, succeeded: 1, failed: 0, line: "Creation is processed: 1 succeeded; 0 failed.".into() }),
+            last_retry: None,
+        };
+        assert_eq!(assess(&handled, &ok, Options::default()).reasons[0].code, "last-cycle-succeeded");
+    }
+
+    #[test]
+    fn never_handled_shows_kopf_progress() {
+        let retrying = obj(json!({"metadata": {"name": "a", "generation": 1, "annotations": {
+            "kopf.zalando.org/accept": "{\"started\":\"2026-11-29T17:13:32.227308+00:00\",\"purpose\":\"create\",\"retries\":8,\"success\":false,\"failure\":false,\"message\":\"registry unreachable\"}"}},
+            "spec": {}, "status": {"kopf": {"progress": {}}}}));
+        let a = assess(&retrying, &no_logs(), Options::default());
+        assert_eq!(a.verdict, Verdict::NeverHandled);
+        assert!(a.reasons[0].evidence.iter().any(|e| e.contains("8 tries for purpose create") && e.contains("registry unreachable")), "{:?}", a.reasons[0].evidence);
+    }
+
+    fn with_fields(fields: Value) -> MicroserviceObject {
+        obj(json!({"metadata": {"name": "a", "generation": 2, "managedFields": fields}, "spec": {"image": "x", "port": 1}, "status": {"phase": "Accepted"}}))
+    }
+
+    #[test]
+    fn managed_fields_only() {
+        let status = json!({"manager": "someone", "operation": "Update", "subresource": "status", "time": "2026-11-29T16:21:14Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:phase": {}}}});
+        let later_spec_only = json!({"manager": "kubectl-patch", "operation": "Update", "time": "2026-11-29T16:22:16Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}}});
+        let a = assess(&with_fields(json!([status, later_spec_only])), &no_logs(), Options::default());
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "spec-written-after-status"));
+        // The spec writer also owns an annotation: its time does not date the spec.
+        let mixed = json!({"manager": "kubectl-client-side-apply", "operation": "Update", "time": "2026-11-29T16:22:16Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}, "f:metadata": {}}});
+        let a = assess(&with_fields(json!([status, mixed])), &no_logs(), Options::default());
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Unknown, "managed-fields-undecidable"));
+        assert_eq!(a.reasons[0].evidence.len(), 2, "both entries shown");
+        // Within the skew tolerance: undecidable.
+        let close = json!({"manager": "kubectl-patch", "operation": "Update", "time": "2026-11-29T16:21:15Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}});
+        assert_eq!(assess(&with_fields(json!([status, close])), &no_logs(), Options::default()).verdict, Verdict::Unknown);
+    }
+
+    #[test]
+    fn diff_names_leaves() {
+        let d = diff("spec", &json!({"a": 1, "b": {"c": 2}}), &json!({"a": 1, "b": {"c": 3}, "d": true}));
+        assert_eq!(d.iter().map(|c| c.field.as_str()).collect::<Vec<_>>(), ["spec.b.c", "spec.d"]);
+        assert_eq!(d[1].old, Value::Null);
+    }
+}

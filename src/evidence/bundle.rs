@@ -1,0 +1,293 @@
+//! Bundle directories: plain `kubectl get -o json` outputs and log files, layout per DESIGN.md
+//! Contracts. Any file may be missing; that evidence is then a gap. [`read`] turns a directory
+//! into a [`Snapshot`]; [`write`] does the reverse for `collect`.
+//!
+//! ```text
+//! DIR/meta.json                      optional {"capturedAt", "context", "namespace"}
+//! DIR/microservices.json             kubectl get microservices -o json --show-managed-fields
+//! DIR/crd.json                       kubectl get crd microservices.platform.example.io -o json
+//! DIR/events.json                    kubectl get events -o json (core/v1)
+//! DIR/operator/deployment.json       the operator Deployment(s)
+//! DIR/operator/pods.json             its Pods
+//! DIR/operator/configmaps.json       ConfigMaps its Pods mount
+//! DIR/operator/logs/POD.CONTAINER[.previous].log
+//! DIR/rbac/{roles,rolebindings,clusterroles,clusterrolebindings,access-reviews}.json
+//! ```
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{Evidence, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source, items};
+use crate::error::AppError;
+
+/// Reads the bundle at `dir`.
+///
+/// Errors (exit 2) when `dir` does not exist or is not a directory, naming the path. Missing or
+/// unreadable files become gaps.
+pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
+    if !dir.is_dir() {
+        let what = if dir.exists() { "is not a directory" } else { "does not exist" };
+        return Err(AppError::Usage(format!(
+            "--bundle {}: {what}; expected a bundle directory (see README: Bundles)",
+            dir.display()
+        )));
+    }
+    let meta = read_json(dir, "meta.json").ok();
+    let captured_at = meta
+        .as_ref()
+        .and_then(|m| m.get("capturedAt"))
+        .and_then(Value::as_str)
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .map(|t| t.with_timezone(&Utc));
+    let namespace = meta.as_ref().and_then(|m| m.get("namespace")).and_then(Value::as_str).map(str::to_string);
+    Ok(Snapshot {
+        source: Source::Bundle(dir.to_path_buf()),
+        captured_at,
+        namespace,
+        microservices: list(dir, "microservices.json", "microservices"),
+        crd: single(dir, "crd.json", "CRD"),
+        events: list(dir, "events.json", "events"),
+        operator: OperatorEvidence {
+            deployments: list(dir, "operator/deployment.json", "operator Deployment"),
+            pods: list(dir, "operator/pods.json", "operator Pods"),
+            configmaps: list(dir, "operator/configmaps.json", "operator ConfigMaps"),
+            logs: logs(dir),
+        },
+        rbac: RbacEvidence {
+            access_reviews: list(dir, "rbac/access-reviews.json", "access reviews"),
+            roles: list(dir, "rbac/roles.json", "Roles"),
+            role_bindings: list(dir, "rbac/rolebindings.json", "RoleBindings"),
+            cluster_roles: list(dir, "rbac/clusterroles.json", "ClusterRoles"),
+            cluster_role_bindings: list(dir, "rbac/clusterrolebindings.json", "ClusterRoleBindings"),
+        },
+    })
+}
+
+fn read_json(dir: &Path, file: &str) -> Result<Value, GapReason> {
+    let path = dir.join(file);
+    let text = fs::read_to_string(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => GapReason::NotInBundle(file.to_string()),
+        _ => GapReason::Failed(format!("{}: {e}", path.display())),
+    })?;
+    serde_json::from_str(&text).map_err(|e| GapReason::Failed(format!("{}: not JSON: {e}", path.display())))
+}
+
+fn list<T: DeserializeOwned>(dir: &Path, file: &str, what: &str) -> Evidence<Vec<T>> {
+    match read_json(dir, file) {
+        Ok(doc) => {
+            let (parsed, errors) = items(doc);
+            for error in errors {
+                tracing::warn!("{file}: skipped an unreadable {what} item: {error}");
+            }
+            Evidence::Present(parsed)
+        }
+        Err(reason) => Evidence::missing(what, reason),
+    }
+}
+
+fn single<T: DeserializeOwned>(dir: &Path, file: &str, what: &str) -> Evidence<T> {
+    match read_json(dir, file) {
+        Ok(doc) => match items::<T>(doc) {
+            (mut parsed, _) if !parsed.is_empty() => Evidence::Present(parsed.remove(0)),
+            (_, errors) => Evidence::missing(what, GapReason::Failed(format!("{file}: {}", errors.join("; ")))),
+        },
+        Err(reason) => Evidence::missing(what, reason),
+    }
+}
+
+/// Splits a log file name `POD.CONTAINER[.previous].log`. Pod names never contain dots
+/// (they are DNS labels), so the first dot ends the Pod name.
+pub fn parse_log_file_name(name: &str) -> Option<(String, String, bool)> {
+    let stem = name.strip_suffix(".log")?;
+    let (stem, previous) = match stem.strip_suffix(".previous") {
+        Some(s) => (s, true),
+        None => (stem, false),
+    };
+    let (pod, container) = stem.split_once('.')?;
+    (!pod.is_empty() && !container.is_empty()).then(|| (pod.to_string(), container.to_string(), previous))
+}
+
+fn logs(dir: &Path) -> Evidence<Vec<LogSource>> {
+    let logs_dir = dir.join("operator/logs");
+    let entries = match fs::read_dir(&logs_dir) {
+        Ok(entries) => entries,
+        Err(_) => return Evidence::missing("operator logs", GapReason::NotInBundle("operator/logs/".into())),
+    };
+    let mut sources = Vec::new();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().to_string();
+        let Some((pod, container, previous)) = parse_log_file_name(&file_name) else { continue };
+        match fs::read(entry.path()) {
+            Ok(bytes) => sources.push(LogSource { pod, container, previous, text: String::from_utf8_lossy(&bytes).into_owned() }),
+            Err(e) => tracing::warn!("operator/logs/{file_name}: unreadable: {e}"),
+        }
+    }
+    sources.sort_by(|a, b| (&a.pod, &a.container, !a.previous).cmp(&(&b.pod, &b.container, !b.previous)));
+    Evidence::Present(sources)
+}
+
+/// What `collect` records in `meta.json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    /// RFC 3339 UTC.
+    pub captured_at: String,
+    /// kubeconfig context.
+    pub context: Option<String>,
+    /// Namespace filter; `None` with `-A`.
+    pub namespace: Option<String>,
+    /// `-A` was given.
+    pub all_namespaces: bool,
+    /// Each gap met while collecting.
+    pub gaps: Vec<String>,
+    /// This tool's version.
+    pub collected_by: String,
+}
+
+/// Writes `snapshot` as a bundle at `dir` (created; must be empty or absent). Files are written
+/// to a temporary sibling directory first and renamed into place, so a failure leaves nothing
+/// half-written.
+pub fn write(snapshot: &Snapshot, meta: &Meta, dir: &Path) -> Result<(), AppError> {
+    let io = |context: String| move |source: std::io::Error| AppError::Io { context, source };
+    if dir.exists() && fs::read_dir(dir).map_err(io(format!("read {}", dir.display())))?.next().is_some() {
+        return Err(AppError::Usage(format!("{}: exists and is not empty; give a new directory", dir.display())));
+    }
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let staging = parent.join(format!(
+        ".{}.partial-{}",
+        dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "bundle".into()),
+        std::process::id()
+    ));
+    let result = write_into(snapshot, meta, &staging);
+    if let Err(e) = result {
+        let _ = fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    if dir.exists() {
+        fs::remove_dir(dir).map_err(io(format!("replace empty {}", dir.display())))?;
+    }
+    fs::rename(&staging, dir).map_err(io(format!("move the bundle into {}", dir.display())))?;
+    Ok(())
+}
+
+fn write_into(snapshot: &Snapshot, meta: &Meta, dir: &Path) -> Result<(), AppError> {
+    let put = |file: &str, value: &Value| -> Result<(), AppError> {
+        let path: PathBuf = dir.join(file);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|source| AppError::Io { context: format!("create {}", parent.display()), source })?;
+        }
+        let text = serde_json::to_string_pretty(value).expect("evidence serialises");
+        fs::write(&path, text + "\n").map_err(|source| AppError::Io { context: format!("write {}", path.display()), source })
+    };
+    fs::create_dir_all(dir).map_err(|source| AppError::Io { context: format!("create {}", dir.display()), source })?;
+    put("meta.json", &serde_json::to_value(meta).expect("meta serialises"))?;
+    write_list(&put, "microservices.json", &snapshot.microservices)?;
+    if let Evidence::Present(crd) = &snapshot.crd {
+        put("crd.json", &serde_json::to_value(crd).expect("CRD serialises"))?;
+    }
+    write_list(&put, "events.json", &snapshot.events)?;
+    write_list(&put, "operator/deployment.json", &snapshot.operator.deployments)?;
+    write_list(&put, "operator/pods.json", &snapshot.operator.pods)?;
+    write_list(&put, "operator/configmaps.json", &snapshot.operator.configmaps)?;
+    write_list(&put, "rbac/access-reviews.json", &snapshot.rbac.access_reviews)?;
+    write_list(&put, "rbac/roles.json", &snapshot.rbac.roles)?;
+    write_list(&put, "rbac/rolebindings.json", &snapshot.rbac.role_bindings)?;
+    write_list(&put, "rbac/clusterroles.json", &snapshot.rbac.cluster_roles)?;
+    write_list(&put, "rbac/clusterrolebindings.json", &snapshot.rbac.cluster_role_bindings)?;
+    if let Evidence::Present(logs) = &snapshot.operator.logs {
+        let logs_dir = dir.join("operator/logs");
+        fs::create_dir_all(&logs_dir).map_err(|source| AppError::Io { context: format!("create {}", logs_dir.display()), source })?;
+        for log in logs {
+            let name = format!("{}.{}{}.log", log.pod, log.container, if log.previous { ".previous" } else { "" });
+            let path = logs_dir.join(name);
+            fs::write(&path, &log.text).map_err(|source| AppError::Io { context: format!("write {}", path.display()), source })?;
+        }
+    }
+    Ok(())
+}
+
+fn write_list<T: Serialize>(
+    put: &dyn Fn(&str, &Value) -> Result<(), AppError>,
+    file: &str,
+    evidence: &Evidence<Vec<T>>,
+) -> Result<(), AppError> {
+    match evidence {
+        Evidence::Present(items) => put(file, &json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items})),
+        Evidence::Gap(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared_bundle(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles").join(name)
+    }
+
+    #[test]
+    fn reads_a_real_bundle() {
+        let snapshot = read(&shared_bundle("healthy")).unwrap();
+        assert_eq!(snapshot.captured_at.unwrap().to_rfc3339(), "2026-11-29T17:12:03+00:00");
+        assert_eq!(snapshot.namespace.as_deref(), Some("store"));
+        assert_eq!(snapshot.microservices.get().unwrap().len(), 1);
+        assert_eq!(snapshot.events.get().unwrap().len(), 5);
+        assert_eq!(snapshot.operator.deployments.get().unwrap().len(), 1);
+        let logs = snapshot.operator.logs.get().unwrap();
+        assert_eq!(logs.len(), 1);
+        assert_eq!(logs[0].container, "operator");
+        assert!(snapshot.gaps().is_empty(), "{:?}", snapshot.gaps());
+    }
+
+    #[test]
+    fn missing_files_are_gaps_and_bad_paths_are_usage_errors() {
+        let empty = tempfile::tempdir().unwrap();
+        let snapshot = read(empty.path()).unwrap();
+        assert_eq!(snapshot.microservices.gap().unwrap().reason, GapReason::NotInBundle("microservices.json".into()));
+        assert!(snapshot.now().is_none());
+        let err = read(&empty.path().join("nope")).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("nope") && err.to_string().contains("does not exist"));
+        let file = empty.path().join("file");
+        fs::write(&file, "x").unwrap();
+        assert!(read(&file).unwrap_err().to_string().contains("is not a directory"));
+    }
+
+    #[test]
+    fn log_file_names() {
+        assert_eq!(parse_log_file_name("op-5f9-abc.operator.log"), Some(("op-5f9-abc".into(), "operator".into(), false)));
+        assert_eq!(parse_log_file_name("op.operator.previous.log"), Some(("op".into(), "operator".into(), true)));
+        assert_eq!(parse_log_file_name("README.md"), None);
+        assert_eq!(parse_log_file_name(".log"), None);
+    }
+
+    #[test]
+    fn write_then_read_round_trips() {
+        let snapshot = read(&shared_bundle("stale-port")).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let dir = out.path().join("bundle");
+        let meta = Meta {
+            captured_at: "2026-11-29T17:20:00Z".into(),
+            context: Some("test".into()),
+            namespace: Some("store".into()),
+            all_namespaces: false,
+            gaps: vec![],
+            collected_by: "test".into(),
+        };
+        write(&snapshot, &meta, &dir).unwrap();
+        let again = read(&dir).unwrap();
+        assert_eq!(again.microservices.get().unwrap(), snapshot.microservices.get().unwrap());
+        assert_eq!(again.events.get().unwrap().len(), snapshot.events.get().unwrap().len());
+        assert_eq!(again.operator.logs.get().unwrap(), snapshot.operator.logs.get().unwrap());
+        assert_eq!(again.captured_at.unwrap().to_rfc3339(), "2026-11-29T17:20:00+00:00");
+        // A non-empty target is refused, and nothing is half-written.
+        let err = write(&snapshot, &meta, &dir).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(fs::read_dir(out.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("partial")));
+    }
+}

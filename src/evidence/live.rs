@@ -1,0 +1,1 @@
+//! Live gathering (filled below).

@@ -1,0 +1,276 @@
+//! Evidence: a [`Snapshot`] of what the cluster says about Microservices and their operator,
+//! gathered live ([`live`]) or read from a bundle directory ([`bundle`]). Diagnostics are pure
+//! functions of a Snapshot, so a bundle test and a live run exercise the same code.
+//!
+//! Every piece of evidence is an [`Evidence`]: present, or a [`Gap`] that names what is missing
+//! and why (file not in the bundle, forbidden, failed). A gap is reported, never a panic.
+
+pub mod bundle;
+pub mod live;
+pub mod operator;
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::authorization::v1::SubjectAccessReview;
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::resource::MicroserviceObject;
+use crate::time::from_jiff;
+
+/// Why a piece of evidence is missing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "detail")]
+pub enum GapReason {
+    /// Not in the bundle: the file named.
+    NotInBundle(String),
+    /// The API answered 403: its message.
+    Forbidden(String),
+    /// Not collected because it was not needed or not asked for.
+    NotCollected(String),
+    /// The call or the read failed: the error.
+    Failed(String),
+}
+
+/// A named hole in the evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Gap {
+    /// Which evidence, e.g. `events`, `operator logs`.
+    pub evidence: String,
+    /// Why it is missing.
+    pub reason: GapReason,
+}
+
+impl std::fmt::Display for Gap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.reason {
+            GapReason::NotInBundle(file) => write!(f, "{}: not in the bundle ({file})", self.evidence),
+            GapReason::Forbidden(msg) => write!(f, "{}: forbidden ({msg})", self.evidence),
+            GapReason::NotCollected(why) => write!(f, "{}: not collected ({why})", self.evidence),
+            GapReason::Failed(err) => write!(f, "{}: failed ({err})", self.evidence),
+        }
+    }
+}
+
+/// A piece of evidence, or the gap where it should be.
+#[derive(Debug, Clone)]
+pub enum Evidence<T> {
+    /// What the cluster said.
+    Present(T),
+    /// Why we do not know.
+    Gap(Gap),
+}
+
+impl<T> Evidence<T> {
+    /// The evidence, if present.
+    pub fn get(&self) -> Option<&T> {
+        match self {
+            Evidence::Present(v) => Some(v),
+            Evidence::Gap(_) => None,
+        }
+    }
+
+    /// The gap, if missing.
+    pub fn gap(&self) -> Option<&Gap> {
+        match self {
+            Evidence::Present(_) => None,
+            Evidence::Gap(g) => Some(g),
+        }
+    }
+
+    /// A gap for `evidence` with `reason`.
+    pub fn missing(evidence: &str, reason: GapReason) -> Self {
+        Evidence::Gap(Gap { evidence: evidence.to_string(), reason })
+    }
+}
+
+/// One container's log, as fetched (`kubectl logs --timestamps`) or as a bundle file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSource {
+    /// Pod name.
+    pub pod: String,
+    /// Container name.
+    pub container: String,
+    /// The container instance before its last restart (`--previous`).
+    pub previous: bool,
+    /// The log text, lines separated by `\n`.
+    pub text: String,
+}
+
+/// What is known about the operator: its Deployment(s), Pods, mounted ConfigMaps and logs.
+#[derive(Debug, Clone)]
+pub struct OperatorEvidence {
+    /// The operator Deployment(s).
+    pub deployments: Evidence<Vec<Deployment>>,
+    /// Their Pods.
+    pub pods: Evidence<Vec<Pod>>,
+    /// ConfigMaps the Pods mount (Kopf operators are often mounted from one).
+    pub configmaps: Evidence<Vec<ConfigMap>>,
+    /// Container logs, current and previous.
+    pub logs: Evidence<Vec<LogSource>>,
+}
+
+/// RBAC evidence: the operator ServiceAccount's access reviews, and the rules themselves.
+#[derive(Debug, Clone)]
+pub struct RbacEvidence {
+    /// SubjectAccessReviews as the API returned them (with status).
+    pub access_reviews: Evidence<Vec<SubjectAccessReview>>,
+    /// Roles.
+    pub roles: Evidence<Vec<Role>>,
+    /// RoleBindings.
+    pub role_bindings: Evidence<Vec<RoleBinding>>,
+    /// ClusterRoles.
+    pub cluster_roles: Evidence<Vec<ClusterRole>>,
+    /// ClusterRoleBindings.
+    pub cluster_role_bindings: Evidence<Vec<ClusterRoleBinding>>,
+}
+
+/// Where a snapshot came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A bundle directory.
+    Bundle(PathBuf),
+    /// A live cluster: kubeconfig context name (if any) and API server URL.
+    Live {
+        /// The kubeconfig context.
+        context: Option<String>,
+        /// The API server.
+        server: String,
+    },
+}
+
+/// Everything the diagnostics look at, as of one moment.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// Bundle or live.
+    pub source: Source,
+    /// When it was captured: `meta.json` capturedAt, or the API server's `Date` header.
+    pub captured_at: Option<DateTime<Utc>>,
+    /// The namespace filter used (`None` with `-A`).
+    pub namespace: Option<String>,
+    /// Microservice objects with managedFields, read leniently.
+    pub microservices: Evidence<Vec<MicroserviceObject>>,
+    /// The CRD.
+    pub crd: Evidence<CustomResourceDefinition>,
+    /// core/v1 events about Microservices (the events.k8s.io/v1 view is the same store).
+    pub events: Evidence<Vec<Event>>,
+    /// The operator.
+    pub operator: OperatorEvidence,
+    /// RBAC.
+    pub rbac: RbacEvidence,
+}
+
+impl Snapshot {
+    /// Every gap, in a stable order.
+    pub fn gaps(&self) -> Vec<&Gap> {
+        [
+            self.microservices.gap(),
+            self.crd.gap(),
+            self.events.gap(),
+            self.operator.deployments.gap(),
+            self.operator.pods.gap(),
+            self.operator.configmaps.gap(),
+            self.operator.logs.gap(),
+            self.rbac.access_reviews.gap(),
+            self.rbac.roles.gap(),
+            self.rbac.role_bindings.gap(),
+            self.rbac.cluster_roles.gap(),
+            self.rbac.cluster_role_bindings.gap(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// "Now" for age and TTL reasoning: `captured_at`, else the latest observation in the
+    /// evidence (object creation and managedFields times, event times, Deployment and Pod
+    /// times). Never a future retry time such as Kopf's `delayed`.
+    pub fn now(&self) -> Option<DateTime<Utc>> {
+        if self.captured_at.is_some() {
+            return self.captured_at;
+        }
+        let mut latest: Option<DateTime<Utc>> = None;
+        let mut see = |t: Option<DateTime<Utc>>| {
+            if let Some(t) = t {
+                latest = Some(latest.map_or(t, |l| l.max(t)));
+            }
+        };
+        for obj in self.microservices.get().into_iter().flatten() {
+            see(obj.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0)));
+            for entry in obj.metadata.managed_fields.iter().flatten() {
+                see(entry.time.as_ref().map(|t| from_jiff(t.0)));
+            }
+        }
+        for event in self.events.get().into_iter().flatten() {
+            see(event_time(event));
+        }
+        for pod in self.operator.pods.get().into_iter().flatten() {
+            see(pod.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0)));
+        }
+        latest
+    }
+}
+
+/// The most recent time an event was observed: series last observation, `lastTimestamp`,
+/// `eventTime`, `firstTimestamp`, creation, in that order of preference.
+pub fn event_time(event: &Event) -> Option<DateTime<Utc>> {
+    event
+        .series
+        .as_ref()
+        .and_then(|s| s.last_observed_time.as_ref())
+        .map(|t| from_jiff(t.0))
+        .or_else(|| event.last_timestamp.as_ref().map(|t| from_jiff(t.0)))
+        .or_else(|| event.event_time.as_ref().map(|t| from_jiff(t.0)))
+        .or_else(|| event.first_timestamp.as_ref().map(|t| from_jiff(t.0)))
+        .or_else(|| event.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0)))
+}
+
+/// Items of a `kubectl get -o json` document: a `List` (or `XList`) gives its items, a single
+/// object gives itself. Each item is parsed on its own; unparseable items are returned as errors
+/// naming their index and name, so one odd item never hides the rest.
+pub fn items<T: DeserializeOwned>(doc: Value) -> (Vec<T>, Vec<String>) {
+    let raw: Vec<Value> = match doc {
+        Value::Object(mut map) if map.get("items").is_some_and(Value::is_array) => match map.remove("items") {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        },
+        Value::Array(items) => items,
+        Value::Null => Vec::new(),
+        other => vec![other],
+    };
+    let mut parsed = Vec::with_capacity(raw.len());
+    let mut errors = Vec::new();
+    for (index, item) in raw.into_iter().enumerate() {
+        let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?").to_string();
+        match serde_json::from_value(item) {
+            Ok(v) => parsed.push(v),
+            Err(e) => errors.push(format!("item {index} ({name}): {e}")),
+        }
+    }
+    (parsed, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn items_accepts_lists_and_single_objects() {
+        let (list, errors): (Vec<Pod>, _) = items(json!({"kind": "List", "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]}));
+        assert_eq!(list.len(), 2);
+        assert!(errors.is_empty());
+        let (single, _): (Vec<Pod>, _) = items(json!({"kind": "Pod", "metadata": {"name": "a"}}));
+        assert_eq!(single.len(), 1);
+        let (some, errors): (Vec<Pod>, _) = items(json!({"items": [{"metadata": {"name": "ok"}}, {"metadata": {"name": 7}}]}));
+        assert_eq!(some.len(), 1);
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].starts_with("item 1"), "{errors:?}");
+    }
+}

@@ -1,0 +1,185 @@
+//! Finding the operator: which Deployment runs the controller for Microservices, what kind it is
+//! (our `kubectl-microservice operate`, or a Kopf operator), and what it watches. Pure functions
+//! over Deployments; the live side lists them.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Container;
+
+/// Which implementation runs the handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OperatorKind {
+    /// `kubectl-microservice operate`.
+    Ours,
+    /// `kopf run` / `python -m kopf`.
+    Kopf,
+}
+
+/// A Deployment recognised as a Microservice operator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OperatorRef {
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Our operator or Kopf.
+    pub kind: OperatorKind,
+    /// The container that runs it.
+    pub container: String,
+    /// Its ServiceAccount (`default` when unset).
+    pub service_account: String,
+    /// Namespaces it watches; `None` for all namespaces (or unknown: Kopf without `--namespace`
+    /// serves the cluster).
+    pub watches: Option<Vec<String>>,
+    /// The container's command followed by its args.
+    pub argv: Vec<String>,
+}
+
+impl OperatorRef {
+    /// `NS/deployment/NAME`, the `--operator` syntax.
+    pub fn display(&self) -> String {
+        format!("{}/deployment/{}", self.namespace, self.name)
+    }
+
+    /// Whether it watches `namespace`.
+    pub fn watches(&self, namespace: &str) -> bool {
+        self.watches.as_ref().is_none_or(|list| list.iter().any(|ns| ns == namespace))
+    }
+
+    /// The value of a `--flag value` / `--flag=value` in its argv (last one wins).
+    pub fn flag(&self, long: &str) -> Option<&str> {
+        flag_values(&self.argv, long, None).last().copied()
+    }
+}
+
+/// Recognises the operator container of `deployment`, if any.
+pub fn recognise(deployment: &Deployment) -> Option<OperatorRef> {
+    let spec = deployment.spec.as_ref()?.template.spec.as_ref()?;
+    spec.containers.iter().find_map(|container| {
+        let kind = container_kind(container)?;
+        let argv: Vec<String> = container.command.iter().flatten().chain(container.args.iter().flatten()).cloned().collect();
+        let watches = watched_namespaces(&argv);
+        Some(OperatorRef {
+            namespace: deployment.metadata.namespace.clone().unwrap_or_default(),
+            name: deployment.metadata.name.clone().unwrap_or_default(),
+            kind,
+            container: container.name.clone(),
+            service_account: spec
+                .service_account_name
+                .clone()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "default".into()),
+            watches,
+            argv,
+        })
+    })
+}
+
+/// Finds every operator among `deployments`.
+pub fn find_operators(deployments: &[Deployment]) -> Vec<OperatorRef> {
+    deployments.iter().filter_map(recognise).collect()
+}
+
+fn container_kind(container: &Container) -> Option<OperatorKind> {
+    let argv: Vec<&str> =
+        container.command.iter().flatten().chain(container.args.iter().flatten()).map(String::as_str).collect();
+    let base = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
+    let words: Vec<String> = argv.iter().map(|s| base(s)).collect();
+    let has_pair = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
+    if words.iter().any(|w| w == "kubectl-microservice") && words.iter().any(|w| w == "operate") {
+        return Some(OperatorKind::Ours);
+    }
+    if has_pair("kopf", "run") || has_pair("-m", "kopf") {
+        return Some(OperatorKind::Kopf);
+    }
+    // An image of ours with the default entrypoint (`operate`).
+    let image = container.image.as_deref().unwrap_or("");
+    let repository = image.split('@').next().unwrap_or(image);
+    let repository = repository.rsplit_once(':').filter(|(_, tag)| !tag.contains('/')).map_or(repository, |(r, _)| r);
+    if repository.rsplit('/').next() == Some("kubectl-microservice") && (argv.is_empty() || words.iter().any(|w| w == "operate")) {
+        return Some(OperatorKind::Ours);
+    }
+    None
+}
+
+/// Values of a long flag in argv: `--flag value`, `--flag=value`, and `-x value` when `short` is set.
+fn flag_values<'a>(argv: &'a [String], long: &str, short: Option<&str>) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut iter = argv.iter().peekable();
+    while let Some(arg) = iter.next() {
+        if let Some(value) = arg.strip_prefix(long).and_then(|rest| rest.strip_prefix('=')) {
+            out.push(value);
+        } else if arg == long || short == Some(arg.as_str()) {
+            if let Some(value) = iter.next() {
+                out.push(value.as_str());
+            }
+        }
+    }
+    out
+}
+
+/// Namespaces from `--namespace`/`-n` (repeatable, comma-separated for ours); `None` when
+/// `--all-namespaces`/`-A` or no namespace flag is given (both Kopf and ours then serve every
+/// namespace they can see — ours defaults to its own namespace in a Pod, which we cannot tell
+/// here, so "all" is the conservative reading).
+fn watched_namespaces(argv: &[String]) -> Option<Vec<String>> {
+    if argv.iter().any(|a| a == "-A" || a == "--all-namespaces") {
+        return None;
+    }
+    let list: Vec<String> = flag_values(argv, "--namespace", Some("-n"))
+        .into_iter()
+        .flat_map(|v| v.split(','))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    (!list.is_empty()).then_some(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn deployment(container: serde_json::Value) -> Deployment {
+        serde_json::from_value(json!({
+            "metadata": {"name": "op", "namespace": "ops"},
+            "spec": {"selector": {}, "template": {"spec": {"serviceAccountName": "op-sa", "containers": [container]}}}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn recognises_the_real_kopf_deployment() {
+        let raw = include_str!("../../tests/fixtures/bundles/healthy/operator/deployment.json");
+        let d: Deployment = serde_json::from_str(raw).unwrap();
+        let op = recognise(&d).unwrap();
+        assert_eq!(op.kind, OperatorKind::Kopf);
+        assert_eq!(op.display(), "store/deployment/catalog-operator");
+        assert_eq!(op.service_account, "catalog-operator");
+        assert_eq!(op.watches, Some(vec!["store".to_string()]));
+        assert!(op.watches("store") && !op.watches("todo"));
+    }
+
+    #[test]
+    fn recognises_ours_and_reads_its_flags() {
+        let raw = include_str!("../../tests/fixtures/bundles/ours-style-rbac/operator/deployment.json");
+        let d: Deployment = serde_json::from_str(raw).unwrap();
+        let op = recognise(&d).unwrap();
+        assert_eq!(op.kind, OperatorKind::Ours);
+        assert_eq!(op.flag("--events"), Some("all"));
+        assert_eq!(op.watches, Some(vec!["store".to_string()]));
+    }
+
+    #[test]
+    fn command_shapes() {
+        let python = deployment(json!({"name": "c", "image": "python:3.11", "command": ["python", "-m", "kopf", "run", "-A", "op.py"]}));
+        let op = recognise(&python).unwrap();
+        assert_eq!((op.kind, op.watches.clone()), (OperatorKind::Kopf, None));
+        let ours = deployment(json!({"name": "c", "image": "x", "command": ["/usr/local/bin/kubectl-microservice"], "args": ["operate", "-n", "a,b", "--namespace=c"]}));
+        assert_eq!(recognise(&ours).unwrap().watches, Some(vec!["a".into(), "b".into(), "c".into()]));
+        let image_only = deployment(json!({"name": "c", "image": "ghcr.io/platform-example/kubectl-microservice:0.1.0"}));
+        assert_eq!(recognise(&image_only).unwrap().kind, OperatorKind::Ours);
+        let unrelated = deployment(json!({"name": "c", "image": "nginx", "command": ["nginx"]}));
+        assert!(recognise(&unrelated).is_none());
+    }
+}
