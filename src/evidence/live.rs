@@ -1,1 +1,534 @@
-//! Live gathering (filled below).
+//! Gathering a [`Snapshot`] from the API, concurrently, scaling with namespaces rather than
+//! objects: one paginated list of Microservices, one list of core/v1 events with a server-side
+//! field selector (`involvedObject.kind=Microservice`), and — only when a verdict needs it or
+//! `collect` asks — the operator's Deployment, Pods, ConfigMaps, logs (bounded by
+//! `sinceSeconds`/`limitBytes`) and RBAC.
+//!
+//! Before gathering, the caller's own permissions are checked with one
+//! SelfSubjectRulesReview per namespace (SelfSubjectAccessReviews with `-A`); what will be a
+//! gap is said up front and not asked for. A forbidden or failed call becomes a named gap.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures::future::join_all;
+use http::Request;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec, SelfSubjectRulesReview,
+    SelfSubjectRulesReviewSpec, SubjectAccessReview, SubjectAccessReviewSpec,
+};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ListParams, LogParams, PostParams};
+use kube::client::Body;
+use kube::core::ObjectList;
+use kube::{Client, Resource};
+use serde::de::DeserializeOwned;
+
+use super::operator::{OperatorRef, find_operators, recognise};
+use super::{Evidence, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source};
+use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
+
+/// Page size of list calls (kubectl's default chunk size).
+pub const PAGE_SIZE: u32 = 500;
+/// How far back operator logs are read.
+pub const LOG_SINCE: Duration = Duration::from_secs(24 * 3600);
+/// At most this many bytes of log per container.
+pub const LOG_LIMIT_BYTES: i64 = 8 * 1024 * 1024;
+
+/// What to gather.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// One namespace, or `None` for all.
+    pub namespace: Option<String>,
+    /// `-l` selector for Microservices.
+    pub selector: Option<String>,
+    /// Only this object (a `get`, not a list).
+    pub name: Option<String>,
+    /// `NS/deployment/NAME` given by the user.
+    pub operator: Option<String>,
+    /// Gather the operator (Deployment, Pods, logs) even if no verdict needs it.
+    pub operator_always: bool,
+    /// Everything `collect` writes: CRD, ConfigMaps, RBAC, access reviews, previous logs.
+    pub everything: bool,
+    /// Kubeconfig context, for the snapshot's source.
+    pub context: Option<String>,
+    /// API server URL, for the snapshot's source.
+    pub server: String,
+}
+
+/// What the caller may do, as far as the gathering is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallerAccess {
+    /// list microservices.
+    pub list_microservices: bool,
+    /// list events (core).
+    pub list_events: bool,
+}
+
+/// The notes to print before gathering (what will be a gap), one per line.
+pub fn access_notes(access: &CallerAccess, scope: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !access.list_microservices {
+        notes.push(format!("you cannot list microservices {scope}: there is nothing to decide on"));
+    }
+    if !access.list_events {
+        notes.push(format!("you cannot list events {scope}: WARNINGS will show ? and event evidence is a gap"));
+    }
+    notes
+}
+
+/// Checks the caller's permissions: one SelfSubjectRulesReview in a namespace, or two
+/// SelfSubjectAccessReviews cluster-wide. If the review itself fails, assumes allowed (the
+/// calls will tell).
+pub async fn caller_access(client: &Client, namespace: Option<&str>) -> CallerAccess {
+    match namespace {
+        Some(ns) => {
+            let api: Api<SelfSubjectRulesReview> = Api::all(client.clone());
+            let review = SelfSubjectRulesReview {
+                spec: SelfSubjectRulesReviewSpec { namespace: Some(ns.to_string()) },
+                ..Default::default()
+            };
+            match api.create(&PostParams::default(), &review).await {
+                Ok(answer) => {
+                    let rules = answer.status.map(|s| s.resource_rules).unwrap_or_default();
+                    let allows = |group: &str, resource: &str| {
+                        rules.iter().any(|r| {
+                            let any = |list: &Option<Vec<String>>, want: &str| {
+                                list.iter().flatten().any(|v| v == "*" || v == want)
+                            };
+                            r.verbs.iter().any(|v| v == "*" || v == "list")
+                                && any(&r.api_groups, group)
+                                && any(&r.resources, resource)
+                        })
+                    };
+                    CallerAccess { list_microservices: allows(GROUP, PLURAL), list_events: allows("", "events") }
+                }
+                Err(_) => CallerAccess { list_microservices: true, list_events: true },
+            }
+        }
+        None => {
+            let (ms, ev) = futures::join!(self_review(client, GROUP, PLURAL), self_review(client, "", "events"));
+            CallerAccess { list_microservices: ms, list_events: ev }
+        }
+    }
+}
+
+async fn self_review(client: &Client, group: &str, resource: &str) -> bool {
+    let api: Api<SelfSubjectAccessReview> = Api::all(client.clone());
+    let review = SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                group: Some(group.to_string()),
+                resource: Some(resource.to_string()),
+                verb: Some("list".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    match api.create(&PostParams::default(), &review).await {
+        Ok(answer) => answer.status.is_none_or(|s| s.allowed),
+        Err(_) => true,
+    }
+}
+
+/// The API server's clock (`Date` header) and the items of a paginated list.
+async fn list_all<K>(client: &Client, url_path: &str, params: ListParams) -> Result<(Vec<K>, Option<DateTime<Utc>>), kube::Error>
+where
+    K: DeserializeOwned + Clone,
+{
+    let mut items = Vec::new();
+    let mut date = None;
+    let mut params = params.limit(PAGE_SIZE);
+    loop {
+        let request = kube::core::Request::new(url_path).list(&params).map_err(kube::Error::BuildRequest)?;
+        let (list, page_date) = send_json::<ObjectList<K>>(client, request).await?;
+        date = date.or(page_date);
+        items.extend(list.items);
+        match list.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok((items, date)),
+        }
+    }
+}
+
+async fn send_json<T: DeserializeOwned>(client: &Client, request: Request<Vec<u8>>) -> Result<(T, Option<DateTime<Utc>>), kube::Error> {
+    let response = client.send(request.map(Body::from)).await?;
+    let status = response.status();
+    let date = response
+        .headers()
+        .get(http::header::DATE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|s| DateTime::parse_from_rfc2822(s).ok())
+        .map(|t| t.with_timezone(&Utc));
+    let bytes = response.into_body().collect_bytes().await?;
+    if !status.is_success() {
+        let parsed = serde_json::from_slice::<kube::core::Status>(&bytes).unwrap_or_else(|_| {
+            kube::core::Status::failure(&String::from_utf8_lossy(&bytes), "Failed").with_code(status.as_u16())
+        });
+        return Err(kube::Error::Api(Box::new(parsed)));
+    }
+    serde_json::from_slice(&bytes).map(|v| (v, date)).map_err(kube::Error::SerdeError)
+}
+
+/// Turns a call's result into evidence: 403 → Forbidden gap, other errors → Failed gap.
+pub fn evidence<T>(what: &str, result: Result<T, kube::Error>) -> Evidence<T> {
+    match result {
+        Ok(v) => Evidence::Present(v),
+        Err(kube::Error::Api(status)) if status.code == 403 => Evidence::missing(what, GapReason::Forbidden(status.message.clone())),
+        Err(err) => Evidence::missing(what, GapReason::Failed(err.to_string())),
+    }
+}
+
+fn url_for<K: Resource<DynamicType = ()>>(namespace: Option<&str>) -> String {
+    K::url_path(&(), namespace)
+}
+
+/// The core of a live snapshot: Microservices and their events, concurrently. The operator and
+/// RBAC parts are left as "not collected" gaps; [`add_operator`] and [`add_everything`] fill them.
+pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess) -> Result<Snapshot, kube::Error> {
+    let ns = plan.namespace.as_deref();
+    let objects = async {
+        if !access.list_microservices {
+            return Err(forbidden_by_review("list microservices"));
+        }
+        if let Some(name) = &plan.name {
+            let api: Api<MicroserviceObject> = Api::namespaced(client.clone(), ns.unwrap_or("default"));
+            let request = kube::core::Request::new(url_for::<MicroserviceObject>(ns))
+                .get(name, &Default::default())
+                .map_err(kube::Error::BuildRequest)?;
+            let _ = api;
+            return send_json::<MicroserviceObject>(client, request).await.map(|(o, d)| (vec![o], d));
+        }
+        let mut params = ListParams::default();
+        if let Some(selector) = &plan.selector {
+            params = params.labels(selector);
+        }
+        list_all::<MicroserviceObject>(client, &url_for::<MicroserviceObject>(ns), params).await
+    };
+    let events = async {
+        if !access.list_events {
+            return Err(forbidden_by_review("list events"));
+        }
+        let mut selector = "involvedObject.kind=Microservice".to_string();
+        if let Some(name) = &plan.name {
+            selector.push_str(&format!(",involvedObject.name={name}"));
+        }
+        list_all::<Event>(client, &url_for::<Event>(ns), ListParams::default().fields(&selector)).await
+    };
+    let (objects, events) = futures::join!(objects, events);
+    let mut captured_at = None;
+    let microservices = match objects {
+        Ok((items, date)) => {
+            captured_at = date;
+            Evidence::Present(items)
+        }
+        Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => evidence("microservices", Err(kube::Error::Api(status))),
+        Err(err) => return Err(err),
+    };
+    let events = evidence("events", events.map(|(items, date)| {
+        captured_at = captured_at.or(date);
+        items
+    }));
+    let not_collected = |what: &str| GapReason::NotCollected(format!("{what} not needed for this answer"));
+    Ok(Snapshot {
+        source: Source::Live { context: plan.context.clone(), server: plan.server.clone() },
+        captured_at: captured_at.or_else(|| Some(Utc::now())),
+        namespace: plan.namespace.clone(),
+        microservices,
+        crd: Evidence::missing("CRD", not_collected("the CRD")),
+        events,
+        operator: OperatorEvidence {
+            deployments: Evidence::missing("operator Deployment", not_collected("the operator")),
+            pods: Evidence::missing("operator Pods", not_collected("the operator")),
+            configmaps: Evidence::missing("operator ConfigMaps", not_collected("the operator")),
+            logs: Evidence::missing("operator logs", not_collected("operator logs")),
+        },
+        rbac: RbacEvidence {
+            access_reviews: Evidence::missing("access reviews", not_collected("RBAC")),
+            roles: Evidence::missing("Roles", not_collected("RBAC")),
+            role_bindings: Evidence::missing("RoleBindings", not_collected("RBAC")),
+            cluster_roles: Evidence::missing("ClusterRoles", not_collected("RBAC")),
+            cluster_role_bindings: Evidence::missing("ClusterRoleBindings", not_collected("RBAC")),
+        },
+    })
+}
+
+fn forbidden_by_review(what: &str) -> kube::Error {
+    kube::Error::Api(Box::new(
+        kube::core::Status::failure(&format!("{what}: denied by SelfSubjectRulesReview"), "Forbidden").with_code(403),
+    ))
+}
+
+/// Finds the operator (`--operator NS/deployment/NAME`, else Deployments the caller can list
+/// that run `kopf run` / `python -m kopf` / `kubectl-microservice operate`), then its Pods and
+/// their logs (current; previous too when `previous`).
+pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan, previous: bool) {
+    let deployments = match &plan.operator {
+        Some(spec) => match parse_operator_spec(spec) {
+            Ok((ns, name)) => evidence(
+                "operator Deployment",
+                Api::<Deployment>::namespaced(client.clone(), &ns).get(&name).await.map(|d| vec![d]),
+            ),
+            Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
+        },
+        None => discover(client, plan.namespace.as_deref()).await,
+    };
+    let operators: Vec<OperatorRef> = deployments.get().map(|d| find_operators(d)).unwrap_or_default();
+    if deployments.get().is_some() && operators.is_empty() {
+        snapshot.operator.deployments = Evidence::missing(
+            "operator Deployment",
+            GapReason::Failed("no Deployment runs `kopf run`, `python -m kopf` or `kubectl-microservice operate` (give --operator NS/deployment/NAME)".into()),
+        );
+        return;
+    }
+    let matched: Vec<Deployment> = deployments
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|d| recognise(d).is_some())
+        .cloned()
+        .collect();
+    let pods = join_all(matched.iter().map(|d| pods_of(client, d))).await;
+    let pods: Evidence<Vec<Pod>> = pods.into_iter().collect::<Result<Vec<Vec<Pod>>, _>>().map(|v| v.concat()).map_or_else(
+        |e| evidence("operator Pods", Err(e)),
+        Evidence::Present,
+    );
+    let logs = match (pods.get(), operators.first()) {
+        (Some(pods), Some(op)) => {
+            let fetches = pods.iter().flat_map(|pod| {
+                let restarted = pod
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.container_statuses.as_ref())
+                    .is_some_and(|cs| cs.iter().any(|c| c.name == op.container && c.restart_count > 0));
+                let mut wants = vec![false];
+                if previous && restarted {
+                    wants.push(true);
+                }
+                wants.into_iter().map(move |prev| pod_log(client, pod, &op.container, prev))
+            });
+            let results = join_all(fetches).await;
+            let mut sources = Vec::new();
+            let mut failures = Vec::new();
+            for result in results {
+                match result {
+                    Ok(source) => sources.push(source),
+                    Err(e) => failures.push(e),
+                }
+            }
+            if sources.is_empty() && !failures.is_empty() {
+                Evidence::missing("operator logs", GapReason::Failed(failures.join("; ")))
+            } else {
+                Evidence::Present(sources)
+            }
+        }
+        (None, _) => Evidence::missing("operator logs", GapReason::Failed("no operator Pods in evidence".into())),
+        (_, None) => Evidence::missing("operator logs", GapReason::Failed("no operator found".into())),
+    };
+    snapshot.operator.deployments = Evidence::Present(matched);
+    snapshot.operator.pods = pods;
+    snapshot.operator.logs = logs;
+}
+
+/// `NS/deployment/NAME` (also `NS/deploy/NAME`) → (NS, NAME).
+pub fn parse_operator_spec(spec: &str) -> Result<(String, String), String> {
+    match spec.split('/').collect::<Vec<_>>().as_slice() {
+        [ns, "deployment" | "deploy" | "deployments", name] if !ns.is_empty() && !name.is_empty() => Ok((ns.to_string(), name.to_string())),
+        _ => Err(format!("invalid --operator {spec:?}: expected NAMESPACE/deployment/NAME")),
+    }
+}
+
+async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<Deployment>> {
+    // Operators usually live in another namespace than the objects: try cluster-wide first,
+    // then the objects' namespace.
+    match Api::<Deployment>::all(client.clone()).list(&ListParams::default()).await {
+        Ok(list) => Evidence::Present(list.items),
+        Err(kube::Error::Api(status)) if status.code == 403 => match namespace {
+            Some(ns) => evidence("operator Deployment", Api::<Deployment>::namespaced(client.clone(), ns).list(&ListParams::default()).await.map(|l| l.items)),
+            None => Evidence::missing("operator Deployment", GapReason::Forbidden(status.message.clone())),
+        },
+        Err(err) => Evidence::missing("operator Deployment", GapReason::Failed(err.to_string())),
+    }
+}
+
+async fn pods_of(client: &Client, deployment: &Deployment) -> Result<Vec<Pod>, kube::Error> {
+    let ns = deployment.metadata.namespace.clone().unwrap_or_default();
+    let labels = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.match_labels.as_ref())
+        .map(|m| m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
+        .unwrap_or_default();
+    let params = if labels.is_empty() { ListParams::default() } else { ListParams::default().labels(&labels) };
+    Api::<Pod>::namespaced(client.clone(), &ns).list(&params).await.map(|l| l.items)
+}
+
+async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) -> Result<LogSource, String> {
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    let ns = pod.metadata.namespace.clone().unwrap_or_default();
+    let params = LogParams {
+        container: Some(container.to_string()),
+        timestamps: true,
+        previous,
+        since_seconds: Some(LOG_SINCE.as_secs() as i64),
+        limit_bytes: Some(LOG_LIMIT_BYTES),
+        ..Default::default()
+    };
+    Api::<Pod>::namespaced(client.clone(), &ns)
+        .logs(&name, &params)
+        .await
+        .map(|text| LogSource { pod: name.clone(), container: container.to_string(), previous, text })
+        .map_err(|e| format!("logs of {ns}/{name} container {container}{}: {e}", if previous { " (previous)" } else { "" }))
+}
+
+/// The rest of a `collect`: the CRD, mounted ConfigMaps (never Secrets), RBAC objects, and
+/// SubjectAccessReviews for the operator's ServiceAccount on what it needs in each namespace.
+pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
+    snapshot.crd = evidence("CRD", Api::<CustomResourceDefinition>::all(client.clone()).get(CRD_NAME).await);
+    let operators: Vec<OperatorRef> = snapshot.operator.deployments.get().map(|d| find_operators(d)).unwrap_or_default();
+    let configmap_names: BTreeSet<(String, String)> = snapshot
+        .operator
+        .deployments
+        .get()
+        .into_iter()
+        .flatten()
+        .flat_map(|d| {
+            let ns = d.metadata.namespace.clone().unwrap_or_default();
+            d.spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .and_then(|s| s.volumes.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
+        })
+        .collect();
+    let mut configmaps = Vec::new();
+    let mut cm_gap = None;
+    for (ns, name) in configmap_names {
+        match Api::<ConfigMap>::namespaced(client.clone(), &ns).get(&name).await {
+            Ok(cm) => configmaps.push(cm),
+            Err(e) => cm_gap = Some(evidence::<Vec<ConfigMap>>("operator ConfigMaps", Err(e))),
+        }
+    }
+    snapshot.operator.configmaps = cm_gap.unwrap_or(Evidence::Present(configmaps));
+
+    let ns = snapshot.namespace.clone();
+    let (roles, role_bindings, cluster_roles, cluster_role_bindings) = futures::join!(
+        list_scoped::<Role>(client, ns.as_deref()),
+        list_scoped::<RoleBinding>(client, ns.as_deref()),
+        async { evidence("ClusterRoles", Api::<ClusterRole>::all(client.clone()).list(&ListParams::default()).await.map(|l| l.items)) },
+        async { evidence("ClusterRoleBindings", Api::<ClusterRoleBinding>::all(client.clone()).list(&ListParams::default()).await.map(|l| l.items)) },
+    );
+    snapshot.rbac.roles = roles;
+    snapshot.rbac.role_bindings = role_bindings;
+    snapshot.rbac.cluster_roles = cluster_roles;
+    snapshot.rbac.cluster_role_bindings = cluster_role_bindings;
+
+    let object_namespaces: BTreeSet<String> = snapshot
+        .microservices
+        .get()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o.metadata.namespace.clone())
+        .chain(ns)
+        .collect();
+    let mut reviews = Vec::new();
+    let mut review_gap = None;
+    for op in &operators {
+        for target in &object_namespaces {
+            for (group, resource, verb) in OPERATOR_NEEDS {
+                match review_for(client, op, target, group, resource, verb).await {
+                    Ok(r) => reviews.push(r),
+                    Err(e) => review_gap = Some(evidence::<Vec<SubjectAccessReview>>("access reviews", Err(e))),
+                }
+                if review_gap.is_some() {
+                    break;
+                }
+            }
+        }
+    }
+    snapshot.rbac.access_reviews = review_gap.unwrap_or(Evidence::Present(reviews));
+}
+
+/// What an operator of Microservices may need, as (group, resource, verb): Kopf posts core
+/// events; ours and kube-rs's Recorder post events.k8s.io events (create, and patch for series).
+pub const OPERATOR_NEEDS: &[(&str, &str, &str)] = &[
+    (GROUP, PLURAL, "list"),
+    (GROUP, PLURAL, "watch"),
+    (GROUP, "microservices/status", "patch"),
+    ("", "events", "create"),
+    ("events.k8s.io", "events", "create"),
+    ("events.k8s.io", "events", "patch"),
+];
+
+async fn review_for(
+    client: &Client,
+    op: &OperatorRef,
+    namespace: &str,
+    group: &str,
+    resource: &str,
+    verb: &str,
+) -> Result<SubjectAccessReview, kube::Error> {
+    let (resource, subresource) = match resource.split_once('/') {
+        Some((r, s)) => (r, Some(s.to_string())),
+        None => (resource, None),
+    };
+    let review = SubjectAccessReview {
+        spec: SubjectAccessReviewSpec {
+            user: Some(format!("system:serviceaccount:{}:{}", op.namespace, op.service_account)),
+            groups: Some(vec![
+                "system:serviceaccounts".into(),
+                format!("system:serviceaccounts:{}", op.namespace),
+                "system:authenticated".into(),
+            ]),
+            resource_attributes: Some(ResourceAttributes {
+                namespace: Some(namespace.to_string()),
+                group: Some(group.to_string()),
+                resource: Some(resource.to_string()),
+                subresource,
+                verb: Some(verb.to_string()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    Api::<SubjectAccessReview>::all(client.clone()).create(&PostParams::default(), &review).await
+}
+
+async fn list_scoped<K>(client: &Client, namespace: Option<&str>) -> Evidence<Vec<K>>
+where
+    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
+{
+    let api: Api<K> = match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    };
+    evidence(&K::kind(&()), api.list(&ListParams::default()).await.map(|l| l.items))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operator_spec_syntax() {
+        assert_eq!(parse_operator_spec("ops/deployment/op"), Ok(("ops".into(), "op".into())));
+        assert_eq!(parse_operator_spec("ops/deploy/op"), Ok(("ops".into(), "op".into())));
+        let err = parse_operator_spec("op").unwrap_err();
+        assert!(err.contains("\"op\"") && err.contains("NAMESPACE/deployment/NAME"));
+    }
+
+    #[test]
+    fn notes_name_the_gap() {
+        let notes = access_notes(&CallerAccess { list_microservices: true, list_events: false }, "in todo");
+        assert_eq!(notes, ["you cannot list events in todo: WARNINGS will show ? and event evidence is a gap"]);
+    }
+}

@@ -105,14 +105,14 @@ fn container_kind(container: &Container) -> Option<OperatorKind> {
 /// Values of a long flag in argv: `--flag value`, `--flag=value`, and `-x value` when `short` is set.
 fn flag_values<'a>(argv: &'a [String], long: &str, short: Option<&str>) -> Vec<&'a str> {
     let mut out = Vec::new();
-    let mut iter = argv.iter().peekable();
+    let mut iter = argv.iter();
     while let Some(arg) = iter.next() {
         if let Some(value) = arg.strip_prefix(long).and_then(|rest| rest.strip_prefix('=')) {
             out.push(value);
-        } else if arg == long || short == Some(arg.as_str()) {
-            if let Some(value) = iter.next() {
-                out.push(value.as_str());
-            }
+        } else if (arg == long || short == Some(arg.as_str()))
+            && let Some(value) = iter.next()
+        {
+            out.push(value.as_str());
         }
     }
     out
