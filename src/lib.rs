@@ -24,3 +24,4 @@ pub mod time;
 pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("KMS_GIT_COMMIT"), ")");
 pub mod diagnose;
 pub mod evidence;
+pub mod render;

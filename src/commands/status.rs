@@ -1,0 +1,368 @@
+//! `kubectl microservice status [NAME]`: is `Accepted` still true for the spec each Microservice
+//! has now? A table (or `-o wide|json|yaml`) over the objects, or, with NAME, the verdict
+//! explained in sentences with its evidence and the next command to run.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use clap::Args;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
+use crate::diagnose::cycles::log_facts;
+use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
+use crate::error::AppError;
+use crate::evidence::{Evidence, Gap, Snapshot, event_time};
+use crate::render::{self, Tone};
+use crate::resource::MicroserviceObject;
+use crate::text::sanitize;
+use crate::time::rfc3339_seconds;
+
+/// Flags of `status`.
+#[derive(Debug, Clone, Args)]
+pub struct StatusArgs {
+    /// A Microservice name: explain its verdict in sentences.
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Read evidence from a bundle directory instead of a cluster.
+    #[arg(long, value_name = "DIR")]
+    pub bundle: Option<PathBuf>,
+
+    /// Exit 1 when any shown object is stale, never-handled or invalid.
+    #[arg(long)]
+    pub exit_code: bool,
+
+    /// After the table, print a row whenever an object's phase, generation or verdict changes.
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+
+    /// Poll interval of `--watch`.
+    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    pub interval: Duration,
+
+    /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
+    #[arg(long, value_name = "NS/deployment/NAME")]
+    pub operator: Option<String>,
+
+    /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
+    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    pub skew: Duration,
+}
+
+/// One row of `status -o json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// metadata.uid.
+    pub uid: Option<String>,
+    /// status.phase, if any.
+    pub phase: Option<String>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, with evidence.
+    pub reasons: Vec<staleness::Reason>,
+    /// metadata.generation.
+    pub generation: i64,
+    /// status.observedGeneration.
+    pub observed_generation: Option<i64>,
+    /// spec.image as stored (any JSON).
+    pub image: Value,
+    /// spec.port as stored (any JSON).
+    pub port: Value,
+    /// Whose records decided.
+    pub handled_by: staleness::HandledBy,
+    /// Fields changed since last handled.
+    pub changed_fields: Vec<staleness::ChangedField>,
+    /// Latest status write (managedFields, 1 s resolution).
+    pub last_handled: Option<DateTime<Utc>>,
+    /// Latest spec write (managedFields, 1 s resolution).
+    pub spec_changed: Option<DateTime<Utc>>,
+    /// Warning-or-Error events for this object (this uid); `null` when events are a gap.
+    pub warnings: Option<usize>,
+    /// metadata.creationTimestamp.
+    pub created: Option<DateTime<Utc>>,
+}
+
+/// `status -o json`: `{"schemaVersion": 1, "items": [...], "gaps": [...]}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Always 1.
+    pub schema_version: u32,
+    /// "Now" of the evidence.
+    pub captured_at: Option<DateTime<Utc>>,
+    /// One per object, sorted by namespace and name.
+    pub items: Vec<Item>,
+    /// What the evidence lacks.
+    pub gaps: Vec<Gap>,
+    /// The operator found, as NS/deployment/NAME.
+    pub operator: Option<String>,
+}
+
+/// Builds the report from a snapshot (pure). `namespace` filters objects when set; `name`
+/// keeps one object.
+pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, skew: Duration) -> Report {
+    let options = staleness::Options { skew: chrono::Duration::from_std(skew).unwrap_or(chrono::Duration::seconds(2)) };
+    let facts = log_facts(snapshot);
+    let unavailable = LogFacts::Unavailable(
+        snapshot.operator.logs.gap().map(ToString::to_string).unwrap_or_else(|| "operator logs: none".into()),
+    );
+    let mut items: Vec<Item> = snapshot
+        .microservices
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|o| namespace.is_none_or(|ns| o.metadata.namespace.as_deref() == Some(ns)))
+        .filter(|o| name.is_none_or(|n| o.metadata.name.as_deref() == Some(n)))
+        .map(|obj| {
+            let logs = facts.get(&obj.key()).unwrap_or(&unavailable);
+            item(obj, staleness::assess(obj, logs, options), warnings(snapshot, obj))
+        })
+        .collect();
+    items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    let operator = snapshot
+        .operator
+        .deployments
+        .get()
+        .and_then(|d| crate::evidence::operator::find_operators(d).into_iter().next())
+        .map(|o| o.display());
+    Report {
+        schema_version: 1,
+        captured_at: snapshot.now(),
+        items,
+        gaps: snapshot.gaps().into_iter().filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_))).cloned().collect(),
+        operator,
+    }
+}
+
+fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>) -> Item {
+    Item {
+        namespace: obj.metadata.namespace.clone().unwrap_or_default(),
+        name: obj.metadata.name.clone().unwrap_or_default(),
+        uid: obj.metadata.uid.clone(),
+        phase: obj.phase().map(str::to_string),
+        verdict: a.verdict,
+        reasons: a.reasons,
+        generation: obj.metadata.generation.unwrap_or(0),
+        observed_generation: obj.observed_generation(),
+        image: obj.spec.get("image").cloned().unwrap_or(Value::Null),
+        port: obj.spec.get("port").cloned().unwrap_or(Value::Null),
+        handled_by: a.handled_by,
+        changed_fields: a.changed_fields,
+        last_handled: a.last_handled,
+        spec_changed: a.spec_changed,
+        warnings,
+        created: obj.metadata.creation_timestamp.as_ref().map(|t| crate::time::from_jiff(t.0)),
+    }
+}
+
+/// Warning-or-Error events about this object — the same uid, or no uid recorded (what
+/// `kubectl describe` would count, plus events posted without a uid). `None` when events are a gap.
+fn warnings(snapshot: &Snapshot, obj: &MicroserviceObject) -> Option<usize> {
+    let events = snapshot.events.get()?;
+    Some(
+        events
+            .iter()
+            .filter(|e| {
+                let involved = &e.involved_object;
+                involved.kind.as_deref() == Some("Microservice")
+                    && involved.name == obj.metadata.name
+                    && e.metadata.namespace == obj.metadata.namespace
+                    && (involved.uid.is_none() || involved.uid == obj.metadata.uid)
+                    && matches!(e.type_.as_deref(), Some("Warning") | Some("Error"))
+            })
+            .map(|e| e.count.unwrap_or(1).max(1) as usize)
+            .sum(),
+    )
+}
+
+fn verdict_tone(v: Verdict) -> Tone {
+    match v {
+        Verdict::Fresh => Tone::Good,
+        Verdict::Stale | Verdict::Invalid => Tone::Bad,
+        Verdict::NeverHandled => Tone::Warn,
+        Verdict::Unknown => Tone::Muted,
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Null => "<none>".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The table (`wide` adds LAST-HANDLED, SPEC-CHANGED, OPERATOR; `all_namespaces` adds NAMESPACE).
+pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool, color: bool) -> String {
+    let mut headers = Vec::new();
+    if all_namespaces {
+        headers.push("NAMESPACE");
+    }
+    headers.extend(["NAME", "PHASE", "IMAGE", "PORT", "HANDLED", "VERDICT", "WARNINGS", "AGE"]);
+    if wide {
+        headers.extend(["LAST-HANDLED", "SPEC-CHANGED", "OPERATOR"]);
+    }
+    let rows: Vec<Vec<(String, Tone)>> = report
+        .items
+        .iter()
+        .map(|i| {
+            let mut row = Vec::new();
+            if all_namespaces {
+                row.push((i.namespace.clone(), Tone::Plain));
+            }
+            let handled = format!("{}/{}", i.observed_generation.map(|g| g.to_string()).unwrap_or_else(|| "-".into()), i.generation);
+            let warnings = match i.warnings {
+                None => ("?".to_string(), Tone::Muted),
+                Some(0) => ("0".to_string(), Tone::Plain),
+                Some(n) => (n.to_string(), Tone::Warn),
+            };
+            row.extend([
+                (i.name.clone(), Tone::Plain),
+                (i.phase.clone().unwrap_or_else(|| "<none>".into()), Tone::Plain),
+                (value_text(&i.image), Tone::Plain),
+                (value_text(&i.port), Tone::Plain),
+                (handled, Tone::Plain),
+                (i.verdict.as_str().to_string(), verdict_tone(i.verdict)),
+                warnings,
+                (render::age(report.captured_at, i.created), Tone::Plain),
+            ]);
+            if wide {
+                let time = |t: Option<DateTime<Utc>>| t.map(rfc3339_seconds).unwrap_or_else(|| "<unknown>".into());
+                row.push((time(i.last_handled), Tone::Plain));
+                row.push((time(i.spec_changed), Tone::Plain));
+                row.push((report.operator.clone().unwrap_or_else(|| "<unknown>".into()), Tone::Plain));
+            }
+            row
+        })
+        .collect();
+    render::table(&headers, &rows, no_headers, color)
+}
+
+/// The detail view of one object: the verdict in sentences, its evidence, gaps, and the next command.
+pub fn detail(report: &Report, item: &Item, color: bool) -> String {
+    let mut out = String::new();
+    let push = |out: &mut String, line: String| {
+        out.push_str(&sanitize(&line));
+        out.push('\n');
+    };
+    let verdict = render::paint(item.verdict.as_str(), verdict_tone(item.verdict), color);
+    out.push_str(&format!("{}/{}: {verdict}\n", sanitize(&item.namespace), sanitize(&item.name)));
+    push(&mut out, format!("  Phase:        {}", item.phase.as_deref().unwrap_or("<none>")));
+    push(&mut out, format!("  Spec:         image={} port={}", value_text(&item.image), value_text(&item.port)));
+    let observed = item.observed_generation.map(|g| g.to_string()).unwrap_or_else(|| "none".into());
+    push(&mut out, format!("  Generation:   {} (observedGeneration {observed})", item.generation));
+    let handled_by = match item.handled_by {
+        staleness::HandledBy::KubectlMicroservice => "kubectl-microservice (status.observedGeneration)",
+        staleness::HandledBy::Kopf => "a Kopf operator (last-handled-configuration annotation)",
+        staleness::HandledBy::Unknown => "no handling record on the object",
+    };
+    push(&mut out, format!("  Handled by:   {handled_by}"));
+    if let Some(op) = &report.operator {
+        push(&mut out, format!("  Operator:     {op}"));
+    }
+    let time = |t: Option<DateTime<Utc>>| {
+        t.map(|t| format!("{} (API server clock, managedFields, 1 s resolution)", rfc3339_seconds(t))).unwrap_or_else(|| "unknown".into())
+    };
+    push(&mut out, format!("  Status written: {}", time(item.last_handled)));
+    push(&mut out, format!("  Spec written:   {}", time(item.spec_changed)));
+    if !item.changed_fields.is_empty() {
+        push(&mut out, "  Changed since last handled:".into());
+        for c in &item.changed_fields {
+            push(&mut out, format!("    {}: {} → {}", c.field, c.old, c.new));
+        }
+    }
+    push(&mut out, "  Why:".into());
+    for reason in &item.reasons {
+        push(&mut out, format!("    {} [{}]", reason.message, reason.code));
+        for e in &reason.evidence {
+            push(&mut out, format!("      - {e}"));
+        }
+    }
+    let warnings = match item.warnings {
+        Some(n) => format!("{n} Warning/Error event(s) for this uid"),
+        None => "unknown (events could not be listed)".into(),
+    };
+    push(&mut out, format!("  Warnings:     {warnings}"));
+    if !report.gaps.is_empty() {
+        push(&mut out, "  Evidence gaps:".into());
+        for gap in &report.gaps {
+            push(&mut out, format!("    - {gap}"));
+        }
+    }
+    push(&mut out, format!("  Next:         {}", next_command(item)));
+    out
+}
+
+fn next_command(item: &Item) -> String {
+    let target = format!("{} -n {}", item.name, item.namespace);
+    match item.verdict {
+        Verdict::Fresh => format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}"),
+        Verdict::Stale => format!(
+            "see whether the handler ran since the change: kubectl microservice logs --handler accept {target}; and why nothing was posted: kubectl microservice explain-events {target}"
+        ),
+        Verdict::NeverHandled => format!("see the handler's attempts: kubectl microservice logs --handler accept {target}"),
+        Verdict::Invalid => format!("fix the spec named above: kubectl edit microservice {target}"),
+        Verdict::Unknown => format!("collect evidence for a closer look: kubectl microservice collect DIR -n {}", item.namespace),
+    }
+}
+
+/// Renders the report in the requested format.
+pub fn render_report(report: &Report, global: &GlobalArgs, name: Option<&str>, color: bool) -> String {
+    match global.output {
+        Some(OutputFormat::Json) => render::json(report),
+        Some(OutputFormat::Yaml) => render::yaml(report),
+        other => match (name, report.items.first()) {
+            (Some(_), Some(item)) => detail(report, item, color),
+            _ => table(report, other == Some(OutputFormat::Wide), global.all_namespaces, global.no_headers, color),
+        },
+    }
+}
+
+/// The exit code for a rendered report: 1 with `--exit-code` when any item is a problem.
+pub fn exit_code(report: &Report, exit_code_flag: bool) -> u8 {
+    u8::from(exit_code_flag && report.items.iter().any(|i| i.verdict.is_problem()))
+}
+
+/// The "not found" / "nothing to decide on" errors (exit 3).
+pub fn check_decidable(report: &Report, snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>) -> Result<(), AppError> {
+    if let Evidence::Gap(gap) = &snapshot.microservices {
+        return Err(AppError::Undecided(format!("cannot decide: {gap}")));
+    }
+    if let (Some(name), true) = (name, report.items.is_empty()) {
+        return Err(AppError::Undecided(match namespace {
+            Some(ns) => format!("microservice {name:?} not found in namespace {ns:?}"),
+            None => format!("microservice {name:?} not found"),
+        }));
+    }
+    Ok(())
+}
+
+/// Rows that changed between two reports (for `--watch`), keyed by namespace/name.
+pub fn changed_rows(before: &Report, after: &Report) -> Report {
+    let key = |i: &Item| format!("{}/{}", i.namespace, i.name);
+    let old: HashMap<String, (&Option<String>, Verdict, i64, Option<i64>)> =
+        before.items.iter().map(|i| (key(i), (&i.phase, i.verdict, i.generation, i.observed_generation))).collect();
+    Report {
+        items: after
+            .items
+            .iter()
+            .filter(|i| old.get(&key(i)) != Some(&(&i.phase, i.verdict, i.generation, i.observed_generation)))
+            .cloned()
+            .collect(),
+        ..after.clone()
+    }
+}
+
+/// Helper used by tests and the e2e: the latest event time in a snapshot.
+pub fn latest_event(snapshot: &Snapshot) -> Option<DateTime<Utc>> {
+    snapshot.events.get()?.iter().filter_map(event_time).max()
+}

@@ -1,0 +1,200 @@
+//! Human output: kubectl-style tables, ages, colour decisions, and JSON/YAML documents.
+//!
+//! Renderers return `String`s so they can be snapshot-tested; only the commands write.
+
+use std::io::IsTerminal;
+
+use chrono::{DateTime, Utc};
+use comfy_table::{Cell, Color, ContentArrangement, Table, presets};
+use serde::Serialize;
+
+use crate::cli::ColorChoice;
+use crate::text::sanitize;
+
+/// Whether to colour stdout: `--color always|never` wins; `auto` colours a terminal unless
+/// `NO_COLOR` is set to a non-empty value (no-color.org; an empty value counts as unset).
+pub fn use_color(choice: ColorChoice) -> bool {
+    decide_color(choice, std::env::var_os("NO_COLOR").as_deref(), std::io::stdout().is_terminal())
+}
+
+/// The pure rule behind [`use_color`].
+pub fn decide_color(choice: ColorChoice, no_color: Option<&std::ffi::OsStr>, terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && no_color.is_none_or(|v| v.is_empty()),
+    }
+}
+
+/// A cell's meaning, coloured only when colour is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Nothing to say.
+    Plain,
+    /// Good.
+    Good,
+    /// Look at it.
+    Warn,
+    /// Wrong.
+    Bad,
+    /// Unknown / not decidable.
+    Muted,
+}
+
+/// A kubectl-style table: upper-case headers, columns separated by three spaces, no borders.
+/// Every cell is sanitised (terminal control characters escaped).
+pub fn table(headers: &[&str], rows: &[Vec<(String, Tone)>], no_headers: bool, color: bool) -> String {
+    let mut table = Table::new();
+    table.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled).force_no_tty();
+    if color {
+        table.enforce_styling();
+    }
+    if !no_headers {
+        table.set_header(headers.iter().map(|h| Cell::new(h)));
+    }
+    for row in rows {
+        table.add_row(row.iter().map(|(text, tone)| {
+            let cell = Cell::new(sanitize(text));
+            match (color, tone) {
+                (false, _) | (_, Tone::Plain) => cell,
+                (true, Tone::Good) => cell.fg(Color::Green),
+                (true, Tone::Warn) => cell.fg(Color::Yellow),
+                (true, Tone::Bad) => cell.fg(Color::Red),
+                (true, Tone::Muted) => cell.fg(Color::DarkGrey),
+            }
+        }));
+    }
+    let columns = headers.len();
+    for (index, column) in table.column_iter_mut().enumerate() {
+        column.set_padding((0, if index + 1 == columns { 0 } else { 3 }));
+    }
+    let mut out: String = table.lines().map(|l| l.trim_end().to_string() + "\n").collect();
+    if rows.is_empty() && no_headers {
+        out.clear();
+    }
+    out
+}
+
+/// Colours `text` when colour is on.
+pub fn paint(text: &str, tone: Tone, color: bool) -> String {
+    use owo_colors::OwoColorize;
+    let text = sanitize(text);
+    if !color {
+        return text;
+    }
+    match tone {
+        Tone::Plain => text,
+        Tone::Good => text.green().to_string(),
+        Tone::Warn => text.yellow().to_string(),
+        Tone::Bad => text.red().to_string(),
+        Tone::Muted => text.dimmed().to_string(),
+    }
+}
+
+/// kubectl's age format (`k8s.io/apimachinery/pkg/util/duration.HumanDuration`): `45s`, `5m3s`,
+/// `3h10m`, `2d5h`, `400d`, `3y20d`; `<unknown>` when either time is missing.
+pub fn age(now: Option<DateTime<Utc>>, then: Option<DateTime<Utc>>) -> String {
+    let (Some(now), Some(then)) = (now, then) else { return "<unknown>".into() };
+    let seconds = (now - then).num_seconds();
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    if seconds < 0 {
+        return "0s".into();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        return match seconds % 60 {
+            0 => format!("{minutes}m"),
+            s => format!("{minutes}m{s}s"),
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        return match minutes % 60 {
+            0 => format!("{hours}h"),
+            m => format!("{hours}h{m}m"),
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        return match hours % 24 {
+            0 => format!("{}d", hours / 24),
+            h => format!("{}d{h}h", hours / 24),
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        return match (hours / 24) % 365 {
+            0 => format!("{}y", hours / 24 / 365),
+            d => format!("{}y{d}d", hours / 24 / 365),
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+/// A JSON document, pretty-printed, with a trailing newline. Control characters inside strings
+/// are escaped by JSON itself.
+pub fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("output serialises") + "\n"
+}
+
+/// A YAML document.
+pub fn yaml<T: Serialize>(value: &T) -> String {
+    serde_yaml::to_string(value).expect("output serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn colour_rules() {
+        assert!(decide_color(ColorChoice::Always, Some(OsStr::new("1")), false));
+        assert!(!decide_color(ColorChoice::Never, None, true));
+        assert!(decide_color(ColorChoice::Auto, None, true));
+        assert!(!decide_color(ColorChoice::Auto, None, false), "a pipe is not coloured");
+        assert!(!decide_color(ColorChoice::Auto, Some(OsStr::new("1")), true));
+        assert!(decide_color(ColorChoice::Auto, Some(OsStr::new("")), true), "empty NO_COLOR means unset");
+    }
+
+    #[test]
+    fn ages_like_kubectl() {
+        let now: DateTime<Utc> = "2026-11-29T12:00:00Z".parse().unwrap();
+        let ago = |s: i64| age(Some(now), Some(now - chrono::Duration::seconds(s)));
+        assert_eq!(ago(45), "45s");
+        assert_eq!(ago(119), "119s");
+        assert_eq!(ago(303), "5m3s");
+        assert_eq!(ago(600), "10m");
+        assert_eq!(ago(3 * 3600 + 600), "3h10m");
+        assert_eq!(ago(30 * 3600), "30h");
+        assert_eq!(ago(2 * 86400 + 5 * 3600), "2d5h");
+        assert_eq!(ago(400 * 86400), "400d");
+        assert_eq!(ago(3 * 365 * 86400 + 20 * 86400), "3y20d");
+        assert_eq!(age(None, Some(now)), "<unknown>");
+    }
+
+    #[test]
+    fn tables_align_and_sanitise() {
+        let rows = vec![
+            vec![("todo-api".to_string(), Tone::Plain), ("fresh".to_string(), Tone::Good)],
+            vec![("evil\x1b[2J".to_string(), Tone::Plain), ("stale".to_string(), Tone::Bad)],
+        ];
+        let out = table(&["NAME", "VERDICT"], &rows, false, false);
+        assert_eq!(out, "NAME            VERDICT\ntodo-api        fresh\nevil\\u{1b}[2J   stale\n");
+        let coloured = table(&["NAME", "VERDICT"], &rows, true, true);
+        assert!(coloured.contains("\x1b["), "{coloured:?}");
+        assert!(!coloured.contains("NAME"));
+    }
+}
