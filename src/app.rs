@@ -26,15 +26,10 @@ pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Logs(args) => crate::commands::logs::run(&cli.global, args),
-        Command::Status(_) | Command::ExplainEvents(_) | Command::Collect(_) => {
-            let name = match &cli.command {
-                Command::Status(_) => "status",
-                Command::ExplainEvents(_) => "explain-events",
-                _ => "collect",
-            };
-            Err(AppError::Usage(format!(
-                "`kubectl microservice {name}` is not implemented yet"
-            )))
-        }
+        Command::Status(args) => Ok(ExitCode::from(crate::commands::status::run(&cli.global, args)?)),
+        Command::Collect(args) => Ok(ExitCode::from(crate::commands::collect::run(&cli.global, args)?)),
+        Command::ExplainEvents(_) => Err(AppError::Usage(
+            "`kubectl microservice explain-events` is not implemented yet".into(),
+        )),
     }
 }

@@ -114,13 +114,13 @@ pub enum Command {
     /// Run the controller for Microservice objects (the `accept` handler).
     Operate(OperateArgs),
     /// Is Accepted still true for the spec each Microservice has now?
-    Status(DiagnosticArgs),
+    Status(crate::commands::status::StatusArgs),
     /// Every run of a handler, with its cause and outcome, from the operator's logs.
     Logs(LogsArgs),
     /// Why is there no Warning event on a Microservice?
     ExplainEvents(DiagnosticArgs),
     /// Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs).
-    Collect(DiagnosticArgs),
+    Collect(crate::commands::collect::CollectArgs),
     /// Print the manifests that install the CRD, RBAC and the operator Deployment.
     Manifests(ManifestsArgs),
     /// Print a shell completion script.

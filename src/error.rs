@@ -39,6 +39,10 @@ pub enum AppError {
         hint: Option<String>,
     },
 
+    /// The evidence cannot decide (object not found, deciding evidence missing): exit 3.
+    #[error("{0}")]
+    Undecided(String),
+
     /// Local I/O failed (writing output): exit 3.
     #[error("{context}: {source}")]
     Io {
@@ -58,7 +62,7 @@ impl AppError {
             AppError::Config { user_input: true, .. } => 2,
             AppError::Config { user_input: false, .. } => 3,
             AppError::Problem { .. } => 1,
-            AppError::Kube { .. } | AppError::Io { .. } => 3,
+            AppError::Kube { .. } | AppError::Io { .. } | AppError::Undecided(_) => 3,
         }
     }
 

@@ -14,7 +14,11 @@ use crate::text::sanitize;
 /// Whether to colour stdout: `--color always|never` wins; `auto` colours a terminal unless
 /// `NO_COLOR` is set to a non-empty value (no-color.org; an empty value counts as unset).
 pub fn use_color(choice: ColorChoice) -> bool {
-    decide_color(choice, std::env::var_os("NO_COLOR").as_deref(), std::io::stdout().is_terminal())
+    decide_color(
+        choice,
+        std::env::var_os("NO_COLOR").as_deref(),
+        std::io::stdout().is_terminal(),
+    )
 }
 
 /// The pure rule behind [`use_color`].
@@ -45,12 +49,15 @@ pub enum Tone {
 /// Every cell is sanitised (terminal control characters escaped).
 pub fn table(headers: &[&str], rows: &[Vec<(String, Tone)>], no_headers: bool, color: bool) -> String {
     let mut table = Table::new();
-    table.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled).force_no_tty();
+    table
+        .load_style(presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .force_no_tty();
     if color {
         table.enforce_styling();
     }
     if !no_headers {
-        table.set_header(headers.iter().map(|h| Cell::new(h)));
+        table.set_header(headers.iter().map(Cell::new));
     }
     for row in rows {
         table.add_row(row.iter().map(|(text, tone)| {
@@ -94,7 +101,9 @@ pub fn paint(text: &str, tone: Tone, color: bool) -> String {
 /// kubectl's age format (`k8s.io/apimachinery/pkg/util/duration.HumanDuration`): `45s`, `5m3s`,
 /// `3h10m`, `2d5h`, `400d`, `3y20d`; `<unknown>` when either time is missing.
 pub fn age(now: Option<DateTime<Utc>>, then: Option<DateTime<Utc>>) -> String {
-    let (Some(now), Some(then)) = (now, then) else { return "<unknown>".into() };
+    let (Some(now), Some(then)) = (now, then) else {
+        return "<unknown>".into();
+    };
     let seconds = (now - then).num_seconds();
     if seconds < -1 {
         return "<invalid>".into();
@@ -166,7 +175,10 @@ mod tests {
         assert!(decide_color(ColorChoice::Auto, None, true));
         assert!(!decide_color(ColorChoice::Auto, None, false), "a pipe is not coloured");
         assert!(!decide_color(ColorChoice::Auto, Some(OsStr::new("1")), true));
-        assert!(decide_color(ColorChoice::Auto, Some(OsStr::new("")), true), "empty NO_COLOR means unset");
+        assert!(
+            decide_color(ColorChoice::Auto, Some(OsStr::new("")), true),
+            "empty NO_COLOR means unset"
+        );
     }
 
     #[test]
@@ -189,10 +201,16 @@ mod tests {
     fn tables_align_and_sanitise() {
         let rows = vec![
             vec![("todo-api".to_string(), Tone::Plain), ("fresh".to_string(), Tone::Good)],
-            vec![("evil\x1b[2J".to_string(), Tone::Plain), ("stale".to_string(), Tone::Bad)],
+            vec![
+                ("evil\x1b[2J".to_string(), Tone::Plain),
+                ("stale".to_string(), Tone::Bad),
+            ],
         ];
         let out = table(&["NAME", "VERDICT"], &rows, false, false);
-        assert_eq!(out, "NAME            VERDICT\ntodo-api        fresh\nevil\\u{1b}[2J   stale\n");
+        assert_eq!(
+            out,
+            "NAME            VERDICT\ntodo-api        fresh\nevil\\u{1b}[2J   stale\n"
+        );
         let coloured = table(&["NAME", "VERDICT"], &rows, true, true);
         assert!(coloured.contains("\x1b["), "{coloured:?}");
         assert!(!coloured.contains("NAME"));

@@ -1,8 +1,10 @@
 //! Subcommands other than `operate` and `manifests`.
 
+pub mod collect;
 pub mod complete;
 pub mod completion;
 pub mod logs;
+pub mod status;
 
 use std::io::Write;
 

@@ -15,7 +15,7 @@ use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
 use crate::error::AppError;
-use crate::evidence::{Evidence, Gap, Snapshot, event_time};
+use crate::evidence::{Evidence, Gap, Snapshot};
 use crate::render::{self, Tone};
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
@@ -110,10 +110,17 @@ pub struct Report {
 /// Builds the report from a snapshot (pure). `namespace` filters objects when set; `name`
 /// keeps one object.
 pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, skew: Duration) -> Report {
-    let options = staleness::Options { skew: chrono::Duration::from_std(skew).unwrap_or(chrono::Duration::seconds(2)) };
+    let options = staleness::Options {
+        skew: chrono::Duration::from_std(skew).unwrap_or(chrono::Duration::seconds(2)),
+    };
     let facts = log_facts(snapshot);
     let unavailable = LogFacts::Unavailable(
-        snapshot.operator.logs.gap().map(ToString::to_string).unwrap_or_else(|| "operator logs: none".into()),
+        snapshot
+            .operator
+            .logs
+            .gap()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| "operator logs: none".into()),
     );
     let mut items: Vec<Item> = snapshot
         .microservices
@@ -138,7 +145,12 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
         schema_version: 1,
         captured_at: snapshot.now(),
         items,
-        gaps: snapshot.gaps().into_iter().filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_))).cloned().collect(),
+        gaps: snapshot
+            .gaps()
+            .into_iter()
+            .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)))
+            .cloned()
+            .collect(),
         operator,
     }
 }
@@ -160,7 +172,11 @@ fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>) -> Ite
         last_handled: a.last_handled,
         spec_changed: a.spec_changed,
         warnings,
-        created: obj.metadata.creation_timestamp.as_ref().map(|t| crate::time::from_jiff(t.0)),
+        created: obj
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| crate::time::from_jiff(t.0)),
     }
 }
 
@@ -207,7 +223,9 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
     if all_namespaces {
         headers.push("NAMESPACE");
     }
-    headers.extend(["NAME", "PHASE", "IMAGE", "PORT", "HANDLED", "VERDICT", "WARNINGS", "AGE"]);
+    headers.extend([
+        "NAME", "PHASE", "IMAGE", "PORT", "HANDLED", "VERDICT", "WARNINGS", "AGE",
+    ]);
     if wide {
         headers.extend(["LAST-HANDLED", "SPEC-CHANGED", "OPERATOR"]);
     }
@@ -219,7 +237,13 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
             if all_namespaces {
                 row.push((i.namespace.clone(), Tone::Plain));
             }
-            let handled = format!("{}/{}", i.observed_generation.map(|g| g.to_string()).unwrap_or_else(|| "-".into()), i.generation);
+            let handled = format!(
+                "{}/{}",
+                i.observed_generation
+                    .map(|g| g.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                i.generation
+            );
             let warnings = match i.warnings {
                 None => ("?".to_string(), Tone::Muted),
                 Some(0) => ("0".to_string(), Tone::Plain),
@@ -239,7 +263,10 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
                 let time = |t: Option<DateTime<Utc>>| t.map(rfc3339_seconds).unwrap_or_else(|| "<unknown>".into());
                 row.push((time(i.last_handled), Tone::Plain));
                 row.push((time(i.spec_changed), Tone::Plain));
-                row.push((report.operator.clone().unwrap_or_else(|| "<unknown>".into()), Tone::Plain));
+                row.push((
+                    report.operator.clone().unwrap_or_else(|| "<unknown>".into()),
+                    Tone::Plain,
+                ));
             }
             row
         })
@@ -255,25 +282,61 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
         out.push('\n');
     };
     let verdict = render::paint(item.verdict.as_str(), verdict_tone(item.verdict), color);
-    out.push_str(&format!("{}/{}: {verdict}\n", sanitize(&item.namespace), sanitize(&item.name)));
-    push(&mut out, format!("  Phase:        {}", item.phase.as_deref().unwrap_or("<none>")));
-    push(&mut out, format!("  Spec:         image={} port={}", value_text(&item.image), value_text(&item.port)));
-    let observed = item.observed_generation.map(|g| g.to_string()).unwrap_or_else(|| "none".into());
-    push(&mut out, format!("  Generation:   {} (observedGeneration {observed})", item.generation));
+    out.push_str(&format!(
+        "{}/{}: {verdict}\n",
+        sanitize(&item.namespace),
+        sanitize(&item.name)
+    ));
+    push(
+        &mut out,
+        format!("  {:<16}{}", "Phase:", item.phase.as_deref().unwrap_or("<none>")),
+    );
+    push(
+        &mut out,
+        format!(
+            "  {:<16}image={} port={}",
+            "Spec:",
+            value_text(&item.image),
+            value_text(&item.port)
+        ),
+    );
+    let observed = item
+        .observed_generation
+        .map(|g| g.to_string())
+        .unwrap_or_else(|| "none".into());
+    push(
+        &mut out,
+        format!(
+            "  {:<16}{} (observedGeneration {observed})",
+            "Generation:", item.generation
+        ),
+    );
     let handled_by = match item.handled_by {
         staleness::HandledBy::KubectlMicroservice => "kubectl-microservice (status.observedGeneration)",
         staleness::HandledBy::Kopf => "a Kopf operator (last-handled-configuration annotation)",
         staleness::HandledBy::Unknown => "no handling record on the object",
     };
-    push(&mut out, format!("  Handled by:   {handled_by}"));
+    push(&mut out, format!("  {:<16}{handled_by}", "Handled by:"));
     if let Some(op) = &report.operator {
-        push(&mut out, format!("  Operator:     {op}"));
+        push(&mut out, format!("  {:<16}{op}", "Operator:"));
     }
     let time = |t: Option<DateTime<Utc>>| {
-        t.map(|t| format!("{} (API server clock, managedFields, 1 s resolution)", rfc3339_seconds(t))).unwrap_or_else(|| "unknown".into())
+        t.map(|t| {
+            format!(
+                "{} (API server clock, managedFields, 1 s resolution)",
+                rfc3339_seconds(t)
+            )
+        })
+        .unwrap_or_else(|| "unknown".into())
     };
-    push(&mut out, format!("  Status written: {}", time(item.last_handled)));
-    push(&mut out, format!("  Spec written:   {}", time(item.spec_changed)));
+    push(
+        &mut out,
+        format!("  {:<16}{}", "Status written:", time(item.last_handled)),
+    );
+    push(
+        &mut out,
+        format!("  {:<16}{}", "Spec written:", time(item.spec_changed)),
+    );
     if !item.changed_fields.is_empty() {
         push(&mut out, "  Changed since last handled:".into());
         for c in &item.changed_fields {
@@ -291,27 +354,34 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
         Some(n) => format!("{n} Warning/Error event(s) for this uid"),
         None => "unknown (events could not be listed)".into(),
     };
-    push(&mut out, format!("  Warnings:     {warnings}"));
+    push(&mut out, format!("  {:<16}{warnings}", "Warnings:"));
     if !report.gaps.is_empty() {
         push(&mut out, "  Evidence gaps:".into());
         for gap in &report.gaps {
             push(&mut out, format!("    - {gap}"));
         }
     }
-    push(&mut out, format!("  Next:         {}", next_command(item)));
+    push(&mut out, format!("  {:<16}{}", "Next:", next_command(item)));
     out
 }
 
 fn next_command(item: &Item) -> String {
     let target = format!("{} -n {}", item.name, item.namespace);
     match item.verdict {
-        Verdict::Fresh => format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}"),
+        Verdict::Fresh => {
+            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}")
+        }
         Verdict::Stale => format!(
             "see whether the handler ran since the change: kubectl microservice logs --handler accept {target}; and why nothing was posted: kubectl microservice explain-events {target}"
         ),
-        Verdict::NeverHandled => format!("see the handler's attempts: kubectl microservice logs --handler accept {target}"),
+        Verdict::NeverHandled => {
+            format!("see the handler's attempts: kubectl microservice logs --handler accept {target}")
+        }
         Verdict::Invalid => format!("fix the spec named above: kubectl edit microservice {target}"),
-        Verdict::Unknown => format!("collect evidence for a closer look: kubectl microservice collect DIR -n {}", item.namespace),
+        Verdict::Unknown => format!(
+            "collect evidence for a closer look: kubectl microservice collect DIR -n {}",
+            item.namespace
+        ),
     }
 }
 
@@ -322,7 +392,13 @@ pub fn render_report(report: &Report, global: &GlobalArgs, name: Option<&str>, c
         Some(OutputFormat::Yaml) => render::yaml(report),
         other => match (name, report.items.first()) {
             (Some(_), Some(item)) => detail(report, item, color),
-            _ => table(report, other == Some(OutputFormat::Wide), global.all_namespaces, global.no_headers, color),
+            _ => table(
+                report,
+                other == Some(OutputFormat::Wide),
+                global.all_namespaces,
+                global.no_headers,
+                color,
+            ),
         },
     }
 }
@@ -333,7 +409,12 @@ pub fn exit_code(report: &Report, exit_code_flag: bool) -> u8 {
 }
 
 /// The "not found" / "nothing to decide on" errors (exit 3).
-pub fn check_decidable(report: &Report, snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>) -> Result<(), AppError> {
+pub fn check_decidable(
+    report: &Report,
+    snapshot: &Snapshot,
+    namespace: Option<&str>,
+    name: Option<&str>,
+) -> Result<(), AppError> {
     if let Evidence::Gap(gap) = &snapshot.microservices {
         return Err(AppError::Undecided(format!("cannot decide: {gap}")));
     }
@@ -346,11 +427,17 @@ pub fn check_decidable(report: &Report, snapshot: &Snapshot, namespace: Option<&
     Ok(())
 }
 
+/// What `--watch` compares per object: phase, verdict, generation, observedGeneration.
+type RowState<'a> = (&'a Option<String>, Verdict, i64, Option<i64>);
+
 /// Rows that changed between two reports (for `--watch`), keyed by namespace/name.
 pub fn changed_rows(before: &Report, after: &Report) -> Report {
     let key = |i: &Item| format!("{}/{}", i.namespace, i.name);
-    let old: HashMap<String, (&Option<String>, Verdict, i64, Option<i64>)> =
-        before.items.iter().map(|i| (key(i), (&i.phase, i.verdict, i.generation, i.observed_generation))).collect();
+    let old: HashMap<String, RowState<'_>> = before
+        .items
+        .iter()
+        .map(|i| (key(i), (&i.phase, i.verdict, i.generation, i.observed_generation)))
+        .collect();
     Report {
         items: after
             .items
@@ -362,7 +449,147 @@ pub fn changed_rows(before: &Report, after: &Report) -> Report {
     }
 }
 
-/// Helper used by tests and the e2e: the latest event time in a snapshot.
-pub fn latest_event(snapshot: &Snapshot) -> Option<DateTime<Utc>> {
-    snapshot.events.get()?.iter().filter_map(event_time).max()
+/// Where the evidence comes from and which namespace it is about.
+struct Target {
+    namespace: Option<String>,
+}
+
+fn single_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
+    match (global.all_namespaces, global.namespaces.as_slice()) {
+        (true, []) => Ok(None),
+        (true, _) => Err(AppError::Usage(
+            "--namespace and --all-namespaces exclude each other".into(),
+        )),
+        (false, []) => Ok(None),
+        (false, [ns]) => Ok(Some(ns.clone())),
+        (false, many) => Err(AppError::Usage(format!(
+            "give one --namespace (or -A), got {}",
+            many.join(",")
+        ))),
+    }
+}
+
+/// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
+pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
+    let color = render::use_color(global.color);
+    let namespace = single_namespace(global)?;
+    if let Some(dir) = &args.bundle {
+        if args.watch {
+            return Err(AppError::Usage(
+                "--watch needs a cluster; it cannot be used with --bundle".into(),
+            ));
+        }
+        let snapshot = crate::evidence::bundle::read(dir)?;
+        // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
+        let lookup_ns = namespace
+            .clone()
+            .or_else(|| args.name.as_ref().and(snapshot.namespace.clone()));
+        let report = report(&snapshot, lookup_ns.as_deref(), args.name.as_deref(), args.skew);
+        check_decidable(&report, &snapshot, lookup_ns.as_deref(), args.name.as_deref())?;
+        print_gaps(&report);
+        super::write_stdout(&render_report(&report, global, args.name.as_deref(), color))?;
+        return Ok(exit_code(&report, args.exit_code));
+    }
+    let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
+        context: "start the async runtime".into(),
+        source,
+    })?;
+    runtime.block_on(run_live(global, args, namespace, color))
+}
+
+fn print_gaps(report: &Report) {
+    for gap in &report.gaps {
+        eprintln!("note: evidence gap: {}", sanitize(&gap.to_string()));
+    }
+}
+
+async fn run_live(
+    global: &GlobalArgs,
+    args: &StatusArgs,
+    namespace: Option<String>,
+    color: bool,
+) -> Result<u8, AppError> {
+    let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
+    let namespace = if global.all_namespaces {
+        None
+    } else {
+        Some(namespace.unwrap_or(config.default_namespace.clone()))
+    };
+    let target = Target { namespace };
+    let plan = crate::evidence::live::Plan {
+        namespace: target.namespace.clone(),
+        selector: global.selector.clone(),
+        name: args.name.clone(),
+        operator: args.operator.clone(),
+        context: global.context.clone(),
+        server: config.cluster_url.to_string(),
+        ..Default::default()
+    };
+    if let Some(spec) = &args.operator {
+        crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+    }
+    let unreachable = |e: kube::Error| {
+        AppError::kube(
+            format!(
+                "cannot get microservices from {} (context {})",
+                config.cluster_url,
+                global.context.as_deref().unwrap_or("current")
+            ),
+            e,
+        )
+    };
+    let scope = match &target.namespace {
+        Some(ns) => format!("in namespace {ns}"),
+        None => "in all namespaces".into(),
+    };
+    let access = crate::evidence::live::caller_access(&client, target.namespace.as_deref()).await;
+    for note in crate::evidence::live::access_notes(&access, &scope) {
+        eprintln!("note: {note}");
+    }
+    let gather = || async {
+        let mut snapshot = crate::evidence::live::gather_objects(&client, &plan, &access)
+            .await
+            .map_err(unreachable)?;
+        let first = report(&snapshot, target.namespace.as_deref(), args.name.as_deref(), args.skew);
+        let needs_operator = args.name.is_some()
+            || global.output == Some(OutputFormat::Wide)
+            || first
+                .items
+                .iter()
+                .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
+        if needs_operator {
+            crate::evidence::live::add_operator(&client, &mut snapshot, &plan, false).await;
+        }
+        let report = report(&snapshot, target.namespace.as_deref(), args.name.as_deref(), args.skew);
+        check_decidable(&report, &snapshot, target.namespace.as_deref(), args.name.as_deref())?;
+        Ok::<Report, AppError>(report)
+    };
+    let mut current = gather().await?;
+    print_gaps(&current);
+    super::write_stdout(&render_report(&current, global, args.name.as_deref(), color))?;
+    let mut code = exit_code(&current, args.exit_code);
+    if args.watch {
+        loop {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => break,
+                _ = tokio::time::sleep(args.interval) => {}
+            }
+            let next = match gather().await {
+                Ok(next) => next,
+                Err(e) => {
+                    eprintln!("warning: {}", sanitize(&e.to_string()));
+                    continue;
+                }
+            };
+            let changed = changed_rows(&current, &next);
+            if !changed.items.is_empty() {
+                let mut quiet = global.clone();
+                quiet.no_headers = true;
+                super::write_stdout(&render_report(&changed, &quiet, None, color))?;
+            }
+            code = code.max(exit_code(&next, args.exit_code));
+            current = next;
+        }
+    }
+    Ok(code)
 }

@@ -43,8 +43,15 @@ impl Entry {
 
     /// `kubectl-patch (Update) at 2026-11-29T16:22:16Z`.
     pub fn describe(&self) -> String {
-        let time = self.time.map(crate::time::rfc3339_seconds).unwrap_or_else(|| "an unknown time".into());
-        let sub = self.subresource.as_deref().map(|s| format!(" on /{s}")).unwrap_or_default();
+        let time = self
+            .time
+            .map(crate::time::rfc3339_seconds)
+            .unwrap_or_else(|| "an unknown time".into());
+        let sub = self
+            .subresource
+            .as_deref()
+            .map(|s| format!(" on /{s}"))
+            .unwrap_or_default();
         format!("{} ({}{sub}) at {time}", self.manager, self.operation)
     }
 }
@@ -56,7 +63,11 @@ pub fn entries(managed: Option<&Vec<ManagedFieldsEntry>>) -> Vec<Entry> {
         .flatten()
         .map(|m| {
             let mut owns: Vec<String> = match m.fields_v1.as_ref().map(|f| &f.0) {
-                Some(Value::Object(map)) => map.keys().filter_map(|k| k.strip_prefix("f:")).map(str::to_string).collect(),
+                Some(Value::Object(map)) => map
+                    .keys()
+                    .filter_map(|k| k.strip_prefix("f:"))
+                    .map(str::to_string)
+                    .collect(),
                 _ => Vec::new(),
             };
             owns.sort();

@@ -95,6 +95,8 @@ pub enum HandledBy {
 pub struct CycleEnd {
     /// The line's time, when it has one.
     pub time: Option<DateTime<Utc>>,
+    /// Which clock `time` was read from, in words (e.g. "kubelet clock").
+    pub clock: &'static str,
     /// Handlers that succeeded.
     pub succeeded: u32,
     /// Handlers that failed (permanently).
@@ -128,7 +130,9 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { skew: Duration::seconds(2) }
+        Options {
+            skew: Duration::seconds(2),
+        }
     }
 }
 
@@ -166,19 +170,27 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
 
     if let Some(observed) = obj.observed_generation() {
         a.handled_by = HandledBy::KubectlMicroservice;
-        let facts = vec![format!("metadata.generation={generation}"), format!("status.observedGeneration={observed}")];
+        let facts = vec![
+            format!("metadata.generation={generation}"),
+            format!("status.observedGeneration={observed}"),
+        ];
         if observed < generation {
             a.verdict = Verdict::Stale;
             a.reasons.push(Reason {
                 code: "generation-ahead",
-                message: format!("the spec changed (generation {generation}) after the handler last saw generation {observed}"),
+                message: format!(
+                    "the spec changed (generation {generation}) after the handler last saw generation {observed}"
+                ),
                 evidence: facts,
             });
         } else if obj.phase() == Some("Invalid") {
             a.verdict = Verdict::Invalid;
             a.reasons.push(Reason {
                 code: "invalid-spec",
-                message: format!("the handler found generation {observed} invalid: {}", condition_message(obj).unwrap_or_default()),
+                message: format!(
+                    "the handler found generation {observed} invalid: {}",
+                    condition_message(obj).unwrap_or_default()
+                ),
                 evidence: facts,
             });
         } else {
@@ -199,8 +211,11 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
         let annotation_fact = format!("{} records spec {}", record.annotation, compact(&recorded));
         if !a.changed_fields.is_empty() {
             a.verdict = Verdict::Stale;
-            let names: Vec<String> =
-                a.changed_fields.iter().map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new))).collect();
+            let names: Vec<String> = a
+                .changed_fields
+                .iter()
+                .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
+                .collect();
             a.reasons.push(Reason {
                 code: "spec-changed-since-handled",
                 message: format!("the spec changed since it was last handled: {}", names.join(", ")),
@@ -212,7 +227,10 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
             return a;
         }
         match logs {
-            LogFacts::Read { last_cycle: Some(cycle), .. } if cycle.failed > 0 => {
+            LogFacts::Read {
+                last_cycle: Some(cycle),
+                ..
+            } if cycle.failed > 0 => {
                 a.verdict = Verdict::Stale;
                 a.reasons.push(Reason {
                     code: "last-handling-failed",
@@ -223,7 +241,10 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
                     evidence: vec![annotation_fact, log_fact(cycle)],
                 });
             }
-            LogFacts::Read { last_cycle: Some(cycle), .. } => {
+            LogFacts::Read {
+                last_cycle: Some(cycle),
+                ..
+            } => {
                 a.verdict = Verdict::Fresh;
                 a.reasons.push(Reason {
                     code: "last-cycle-succeeded",
@@ -231,9 +252,15 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
                     evidence: vec![annotation_fact, log_fact(cycle)],
                 });
             }
-            LogFacts::Read { last_cycle: None, covers_from, .. } => {
+            LogFacts::Read {
+                last_cycle: None,
+                covers_from,
+                ..
+            } => {
                 a.verdict = Verdict::Fresh;
-                let since = covers_from.map(rfc3339_seconds).unwrap_or_else(|| "an unknown time".into());
+                let since = covers_from
+                    .map(rfc3339_seconds)
+                    .unwrap_or_else(|| "an unknown time".into());
                 a.reasons.push(Reason {
                     code: "unconfirmed-no-logs",
                     message: format!(
@@ -246,7 +273,9 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
                 a.verdict = Verdict::Fresh;
                 a.reasons.push(Reason {
                     code: "unconfirmed-no-logs",
-                    message: "the spec equals the one last handled; no operator logs in evidence confirm the cycle succeeded".into(),
+                    message:
+                        "the spec equals the one last handled; no operator logs in evidence confirm the cycle succeeded"
+                            .into(),
                     evidence: vec![annotation_fact, why.clone()],
                 });
             }
@@ -256,9 +285,14 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
 
     if obj.phase().is_none() {
         a.verdict = Verdict::NeverHandled;
-        let mut evidence = vec!["no status.phase, no status.observedGeneration, no */last-handled-configuration annotation".to_string()];
+        let mut evidence = vec![
+            "no status.phase, no status.observedGeneration, no */last-handled-configuration annotation".to_string(),
+        ];
         evidence.extend(kopf_progress(obj));
-        if let LogFacts::Read { last_retry: Some(line), .. } = logs {
+        if let LogFacts::Read {
+            last_retry: Some(line), ..
+        } = logs
+        {
             evidence.push(format!("last retry in the logs: {line}"));
         }
         a.reasons.push(Reason {
@@ -273,7 +307,10 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
     let phase = obj.phase().unwrap_or_default();
     match (status_entry, spec_entry) {
         (Some(status), Some(spec)) => {
-            let shown = vec![format!("status: {}", status.describe()), format!("spec: {}", spec.describe())];
+            let shown = vec![
+                format!("status: {}", status.describe()),
+                format!("spec: {}", spec.describe()),
+            ];
             match (status.time, spec.time) {
                 (Some(st), Some(sp)) if spec.spec_only() && sp - st > options.skew => {
                     a.verdict = Verdict::Stale;
@@ -311,7 +348,12 @@ fn undecidable_message(status: &Entry, spec: &Entry, options: Options) -> String
         format!(
             "the latest spec writer {} also owns {} fields, so its time does not date the spec",
             spec.manager,
-            spec.owns.iter().filter(|o| *o != "spec").cloned().collect::<Vec<_>>().join(", ")
+            spec.owns
+                .iter()
+                .filter(|o| *o != "spec")
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     } else {
         format!(
@@ -325,7 +367,7 @@ fn undecidable_message(status: &Entry, spec: &Entry, options: Options) -> String
 
 fn log_fact(cycle: &CycleEnd) -> String {
     match cycle.time {
-        Some(t) => format!("{} (log time {})", cycle.line, rfc3339_seconds(t)),
+        Some(t) => format!("{} (logged at {}, {})", cycle.line, rfc3339_seconds(t), cycle.clock),
         None => cycle.line.clone(),
     }
 }
@@ -359,7 +401,11 @@ fn kopf_progress(obj: &MicroserviceObject) -> Vec<String> {
             Some(format!(
                 "{key}: {retries} tries for purpose {purpose}, {}{}",
                 if success { "succeeded" } else { "not succeeded" },
-                if message.is_empty() { String::new() } else { format!(", last message {message:?}") }
+                if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(", last message {message:?}")
+                }
             ))
         })
         .collect()
@@ -374,12 +420,20 @@ pub fn diff(prefix: &str, old: &Value, new: &Value) -> Vec<ChangedField> {
             keys.dedup();
             keys.into_iter()
                 .flat_map(|k| {
-                    diff(&format!("{prefix}.{k}"), a.get(k).unwrap_or(&Value::Null), b.get(k).unwrap_or(&Value::Null))
+                    diff(
+                        &format!("{prefix}.{k}"),
+                        a.get(k).unwrap_or(&Value::Null),
+                        b.get(k).unwrap_or(&Value::Null),
+                    )
                 })
                 .collect()
         }
         (a, b) if a == b => Vec::new(),
-        (a, b) => vec![ChangedField { field: prefix.to_string(), old: a.clone(), new: b.clone() }],
+        (a, b) => vec![ChangedField {
+            field: prefix.to_string(),
+            old: a.clone(),
+            new: b.clone(),
+        }],
     }
 }
 
@@ -402,16 +456,29 @@ mod tests {
 
     #[test]
     fn ours_by_generation() {
-        let fresh = obj(json!({"metadata": {"name": "a", "generation": 3}, "spec": {}, "status": {"phase": "Accepted", "observedGeneration": 3}}));
+        let fresh = obj(
+            json!({"metadata": {"name": "a", "generation": 3}, "spec": {}, "status": {"phase": "Accepted", "observedGeneration": 3}}),
+        );
         let a = assess(&fresh, &no_logs(), Options::default());
-        assert_eq!((a.verdict, a.handled_by), (Verdict::Fresh, HandledBy::KubectlMicroservice));
-        let stale = obj(json!({"metadata": {"name": "a", "generation": 4}, "spec": {}, "status": {"phase": "Accepted", "observedGeneration": 3}}));
+        assert_eq!(
+            (a.verdict, a.handled_by),
+            (Verdict::Fresh, HandledBy::KubectlMicroservice)
+        );
+        let stale = obj(
+            json!({"metadata": {"name": "a", "generation": 4}, "spec": {}, "status": {"phase": "Accepted", "observedGeneration": 3}}),
+        );
         let a = assess(&stale, &no_logs(), Options::default());
         assert_eq!(a.verdict, Verdict::Stale);
         assert_eq!(a.reasons[0].code, "generation-ahead");
-        assert!(a.reasons[0].evidence.contains(&"status.observedGeneration=3".to_string()));
-        let invalid = obj(json!({"metadata": {"name": "a", "generation": 1}, "spec": {}, "status": {"phase": "Invalid", "observedGeneration": 1,
-            "conditions": [{"type": "Accepted", "status": "False", "message": "spec.port: expected an integer 1..65535, got \"eighty\""}]}}));
+        assert!(
+            a.reasons[0]
+                .evidence
+                .contains(&"status.observedGeneration=3".to_string())
+        );
+        let invalid = obj(
+            json!({"metadata": {"name": "a", "generation": 1}, "spec": {}, "status": {"phase": "Invalid", "observedGeneration": 1,
+            "conditions": [{"type": "Accepted", "status": "False", "message": "spec.port: expected an integer 1..65535, got \"eighty\""}]}}),
+        );
         let a = assess(&invalid, &no_logs(), Options::default());
         assert_eq!(a.verdict, Verdict::Invalid);
         assert!(a.reasons[0].message.contains("spec.port"));
@@ -419,19 +486,39 @@ mod tests {
 
     #[test]
     fn real_kopf_object_changed_while_the_operator_was_stopped() {
-        let stale: MicroserviceObject = serde_json::from_str(include_str!("../../tests/fixtures/f-todo-api-stale-accepted.json")).unwrap();
+        let stale: MicroserviceObject =
+            serde_json::from_str(include_str!("../../tests/fixtures/f-todo-api-stale-accepted.json")).unwrap();
         let a = assess(&stale, &no_logs(), Options::default());
         assert_eq!(a.verdict, Verdict::Stale);
         assert_eq!(a.handled_by, HandledBy::Kopf);
         assert_eq!(
             a.changed_fields,
             vec![
-                ChangedField { field: "spec.image".into(), old: json!("ghcr.io/yrw9281/it30-todo-api:0.1.0"), new: json!("ghcr.io/yrw9281/it30-todo-api:0.2.0") },
-                ChangedField { field: "spec.port".into(), old: json!(8080), new: json!(9090) },
+                ChangedField {
+                    field: "spec.image".into(),
+                    old: json!("ghcr.io/yrw9281/it30-todo-api:0.1.0"),
+                    new: json!("ghcr.io/yrw9281/it30-todo-api:0.2.0")
+                },
+                ChangedField {
+                    field: "spec.port".into(),
+                    old: json!(8080),
+                    new: json!(9090)
+                },
             ]
         );
-        assert!(a.reasons[0].message.contains("spec.port 8080 → 9090"), "{}", a.reasons[0].message);
-        assert!(a.reasons[0].evidence.iter().any(|e| e.contains("kubectl-patch (Update) at 2026-11-29T16:22:16Z")), "{:?}", a.reasons[0].evidence);
+        assert!(
+            a.reasons[0].message.contains("spec.port 8080 → 9090"),
+            "{}",
+            a.reasons[0].message
+        );
+        assert!(
+            a.reasons[0]
+                .evidence
+                .iter()
+                .any(|e| e.contains("kubectl-patch (Update) at 2026-11-29T16:22:16Z")),
+            "{:?}",
+            a.reasons[0].evidence
+        );
     }
 
     #[test]
@@ -442,17 +529,32 @@ mod tests {
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "unconfirmed-no-logs"));
         let failed = LogFacts::Read {
             covers_from: None,
-            last_cycle: Some(CycleEnd { time: None, succeeded: 0, failed: 1, line: "Updating is processed: 0 succeeded; 1 failed.".into() }),
+            last_cycle: Some(CycleEnd {
+                time: None,
+                clock: "kubelet clock",
+                succeeded: 0,
+                failed: 1,
+                line: "Updating is processed: 0 succeeded; 1 failed.".into(),
+            }),
             last_retry: None,
         };
         let a = assess(&handled, &failed, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "last-handling-failed"));
         let ok = LogFacts::Read {
             covers_from: None,
-            last_cycle: Some(CycleEnd { time: None, succeeded: 1, failed: 0, line: "Creation is processed: 1 succeeded; 0 failed.".into() }),
+            last_cycle: Some(CycleEnd {
+                time: None,
+                clock: "kubelet clock",
+                succeeded: 1,
+                failed: 0,
+                line: "Creation is processed: 1 succeeded; 0 failed.".into(),
+            }),
             last_retry: None,
         };
-        assert_eq!(assess(&handled, &ok, Options::default()).reasons[0].code, "last-cycle-succeeded");
+        assert_eq!(
+            assess(&handled, &ok, Options::default()).reasons[0].code,
+            "last-cycle-succeeded"
+        );
     }
 
     #[test]
@@ -462,33 +564,62 @@ mod tests {
             "spec": {}, "status": {"kopf": {"progress": {}}}}));
         let a = assess(&retrying, &no_logs(), Options::default());
         assert_eq!(a.verdict, Verdict::NeverHandled);
-        assert!(a.reasons[0].evidence.iter().any(|e| e.contains("8 tries for purpose create") && e.contains("registry unreachable")), "{:?}", a.reasons[0].evidence);
+        assert!(
+            a.reasons[0]
+                .evidence
+                .iter()
+                .any(|e| e.contains("8 tries for purpose create") && e.contains("registry unreachable")),
+            "{:?}",
+            a.reasons[0].evidence
+        );
     }
 
     fn with_fields(fields: Value) -> MicroserviceObject {
-        obj(json!({"metadata": {"name": "a", "generation": 2, "managedFields": fields}, "spec": {"image": "x", "port": 1}, "status": {"phase": "Accepted"}}))
+        obj(
+            json!({"metadata": {"name": "a", "generation": 2, "managedFields": fields}, "spec": {"image": "x", "port": 1}, "status": {"phase": "Accepted"}}),
+        )
     }
 
     #[test]
     fn managed_fields_only() {
         let status = json!({"manager": "someone", "operation": "Update", "subresource": "status", "time": "2026-11-29T16:21:14Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:phase": {}}}});
         let later_spec_only = json!({"manager": "kubectl-patch", "operation": "Update", "time": "2026-11-29T16:22:16Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}}});
-        let a = assess(&with_fields(json!([status, later_spec_only])), &no_logs(), Options::default());
-        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "spec-written-after-status"));
+        let a = assess(
+            &with_fields(json!([status, later_spec_only])),
+            &no_logs(),
+            Options::default(),
+        );
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::Stale, "spec-written-after-status")
+        );
         // The spec writer also owns an annotation: its time does not date the spec.
         let mixed = json!({"manager": "kubectl-client-side-apply", "operation": "Update", "time": "2026-11-29T16:22:16Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}, "f:metadata": {}}});
         let a = assess(&with_fields(json!([status, mixed])), &no_logs(), Options::default());
-        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Unknown, "managed-fields-undecidable"));
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::Unknown, "managed-fields-undecidable")
+        );
         assert_eq!(a.reasons[0].evidence.len(), 2, "both entries shown");
         // Within the skew tolerance: undecidable.
         let close = json!({"manager": "kubectl-patch", "operation": "Update", "time": "2026-11-29T16:21:15Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}});
-        assert_eq!(assess(&with_fields(json!([status, close])), &no_logs(), Options::default()).verdict, Verdict::Unknown);
+        assert_eq!(
+            assess(&with_fields(json!([status, close])), &no_logs(), Options::default()).verdict,
+            Verdict::Unknown
+        );
     }
 
     #[test]
     fn diff_names_leaves() {
-        let d = diff("spec", &json!({"a": 1, "b": {"c": 2}}), &json!({"a": 1, "b": {"c": 3}, "d": true}));
-        assert_eq!(d.iter().map(|c| c.field.as_str()).collect::<Vec<_>>(), ["spec.b.c", "spec.d"]);
+        let d = diff(
+            "spec",
+            &json!({"a": 1, "b": {"c": 2}}),
+            &json!({"a": 1, "b": {"c": 3}, "d": true}),
+        );
+        assert_eq!(
+            d.iter().map(|c| c.field.as_str()).collect::<Vec<_>>(),
+            ["spec.b.c", "spec.d"]
+        );
         assert_eq!(d[1].old, Value::Null);
     }
 }

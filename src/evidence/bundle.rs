@@ -31,7 +31,11 @@ use crate::error::AppError;
 /// unreadable files become gaps.
 pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
     if !dir.is_dir() {
-        let what = if dir.exists() { "is not a directory" } else { "does not exist" };
+        let what = if dir.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
         return Err(AppError::Usage(format!(
             "--bundle {}: {what}; expected a bundle directory (see README: Bundles)",
             dir.display()
@@ -44,7 +48,11 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         .and_then(Value::as_str)
         .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
         .map(|t| t.with_timezone(&Utc));
-    let namespace = meta.as_ref().and_then(|m| m.get("namespace")).and_then(Value::as_str).map(str::to_string);
+    let namespace = meta
+        .as_ref()
+        .and_then(|m| m.get("namespace"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
     Ok(Snapshot {
         source: Source::Bundle(dir.to_path_buf()),
         captured_at,
@@ -121,9 +129,16 @@ fn logs(dir: &Path) -> Evidence<Vec<LogSource>> {
     let mut sources = Vec::new();
     for entry in entries.flatten() {
         let file_name = entry.file_name().to_string_lossy().to_string();
-        let Some((pod, container, previous)) = parse_log_file_name(&file_name) else { continue };
+        let Some((pod, container, previous)) = parse_log_file_name(&file_name) else {
+            continue;
+        };
         match fs::read(entry.path()) {
-            Ok(bytes) => sources.push(LogSource { pod, container, previous, text: String::from_utf8_lossy(&bytes).into_owned() }),
+            Ok(bytes) => sources.push(LogSource {
+                pod,
+                container,
+                previous,
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            }),
             Err(e) => tracing::warn!("operator/logs/{file_name}: unreadable: {e}"),
         }
     }
@@ -154,13 +169,26 @@ pub struct Meta {
 /// half-written.
 pub fn write(snapshot: &Snapshot, meta: &Meta, dir: &Path) -> Result<(), AppError> {
     let io = |context: String| move |source: std::io::Error| AppError::Io { context, source };
-    if dir.exists() && fs::read_dir(dir).map_err(io(format!("read {}", dir.display())))?.next().is_some() {
-        return Err(AppError::Usage(format!("{}: exists and is not empty; give a new directory", dir.display())));
+    if dir.exists()
+        && fs::read_dir(dir)
+            .map_err(io(format!("read {}", dir.display())))?
+            .next()
+            .is_some()
+    {
+        return Err(AppError::Usage(format!(
+            "{}: exists and is not empty; give a new directory",
+            dir.display()
+        )));
     }
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let staging = parent.join(format!(
         ".{}.partial-{}",
-        dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "bundle".into()),
+        dir.file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| "bundle".into()),
         std::process::id()
     ));
     let result = write_into(snapshot, meta, &staging);
@@ -179,12 +207,21 @@ fn write_into(snapshot: &Snapshot, meta: &Meta, dir: &Path) -> Result<(), AppErr
     let put = |file: &str, value: &Value| -> Result<(), AppError> {
         let path: PathBuf = dir.join(file);
         if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|source| AppError::Io { context: format!("create {}", parent.display()), source })?;
+            fs::create_dir_all(parent).map_err(|source| AppError::Io {
+                context: format!("create {}", parent.display()),
+                source,
+            })?;
         }
         let text = serde_json::to_string_pretty(value).expect("evidence serialises");
-        fs::write(&path, text + "\n").map_err(|source| AppError::Io { context: format!("write {}", path.display()), source })
+        fs::write(&path, text + "\n").map_err(|source| AppError::Io {
+            context: format!("write {}", path.display()),
+            source,
+        })
     };
-    fs::create_dir_all(dir).map_err(|source| AppError::Io { context: format!("create {}", dir.display()), source })?;
+    fs::create_dir_all(dir).map_err(|source| AppError::Io {
+        context: format!("create {}", dir.display()),
+        source,
+    })?;
     put("meta.json", &serde_json::to_value(meta).expect("meta serialises"))?;
     write_list(&put, "microservices.json", &snapshot.microservices)?;
     if let Evidence::Present(crd) = &snapshot.crd {
@@ -198,14 +235,29 @@ fn write_into(snapshot: &Snapshot, meta: &Meta, dir: &Path) -> Result<(), AppErr
     write_list(&put, "rbac/roles.json", &snapshot.rbac.roles)?;
     write_list(&put, "rbac/rolebindings.json", &snapshot.rbac.role_bindings)?;
     write_list(&put, "rbac/clusterroles.json", &snapshot.rbac.cluster_roles)?;
-    write_list(&put, "rbac/clusterrolebindings.json", &snapshot.rbac.cluster_role_bindings)?;
+    write_list(
+        &put,
+        "rbac/clusterrolebindings.json",
+        &snapshot.rbac.cluster_role_bindings,
+    )?;
     if let Evidence::Present(logs) = &snapshot.operator.logs {
         let logs_dir = dir.join("operator/logs");
-        fs::create_dir_all(&logs_dir).map_err(|source| AppError::Io { context: format!("create {}", logs_dir.display()), source })?;
+        fs::create_dir_all(&logs_dir).map_err(|source| AppError::Io {
+            context: format!("create {}", logs_dir.display()),
+            source,
+        })?;
         for log in logs {
-            let name = format!("{}.{}{}.log", log.pod, log.container, if log.previous { ".previous" } else { "" });
+            let name = format!(
+                "{}.{}{}.log",
+                log.pod,
+                log.container,
+                if log.previous { ".previous" } else { "" }
+            );
             let path = logs_dir.join(name);
-            fs::write(&path, &log.text).map_err(|source| AppError::Io { context: format!("write {}", path.display()), source })?;
+            fs::write(&path, &log.text).map_err(|source| AppError::Io {
+                context: format!("write {}", path.display()),
+                source,
+            })?;
         }
     }
     Ok(())
@@ -217,7 +269,10 @@ fn write_list<T: Serialize>(
     evidence: &Evidence<Vec<T>>,
 ) -> Result<(), AppError> {
     match evidence {
-        Evidence::Present(items) => put(file, &json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items})),
+        Evidence::Present(items) => put(
+            file,
+            &json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}),
+        ),
         Evidence::Gap(_) => Ok(()),
     }
 }
@@ -227,7 +282,9 @@ mod tests {
     use super::*;
 
     fn shared_bundle(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles").join(name)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/bundles")
+            .join(name)
     }
 
     #[test]
@@ -248,7 +305,10 @@ mod tests {
     fn missing_files_are_gaps_and_bad_paths_are_usage_errors() {
         let empty = tempfile::tempdir().unwrap();
         let snapshot = read(empty.path()).unwrap();
-        assert_eq!(snapshot.microservices.gap().unwrap().reason, GapReason::NotInBundle("microservices.json".into()));
+        assert_eq!(
+            snapshot.microservices.gap().unwrap().reason,
+            GapReason::NotInBundle("microservices.json".into())
+        );
         assert!(snapshot.now().is_none());
         let err = read(&empty.path().join("nope")).unwrap_err();
         assert_eq!(err.exit_code(), 2);
@@ -260,8 +320,14 @@ mod tests {
 
     #[test]
     fn log_file_names() {
-        assert_eq!(parse_log_file_name("op-5f9-abc.operator.log"), Some(("op-5f9-abc".into(), "operator".into(), false)));
-        assert_eq!(parse_log_file_name("op.operator.previous.log"), Some(("op".into(), "operator".into(), true)));
+        assert_eq!(
+            parse_log_file_name("op-5f9-abc.operator.log"),
+            Some(("op-5f9-abc".into(), "operator".into(), false))
+        );
+        assert_eq!(
+            parse_log_file_name("op.operator.previous.log"),
+            Some(("op".into(), "operator".into(), true))
+        );
         assert_eq!(parse_log_file_name("README.md"), None);
         assert_eq!(parse_log_file_name(".log"), None);
     }
@@ -281,13 +347,23 @@ mod tests {
         };
         write(&snapshot, &meta, &dir).unwrap();
         let again = read(&dir).unwrap();
-        assert_eq!(again.microservices.get().unwrap(), snapshot.microservices.get().unwrap());
+        assert_eq!(
+            again.microservices.get().unwrap(),
+            snapshot.microservices.get().unwrap()
+        );
         assert_eq!(again.events.get().unwrap().len(), snapshot.events.get().unwrap().len());
-        assert_eq!(again.operator.logs.get().unwrap(), snapshot.operator.logs.get().unwrap());
+        assert_eq!(
+            again.operator.logs.get().unwrap(),
+            snapshot.operator.logs.get().unwrap()
+        );
         assert_eq!(again.captured_at.unwrap().to_rfc3339(), "2026-11-29T17:20:00+00:00");
         // A non-empty target is refused, and nothing is half-written.
         let err = write(&snapshot, &meta, &dir).unwrap_err();
         assert_eq!(err.exit_code(), 2);
-        assert!(fs::read_dir(out.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("partial")));
+        assert!(
+            fs::read_dir(out.path())
+                .unwrap()
+                .all(|e| !e.unwrap().file_name().to_string_lossy().contains("partial"))
+        );
     }
 }

@@ -73,10 +73,14 @@ pub struct CallerAccess {
 pub fn access_notes(access: &CallerAccess, scope: &str) -> Vec<String> {
     let mut notes = Vec::new();
     if !access.list_microservices {
-        notes.push(format!("you cannot list microservices {scope}: there is nothing to decide on"));
+        notes.push(format!(
+            "you cannot list microservices {scope}: there is nothing to decide on"
+        ));
     }
     if !access.list_events {
-        notes.push(format!("you cannot list events {scope}: WARNINGS will show ? and event evidence is a gap"));
+        notes.push(format!(
+            "you cannot list events {scope}: WARNINGS will show ? and event evidence is a gap"
+        ));
     }
     notes
 }
@@ -89,7 +93,9 @@ pub async fn caller_access(client: &Client, namespace: Option<&str>) -> CallerAc
         Some(ns) => {
             let api: Api<SelfSubjectRulesReview> = Api::all(client.clone());
             let review = SelfSubjectRulesReview {
-                spec: SelfSubjectRulesReviewSpec { namespace: Some(ns.to_string()) },
+                spec: SelfSubjectRulesReviewSpec {
+                    namespace: Some(ns.to_string()),
+                },
                 ..Default::default()
             };
             match api.create(&PostParams::default(), &review).await {
@@ -105,14 +111,23 @@ pub async fn caller_access(client: &Client, namespace: Option<&str>) -> CallerAc
                                 && any(&r.resources, resource)
                         })
                     };
-                    CallerAccess { list_microservices: allows(GROUP, PLURAL), list_events: allows("", "events") }
+                    CallerAccess {
+                        list_microservices: allows(GROUP, PLURAL),
+                        list_events: allows("", "events"),
+                    }
                 }
-                Err(_) => CallerAccess { list_microservices: true, list_events: true },
+                Err(_) => CallerAccess {
+                    list_microservices: true,
+                    list_events: true,
+                },
             }
         }
         None => {
             let (ms, ev) = futures::join!(self_review(client, GROUP, PLURAL), self_review(client, "", "events"));
-            CallerAccess { list_microservices: ms, list_events: ev }
+            CallerAccess {
+                list_microservices: ms,
+                list_events: ev,
+            }
         }
     }
 }
@@ -138,7 +153,11 @@ async fn self_review(client: &Client, group: &str, resource: &str) -> bool {
 }
 
 /// The API server's clock (`Date` header) and the items of a paginated list.
-async fn list_all<K>(client: &Client, url_path: &str, params: ListParams) -> Result<(Vec<K>, Option<DateTime<Utc>>), kube::Error>
+async fn list_all<K>(
+    client: &Client,
+    url_path: &str,
+    params: ListParams,
+) -> Result<(Vec<K>, Option<DateTime<Utc>>), kube::Error>
 where
     K: DeserializeOwned + Clone,
 {
@@ -146,7 +165,9 @@ where
     let mut date = None;
     let mut params = params.limit(PAGE_SIZE);
     loop {
-        let request = kube::core::Request::new(url_path).list(&params).map_err(kube::Error::BuildRequest)?;
+        let request = kube::core::Request::new(url_path)
+            .list(&params)
+            .map_err(kube::Error::BuildRequest)?;
         let (list, page_date) = send_json::<ObjectList<K>>(client, request).await?;
         date = date.or(page_date);
         items.extend(list.items);
@@ -157,7 +178,10 @@ where
     }
 }
 
-async fn send_json<T: DeserializeOwned>(client: &Client, request: Request<Vec<u8>>) -> Result<(T, Option<DateTime<Utc>>), kube::Error> {
+async fn send_json<T: DeserializeOwned>(
+    client: &Client,
+    request: Request<Vec<u8>>,
+) -> Result<(T, Option<DateTime<Utc>>), kube::Error> {
     let response = client.send(request.map(Body::from)).await?;
     let status = response.status();
     let date = response
@@ -173,14 +197,18 @@ async fn send_json<T: DeserializeOwned>(client: &Client, request: Request<Vec<u8
         });
         return Err(kube::Error::Api(Box::new(parsed)));
     }
-    serde_json::from_slice(&bytes).map(|v| (v, date)).map_err(kube::Error::SerdeError)
+    serde_json::from_slice(&bytes)
+        .map(|v| (v, date))
+        .map_err(kube::Error::SerdeError)
 }
 
 /// Turns a call's result into evidence: 403 → Forbidden gap, other errors → Failed gap.
 pub fn evidence<T>(what: &str, result: Result<T, kube::Error>) -> Evidence<T> {
     match result {
         Ok(v) => Evidence::Present(v),
-        Err(kube::Error::Api(status)) if status.code == 403 => Evidence::missing(what, GapReason::Forbidden(status.message.clone())),
+        Err(kube::Error::Api(status)) if status.code == 403 => {
+            Evidence::missing(what, GapReason::Forbidden(status.message.clone()))
+        }
         Err(err) => Evidence::missing(what, GapReason::Failed(err.to_string())),
     }
 }
@@ -203,7 +231,9 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
                 .get(name, &Default::default())
                 .map_err(kube::Error::BuildRequest)?;
             let _ = api;
-            return send_json::<MicroserviceObject>(client, request).await.map(|(o, d)| (vec![o], d));
+            return send_json::<MicroserviceObject>(client, request)
+                .await
+                .map(|(o, d)| (vec![o], d));
         }
         let mut params = ListParams::default();
         if let Some(selector) = &plan.selector {
@@ -228,16 +258,24 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
             captured_at = date;
             Evidence::Present(items)
         }
-        Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => evidence("microservices", Err(kube::Error::Api(status))),
+        Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
+            evidence("microservices", Err(kube::Error::Api(status)))
+        }
         Err(err) => return Err(err),
     };
-    let events = evidence("events", events.map(|(items, date)| {
-        captured_at = captured_at.or(date);
-        items
-    }));
+    let events = evidence(
+        "events",
+        events.map(|(items, date)| {
+            captured_at = captured_at.or(date);
+            items
+        }),
+    );
     let not_collected = |what: &str| GapReason::NotCollected(format!("{what} not needed for this answer"));
     Ok(Snapshot {
-        source: Source::Live { context: plan.context.clone(), server: plan.server.clone() },
+        source: Source::Live {
+            context: plan.context.clone(),
+            server: plan.server.clone(),
+        },
         captured_at: captured_at.or_else(|| Some(Utc::now())),
         namespace: plan.namespace.clone(),
         microservices,
@@ -273,7 +311,10 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
         Some(spec) => match parse_operator_spec(spec) {
             Ok((ns, name)) => evidence(
                 "operator Deployment",
-                Api::<Deployment>::namespaced(client.clone(), &ns).get(&name).await.map(|d| vec![d]),
+                Api::<Deployment>::namespaced(client.clone(), &ns)
+                    .get(&name)
+                    .await
+                    .map(|d| vec![d]),
             ),
             Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
         },
@@ -295,10 +336,11 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
         .cloned()
         .collect();
     let pods = join_all(matched.iter().map(|d| pods_of(client, d))).await;
-    let pods: Evidence<Vec<Pod>> = pods.into_iter().collect::<Result<Vec<Vec<Pod>>, _>>().map(|v| v.concat()).map_or_else(
-        |e| evidence("operator Pods", Err(e)),
-        Evidence::Present,
-    );
+    let pods: Evidence<Vec<Pod>> = pods
+        .into_iter()
+        .collect::<Result<Vec<Vec<Pod>>, _>>()
+        .map(|v| v.concat())
+        .map_or_else(|e| evidence("operator Pods", Err(e)), Evidence::Present);
     let logs = match (pods.get(), operators.first()) {
         (Some(pods), Some(op)) => {
             let fetches = pods.iter().flat_map(|pod| {
@@ -311,7 +353,9 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
                 if previous && restarted {
                     wants.push(true);
                 }
-                wants.into_iter().map(move |prev| pod_log(client, pod, &op.container, prev))
+                wants
+                    .into_iter()
+                    .map(move |prev| pod_log(client, pod, &op.container, prev))
             });
             let results = join_all(fetches).await;
             let mut sources = Vec::new();
@@ -328,7 +372,10 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
                 Evidence::Present(sources)
             }
         }
-        (None, _) => Evidence::missing("operator logs", GapReason::Failed("no operator Pods in evidence".into())),
+        (None, _) => Evidence::missing(
+            "operator logs",
+            GapReason::Failed("no operator Pods in evidence".into()),
+        ),
         (_, None) => Evidence::missing("operator logs", GapReason::Failed("no operator found".into())),
     };
     snapshot.operator.deployments = Evidence::Present(matched);
@@ -339,18 +386,31 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
 /// `NS/deployment/NAME` (also `NS/deploy/NAME`) → (NS, NAME).
 pub fn parse_operator_spec(spec: &str) -> Result<(String, String), String> {
     match spec.split('/').collect::<Vec<_>>().as_slice() {
-        [ns, "deployment" | "deploy" | "deployments", name] if !ns.is_empty() && !name.is_empty() => Ok((ns.to_string(), name.to_string())),
-        _ => Err(format!("invalid --operator {spec:?}: expected NAMESPACE/deployment/NAME")),
+        [ns, "deployment" | "deploy" | "deployments", name] if !ns.is_empty() && !name.is_empty() => {
+            Ok((ns.to_string(), name.to_string()))
+        }
+        _ => Err(format!(
+            "invalid --operator {spec:?}: expected NAMESPACE/deployment/NAME"
+        )),
     }
 }
 
 async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<Deployment>> {
     // Operators usually live in another namespace than the objects: try cluster-wide first,
     // then the objects' namespace.
-    match Api::<Deployment>::all(client.clone()).list(&ListParams::default()).await {
+    match Api::<Deployment>::all(client.clone())
+        .list(&ListParams::default())
+        .await
+    {
         Ok(list) => Evidence::Present(list.items),
         Err(kube::Error::Api(status)) if status.code == 403 => match namespace {
-            Some(ns) => evidence("operator Deployment", Api::<Deployment>::namespaced(client.clone(), ns).list(&ListParams::default()).await.map(|l| l.items)),
+            Some(ns) => evidence(
+                "operator Deployment",
+                Api::<Deployment>::namespaced(client.clone(), ns)
+                    .list(&ListParams::default())
+                    .await
+                    .map(|l| l.items),
+            ),
             None => Evidence::missing("operator Deployment", GapReason::Forbidden(status.message.clone())),
         },
         Err(err) => Evidence::missing("operator Deployment", GapReason::Failed(err.to_string())),
@@ -365,8 +425,15 @@ async fn pods_of(client: &Client, deployment: &Deployment) -> Result<Vec<Pod>, k
         .and_then(|s| s.selector.match_labels.as_ref())
         .map(|m| m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
         .unwrap_or_default();
-    let params = if labels.is_empty() { ListParams::default() } else { ListParams::default().labels(&labels) };
-    Api::<Pod>::namespaced(client.clone(), &ns).list(&params).await.map(|l| l.items)
+    let params = if labels.is_empty() {
+        ListParams::default()
+    } else {
+        ListParams::default().labels(&labels)
+    };
+    Api::<Pod>::namespaced(client.clone(), &ns)
+        .list(&params)
+        .await
+        .map(|l| l.items)
 }
 
 async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) -> Result<LogSource, String> {
@@ -383,15 +450,33 @@ async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) ->
     Api::<Pod>::namespaced(client.clone(), &ns)
         .logs(&name, &params)
         .await
-        .map(|text| LogSource { pod: name.clone(), container: container.to_string(), previous, text })
-        .map_err(|e| format!("logs of {ns}/{name} container {container}{}: {e}", if previous { " (previous)" } else { "" }))
+        .map(|text| LogSource {
+            pod: name.clone(),
+            container: container.to_string(),
+            previous,
+            text,
+        })
+        .map_err(|e| {
+            format!(
+                "logs of {ns}/{name} container {container}{}: {e}",
+                if previous { " (previous)" } else { "" }
+            )
+        })
 }
 
 /// The rest of a `collect`: the CRD, mounted ConfigMaps (never Secrets), RBAC objects, and
 /// SubjectAccessReviews for the operator's ServiceAccount on what it needs in each namespace.
 pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
-    snapshot.crd = evidence("CRD", Api::<CustomResourceDefinition>::all(client.clone()).get(CRD_NAME).await);
-    let operators: Vec<OperatorRef> = snapshot.operator.deployments.get().map(|d| find_operators(d)).unwrap_or_default();
+    snapshot.crd = evidence(
+        "CRD",
+        Api::<CustomResourceDefinition>::all(client.clone()).get(CRD_NAME).await,
+    );
+    let operators: Vec<OperatorRef> = snapshot
+        .operator
+        .deployments
+        .get()
+        .map(|d| find_operators(d))
+        .unwrap_or_default();
     let configmap_names: BTreeSet<(String, String)> = snapshot
         .operator
         .deployments
@@ -423,8 +508,24 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
     let (roles, role_bindings, cluster_roles, cluster_role_bindings) = futures::join!(
         list_scoped::<Role>(client, ns.as_deref()),
         list_scoped::<RoleBinding>(client, ns.as_deref()),
-        async { evidence("ClusterRoles", Api::<ClusterRole>::all(client.clone()).list(&ListParams::default()).await.map(|l| l.items)) },
-        async { evidence("ClusterRoleBindings", Api::<ClusterRoleBinding>::all(client.clone()).list(&ListParams::default()).await.map(|l| l.items)) },
+        async {
+            evidence(
+                "ClusterRoles",
+                Api::<ClusterRole>::all(client.clone())
+                    .list(&ListParams::default())
+                    .await
+                    .map(|l| l.items),
+            )
+        },
+        async {
+            evidence(
+                "ClusterRoleBindings",
+                Api::<ClusterRoleBinding>::all(client.clone())
+                    .list(&ListParams::default())
+                    .await
+                    .map(|l| l.items),
+            )
+        },
     );
     snapshot.rbac.roles = roles;
     snapshot.rbac.role_bindings = role_bindings;
@@ -500,12 +601,17 @@ async fn review_for(
         },
         ..Default::default()
     };
-    Api::<SubjectAccessReview>::all(client.clone()).create(&PostParams::default(), &review).await
+    Api::<SubjectAccessReview>::all(client.clone())
+        .create(&PostParams::default(), &review)
+        .await
 }
 
 async fn list_scoped<K>(client: &Client, namespace: Option<&str>) -> Evidence<Vec<K>>
 where
-    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
+    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
+        + Clone
+        + DeserializeOwned
+        + std::fmt::Debug,
 {
     let api: Api<K> = match namespace {
         Some(ns) => Api::namespaced(client.clone(), ns),
@@ -520,7 +626,10 @@ mod tests {
 
     #[test]
     fn operator_spec_syntax() {
-        assert_eq!(parse_operator_spec("ops/deployment/op"), Ok(("ops".into(), "op".into())));
+        assert_eq!(
+            parse_operator_spec("ops/deployment/op"),
+            Ok(("ops".into(), "op".into()))
+        );
         assert_eq!(parse_operator_spec("ops/deploy/op"), Ok(("ops".into(), "op".into())));
         let err = parse_operator_spec("op").unwrap_err();
         assert!(err.contains("\"op\"") && err.contains("NAMESPACE/deployment/NAME"));
@@ -528,7 +637,16 @@ mod tests {
 
     #[test]
     fn notes_name_the_gap() {
-        let notes = access_notes(&CallerAccess { list_microservices: true, list_events: false }, "in todo");
-        assert_eq!(notes, ["you cannot list events in todo: WARNINGS will show ? and event evidence is a gap"]);
+        let notes = access_notes(
+            &CallerAccess {
+                list_microservices: true,
+                list_events: false,
+            },
+            "in todo",
+        );
+        assert_eq!(
+            notes,
+            ["you cannot list events in todo: WARNINGS will show ? and event evidence is a gap"]
+        );
     }
 }

@@ -17,8 +17,8 @@ use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::resource::MicroserviceObject;
@@ -86,7 +86,10 @@ impl<T> Evidence<T> {
 
     /// A gap for `evidence` with `reason`.
     pub fn missing(evidence: &str, reason: GapReason) -> Self {
-        Evidence::Gap(Gap { evidence: evidence.to_string(), reason })
+        Evidence::Gap(Gap {
+            evidence: evidence.to_string(),
+            reason,
+        })
     }
 }
 
@@ -247,7 +250,11 @@ pub fn items<T: DeserializeOwned>(doc: Value) -> (Vec<T>, Vec<String>) {
     let mut parsed = Vec::with_capacity(raw.len());
     let mut errors = Vec::new();
     for (index, item) in raw.into_iter().enumerate() {
-        let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?").to_string();
+        let name = item
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
         match serde_json::from_value(item) {
             Ok(v) => parsed.push(v),
             Err(e) => errors.push(format!("item {index} ({name}): {e}")),
@@ -263,12 +270,14 @@ mod tests {
 
     #[test]
     fn items_accepts_lists_and_single_objects() {
-        let (list, errors): (Vec<Pod>, _) = items(json!({"kind": "List", "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]}));
+        let (list, errors): (Vec<Pod>, _) =
+            items(json!({"kind": "List", "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]}));
         assert_eq!(list.len(), 2);
         assert!(errors.is_empty());
         let (single, _): (Vec<Pod>, _) = items(json!({"kind": "Pod", "metadata": {"name": "a"}}));
         assert_eq!(single.len(), 1);
-        let (some, errors): (Vec<Pod>, _) = items(json!({"items": [{"metadata": {"name": "ok"}}, {"metadata": {"name": 7}}]}));
+        let (some, errors): (Vec<Pod>, _) =
+            items(json!({"items": [{"metadata": {"name": "ok"}}, {"metadata": {"name": 7}}]}));
         assert_eq!(some.len(), 1);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].starts_with("item 1"), "{errors:?}");

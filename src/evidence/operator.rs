@@ -43,7 +43,9 @@ impl OperatorRef {
 
     /// Whether it watches `namespace`.
     pub fn watches(&self, namespace: &str) -> bool {
-        self.watches.as_ref().is_none_or(|list| list.iter().any(|ns| ns == namespace))
+        self.watches
+            .as_ref()
+            .is_none_or(|list| list.iter().any(|ns| ns == namespace))
     }
 
     /// The value of a `--flag value` / `--flag=value` in its argv (last one wins).
@@ -57,7 +59,13 @@ pub fn recognise(deployment: &Deployment) -> Option<OperatorRef> {
     let spec = deployment.spec.as_ref()?.template.spec.as_ref()?;
     spec.containers.iter().find_map(|container| {
         let kind = container_kind(container)?;
-        let argv: Vec<String> = container.command.iter().flatten().chain(container.args.iter().flatten()).cloned().collect();
+        let argv: Vec<String> = container
+            .command
+            .iter()
+            .flatten()
+            .chain(container.args.iter().flatten())
+            .cloned()
+            .collect();
         let watches = watched_namespaces(&argv);
         Some(OperatorRef {
             namespace: deployment.metadata.namespace.clone().unwrap_or_default(),
@@ -81,8 +89,13 @@ pub fn find_operators(deployments: &[Deployment]) -> Vec<OperatorRef> {
 }
 
 fn container_kind(container: &Container) -> Option<OperatorKind> {
-    let argv: Vec<&str> =
-        container.command.iter().flatten().chain(container.args.iter().flatten()).map(String::as_str).collect();
+    let argv: Vec<&str> = container
+        .command
+        .iter()
+        .flatten()
+        .chain(container.args.iter().flatten())
+        .map(String::as_str)
+        .collect();
     let base = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
     let words: Vec<String> = argv.iter().map(|s| base(s)).collect();
     let has_pair = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
@@ -95,8 +108,13 @@ fn container_kind(container: &Container) -> Option<OperatorKind> {
     // An image of ours with the default entrypoint (`operate`).
     let image = container.image.as_deref().unwrap_or("");
     let repository = image.split('@').next().unwrap_or(image);
-    let repository = repository.rsplit_once(':').filter(|(_, tag)| !tag.contains('/')).map_or(repository, |(r, _)| r);
-    if repository.rsplit('/').next() == Some("kubectl-microservice") && (argv.is_empty() || words.iter().any(|w| w == "operate")) {
+    let repository = repository
+        .rsplit_once(':')
+        .filter(|(_, tag)| !tag.contains('/'))
+        .map_or(repository, |(r, _)| r);
+    if repository.rsplit('/').next() == Some("kubectl-microservice")
+        && (argv.is_empty() || words.iter().any(|w| w == "operate"))
+    {
         return Some(OperatorKind::Ours);
     }
     None
@@ -172,12 +190,20 @@ mod tests {
 
     #[test]
     fn command_shapes() {
-        let python = deployment(json!({"name": "c", "image": "python:3.11", "command": ["python", "-m", "kopf", "run", "-A", "op.py"]}));
+        let python = deployment(
+            json!({"name": "c", "image": "python:3.11", "command": ["python", "-m", "kopf", "run", "-A", "op.py"]}),
+        );
         let op = recognise(&python).unwrap();
         assert_eq!((op.kind, op.watches.clone()), (OperatorKind::Kopf, None));
-        let ours = deployment(json!({"name": "c", "image": "x", "command": ["/usr/local/bin/kubectl-microservice"], "args": ["operate", "-n", "a,b", "--namespace=c"]}));
-        assert_eq!(recognise(&ours).unwrap().watches, Some(vec!["a".into(), "b".into(), "c".into()]));
-        let image_only = deployment(json!({"name": "c", "image": "ghcr.io/platform-example/kubectl-microservice:0.1.0"}));
+        let ours = deployment(
+            json!({"name": "c", "image": "x", "command": ["/usr/local/bin/kubectl-microservice"], "args": ["operate", "-n", "a,b", "--namespace=c"]}),
+        );
+        assert_eq!(
+            recognise(&ours).unwrap().watches,
+            Some(vec!["a".into(), "b".into(), "c".into()])
+        );
+        let image_only =
+            deployment(json!({"name": "c", "image": "ghcr.io/platform-example/kubectl-microservice:0.1.0"}));
         assert_eq!(recognise(&image_only).unwrap().kind, OperatorKind::Ours);
         let unrelated = deployment(json!({"name": "c", "image": "nginx", "command": ["nginx"]}));
         assert!(recognise(&unrelated).is_none());

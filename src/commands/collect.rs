@@ -1,0 +1,111 @@
+//! `kubectl microservice collect DIR [-n NS | -A]`: writes a bundle (DESIGN.md Contracts) with
+//! everything the diagnostics read — Microservices with managedFields, the CRD, events, the
+//! operator's Deployment, Pods, mounted ConfigMaps, current and previous logs with timestamps,
+//! RBAC objects and access reviews for its ServiceAccount. Never Secrets.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::cli::GlobalArgs;
+use crate::error::AppError;
+use crate::evidence::bundle::{self, Meta};
+use crate::evidence::live::{self, Plan};
+use crate::text::sanitize;
+
+/// Flags of `collect`.
+#[derive(Debug, Clone, Args)]
+pub struct CollectArgs {
+    /// The directory to create (must not exist, or be empty).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
+    #[arg(long, value_name = "NS/deployment/NAME")]
+    pub operator: Option<String>,
+}
+
+/// Runs `collect`; exit 0 once the bundle is written (gaps are listed in meta.json and on stderr).
+pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
+    if let Some(spec) = &args.operator {
+        live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+    }
+    if global.all_namespaces && !global.namespaces.is_empty() {
+        return Err(AppError::Usage(
+            "--namespace and --all-namespaces exclude each other".into(),
+        ));
+    }
+    if global.namespaces.len() > 1 {
+        return Err(AppError::Usage("collect takes one --namespace (or -A)".into()));
+    }
+    if args.dir.exists()
+        && std::fs::read_dir(&args.dir)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        return Err(AppError::Usage(format!(
+            "{}: exists and is not empty; give a new directory",
+            args.dir.display()
+        )));
+    }
+    let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
+        context: "start the async runtime".into(),
+        source,
+    })?;
+    runtime.block_on(async {
+        let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
+        let namespace = if global.all_namespaces {
+            None
+        } else {
+            Some(
+                global
+                    .namespaces
+                    .first()
+                    .cloned()
+                    .unwrap_or(config.default_namespace.clone()),
+            )
+        };
+        let plan = Plan {
+            namespace: namespace.clone(),
+            selector: global.selector.clone(),
+            operator: args.operator.clone(),
+            operator_always: true,
+            everything: true,
+            context: global.context.clone(),
+            server: config.cluster_url.to_string(),
+            ..Default::default()
+        };
+        let access = live::caller_access(&client, namespace.as_deref()).await;
+        let mut snapshot = live::gather_objects(&client, &plan, &access)
+            .await
+            .map_err(|e| AppError::kube(format!("cannot get microservices from {}", config.cluster_url), e))?;
+        live::add_operator(&client, &mut snapshot, &plan, true).await;
+        live::add_everything(&client, &mut snapshot).await;
+        let gaps: Vec<String> = snapshot.gaps().iter().map(ToString::to_string).collect();
+        let meta = Meta {
+            captured_at: crate::time::rfc3339_seconds(snapshot.captured_at.unwrap_or_else(chrono::Utc::now)),
+            context: global.context.clone(),
+            namespace: namespace.clone(),
+            all_namespaces: global.all_namespaces,
+            gaps: gaps.clone(),
+            collected_by: format!("kubectl-microservice {}", crate::VERSION_LINE),
+        };
+        eprintln!(
+            "warning: operator logs and ConfigMaps may hold sensitive data; review {} before sharing it",
+            args.dir.display()
+        );
+        bundle::write(&snapshot, &meta, &args.dir)?;
+        for gap in &gaps {
+            eprintln!("note: evidence gap: {}", sanitize(gap));
+        }
+        let count = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_else(|| "no".into());
+        eprintln!(
+            "wrote {}: {} microservices, {} events, {} log files",
+            args.dir.display(),
+            count(snapshot.microservices.get().map(Vec::len)),
+            count(snapshot.events.get().map(Vec::len)),
+            count(snapshot.operator.logs.get().map(Vec::len)),
+        );
+        Ok(0)
+    })
+}

@@ -1,0 +1,102 @@
+//! What the operator's logs say about each object's handling cycles, for the staleness verdict:
+//! the last `<Title> is processed: N succeeded; M failed.` per object, the last retry line, and
+//! how far back the logs reach. Parsing is [`crate::logs::RecordParser`]'s.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use super::staleness::{CycleEnd, LogFacts};
+use crate::evidence::{LogSource, Snapshot};
+use crate::kopf::messages::{Lifecycle, Outcome};
+use crate::logs::lines::LineSplitter;
+use crate::logs::{Record, RecordParser};
+
+/// Every record of one container's log.
+pub fn records(source: &LogSource) -> Vec<Record> {
+    let mut splitter = LineSplitter::new();
+    let mut parser = RecordParser::new();
+    let mut out = Vec::new();
+    let mut collect = |r: Record| out.push(r);
+    let mut lines = Vec::new();
+    splitter.push(source.text.as_bytes(), &mut |l| lines.push(l));
+    splitter.finish(&mut |l| lines.push(l));
+    for line in lines {
+        parser.push(line, &mut collect);
+    }
+    parser.flush(&mut collect);
+    out
+}
+
+/// `ns/name` → what the logs say about it. Objects the logs never mention get the logs'
+/// coverage and no cycle. Empty when the snapshot has no logs (callers then use
+/// [`LogFacts::Unavailable`]).
+pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
+    let Some(sources) = snapshot.operator.logs.get() else {
+        return HashMap::new();
+    };
+    let mut covers_from: Option<DateTime<Utc>> = None;
+    let mut last_cycle: HashMap<String, CycleEnd> = HashMap::new();
+    let mut last_retry: HashMap<String, (Option<DateTime<Utc>>, String)> = HashMap::new();
+    for source in sources {
+        for record in records(source) {
+            if let Some(t) = record.time() {
+                covers_from = Some(covers_from.map_or(t, |c| c.min(t)));
+            }
+            let Some(object) = &record.object else { continue };
+            let key = format!("{}/{}", object.namespace.as_deref().unwrap_or(""), object.name);
+            let line = record.lines.first().cloned().unwrap_or_default();
+            match record.lifecycle() {
+                Lifecycle::CycleProcessed { succeeded, failed, .. } => {
+                    let clock = record
+                        .stamp
+                        .map(|s| s.clock.describe())
+                        .unwrap_or("no time in the line");
+                    let end = CycleEnd {
+                        time: record.time(),
+                        clock,
+                        succeeded,
+                        failed,
+                        line,
+                    };
+                    let newer = last_cycle.get(&key).is_none_or(|prev| prev.time <= end.time);
+                    if newer {
+                        last_cycle.insert(key, end);
+                    }
+                }
+                Lifecycle::HandlerOutcome {
+                    outcome: Outcome::Retrying,
+                    ..
+                } => {
+                    let newer = last_retry.get(&key).is_none_or(|(t, _)| *t <= record.time());
+                    if newer {
+                        last_retry.insert(key, (record.time(), line));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut keys: Vec<String> = last_cycle.keys().chain(last_retry.keys()).cloned().collect();
+    keys.sort();
+    keys.dedup();
+    let mut facts: HashMap<String, LogFacts> = keys
+        .into_iter()
+        .map(|key| {
+            let facts = LogFacts::Read {
+                covers_from,
+                last_cycle: last_cycle.get(&key).cloned(),
+                last_retry: last_retry.get(&key).map(|(_, l)| l.clone()),
+            };
+            (key, facts)
+        })
+        .collect();
+    for obj in snapshot.microservices.get().into_iter().flatten() {
+        facts.entry(obj.key()).or_insert(LogFacts::Read {
+            covers_from,
+            last_cycle: None,
+            last_retry: None,
+        });
+    }
+    facts
+}

@@ -1,0 +1,294 @@
+//! `status` on bundles: the real bundles of ../shared/fixtures/bundles (copied to
+//! tests/fixtures/bundles, with the verdicts each should get in its expected.json), and bundles
+//! derived from real captured material for the cases no capture covers (stale by generation,
+//! invalid, managedFields only, events not listable). Also the rendered outputs, pinned with
+//! colour off and the bundle's clock (tests/snapshots; `UPDATE_SNAPSHOTS=1` rewrites them).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use kubectl_microservice::cli::{ColorChoice, GlobalArgs, OutputFormat};
+use kubectl_microservice::commands::status::{Report, detail, render_report, report, table};
+use kubectl_microservice::evidence::bundle;
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
+const SKEW: Duration = Duration::from_secs(2);
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn bundle_report(dir: &Path) -> Report {
+    report(&bundle::read(dir).unwrap(), None, None, SKEW)
+}
+
+#[test]
+fn every_real_bundle_gets_its_expected_verdict() {
+    let mut seen = 0;
+    for entry in fs::read_dir(fixtures().join("bundles")).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let expected: Value = serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+        let report = bundle_report(&dir);
+        let object = expected["object"].as_str().unwrap();
+        let item = report
+            .items
+            .iter()
+            .find(|i| format!("{}/{}", i.namespace, i.name) == object)
+            .unwrap();
+        assert_eq!(item.verdict.as_str(), expected["status_verdict"], "{}", dir.display());
+        for code in expected["status_reasons"].as_array().into_iter().flatten() {
+            assert!(
+                item.reasons.iter().any(|r| r.code == code.as_str().unwrap()),
+                "{}: {:?}",
+                dir.display(),
+                item.reasons
+            );
+        }
+        for change in expected["status_changed_fields"].as_array().into_iter().flatten() {
+            assert!(
+                item.changed_fields
+                    .iter()
+                    .any(|c| c.field == change["field"] && c.old == change["old"] && c.new == change["new"]),
+                "{}: {:?}",
+                dir.display(),
+                item.changed_fields
+            );
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 6);
+}
+
+#[test]
+fn kopf_verdicts_say_which_evidence() {
+    let healthy = bundle_report(&fixtures().join("bundles/healthy"));
+    assert_eq!(healthy.items[0].reasons[0].code, "last-cycle-succeeded");
+    assert!(
+        healthy.items[0].reasons[0]
+            .evidence
+            .iter()
+            .any(|e| e.contains("Creation is processed: 1 succeeded; 0 failed."))
+    );
+    let failed = bundle_report(&fixtures().join("bundles/failed-cycle"));
+    assert!(
+        failed.items[0].reasons[0]
+            .evidence
+            .iter()
+            .any(|e| e.contains("Updating is processed: 0 succeeded; 1 failed."))
+    );
+    let retrying = bundle_report(&fixtures().join("bundles/conditional-posting"));
+    let evidence = &retrying.items[0].reasons[0].evidence;
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e.contains("8 tries for purpose create") && e.contains("registry unreachable")),
+        "{evidence:?}"
+    );
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e.contains("failed temporarily: registry unreachable")),
+        "{evidence:?}"
+    );
+}
+
+/// Copies a real bundle to a temporary directory and lets `edit` change its microservices.
+fn derived(from: &str, edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("bundles").join(from), tmp.path());
+    let path = tmp.path().join("microservices.json");
+    let mut doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut doc["items"][0]);
+    fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    tmp
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn ours_stale_by_generation() {
+    let dir = derived("ours-style-rbac", |obj| {
+        obj["metadata"]["generation"] = json!(2);
+        obj["spec"]["port"] = json!(7001);
+        obj["metadata"]["managedFields"].as_array_mut().unwrap().push(json!({
+            "apiVersion": "platform.example.io/v1alpha1", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}},
+            "manager": "kubectl-patch", "operation": "Update", "time": "2026-11-29T17:16:30Z"
+        }));
+    });
+    let r = bundle_report(dir.path());
+    assert_eq!(r.items[0].verdict.as_str(), "stale");
+    assert_eq!(r.items[0].reasons[0].code, "generation-ahead");
+    assert_eq!(r.items[0].observed_generation, Some(1));
+}
+
+#[test]
+fn ours_invalid() {
+    let dir = derived("ours-style-rbac", |obj| {
+        obj["spec"]["port"] = json!("eighty");
+        obj["status"] = json!({"phase": "Invalid", "observedGeneration": 1, "conditions": [{"type": "Accepted", "status": "False",
+            "reason": "InvalidSpec", "message": "spec.port: expected an integer 1..65535, got \"eighty\"", "observedGeneration": 1,
+            "lastTransitionTime": "2026-11-29T17:15:53Z"}]});
+    });
+    let r = bundle_report(dir.path());
+    assert_eq!(r.items[0].verdict.as_str(), "invalid");
+    assert!(
+        r.items[0].reasons[0]
+            .message
+            .contains("spec.port: expected an integer 1..65535")
+    );
+}
+
+fn smoke_bundle(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = fs::read_to_string(fixtures().join("s-smoke-cr-after-manual-status-patch.yaml")).unwrap();
+    let mut obj: Value = serde_yaml::from_str(&raw).unwrap();
+    edit(&mut obj);
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": [obj]});
+    fs::write(tmp.path().join("microservices.json"), list.to_string()).unwrap();
+    fs::write(
+        tmp.path().join("meta.json"),
+        r#"{"capturedAt": "2026-11-29T16:30:00Z", "namespace": "todo"}"#,
+    )
+    .unwrap();
+    tmp
+}
+
+#[test]
+fn managed_fields_only() {
+    // The real object: status written by hand (kubectl-patch on /status) in the same second as
+    // the spec, whose writer also owns an annotation: undecidable, both entries shown.
+    let real = smoke_bundle(|_| {});
+    let r = bundle_report(real.path());
+    assert_eq!(r.items[0].verdict.as_str(), "unknown");
+    assert_eq!(r.items[0].reasons[0].code, "managed-fields-undecidable");
+    assert_eq!(r.items[0].reasons[0].evidence.len(), 2);
+    // A later spec-only write, beyond the skew tolerance: stale.
+    let later = smoke_bundle(|obj| {
+        obj["metadata"]["generation"] = json!(2);
+        obj["spec"]["port"] = json!(9090);
+        obj["metadata"]["managedFields"].as_array_mut().unwrap().push(json!({
+            "apiVersion": "platform.example.io/v1alpha1", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}},
+            "manager": "kubectl-patch", "operation": "Update", "time": "2026-11-29T16:25:00Z"
+        }));
+    });
+    let r = bundle_report(later.path());
+    assert_eq!(r.items[0].verdict.as_str(), "stale");
+    assert_eq!(r.items[0].reasons[0].code, "spec-written-after-status");
+}
+
+#[test]
+fn events_not_listable_show_a_question_mark() {
+    let dir = derived("healthy", |_| {});
+    fs::remove_file(dir.path().join("events.json")).unwrap();
+    let r = bundle_report(dir.path());
+    assert_eq!(r.items[0].warnings, None);
+    assert_eq!(r.items[0].verdict.as_str(), "fresh");
+    assert!(r.gaps.iter().any(|g| g.evidence == "events"));
+    let out = table(&r, false, false, false, false);
+    assert!(out.lines().nth(1).unwrap().contains("   ?   "), "{out}");
+}
+
+fn global(output: Option<OutputFormat>) -> GlobalArgs {
+    GlobalArgs {
+        kubeconfig: None,
+        context: None,
+        namespaces: vec![],
+        all_namespaces: false,
+        output,
+        selector: None,
+        no_headers: false,
+        as_user: None,
+        as_groups: vec![],
+        request_timeout: None,
+        color: ColorChoice::Never,
+    }
+}
+
+fn check_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        fs::write(&path, actual).unwrap();
+    }
+    let expected =
+        fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing snapshot {name}; run with UPDATE_SNAPSHOTS=1"));
+    assert_eq!(actual, expected, "snapshot {name} differs");
+}
+
+#[test]
+fn rendered_outputs_are_pinned() {
+    let stale = bundle_report(&fixtures().join("bundles/stale-port"));
+    check_snapshot(
+        "status-stale-port.table.txt",
+        &render_report(&stale, &global(None), None, false),
+    );
+    check_snapshot(
+        "status-stale-port.wide.txt",
+        &render_report(&stale, &global(Some(OutputFormat::Wide)), None, false),
+    );
+    check_snapshot("status-stale-port.detail.txt", &detail(&stale, &stale.items[0], false));
+    check_snapshot(
+        "status-stale-port.json",
+        &render_report(&stale, &global(Some(OutputFormat::Json)), None, false),
+    );
+    let retrying = bundle_report(&fixtures().join("bundles/conditional-posting"));
+    check_snapshot(
+        "status-conditional-posting.detail.txt",
+        &detail(&retrying, &retrying.items[0], false),
+    );
+}
+
+#[test]
+fn json_output_follows_the_contract() {
+    let r = bundle_report(&fixtures().join("bundles/stale-port"));
+    let v: Value = serde_json::from_str(&render_report(&r, &global(Some(OutputFormat::Json)), None, false)).unwrap();
+    assert_eq!(v["schemaVersion"], 1);
+    let item = &v["items"][0];
+    for key in ["namespace", "name", "phase", "verdict", "reasons"] {
+        assert!(item.get(key).is_some(), "{key} missing");
+    }
+    assert_eq!(item["verdict"], "stale");
+    for key in ["code", "message", "evidence"] {
+        assert!(item["reasons"][0].get(key).is_some(), "reasons[].{key} missing");
+    }
+    assert!(item["lastHandled"].as_str().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn command_line_exit_codes() {
+    let dir = fixtures().join("bundles/stale-port");
+    let run = |args: &[&str]| Command::new(BIN).args(args).env("NO_COLOR", "1").output().unwrap();
+    let ok = run(&["status", "--bundle", dir.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0));
+    let flagged = run(&["status", "--bundle", dir.to_str().unwrap(), "--exit-code"]);
+    assert_eq!(flagged.status.code(), Some(1));
+    let missing = run(&["status", "--bundle", dir.to_str().unwrap(), "nope"]);
+    assert_eq!(missing.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr).trim(),
+        "error: microservice \"nope\" not found in namespace \"store\""
+    );
+    let bad = run(&["status", "--bundle", "/no/such/bundle"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("/no/such/bundle"));
+    let empty = tempfile::tempdir().unwrap();
+    let undecided = run(&["status", "--bundle", empty.path().to_str().unwrap()]);
+    assert_eq!(undecided.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&undecided.stderr).contains("microservices: not in the bundle"));
+}
