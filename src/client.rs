@@ -128,3 +128,16 @@ pub async fn client(global: &GlobalArgs, usage: Usage) -> Result<(Client, Config
     })?;
     Ok((client, config))
 }
+
+/// The kubeconfig context in use: `--context`, else the kubeconfig's `current-context`; `None`
+/// in a Pod without a kubeconfig. For messages that name the cluster.
+pub fn context_name(global: &GlobalArgs) -> Option<String> {
+    if global.context.is_some() {
+        return global.context.clone();
+    }
+    let kubeconfig = match &global.kubeconfig {
+        Some(path) => Kubeconfig::read_from(path).ok(),
+        None => Kubeconfig::read().ok(),
+    };
+    kubeconfig.and_then(|k| k.current_context)
+}

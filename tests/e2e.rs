@@ -675,4 +675,118 @@ async fn e2e_leader_election_one_handles_and_a_standby_takes_over() {
     wait_accepted(&api, "after-term", 1, Duration::from_secs(2)).await;
     assert_eq!(third.count(&format!("[{ns}/after-term] Creation is processed")), 1);
     third.stop();
+
+fn status_json(kubeconfig: &Path, args: &[&str]) -> Value {
+    let out = Command::new(BIN)
+        .arg("status")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .args(["-o", "json"])
+        .output()
+        .expect("status runs");
+    assert!(
+        out.status.success(),
+        "status {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("status -o json is JSON")
+}
+
+/// Acceptance 2 of issue 3: with the operator stopped, a port change makes `status` say stale
+/// and name the field; a bundle from `collect` gives the same verdict offline; once the
+/// operator has run, fresh.
+#[tokio::test]
+async fn e2e_status_stale_then_fresh() {
+    let Some(kubeconfig) = kubeconfig_path() else { return };
+    let _cluster = CLUSTER.lock().await;
+    let admin = client_for(&kubeconfig).await;
+    apply_crd(&admin, serde_json::to_value(crd()).unwrap()).await;
+    let ns = unique("kms-e2e-status");
+    create_namespace(&admin, &ns).await;
+    let api = microservices(&admin, &ns);
+
+    let operator = Operator::start(&kubeconfig, &["--namespace", &ns]);
+    operator
+        .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
+        .await;
+    create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
+    operator
+        .wait_line(
+            &format!("[{ns}/todo-api] Creation is processed"),
+            Duration::from_secs(5),
+        )
+        .await;
+    let fresh = status_json(&kubeconfig, &["-n", &ns, "todo-api"]);
+    assert_eq!(fresh["items"][0]["verdict"], "fresh", "{fresh:#}");
+    operator.stop();
+
+    // Stopped operator, changed spec: stale, naming spec.port.
+    tokio::time::sleep(Duration::from_millis(1100)).await; // managedFields have 1 s resolution
+    api.patch(
+        "todo-api",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"port": 9090}})),
+    )
+    .await
+    .unwrap();
+    let stale = status_json(&kubeconfig, &["-n", &ns, "todo-api"]);
+    let item = &stale["items"][0];
+    assert_eq!(item["verdict"], "stale", "{stale:#}");
+    assert_eq!(item["reasons"][0]["code"], "generation-ahead");
+    assert!(
+        item["reasons"][0]["message"].as_str().unwrap().contains("spec.port"),
+        "{stale:#}"
+    );
+    let human = Command::new(BIN)
+        .args(["status", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .args(["-n", &ns, "todo-api", "--exit-code"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(human.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains(": stale") && text.contains("spec.port"), "{text}");
+
+    // The same verdict offline, from a bundle written by collect.
+    let dir = tempfile::tempdir().unwrap();
+    let bundle_dir = dir.path().join("bundle");
+    let collected = Command::new(BIN)
+        .args(["collect"])
+        .arg(&bundle_dir)
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .args(["-n", &ns])
+        .output()
+        .unwrap();
+    assert!(
+        collected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&collected.stderr)
+    );
+    assert!(String::from_utf8_lossy(&collected.stderr).contains("may hold sensitive data"));
+    let offline = Command::new(BIN)
+        .args(["status", "-o", "json", "--bundle"])
+        .arg(&bundle_dir)
+        .output()
+        .unwrap();
+    let offline: Value = serde_json::from_slice(&offline.stdout).unwrap();
+    assert_eq!(offline["items"][0]["verdict"], "stale");
+    assert_eq!(
+        offline["items"][0]["reasons"][0]["message"],
+        item["reasons"][0]["message"]
+    );
+
+    // The operator catches up: fresh.
+    let operator = Operator::start(&kubeconfig, &["--namespace", &ns]);
+    operator
+        .wait_line(
+            &format!("[{ns}/todo-api] Updating is processed: 1 succeeded; 0 failed."),
+            Duration::from_secs(10),
+        )
+        .await;
+    let again = status_json(&kubeconfig, &["-n", &ns, "todo-api"]);
+    assert_eq!(again["items"][0]["verdict"], "fresh", "{again:#}");
+    operator.stop();
 }

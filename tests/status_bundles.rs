@@ -135,6 +135,13 @@ fn ours_stale_by_generation() {
     let r = bundle_report(dir.path());
     assert_eq!(r.items[0].verdict.as_str(), "stale");
     assert_eq!(r.items[0].reasons[0].code, "generation-ahead");
+    assert!(
+        r.items[0].reasons[0]
+            .message
+            .contains("spec.port (by kubectl-patch (Update) at 2026-11-29T17:16:30Z)"),
+        "{}",
+        r.items[0].reasons[0].message
+    );
     assert_eq!(r.items[0].observed_generation, Some(1));
 }
 

@@ -15,6 +15,7 @@ use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
 use crate::error::AppError;
+use crate::evidence::operator::find_operators;
 use crate::evidence::{Evidence, Gap, Snapshot};
 use crate::render::{self, Tone};
 use crate::resource::MicroserviceObject;
@@ -89,6 +90,8 @@ pub struct Item {
     pub warnings: Option<usize>,
     /// metadata.creationTimestamp.
     pub created: Option<DateTime<Utc>>,
+    /// The operator watching this namespace, as NS/deployment/NAME, when found.
+    pub operator: Option<String>,
 }
 
 /// `status -o json`: `{"schemaVersion": 1, "items": [...], "gaps": [...]}`.
@@ -103,8 +106,6 @@ pub struct Report {
     pub items: Vec<Item>,
     /// What the evidence lacks.
     pub gaps: Vec<Gap>,
-    /// The operator found, as NS/deployment/NAME.
-    pub operator: Option<String>,
 }
 
 /// Builds the report from a snapshot (pure). `namespace` filters objects when set; `name`
@@ -122,6 +123,12 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             .map(ToString::to_string)
             .unwrap_or_else(|| "operator logs: none".into()),
     );
+    let operators = snapshot
+        .operator
+        .deployments
+        .get()
+        .map(|d| find_operators(d))
+        .unwrap_or_default();
     let mut items: Vec<Item> = snapshot
         .microservices
         .get()
@@ -131,16 +138,17 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
         .filter(|o| name.is_none_or(|n| o.metadata.name.as_deref() == Some(n)))
         .map(|obj| {
             let logs = facts.get(&obj.key()).unwrap_or(&unavailable);
-            item(obj, staleness::assess(obj, logs, options), warnings(snapshot, obj))
+            let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+            let operator = operators.iter().find(|op| op.watches(ns)).map(|op| op.display());
+            item(
+                obj,
+                staleness::assess(obj, logs, options),
+                warnings(snapshot, obj),
+                operator,
+            )
         })
         .collect();
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-    let operator = snapshot
-        .operator
-        .deployments
-        .get()
-        .and_then(|d| crate::evidence::operator::find_operators(d).into_iter().next())
-        .map(|o| o.display());
     Report {
         schema_version: 1,
         captured_at: snapshot.now(),
@@ -151,11 +159,10 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)))
             .cloned()
             .collect(),
-        operator,
     }
 }
 
-fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>) -> Item {
+fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>, operator: Option<String>) -> Item {
     Item {
         namespace: obj.metadata.namespace.clone().unwrap_or_default(),
         name: obj.metadata.name.clone().unwrap_or_default(),
@@ -177,6 +184,7 @@ fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>) -> Ite
             .creation_timestamp
             .as_ref()
             .map(|t| crate::time::from_jiff(t.0)),
+        operator,
     }
 }
 
@@ -263,10 +271,7 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
                 let time = |t: Option<DateTime<Utc>>| t.map(rfc3339_seconds).unwrap_or_else(|| "<unknown>".into());
                 row.push((time(i.last_handled), Tone::Plain));
                 row.push((time(i.spec_changed), Tone::Plain));
-                row.push((
-                    report.operator.clone().unwrap_or_else(|| "<unknown>".into()),
-                    Tone::Plain,
-                ));
+                row.push((i.operator.clone().unwrap_or_else(|| "<none found>".into()), Tone::Plain));
             }
             row
         })
@@ -317,7 +322,7 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
         staleness::HandledBy::Unknown => "no handling record on the object",
     };
     push(&mut out, format!("  {:<16}{handled_by}", "Handled by:"));
-    if let Some(op) = &report.operator {
+    if let Some(op) = &item.operator {
         push(&mut out, format!("  {:<16}{op}", "Operator:"));
     }
     let time = |t: Option<DateTime<Utc>>| {
@@ -533,7 +538,7 @@ async fn run_live(
             format!(
                 "cannot get microservices from {} (context {})",
                 config.cluster_url,
-                global.context.as_deref().unwrap_or("current")
+                crate::client::context_name(global).as_deref().unwrap_or("unknown")
             ),
             e,
         )

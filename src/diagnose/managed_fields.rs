@@ -23,6 +23,8 @@ pub struct Entry {
     pub time: Option<DateTime<Utc>>,
     /// Top-level fields owned (`spec`, `status`, `metadata`).
     pub owns: Vec<String>,
+    /// Leaf fields owned under `spec`, as dotted paths (`spec.port`).
+    pub spec_fields: Vec<String>,
 }
 
 impl Entry {
@@ -71,15 +73,54 @@ pub fn entries(managed: Option<&Vec<ManagedFieldsEntry>>) -> Vec<Entry> {
                 _ => Vec::new(),
             };
             owns.sort();
+            let spec_fields = m
+                .fields_v1
+                .as_ref()
+                .and_then(|f| f.0.get("f:spec"))
+                .map(|spec| leaves("spec", spec))
+                .unwrap_or_default();
             Entry {
                 manager: m.manager.clone().unwrap_or_default(),
                 operation: m.operation.clone().unwrap_or_default(),
                 subresource: m.subresource.clone().filter(|s| !s.is_empty()),
                 time: m.time.as_ref().map(|t| from_jiff(t.0)),
                 owns,
+                spec_fields,
             }
         })
         .collect()
+}
+
+/// Dotted paths of the leaves of a FieldsV1 tree (`{"f:port": {}}` under `spec` → `spec.port`);
+/// list keys (`k:`/`v:`/`i:`) end the path at the list.
+fn leaves(prefix: &str, node: &Value) -> Vec<String> {
+    let Value::Object(map) = node else {
+        return vec![prefix.to_string()];
+    };
+    let children: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| k.as_str() != ".").collect();
+    if children.is_empty() {
+        return vec![prefix.to_string()];
+    }
+    if children.iter().any(|(k, _)| !k.starts_with("f:")) {
+        return vec![prefix.to_string()];
+    }
+    children
+        .into_iter()
+        .flat_map(|(k, v)| leaves(&format!("{prefix}.{}", &k[2..]), v))
+        .collect()
+}
+
+/// Spec fields written after `since` (by any manager), with who wrote them: the fields a
+/// generation bump most likely came from.
+pub fn spec_fields_written_after(entries: &[Entry], since: Option<DateTime<Utc>>) -> Vec<String> {
+    let mut out: Vec<String> = entries
+        .iter()
+        .filter(|e| e.owns_spec() && since.is_none_or(|s| e.time.is_some_and(|t| t > s)))
+        .flat_map(|e| e.spec_fields.iter().map(move |f| format!("{f} (by {})", e.describe())))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The latest entry that writes status, and the latest entry that owns spec fields.

@@ -176,10 +176,19 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
         ];
         if observed < generation {
             a.verdict = Verdict::Stale;
+            let written = managed_fields::spec_fields_written_after(&entries, a.last_handled);
+            let fields = if written.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; spec fields written since the last status write: {}",
+                    written.join(", ")
+                )
+            };
             a.reasons.push(Reason {
                 code: "generation-ahead",
                 message: format!(
-                    "the spec changed (generation {generation}) after the handler last saw generation {observed}"
+                    "the spec changed (generation {generation}) after the handler last saw generation {observed}{fields}"
                 ),
                 evidence: facts,
             });

@@ -226,14 +226,19 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
             return Err(forbidden_by_review("list microservices"));
         }
         if let Some(name) = &plan.name {
-            let api: Api<MicroserviceObject> = Api::namespaced(client.clone(), ns.unwrap_or("default"));
             let request = kube::core::Request::new(url_for::<MicroserviceObject>(ns))
                 .get(name, &Default::default())
                 .map_err(kube::Error::BuildRequest)?;
-            let _ = api;
-            return send_json::<MicroserviceObject>(client, request)
-                .await
-                .map(|(o, d)| (vec![o], d));
+            // Not found is an answer (the object is not there), not a gap.
+            return match send_json::<MicroserviceObject>(client, request).await {
+                Ok((o, d)) => Ok((vec![o], d)),
+                Err(kube::Error::Api(status))
+                    if status.code == 404 && status.details.as_ref().is_some_and(|d| d.name == *name) =>
+                {
+                    Ok((Vec::new(), None))
+                }
+                Err(e) => Err(e),
+            };
         }
         let mut params = ListParams::default();
         if let Some(selector) = &plan.selector {
