@@ -81,6 +81,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
         }
         'kubectl-microservice;status' {
             [CompletionResult]::new('--bundle', '--bundle', [CompletionResultType]::ParameterName, 'Read evidence from a bundle directory instead of a cluster')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Poll interval of `--watch`')
+            [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'The operator, as NAMESPACE/deployment/NAME (default: discovered)')
+            [CompletionResult]::new('--skew', '--skew', [CompletionResultType]::ParameterName, 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')
@@ -93,6 +96,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR')
+            [CompletionResult]::new('--exit-code', '--exit-code', [CompletionResultType]::ParameterName, 'Exit 1 when any shown object is stale, never-handled or invalid')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'After the table, print a row whenever an object''s phase, generation or verdict changes')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'After the table, print a row whenever an object''s phase, generation or verdict changes')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces (`manifests`: the operator watches all namespaces)')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'All namespaces (`manifests`: the operator watches all namespaces)')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Do not print table headers')
@@ -158,7 +164,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             break
         }
         'kubectl-microservice;collect' {
-            [CompletionResult]::new('--bundle', '--bundle', [CompletionResultType]::ParameterName, 'Read evidence from a bundle directory instead of a cluster')
+            [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'The operator, as NAMESPACE/deployment/NAME (default: discovered)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')

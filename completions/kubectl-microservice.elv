@@ -76,6 +76,9 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         }
         &'kubectl-microservice;status'= {
             cand --bundle 'Read evidence from a bundle directory instead of a cluster'
+            cand --interval 'Poll interval of `--watch`'
+            cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
+            cand --skew 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
@@ -88,6 +91,9 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --as-group 'Group to impersonate (repeatable)'
             cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
             cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand --exit-code 'Exit 1 when any shown object is stale, never-handled or invalid'
+            cand -w 'After the table, print a row whenever an object''s phase, generation or verdict changes'
+            cand --watch 'After the table, print a row whenever an object''s phase, generation or verdict changes'
             cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
             cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
             cand --no-headers 'Do not print table headers'
@@ -150,7 +156,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --version 'Print version'
         }
         &'kubectl-microservice;collect'= {
-            cand --bundle 'Read evidence from a bundle directory instead of a cluster'
+            cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'

@@ -77,6 +77,9 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l interval -d 'Poll interval of `--watch`' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l operator -d 'The operator, as NAMESPACE/deployment/NAME (default: discovered)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l skew -d 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
@@ -90,6 +93,8 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l exit-code -d 'Exit 1 when any shown object is stale, never-handled or invalid'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s w -l watch -d 'After the table, print a row whenever an object\'s phase, generation or verdict changes'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -144,7 +149,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s V -l version -d 'Print version'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l operator -d 'The operator, as NAMESPACE/deployment/NAME (default: discovered)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r

@@ -675,6 +675,7 @@ async fn e2e_leader_election_one_handles_and_a_standby_takes_over() {
     wait_accepted(&api, "after-term", 1, Duration::from_secs(2)).await;
     assert_eq!(third.count(&format!("[{ns}/after-term] Creation is processed")), 1);
     third.stop();
+}
 
 fn status_json(kubeconfig: &Path, args: &[&str]) -> Value {
     let out = Command::new(BIN)
