@@ -8,6 +8,7 @@
 //!   with cause, outcome and detail);
 //! - [`stream`]: one container log end to end (bytes → runs), for blocking and async readers;
 //! - [`coverage`]: what a log can and cannot show (first and last line per container);
+//! - [`live`]: the operator's Pods through `pods/log`, once or followed;
 //! - [`filter`] and [`view`]: which runs `logs --handler` shows, and how.
 //!
 //! `status` and `explain-events` reuse [`record::RecordParser`] and
@@ -17,6 +18,7 @@
 pub mod coverage;
 pub mod filter;
 pub mod lines;
+pub mod live;
 pub mod ours;
 pub mod record;
 pub mod runs;

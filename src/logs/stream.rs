@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use super::lines::LineSplitter;
-use super::record::{ParseStats, Record, RecordParser};
+use super::record::{ParseStats, Record, RecordParser, split_kubelet_prefix};
 use super::runs::{CauseHint, GroupConfig, GroupStats, Grouper, Run};
 
 /// Where a stream's lines come from: a Pod's container (current or previous), a file, stdin.
@@ -44,6 +44,8 @@ pub struct LogStream {
     splitter: LineSplitter,
     parser: RecordParser,
     grouper: Grouper,
+    skip_through: Option<DateTime<Utc>>,
+    reread_lines: u64,
 }
 
 impl LogStream {
@@ -56,15 +58,51 @@ impl LogStream {
             splitter: LineSplitter::new(),
             parser: RecordParser::new(),
             grouper,
+            skip_through: None,
+            reread_lines: 0,
         }
     }
 
     /// Feeds bytes as they arrive.
     pub fn push_bytes(&mut self, chunk: &[u8]) {
+        let LogStream {
+            splitter,
+            parser,
+            grouper,
+            skip_through,
+            reread_lines,
+            ..
+        } = self;
+        splitter.push(chunk, &mut |line| {
+            if let Some(through) = *skip_through {
+                if split_kubelet_prefix(&line.text).0.is_some_and(|t| t <= through) {
+                    *reread_lines += 1;
+                    return;
+                }
+                *skip_through = None;
+            }
+            parser.push(line, &mut |r| grouper.push(r))
+        });
+    }
+
+    /// A followed connection ended: its last, cut line is read as it is (flagged unterminated).
+    pub fn end_connection(&mut self) {
         let parser = &mut self.parser;
         let grouper = &mut self.grouper;
         self.splitter
-            .push(chunk, &mut |line| parser.push(line, &mut |r| grouper.push(r)));
+            .finish(&mut |line| parser.push(line, &mut |r| grouper.push(r)));
+    }
+
+    /// After a reconnect with `sinceTime`, the server sends again lines already read: lines with
+    /// a kubelet time at or before `through` are skipped (counted in [`LogStream::reread_lines`])
+    /// until the first later one.
+    pub fn skip_through(&mut self, through: DateTime<Utc>) {
+        self.skip_through = Some(through);
+    }
+
+    /// Lines skipped as already read (see [`LogStream::skip_through`]).
+    pub fn reread_lines(&self) -> u64 {
+        self.reread_lines
     }
 
     /// Releases the record the parser holds back for continuation lines (a followed stream that
@@ -81,10 +119,8 @@ impl LogStream {
 
     /// Ends the stream: the last line, the held record, open runs (closed as `unknown`).
     pub fn finish(&mut self) {
-        let parser = &mut self.parser;
+        self.end_connection();
         let grouper = &mut self.grouper;
-        self.splitter
-            .finish(&mut |line| parser.push(line, &mut |r| grouper.push(r)));
         self.parser.flush(&mut |r| grouper.push(r));
         self.grouper.finish();
     }
