@@ -56,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('--max-concurrent', '--max-concurrent', [CompletionResultType]::ParameterName, 'How many objects are handled at once (one object is never handled twice at once)')
             [CompletionResult]::new('--lease-name', '--lease-name', [CompletionResultType]::ParameterName, 'Name of the Lease used for leader election')
             [CompletionResult]::new('--lease-namespace', '--lease-namespace', [CompletionResultType]::ParameterName, 'Namespace of the Lease (default: the operator''s own namespace: the service account''s in a Pod, else the kubeconfig context''s)')
+            [CompletionResult]::new('--health-listen', '--health-listen', [CompletionResultType]::ParameterName, 'Serve /healthz, /readyz and /metrics (Prometheus text) over HTTP on this address, e.g. `0.0.0.0:8080` (port 0 picks a free port; the address is logged)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')

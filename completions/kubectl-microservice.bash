@@ -617,7 +617,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__subcmd__microservice__subcmd__operate)
-            opts="-n -A -o -l -h -V --log-format --events --max-concurrent --standalone --lease-name --lease-namespace --skip-crd-check --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -A -o -l -h -V --log-format --events --max-concurrent --standalone --lease-name --lease-namespace --health-listen --skip-crd-check --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -640,6 +640,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --lease-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

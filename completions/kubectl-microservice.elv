@@ -52,6 +52,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --max-concurrent 'How many objects are handled at once (one object is never handled twice at once)'
             cand --lease-name 'Name of the Lease used for leader election'
             cand --lease-namespace 'Namespace of the Lease (default: the operator''s own namespace: the service account''s in a Pod, else the kubeconfig context''s)'
+            cand --health-listen 'Serve /healthz, /readyz and /metrics (Prometheus text) over HTTP on this address, e.g. `0.0.0.0:8080` (port 0 picks a free port; the address is logged)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'

@@ -57,6 +57,7 @@ none\t'Post nothing; outcomes are only in the logs and in `status`'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l max-concurrent -d 'How many objects are handled at once (one object is never handled twice at once)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l lease-name -d 'Name of the Lease used for leader election' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l lease-namespace -d 'Namespace of the Lease (default: the operator\'s own namespace: the service account\'s in a Pod, else the kubeconfig context\'s)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l health-listen -d 'Serve /healthz, /readyz and /metrics (Prometheus text) over HTTP on this address, e.g. `0.0.0.0:8080` (port 0 picks a free port; the address is logged)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r

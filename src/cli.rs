@@ -188,6 +188,11 @@ pub struct OperateArgs {
     #[arg(long, value_name = "NS", conflicts_with = "standalone", value_parser = parse_dns_label)]
     pub lease_namespace: Option<String>,
 
+    /// Serve /healthz, /readyz and /metrics (Prometheus text) over HTTP on this address, e.g.
+    /// `0.0.0.0:8080` (port 0 picks a free port; the address is logged).
+    #[arg(long, value_name = "ADDR")]
+    pub health_listen: Option<std::net::SocketAddr>,
+
     /// Do not check the CRD at start-up (for an operator that may not read CRDs).
     #[arg(long)]
     pub skip_crd_check: bool,
@@ -424,6 +429,7 @@ mod tests {
         assert!(!args.standalone);
         assert_eq!(args.lease_name, "microservice-operator");
         assert_eq!(args.lease_namespace, None);
+        assert_eq!(args.health_listen, None);
         let cli = Cli::try_parse_from([
             "kubectl-microservice",
             "operate",
@@ -431,6 +437,8 @@ mod tests {
             "ops.lock",
             "--lease-namespace",
             "ops",
+            "--health-listen",
+            "0.0.0.0:8080",
         ])
         .unwrap();
         let Command::Operate(args) = cli.command else {
@@ -438,10 +446,12 @@ mod tests {
         };
         assert_eq!(args.lease_name, "ops.lock");
         assert_eq!(args.lease_namespace.as_deref(), Some("ops"));
+        assert_eq!(args.health_listen, Some("0.0.0.0:8080".parse().unwrap()));
         for (bad, needle) in [
             (&["--standalone", "--lease-name", "x"][..], "cannot be used with"),
             (&["--lease-name", "Bad_Name"][..], "\"Bad_Name\""),
             (&["--lease-namespace", "Ops"][..], "\"Ops\""),
+            (&["--health-listen", "localhost"][..], "localhost"),
         ] {
             let err = Cli::try_parse_from(
                 ["kubectl-microservice", "operate"]

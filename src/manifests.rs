@@ -7,9 +7,9 @@
 //! events.k8s.io events create/patch (create posts, patch extends a series); with leader election
 //! (the default), a Role + RoleBinding in the operator's namespace for its Lease — `create` on
 //! leases (create cannot be limited to a name) and `get`/`update` on the Lease by name, the verbs
-//! `operate::leader` uses; the Deployment, restricted Pod Security Standard: 2 replicas with
-//! leader election, or with `--standalone` 1 replica, `Recreate`, `operate --standalone`; and two
-//! ClusterRoles for people:
+//! `operate::leader` uses; the Deployment, restricted Pod Security Standard, with liveness and
+//! readiness probes on `--health-listen 0.0.0.0:8080`: 2 replicas with leader election, or with
+//! `--standalone` 1 replica, `Recreate`, `operate --standalone`; and two ClusterRoles for people:
 //! `microservice-view` (aggregated to `view`) and `microservice-diagnose` (what
 //! status/logs/explain-events read). No rule uses a wildcard (a test holds this).
 
@@ -29,6 +29,8 @@ pub const DEFAULT_IMAGE: &str = concat!(
 pub const OPERATOR_NAME: &str = "microservice-operator";
 /// Name of the Role and RoleBinding for the Lease, in the operator's namespace.
 pub const LEASE_ROLE_NAME: &str = "microservice-operator-lease";
+/// Port of the health and metrics endpoint in the Pod.
+pub const HEALTH_PORT: u16 = 8080;
 /// Replicas with leader election: one leader, one standby.
 pub const REPLICAS: u32 = 2;
 
@@ -219,6 +221,8 @@ fn deployment(plan: &Plan, labels: &Value) -> Value {
         plan.events.into(),
         "--log-format".into(),
         "text".into(),
+        "--health-listen".into(),
+        format!("0.0.0.0:{HEALTH_PORT}"),
     ]);
     // Standalone: one replica that is replaced, never doubled (Recreate). With leader election:
     // two replicas, one handling, one standby; a rolling update keeps one running throughout.
@@ -237,6 +241,7 @@ fn deployment(plan: &Plan, labels: &Value) -> Value {
             json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}),
         )
     };
+    let probe = |path: &str, period: u32, failures: u32| json!({"httpGet": {"path": path, "port": "http"}, "periodSeconds": period, "timeoutSeconds": 2, "failureThreshold": failures});
     json!({
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": OPERATOR_NAME, "namespace": plan.operator_namespace, "labels": labels},
@@ -262,6 +267,10 @@ fn deployment(plan: &Plan, labels: &Value) -> Value {
                         "image": plan.image,
                         "imagePullPolicy": "IfNotPresent",
                         "command": command,
+                        "ports": [{"name": "http", "containerPort": HEALTH_PORT, "protocol": "TCP"}],
+                        // /healthz fails after twice the watch timeout without a working watch.
+                        "livenessProbe": probe("/healthz", 20, 3),
+                        "readinessProbe": probe("/readyz", 5, 1),
                         "env": [
                             {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
                             {"name": "RUST_LOG", "value": "warn,kubectl_microservice=info"}
@@ -409,6 +418,8 @@ mod tests {
                 "all",
                 "--log-format",
                 "text",
+                "--health-listen",
+                "0.0.0.0:8080",
                 "--lease-name",
                 "microservice-operator",
                 "--lease-namespace",
@@ -461,6 +472,30 @@ mod tests {
                 .any(|r| r["apiGroups"] == json!(["coordination.k8s.io"]) && r["verbs"] != json!(["get", "list"])),
             "standalone needs no Lease writes (the diagnose role only reads leases)"
         );
+    }
+
+    #[test]
+    fn probes_are_wired_to_the_health_endpoint() {
+        for args in [
+            &["manifests", "-n", "ops", "-A"][..],
+            &["manifests", "-n", "ops", "-A", "--standalone"][..],
+        ] {
+            let objects = docs(&render_args(args).unwrap());
+            let container = &deployment_of(&objects)["spec"]["template"]["spec"]["containers"][0];
+            assert_eq!(container["ports"][0]["containerPort"], 8080);
+            assert_eq!(container["ports"][0]["name"], "http");
+            assert_eq!(
+                container["livenessProbe"]["httpGet"],
+                json!({"path": "/healthz", "port": "http"})
+            );
+            assert_eq!(
+                container["readinessProbe"]["httpGet"],
+                json!({"path": "/readyz", "port": "http"})
+            );
+            let command = container["command"].as_array().unwrap();
+            let at = command.iter().position(|a| a == "--health-listen").unwrap();
+            assert_eq!(command[at + 1], "0.0.0.0:8080");
+        }
     }
 
     #[test]

@@ -143,11 +143,49 @@ impl Operator {
 }
 
 impl Operator {
+    /// The address of `--health-listen 127.0.0.1:0`, from the operator's log line.
+    async fn health_address(&self) -> String {
+        let needle = "Serving /healthz, /readyz and /metrics address=";
+        self.wait_line(needle, Duration::from_secs(10)).await;
+        let line = self.lines().into_iter().find(|l| l.contains(needle)).unwrap();
+        line.split(needle)
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    }
+
     /// SIGKILL (kill -9): no shutdown, no Lease release.
     fn kill(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `GET path` on the operator's health endpoint: (status code, body).
+async fn http_get(address: &str, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address)
+        .await
+        .expect("health endpoint connects");
+    stream
+        .write_all(format!("GET {path} HTTP/1.1\r\nHost: operator\r\nConnection: close\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    let code = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (code, body)
 }
 
 impl Drop for Operator {
@@ -587,7 +625,8 @@ async fn start_standby(kubeconfig: &Path, args: &[&str]) -> Operator {
 
 /// Acceptance 1 of issue 6: two `operate` processes with leader election: exactly one handles;
 /// kill -9 the leader → the other handles new objects within the lease duration + 5 s; SIGTERM
-/// the leader → a standby takes over within 5 s.
+/// the leader → a standby takes over within 5 s. The endpoint shows who leads, that a standby is
+/// ready, and the leader's handler runs.
 #[tokio::test]
 async fn e2e_leader_election_one_handles_and_a_standby_takes_over() {
     let Some(Setup {
@@ -600,13 +639,35 @@ async fn e2e_leader_election_one_handles_and_a_standby_takes_over() {
         return;
     };
     let api = microservices(&admin, &ns);
-    let args = ["--namespace", ns.as_str(), "--lease-namespace", ns.as_str()];
+    let args = [
+        "--namespace",
+        ns.as_str(),
+        "--lease-namespace",
+        ns.as_str(),
+        "--health-listen",
+        "127.0.0.1:0",
+    ];
 
     let first = Operator::start(&kubeconfig, &args);
     first
         .wait_line("Became the leader: acquired the lease", Duration::from_secs(10))
         .await;
     let second = start_standby(&kubeconfig, &args).await;
+    let (first_addr, second_addr) = (first.health_address().await, second.health_address().await);
+    assert_eq!(http_get(&second_addr, "/readyz").await.0, 200, "a standby is ready");
+    assert_eq!(http_get(&first_addr, "/healthz").await.0, 200);
+    assert!(
+        http_get(&first_addr, "/metrics")
+            .await
+            .1
+            .contains("microservice_operator_leader 1")
+    );
+    assert!(
+        http_get(&second_addr, "/metrics")
+            .await
+            .1
+            .contains("microservice_operator_leader 0")
+    );
 
     // Exactly one handles.
     for name in ["one", "two", "three"] {
@@ -621,6 +682,13 @@ async fn e2e_leader_election_one_handles_and_a_standby_takes_over() {
     assert_eq!(first.count("Creation is processed: 1 succeeded; 0 failed."), 3);
     assert_eq!(second.count(" is processed: "), 0, "the standby handled something");
     assert_eq!(second.count("Accepted "), 0);
+    let metrics = http_get(&first_addr, "/metrics").await.1;
+    assert!(
+        metrics.contains(
+            r#"microservice_operator_handler_runs_total{handler="accept",cause="create",outcome="succeeded"} 3"#
+        ),
+        "{metrics}"
+    );
 
     // kill -9 the leader: the standby handles a new object within the lease duration + 5 s.
     let killed = Instant::now();

@@ -15,17 +15,19 @@ use futures::channel::mpsc;
 use http::{Request, Response};
 use http_body::Frame;
 use http_body_util::{BodyExt, Full, StreamBody};
-use kube::client::{Body, DynBody};
+use kube::client::{Body, ClientBuilder, DynBody};
 use kube::{Api, Client};
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 use tower::BoxError;
 
 use super::events::{self, EventSink, Reporter};
+use super::health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use super::leader::{ElectionConfig, Elector};
 use super::logging::tests::{Capture, capture};
-use super::reconcile::{Context, error_policy, reconcile};
+use super::reconcile::{Context, RunOutcome, error_policy, reconcile};
 use crate::cli::{EventsPolicy, LogFormat};
+use crate::operate::cause::Cause;
 use crate::resource::MicroserviceObject;
 
 /// One request as the fake API server saw it.
@@ -56,6 +58,11 @@ struct FakeApi {
 
 impl FakeApi {
     fn start(responder: Box<Responder>) -> (Client, FakeApi) {
+        Self::start_observed(responder, None)
+    }
+
+    /// With `health`, the client carries the operator's watch probe layer, as in `run`.
+    fn start_observed(responder: Box<Responder>, health: Option<Arc<Health>>) -> (Client, FakeApi) {
         let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Box<DynBody>>>();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let watches: Arc<Mutex<Vec<WatchSender>>> = Arc::default();
@@ -108,7 +115,12 @@ impl FakeApi {
                 );
             }
         });
-        (Client::new(svc, "default"), FakeApi { seen, watches })
+        let builder = ClientBuilder::new(svc, "default");
+        let client = match health {
+            Some(health) => builder.with_layer(&WatchProbeLayer::new(health)).build(),
+            None => builder.build(),
+        };
+        (client, FakeApi { seen, watches })
     }
 
     /// Sends one watch event line to every open watch.
@@ -206,16 +218,36 @@ struct Harness {
     _guard: tracing::dispatcher::DefaultGuard,
 }
 
+impl Harness {
+    /// Runs the controller over namespace `todo` on a task; `term_starts` as in `run`.
+    fn run_controller(&self, term_starts: watch::Receiver<u64>) -> tokio::task::JoinHandle<()> {
+        let api: Api<MicroserviceObject> = Api::namespaced(self.ctx.client.clone(), "todo");
+        let run = super::controller_for(api, "todo".into(), self.ctx.clone(), 16, term_starts)
+            .run(reconcile, error_policy, self.ctx.clone())
+            .for_each(|_| async {});
+        tokio::spawn(run)
+    }
+}
+
 fn harness(responder: Box<Responder>, policy: EventsPolicy) -> Harness {
+    harness_observed(responder, policy, None)
+}
+
+/// A harness whose client and context report to `health`.
+fn harness_observed(responder: Box<Responder>, policy: EventsPolicy, health: Option<Arc<Health>>) -> Harness {
     let (logs, guard) = capture(LogFormat::Text);
-    let (client, api) = FakeApi::start(responder);
+    let (client, api) = FakeApi::start_observed(responder, health.clone());
     let reporter = Reporter {
         controller: "kubectl-microservice".into(),
         instance: "test-pod".into(),
     };
     let (sink, poster): (EventSink, _) = events::channel(client.clone(), reporter, policy);
     tokio::spawn(poster.with_retry_base(Duration::from_millis(5)).run());
-    let ctx = Arc::new(Context::new(client, sink, 4).with_base_backoff(Duration::from_millis(10)));
+    let mut ctx = Context::new(client, sink, 4).with_base_backoff(Duration::from_millis(10));
+    if let Some(health) = health {
+        ctx = ctx.with_health(health);
+    }
+    let ctx = Arc::new(ctx);
     Harness {
         ctx,
         api,
@@ -623,12 +655,8 @@ async fn controller_serves_every_object_when_one_spec_is_bad() {
         }),
         EventsPolicy::All,
     );
-    let api: Api<MicroserviceObject> = Api::namespaced(h.ctx.client.clone(), "todo");
     let (_terms, term_starts) = watch::channel(0);
-    let run = super::controller_for(api, "todo".into(), h.ctx.clone(), 16, term_starts)
-        .run(reconcile, error_policy, h.ctx.clone())
-        .for_each(|_| async {});
-    let handle = tokio::spawn(run);
+    let handle = h.run_controller(term_starts);
     let patches = h.api.wait_for("PATCH", "/status", 4).await;
     handle.abort();
     let mut phases: Vec<(String, String)> = patches
@@ -669,6 +697,18 @@ fn microservice_json(name: &str, generation: i64, port: Value, rv: &str, status:
 fn list_json(rv: &str, items: Vec<Value>) -> String {
     json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "MicroserviceList", "metadata": {"resourceVersion": rv}, "items": items})
         .to_string()
+}
+
+/// A healthy cluster with one never-handled object `todo/a`; watches stay open.
+fn one_object(seen: &Seen) -> Option<(u16, String)> {
+    match seen.method.as_str() {
+        "GET" if seen.is_watch() => None,
+        "GET" => Some((
+            200,
+            list_json("500", vec![microservice_json("a", 1, json!(8080), "10", None)]),
+        )),
+        _ => healthy(seen),
+    }
 }
 
 /// Status PATCHes of one object, in order.
@@ -756,14 +796,7 @@ async fn lease_loss_stops_handling_and_a_new_term_resumes_every_object() {
             if seen.path.starts_with(FakeLease::PATH) {
                 return fake_lease.lock().unwrap().answer(seen);
             }
-            match seen.method.as_str() {
-                "GET" if seen.is_watch() => None,
-                "GET" => Some((
-                    200,
-                    list_json("500", vec![microservice_json("a", 1, json!(8080), "10", None)]),
-                )),
-                _ => healthy(seen),
-            }
+            one_object(seen)
         }),
         EventsPolicy::All,
     );
@@ -779,17 +812,14 @@ async fn lease_loss_stops_handling_and_a_new_term_resumes_every_object() {
     let elector = tokio::spawn(elector.run(released));
     let (terms, term_starts) = watch::channel(0);
     tokio::spawn(super::follow_leadership(roles, h.ctx.clone(), terms));
-    let api: Api<MicroserviceObject> = Api::namespaced(h.ctx.client.clone(), "todo");
-    let run = super::controller_for(api, "todo".into(), h.ctx.clone(), 16, term_starts)
-        .run(reconcile, error_policy, h.ctx.clone())
-        .for_each(|_| async {});
-    let controller = tokio::spawn(run);
+    let controller = h.run_controller(term_starts);
 
     // Term 1: the Lease is created with us as holder; a is created.
     until("a handled in term 1", || status_patches(&h.api, "a").len() == 1).await;
     assert_eq!(lease.lock().unwrap().holder().as_deref(), Some("pod-a_1"));
     let created = h.api.matching("POST", "/leases");
     assert_eq!(created[0].body["spec"]["leaseDurationSeconds"], 2);
+    assert!(h.ctx.metrics.encode().contains("microservice_operator_leader 1"));
     let applied = status_patches(&h.api, "a")[0].body["status"].clone();
     h.api.push_watch(
         &json!({"type": "MODIFIED", "object": microservice_json("a", 1, json!(8080), "501", Some(applied))}),
@@ -809,6 +839,7 @@ async fn lease_loss_stops_handling_and_a_new_term_resumes_every_object() {
         "{}",
         lost[0]
     );
+    assert!(h.ctx.metrics.encode().contains("microservice_operator_leader 0"));
     h.api
         .push_watch(&json!({"type": "ADDED", "object": microservice_json("b", 1, json!(8080), "502", None)}));
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -831,6 +862,8 @@ async fn lease_loss_stops_handling_and_a_new_term_resumes_every_object() {
         "a resume of an unchanged object writes nothing"
     );
     assert_eq!(lines_with(&h.logs, "[todo/a] Accepted").len(), 2, "once per term");
+    assert_eq!(h.ctx.metrics.runs("accept", Cause::Resume, RunOutcome::Succeeded), 1);
+    assert_eq!(h.ctx.metrics.runs("accept", Cause::Create, RunOutcome::Succeeded), 2);
     let events = h.api.matching("POST", "/events");
     assert_eq!(events.len(), 2, "Accepted for a and b, none for the resume");
 
@@ -964,6 +997,7 @@ async fn a_pass_in_flight_is_cancelled_before_its_write_when_the_lease_is_lost()
         1
     );
     assert!(lines_with(&h.logs, "is processed").is_empty());
+    assert_eq!(h.ctx.metrics.runs("accept", Cause::Create, RunOutcome::Cancelled), 1);
 
     // SIGTERM in a term: the pass in flight finishes its writes; a new pass does nothing.
     h.ctx.begin_term(2);
@@ -983,4 +1017,36 @@ async fn a_pass_in_flight_is_cancelled_before_its_write_when_the_lease_is_lost()
     .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(h.api.seen().len(), 2, "no pass starts after SIGTERM");
+}
+
+/// The client's watch probe sees the list and the watch: the controller is live once they
+/// answer, and ready once the initial list is done; handler runs show in the metrics.
+#[tokio::test]
+async fn health_follows_the_watch_and_metrics_count_runs() {
+    let health = Arc::new(Health::new(WATCH_TIMEOUT, 1));
+    let h = harness_observed(Box::new(one_object), EventsPolicy::All, Some(health.clone()));
+    assert!(health.ready().is_err(), "not ready before the initial list");
+    assert!(
+        health
+            .live()
+            .unwrap()
+            .contains("no list/watch of microservices succeeded yet")
+    );
+    let (_terms, term_starts) = watch::channel(0);
+    let handle = h.run_controller(term_starts);
+    h.api.wait_for("PATCH", "/status", 1).await;
+    until("the watch started", || h.api.seen().iter().any(Seen::is_watch)).await;
+    assert!(health.ready().is_ok(), "ready once the initial list is done");
+    assert!(health.live().unwrap().contains("since the last successful list/watch"));
+    handle.abort();
+    let text = h.ctx.metrics.encode();
+    assert!(
+        text.contains(
+            r#"microservice_operator_handler_runs_total{handler="accept",cause="create",outcome="succeeded"} 1"#
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"microservice_operator_handler_duration_seconds_count{handler="accept",cause="create"} 1"#)
+    );
 }

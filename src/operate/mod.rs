@@ -7,9 +7,10 @@
 //! - [`reconcile`]: one pass over one object (API writes, events, log lines);
 //! - [`events`]: the bounded event queue and its poster;
 //! - [`logging`]: the text and json log line formats;
-//! - [`leader`]: leader election on a Lease (only the leader handles objects).
+//! - [`leader`]: leader election on a Lease (only the leader handles objects);
+//! - [`health`], [`metrics`], [`endpoint`]: `/healthz`, `/readyz`, `/metrics` (`--health-listen`).
 //!
-//! Lifecycle: every replica lists and watches (so a standby's cache is warm); objects
+//! Lifecycle: every replica lists and watches (so a standby is ready and its cache warm); objects
 //! are handled only in a leadership term ([`Context::begin_term`]). A new term forgets what was
 //! handled before and re-queues every cached object, so each is resumed once per term; a relist
 //! within a term finds every unchanged object already handled and is silent. On SIGTERM: no new
@@ -17,9 +18,12 @@
 //! pending retries are dropped, the Lease is released, and the process exits 0.
 
 pub mod cause;
+pub mod endpoint;
 pub mod events;
+pub mod health;
 pub mod leader;
 pub mod logging;
+pub mod metrics;
 pub mod reconcile;
 pub mod status;
 pub mod validate;
@@ -34,6 +38,7 @@ use std::time::Duration;
 use futures::{FutureExt, Stream, StreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::Api;
+use kube::client::ClientBuilder;
 use kube::runtime::controller::{self, Controller};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
@@ -44,6 +49,7 @@ use crate::cli::{GlobalArgs, OperateArgs};
 use crate::client::{self, Usage};
 use crate::error::AppError;
 use crate::resource::{CRD_NAME, MicroserviceObject, VERSION};
+use health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use leader::{ElectionConfig, Elector, Role};
 use reconcile::{Context, error_policy, reconcile};
 
@@ -98,14 +104,31 @@ impl Scope {
 }
 
 /// Runs the controller until SIGTERM or SIGINT. Exit 0 on a signal; exit 1 when the CRD has no
-/// status subresource; exit 3 when the cluster cannot be reached or the CRD is missing.
+/// status subresource; exit 3 when the cluster cannot be reached, the CRD is missing, or
+/// `--health-listen` cannot be bound.
 pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError> {
     logging::init(args.log_format);
-    let (client, config) = client::client(global, Usage::Controller).await?;
+    let config = client::config(global, Usage::Controller).await?;
     let scope = Scope::from_flags(global, &config.default_namespace)?;
+    let watches = match &scope {
+        Scope::AllNamespaces => 1,
+        Scope::Namespaces(list) => list.len(),
+    };
+    let health = Arc::new(Health::new(WATCH_TIMEOUT, watches));
+    let client = ClientBuilder::try_from(config.clone())
+        .map_err(|e| AppError::Config {
+            message: format!("cannot build a client for {}: {e}", config.cluster_url),
+            user_input: false,
+        })?
+        .with_layer(&WatchProbeLayer::new(health.clone()))
+        .build();
     if !args.skip_crd_check {
         check_crd(&client).await?;
     }
+    let listener = match args.health_listen {
+        Some(addr) => Some(endpoint::bind(addr).await?),
+        None => None,
+    };
     let reporter = events::Reporter::from_env();
     let election = (!args.standalone).then(|| {
         let namespace = args
@@ -130,13 +153,23 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
     let (sink, poster) = events::channel(client.clone(), reporter, args.events);
     let (drain, drained) = oneshot::channel::<()>();
     let poster = tokio::spawn(poster.run_until(drained));
-    let ctx = Arc::new(Context::new(client.clone(), sink, args.max_concurrent.into()));
+    let ctx = Arc::new(Context::new(client.clone(), sink, args.max_concurrent.into()).with_health(health.clone()));
+    let endpoint = listener.map(|listener| {
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!(
+                address = addr.to_string().as_str(),
+                "Serving /healthz, /readyz and /metrics"
+            );
+        }
+        tokio::spawn(endpoint::serve(listener, health.clone(), ctx.metrics.clone()))
+    });
 
     let (terms, term_starts) = watch::channel(0u64);
     let mut elector = None;
     match election {
         None => {
             ctx.begin_term(1);
+            ctx.metrics.set_leader(true);
         }
         Some(config) => {
             ctx.end_term();
@@ -195,6 +228,9 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
         let _ = release.send(());
         let _ = tokio::time::timeout(RELEASE_TIMEOUT, task).await;
     }
+    if let Some(task) = endpoint {
+        task.abort();
+    }
     Ok(())
 }
 
@@ -206,20 +242,25 @@ pub async fn follow_leadership(mut roles: watch::Receiver<Role>, ctx: Arc<Contex
         match role.term() {
             Some(term) if !ctx.holds_term(term) => {
                 ctx.begin_term(term);
+                ctx.metrics.set_leader(true);
                 let _ = terms.send(term);
             }
             Some(_) => {}
-            None => ctx.end_term(),
+            None => {
+                ctx.end_term();
+                ctx.metrics.set_leader(false);
+            }
         }
         if roles.changed().await.is_err() {
             ctx.end_term();
+            ctx.metrics.set_leader(false);
             return;
         }
     }
 }
 
 /// The controller over one watch (one namespace, or all): our own watcher and reflector feed
-/// it, so that the watch's milestones are logged and deleted objects are
+/// it, so that the watch's milestones are logged, readiness is reported and deleted objects are
 /// forgotten. Each change of `terms` (a new leadership term) re-queues every cached object, once
 /// the cache holds the initial list.
 pub fn controller_for(
@@ -250,7 +291,8 @@ fn term_starts(terms: watch::Receiver<u64>, store: Store<MicroserviceObject>) ->
     })
 }
 
-/// Logs the watch's milestones and failures, and forgets deleted objects. `listed` is whether this watch finished its first initial list.
+/// Logs the watch's milestones and failures, reports the first initial list to readiness, and
+/// forgets deleted objects. `listed` is whether this watch finished its first initial list.
 fn observe_watch(
     event: &Result<watcher::Event<MicroserviceObject>, watcher::Error>,
     scope: &str,
@@ -263,6 +305,7 @@ fn observe_watch(
         }
         Ok(watcher::Event::InitDone) if !*listed => {
             *listed = true;
+            ctx.health.initial_list_done();
             tracing::info!(namespaces = scope, "Watching microservices: initial list done")
         }
         Ok(watcher::Event::InitDone) => {

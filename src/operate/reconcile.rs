@@ -13,7 +13,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use kube::api::{Api, Patch, PatchParams};
@@ -24,6 +24,8 @@ use tokio::sync::Semaphore;
 
 use super::cause::{Cause, Decision, KopfRecord, decide, kopf_finalizer_index};
 use super::events::{EventRequest, EventSink, EventType};
+use super::health::{Health, WATCH_TIMEOUT};
+use super::metrics::Metrics;
 use super::status::{Outcome, already_written, apply_body, desired_status, pruned_fields};
 use super::validate::{describe, validate_spec};
 use crate::resource::{CRD_NAME, FIELD_MANAGER, MicroserviceObject};
@@ -45,6 +47,10 @@ pub struct Context {
     pub client: Client,
     /// Where events go.
     pub events: EventSink,
+    /// Handler and event metrics, for `/metrics`.
+    pub metrics: Arc<Metrics>,
+    /// Liveness and readiness, for `/healthz` and `/readyz`.
+    pub health: Arc<Health>,
     /// uid → the generation handled in this term (success or permanent failure). Its lock also
     /// orders term changes against records, so a pass of an old term cannot record into a new one.
     handled: Mutex<HashMap<String, i64>>,
@@ -66,9 +72,12 @@ pub struct Context {
 impl Context {
     /// A context allowing `max_writes` status writes in flight, leading in term 1 (standalone).
     pub fn new(client: Client, events: EventSink, max_writes: usize) -> Self {
+        let metrics = Arc::new(Metrics::new(events.stats().clone()));
         Context {
             client,
             events,
+            metrics,
+            health: Arc::new(Health::new(WATCH_TIMEOUT, 0)),
             handled: Mutex::default(),
             failures: Mutex::default(),
             noticed: Mutex::default(),
@@ -78,6 +87,12 @@ impl Context {
             writes: Semaphore::new(max_writes.max(1)),
             base_backoff: Duration::from_secs(1),
         }
+    }
+
+    /// Uses `health` (shared with the endpoint and the client's watch probe).
+    pub fn with_health(mut self, health: Arc<Health>) -> Self {
+        self.health = health;
+        self
     }
 
     /// Forgets every uid not in `live`: objects deleted since (called periodically).
@@ -171,7 +186,7 @@ impl Context {
     }
 }
 
-/// How one run of the handler ended.
+/// How one run of the handler ended (the `outcome` label of the metrics).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RunOutcome {
     /// The handler succeeded (status written or already right).
@@ -257,12 +272,17 @@ pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Resul
         cause,
         term,
     };
-    handle(&obj, &ctx, &subject, kopf.as_ref())
-        .await
-        .map(|_| Action::await_change())
+    let started = Instant::now();
+    let result = handle(&obj, &ctx, &subject, kopf.as_ref()).await;
+    let outcome = match &result {
+        Ok(outcome) => *outcome,
+        Err(_) => RunOutcome::Retrying,
+    };
+    ctx.metrics.handler_run(HANDLER, cause, outcome, started.elapsed());
+    result.map(|_| Action::await_change())
 }
 
-/// One run of the handler.
+/// One run of the handler; the outcome is counted by the caller.
 async fn handle(
     obj: &MicroserviceObject,
     ctx: &Context,
