@@ -453,7 +453,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__subcmd__microservice__subcmd__logs)
-            opts="-f -n -A -o -l -h -V --handler --file --since --tail --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-c -f -n -A -o -l -h -V --handler --file --bundle --operator --container --previous --log-lines --since --tail --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -464,6 +464,26 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bundle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --operator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --container)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

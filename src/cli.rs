@@ -226,8 +226,30 @@ pub struct LogsArgs {
 
     /// Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or
     /// without kubelet `--timestamps` prefixes.
-    #[arg(long, value_name = "PATH|-")]
+    #[arg(long, value_name = "PATH|-", conflicts_with = "bundle")]
     pub file: Vec<String>,
+
+    /// Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`).
+    #[arg(long, value_name = "DIR")]
+    pub bundle: Option<std::path::PathBuf>,
+
+    /// The operator Deployment (default: found among Deployments running `kopf run`,
+    /// `python -m kopf` or `kubectl-microservice operate`).
+    #[arg(long, value_name = "NS/deployment/NAME", conflicts_with_all = ["file", "bundle"])]
+    pub operator: Option<String>,
+
+    /// The operator's container (default: the one running the operator).
+    #[arg(short = 'c', long, value_name = "NAME")]
+    pub container: Option<String>,
+
+    /// Also read the container before its last restart (live; a bundle's `.previous.log`
+    /// files are always read).
+    #[arg(long, conflicts_with = "file")]
+    pub previous: bool,
+
+    /// Read at most the last N lines of each container log (the kubelet's `tailLines`).
+    #[arg(long, value_name = "N", conflicts_with_all = ["file", "bundle"])]
+    pub log_lines: Option<i64>,
 
     /// Only runs started within this long before now (`10m`, `1h`).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]

@@ -262,3 +262,91 @@ fn follow_prints_runs_as_they_end() {
     assert_eq!(rest.len(), 2, "{rest:?}");
     assert!(child.wait().unwrap().success());
 }
+
+/// Every bundle: the runs its expected.json `logs_runs` gives, causes from progress annotations
+/// included (conditional-posting's retries are a create cycle that never ended).
+#[test]
+fn bundles_give_the_expected_runs() {
+    for bundle in [
+        "healthy",
+        "stale-port",
+        "failed-cycle",
+        "conditional-posting",
+        "recreated-uid",
+        "ours-style-rbac",
+    ] {
+        let dir = fixture(&format!("bundles/{bundle}"));
+        let expected: Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("{dir}/expected.json")).unwrap()).unwrap();
+        let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--bundle", &dir, "-o", "json"]);
+        assert_eq!(code, 0, "{bundle}: {stderr}");
+        let got: Vec<Value> = json_runs(&stdout)
+            .iter()
+            .map(|r| serde_json::json!({"handler": r["handler"], "object": r["object"], "cause": r["cause"], "outcome": r["outcome"]}))
+            .collect();
+        assert_eq!(Value::Array(got), expected["logs_runs"], "{bundle}");
+        for r in json_runs(&stdout) {
+            assert!(r["pod"].as_str().unwrap().starts_with("catalog-operator-"), "{bundle}");
+            assert_eq!(r["container"], "operator");
+        }
+    }
+}
+
+#[test]
+fn bundles_say_whether_the_handler_ran_since_the_spec_changed() {
+    let answer = |bundle: &str, object: &str| {
+        let dir = fixture(&format!("bundles/{bundle}"));
+        let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--bundle", &dir, object]);
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+    };
+    let stale = answer("stale-port", "store/catalog-api");
+    assert!(
+        stale.contains("No run of handler accept for store/catalog-api since the spec changed at 2026-11-29T17:12:27Z"),
+        "{stale}"
+    );
+    assert!(
+        stale.contains("They end at 2026-11-29T17:12:16.685Z, before the change"),
+        "{stale}"
+    );
+    let healthy = answer("healthy", "catalog-api");
+    assert!(
+        healthy.contains("Handler accept ran for store/catalog-api since the spec changed"),
+        "{healthy}"
+    );
+    let recreated = answer("recreated-uid", "store/wishlist-api");
+    assert!(
+        recreated.contains(
+            "No run of handler accept for store/wishlist-api since the spec changed at 2026-11-29T17:14:54Z (created)"
+        ),
+        "{recreated}"
+    );
+    assert!(recreated.contains("predate this object"), "{recreated}");
+    // The coverage of the Pod, and its clock.
+    assert!(
+        stale.contains(
+            "catalog-operator-6d4f9f788f-4759c/operator: 2026-11-29T17:11:48.337Z .. 2026-11-29T17:12:16.685Z"
+        ),
+        "{stale}"
+    );
+}
+
+#[test]
+fn bundle_errors_exit_2_for_a_bad_path_and_3_without_logs() {
+    let (code, _, stderr) = run(&["logs", "--handler", "accept", "--bundle", "/no/such/bundle"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("/no/such/bundle"), "{stderr}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("microservices.json"),
+        r#"{"kind": "List", "items": []}"#,
+    )
+    .unwrap();
+    let (code, _, stderr) = run(&["logs", "--handler", "accept", "--bundle", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("no operator logs"), "{stderr}");
+    let healthy = fixture("bundles/healthy");
+    let (code, _, stderr) = run(&["logs", "--handler", "accept", "--bundle", &healthy, "-c", "sidecar"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("container sidecar"), "{stderr}");
+}

@@ -1,32 +1,49 @@
 //! `kubectl microservice logs --handler NAME [OBJECT]`: every run of a handler, with its cause
 //! and outcome, from operator logs (Kopf's or ours).
 //!
+//! Sources: `--file PATH|-` (repeatable), `--bundle DIR`, else the operator's Pods
+//! (`--operator NS/deployment/NAME`, or discovery among Deployments running `kopf run`,
+//! `python -m kopf` or `kubectl-microservice operate`; our operator has no leader election yet,
+//! so there is no Lease holder to prefer: every Pod of the Deployment is read and merged).
+//!
 //! Flow: sources → one [`LogStream`] per container log (bytes → records → runs) → filters
 //! ([`RunFilter`], `--tail`) → output (grouped human blocks, `--raw` lines, or `-o json` one
 //! object per run) → what the logs cover ([`ContainerCoverage`]). Human output goes to stdout
 //! with the coverage after the runs; with `-o json` and `--raw` the coverage goes to stderr so
 //! stdout stays machine-readable.
 //!
+//! When the object is named and is in evidence (a bundle's `microservices.json`, or a `get`
+//! live), the answer also says whether the handler ran since the spec changed — only when the
+//! logs begin before that change ([`crate::logs::coverage::since`]).
+//!
 //! Exit codes (DESIGN.md Contracts): 0 whether or not runs were found; 2 for usage errors (bad
-//! flag, unreadable `--file` path); 3 when no log at all could be read.
+//! flag, unreadable `--file` path, bad `--bundle` path); 3 when the operator or the object
+//! cannot be found, the cluster cannot be asked, or no log at all could be read.
 
-use std::io::{IsTerminal, Read};
+use std::io::Read;
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use crate::cli::{ColorChoice, GlobalArgs, LogsArgs, OutputFormat, RunCause, RunOutcome};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Pod;
+use kube::{Api, Client};
+
+use crate::cli::{GlobalArgs, LogsArgs, OutputFormat, RunCause, RunOutcome};
+use crate::client::Usage;
 use crate::commands::write_stdout;
 use crate::error::AppError;
 use crate::kopf::messages::Outcome;
-use crate::logs::coverage::ContainerCoverage;
+use crate::logs::coverage::{ContainerCoverage, SinceVerdict};
 use crate::logs::filter::{ObjectSelector, RunFilter, select};
-use crate::logs::runs::{GroupConfig, Run};
+use crate::logs::live::{Fetch, Followed, Target, describe_error, follow, read_once};
+use crate::logs::runs::{CauseHint, GroupConfig, Run};
 use crate::logs::stream::{LogStream, SourceLabel};
 use crate::logs::view::{self, Tally};
 use crate::operate::cause::Cause;
+use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
 
 /// How long a followed stream may be quiet before its held-back record and runs are released.
@@ -146,24 +163,27 @@ impl Plan {
     }
 }
 
-/// Whether to colour stdout: `--color always|never` wins; `auto` colours a terminal unless
-/// `NO_COLOR` is set to a non-empty value.
-fn use_color(choice: ColorChoice) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
-    }
-}
-
 /// Runs `logs`.
 pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
-    let mut plan = Plan::new(global, args, use_color(global.color))?;
+    let mut plan = Plan::new(global, args, crate::render::use_color(global.color))?;
+    if let Some(dir) = &args.bundle {
+        if args.follow {
+            return Err(AppError::Usage(
+                "--follow reads a cluster or a file, not a bundle".into(),
+            ));
+        }
+        return from_bundle(&mut plan, dir, args.container.as_deref());
+    }
     if args.file.is_empty() {
+        let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
+            context: "start the async runtime".into(),
+            source: e,
+        })?;
+        return runtime.block_on(from_cluster(global, args, &mut plan));
+    }
+    if args.container.is_some() {
         return Err(AppError::Usage(
-            "give the operator's log with --file PATH (or --file - for stdin)".into(),
+            "-c/--container selects a container of the operator's Pods, not of a --file".into(),
         ));
     }
     if args.follow {
@@ -188,24 +208,495 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             }
             Err(e) => Some(format!("read error: {e}")),
         };
-        coverage.push(ContainerCoverage {
-            label,
-            parse: stream.parse_stats().clone(),
-            group: stream.group_stats().clone(),
-            error,
-            notes: Vec::new(),
-        });
+        coverage.push(coverage_of(&stream, error, Vec::new()));
     }
     // "Now" for a file is its latest line: the file may have been written long ago.
-    let now = coverage.iter().filter_map(|c| c.parse.last).map(|s| s.at).max();
+    let now = latest_line(&coverage);
+    finish_batch(&mut plan, runs, &coverage, now, None)
+}
+
+fn coverage_of(stream: &LogStream, error: Option<String>, notes: Vec<String>) -> ContainerCoverage {
+    ContainerCoverage {
+        label: stream.label.clone(),
+        parse: stream.parse_stats().clone(),
+        group: stream.group_stats().clone(),
+        error,
+        notes,
+    }
+}
+
+fn latest_line(coverage: &[ContainerCoverage]) -> Option<DateTime<Utc>> {
+    coverage.iter().filter_map(|c| c.parse.last).map(|s| s.at).max()
+}
+
+/// Filters, prints, and decides the exit code of a read-to-the-end answer.
+fn finish_batch(
+    plan: &mut Plan,
+    runs: Vec<Run>,
+    coverage: &[ContainerCoverage],
+    now: Option<DateTime<Utc>>,
+    object: Option<&MicroserviceObject>,
+) -> Result<ExitCode, AppError> {
     plan.anchor_since(now);
+    let all_times = RunFilter {
+        started_after: None,
+        ..plan.filter.clone()
+    };
+    let starts = || {
+        runs.iter()
+            .filter(|r| all_times.matches(r))
+            .filter_map(|r| r.started.map(|s| s.at))
+    };
+    let span = (starts().min(), starts().max());
     let selected = select(runs, &plan.filter, plan.tail);
-    print_batch(&plan, &selected, &coverage)?;
-    if coverage.iter().all(|c| c.error.is_some()) {
-        return Err(AppError::Io {
-            context: "read the operator logs".into(),
-            source: std::io::Error::other("no log could be read"),
+    let mut closing = report(plan, Tally::of(&selected), coverage);
+    if let Some(line) = object.and_then(|o| since_statement(plan, o, span, coverage)) {
+        closing.insert_str(
+            closing.find("Coverage:\n").unwrap_or(0),
+            &format!("{}\n", sanitize(&line)),
+        );
+    }
+    print_batch(plan, &selected, &closing)?;
+    if !coverage.is_empty() && coverage.iter().all(|c| c.error.is_some()) {
+        return Err(AppError::Undecided("no operator log could be read".into()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// When the spec last changed, by the object's own records: `metadata.creationTimestamp` for
+/// generation 1, else the latest managedFields entry that owns `spec` fields (whose time moves
+/// with any field that manager owns: `exact` is false when it owns more than `spec`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecChange {
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Whether `at` is the spec change itself, or only the last write of a manager that also
+    /// owns other fields (the spec changed at or before `at`).
+    pub exact: bool,
+    /// `created` or the entry, e.g. `kubectl-patch (Update) at 2026-11-29T17:12:30Z`.
+    pub by: String,
+}
+
+/// See [`SpecChange`].
+pub fn spec_change(object: &MicroserviceObject) -> Option<SpecChange> {
+    let meta = &object.metadata;
+    if meta.generation == Some(1) {
+        let at = crate::time::from_jiff(meta.creation_timestamp.as_ref()?.0);
+        return Some(SpecChange {
+            at,
+            exact: true,
+            by: "created".into(),
         });
+    }
+    let entries = crate::diagnose::managed_fields::entries(meta.managed_fields.as_ref());
+    let (_, spec) = crate::diagnose::managed_fields::latest_status_and_spec(&entries);
+    let spec = spec?;
+    Some(SpecChange {
+        at: spec.time?,
+        exact: spec.spec_only(),
+        by: spec.describe(),
+    })
+}
+
+/// "No run since the spec changed at X" — only when the logs begin before X.
+fn since_statement(
+    plan: &Plan,
+    object: &MicroserviceObject,
+    (first_run, last_run): (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
+    coverage: &[ContainerCoverage],
+) -> Option<String> {
+    let change = spec_change(object)?;
+    let name = format!(
+        "{}/{}",
+        object.metadata.namespace.as_deref().unwrap_or(""),
+        object.metadata.name.as_deref().unwrap_or("")
+    );
+    let handler = &plan.filter.handler;
+    let when = crate::time::rfc3339_seconds(change.at);
+    let what = if change.exact {
+        format!("the spec changed at {when} ({})", change.by)
+    } else {
+        format!(
+            "the spec was last written by {} (that manager owns more than spec, so the spec may have changed earlier)",
+            change.by
+        )
+    };
+    let begin = crate::logs::coverage::logs_begin(coverage).map(|s| s.at);
+    let created = object
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| crate::time::from_jiff(t.0));
+    let skew = chrono::Duration::from_std(crate::logs::coverage::SKEW).unwrap_or_default();
+    let predecessor = match (created, first_run) {
+        (Some(created), Some(first)) if first + skew < created => format!(
+            " Runs before {} predate this object: they were for an earlier object with the same name (Kopf's logs carry no uid).",
+            crate::time::rfc3339_seconds(created)
+        ),
+        _ => String::new(),
+    };
+    let verdict = match crate::logs::coverage::since(change.at, last_run, begin) {
+        SinceVerdict::RanSince(t) => format!(
+            "Handler {handler} ran for {name} since {what}: last run started at {}.",
+            crate::time::rfc3339_millis(t)
+        ),
+        SinceVerdict::NoRunSince { logs_begin } => {
+            let end = latest_line(coverage)
+                .filter(|end| *end < change.at)
+                .map_or(String::new(), |end| {
+                    format!(
+                        " They end at {}, before the change: the operator logged nothing after it.",
+                        crate::time::rfc3339_millis(end)
+                    )
+                });
+            format!(
+                "No run of handler {handler} for {name} since {what}; the logs begin before it, at {}.{end}",
+                crate::time::rfc3339_millis(logs_begin)
+            )
+        }
+        SinceVerdict::CannotTell { logs_begin } => format!(
+            "Cannot tell whether handler {handler} ran for {name} since {what}: logs begin at {}.",
+            logs_begin.map_or("no time (no timed line)".to_string(), crate::time::rfc3339_millis)
+        ),
+    };
+    Some(verdict + &predecessor)
+}
+
+/// The one object OBJECT names in `objects`, if exactly one.
+fn named_object<'a>(plan: &Plan, objects: &'a [MicroserviceObject]) -> Option<&'a MicroserviceObject> {
+    let selector = plan.filter.object.as_ref()?;
+    let mut found = objects.iter().filter(|o| {
+        let key = crate::logs::ObjectKey {
+            namespace: o.metadata.namespace.clone(),
+            name: o.metadata.name.clone().unwrap_or_default(),
+        };
+        selector.matches(&key)
+    });
+    let one = found.next()?;
+    found.next().is_none().then_some(one)
+}
+
+fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
+    objects
+        .iter()
+        .filter_map(|o| serde_json::to_value(o).ok())
+        .flat_map(|v| crate::kopf::progress::cause_hints(&v))
+        .collect()
+}
+
+/// `--bundle DIR`: every `operator/logs/*.log`, with the bundle's Pods for the coverage and its
+/// Microservices for causes (progress annotations) and the spec-change statement.
+fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) -> Result<ExitCode, AppError> {
+    let snapshot = crate::evidence::bundle::read(dir)?;
+    let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
+    let hints = hints_of(objects);
+    let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
+    let deployment_created = snapshot
+        .operator
+        .deployments
+        .get()
+        .and_then(|d| d.first())
+        .and_then(|d| d.metadata.creation_timestamp.as_ref())
+        .map(|t| crate::time::from_jiff(t.0));
+    let mut runs = Vec::new();
+    let mut coverage = Vec::new();
+    match snapshot.operator.logs.get() {
+        Some(sources) => {
+            let sources: Vec<_> = sources
+                .iter()
+                .filter(|s| container.is_none_or(|c| s.container == c))
+                .collect();
+            if sources.is_empty() {
+                return Err(AppError::Undecided(format!(
+                    "{}: no operator log{} in operator/logs/",
+                    dir.display(),
+                    container.map(|c| format!(" of container {c}")).unwrap_or_default()
+                )));
+            }
+            for source in &sources {
+                let label = SourceLabel {
+                    pod: Some(source.pod.clone()),
+                    container: Some(source.container.clone()),
+                    previous: source.previous,
+                    path: None,
+                };
+                let mut stream = LogStream::new(label, plan.config.clone(), hints.clone());
+                runs.extend(stream.read_all(source.text.as_bytes()).map_err(|e| AppError::Io {
+                    context: "read a bundle log".into(),
+                    source: e,
+                })?);
+                let has_previous = sources
+                    .iter()
+                    .any(|s| s.previous && s.pod == source.pod && s.container == source.container);
+                let notes = match pods
+                    .iter()
+                    .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
+                {
+                    Some(pod) if !source.previous => {
+                        crate::logs::live::pod_notes(pod, &source.container, has_previous, deployment_created)
+                    }
+                    Some(_) => Vec::new(),
+                    None => vec!["this Pod is not in operator/pods.json (replaced before the bundle was made?)".into()],
+                };
+                coverage.push(coverage_of(&stream, None, notes));
+            }
+        }
+        None => {
+            let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
+            return Err(AppError::Undecided(format!(
+                "{}: no operator logs: {gap}",
+                dir.display()
+            )));
+        }
+    }
+    let now = snapshot.now().or_else(|| latest_line(&coverage));
+    let object = named_object(plan, objects);
+    finish_batch(plan, runs, &coverage, now, object)
+}
+
+/// Which operator and container to read (see the module docs).
+async fn resolve_target(client: &Client, global: &GlobalArgs, args: &LogsArgs) -> Result<Target, AppError> {
+    use crate::evidence::live::{discover, label_selector, parse_operator_spec};
+    use crate::evidence::operator::{find_operators, recognise};
+    let namespace = global.namespaces.first().map(String::as_str);
+    let leader = lease_holder(client).await;
+    let (deployment, operator) = match &args.operator {
+        Some(spec) => {
+            let (ns, name) = parse_operator_spec(spec).map_err(AppError::Usage)?;
+            let deployment = Api::<Deployment>::namespaced(client.clone(), &ns)
+                .get(&name)
+                .await
+                .map_err(|e| AppError::kube(format!("get Deployment {ns}/{name}"), e))?;
+            let operator = recognise(&deployment);
+            (deployment, operator)
+        }
+        None => {
+            let deployments = match &leader {
+                // Our operator's Lease names its leader's namespace: look there first.
+                Some((lease_ns, _)) => match Api::<Deployment>::namespaced(client.clone(), lease_ns)
+                    .list(&Default::default())
+                    .await
+                {
+                    Ok(list) if !find_operators(&list.items).is_empty() => {
+                        crate::evidence::Evidence::Present(list.items)
+                    }
+                    _ => discover(client, namespace).await,
+                },
+                None => discover(client, namespace).await,
+            };
+            let deployments = match deployments {
+                crate::evidence::Evidence::Present(list) => list,
+                other => {
+                    let gap = other.gap().map(|g| g.to_string()).unwrap_or_default();
+                    return Err(AppError::Undecided(format!(
+                        "cannot look for the operator: {gap}; give --operator NS/deployment/NAME"
+                    )));
+                }
+            };
+            let mut found = find_operators(&deployments);
+            if found.len() > 1
+                && let Some((lease_ns, _)) = &leader
+            {
+                found.retain(|o| &o.namespace == lease_ns);
+            }
+            if found.len() > 1
+                && let Some(ns) = namespace
+            {
+                found.retain(|o| o.watches(ns));
+            }
+            let operator = match found.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    return Err(AppError::Undecided(
+                        "no operator found: no Deployment runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`; give --operator NS/deployment/NAME".into(),
+                    ));
+                }
+                many => {
+                    let names: Vec<String> = many.iter().map(|o| o.display()).collect();
+                    return Err(AppError::Undecided(format!(
+                        "{} operators found ({}); choose one with --operator",
+                        many.len(),
+                        names.join(", ")
+                    )));
+                }
+            };
+            let deployment = deployments
+                .into_iter()
+                .find(|d| {
+                    d.metadata.name.as_deref() == Some(operator.name.as_str())
+                        && d.metadata.namespace.as_deref() == Some(operator.namespace.as_str())
+                })
+                .expect("the operator was found among these Deployments");
+            (deployment, Some(operator))
+        }
+    };
+    let ns = deployment.metadata.namespace.clone().unwrap_or_default();
+    let name = deployment.metadata.name.clone().unwrap_or_default();
+    let first_container = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|s| s.containers.first())
+        .map(|c| c.name.clone());
+    let container = args
+        .container
+        .clone()
+        .or(operator.map(|o| o.container))
+        .or(first_container)
+        .ok_or_else(|| AppError::Undecided(format!("Deployment {ns}/{name} has no container")))?;
+    let selector = label_selector(&deployment);
+    if selector.is_empty() {
+        return Err(AppError::Undecided(format!(
+            "Deployment {ns}/{name} has no matchLabels selector"
+        )));
+    }
+    let leader = leader.filter(|(lease_ns, _)| *lease_ns == ns).map(|(_, pod)| pod);
+    Ok(Target {
+        leader,
+        describe: format!("{ns}/deployment/{name}"),
+        created: deployment
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| crate::time::from_jiff(t.0)),
+        namespace: ns,
+        selector,
+        container,
+    })
+}
+
+/// Our operator's Lease (`microservice-operator`, any namespace) and its holder's Pod name
+/// (`holderIdentity` is `<pod>_<random>`); `None` when there is none, it is free, or Leases
+/// cannot be listed.
+async fn lease_holder(client: &Client) -> Option<(String, String)> {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let name = crate::operate::leader::DEFAULT_LEASE_NAME;
+    let params = kube::api::ListParams::default().fields(&format!("metadata.name={name}"));
+    let leases = Api::<Lease>::all(client.clone()).list(&params).await.ok()?.items;
+    let mut held = leases.iter().filter_map(|l| {
+        let holder = l.spec.as_ref()?.holder_identity.as_deref().filter(|h| !h.is_empty())?;
+        let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
+        Some((l.metadata.namespace.clone()?, pod.to_string()))
+    });
+    let one = held.next()?;
+    held.next().is_none().then_some(one)
+}
+
+/// The Microservices that give causes and the spec-change statement: the named object (a
+/// `get`), or those of `-n NS`; none otherwise. Failures are notes, not errors, except that a
+/// named object that does not exist is "object not found" (exit 3).
+async fn objects_in_evidence(
+    client: &Client,
+    plan: &Plan,
+    namespace: Option<&str>,
+) -> Result<(Vec<MicroserviceObject>, Option<String>), AppError> {
+    let selector = plan.filter.object.as_ref();
+    match (
+        selector.and_then(|o| o.namespace.as_deref().map(|ns| (ns, o.name.as_str()))),
+        namespace,
+    ) {
+        (Some((ns, name)), _) => match Api::<MicroserviceObject>::namespaced(client.clone(), ns)
+            .get(name)
+            .await
+        {
+            Ok(o) => Ok((vec![o], None)),
+            Err(kube::Error::Api(s)) if s.code == 404 => {
+                Err(AppError::Undecided(format!("Microservice {ns}/{name} not found")))
+            }
+            Err(e) => Ok((
+                Vec::new(),
+                Some(format!("cannot get Microservice {ns}/{name}: {}", describe_error(&e))),
+            )),
+        },
+        (None, Some(ns)) => match Api::<MicroserviceObject>::namespaced(client.clone(), ns)
+            .list(&Default::default())
+            .await
+        {
+            Ok(list) => Ok((list.items, None)),
+            Err(e) => Ok((
+                Vec::new(),
+                Some(format!("cannot list Microservices in {ns}: {}", describe_error(&e))),
+            )),
+        },
+        (None, None) => Ok((Vec::new(), None)),
+    }
+}
+
+/// The operator's Pods, read to the end or followed.
+async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> Result<ExitCode, AppError> {
+    let usage = if args.follow {
+        Usage::Controller
+    } else {
+        Usage::Diagnostics
+    };
+    let (client, _) = crate::client::client(global, usage).await?;
+    let target = resolve_target(&client, global, args).await?;
+    let namespace = global.namespaces.first().map(String::as_str);
+    let (objects, objects_note) = objects_in_evidence(&client, plan, namespace).await?;
+    let hints = hints_of(&objects);
+    let fetch = Fetch {
+        previous: args.previous,
+        since_seconds: plan.since.map(|d| d.as_secs().max(1) as i64),
+        tail_lines: args.log_lines,
+    };
+    if let Some(note) = &objects_note {
+        eprintln!("note: {}", sanitize(note));
+    }
+    if args.follow {
+        return follow_cluster(&client, plan, &target, &fetch, &hints).await;
+    }
+    let pods = crate::logs::live::pods(&client, &target)
+        .await
+        .map_err(|e| AppError::kube(format!("list the Pods of {}", target.describe), e))?;
+    if pods.is_empty() {
+        return Err(AppError::Undecided(format!(
+            "{} has no Pods: no logs to read",
+            target.describe
+        )));
+    }
+    let (runs, coverage) = read_once(&client, &target, &pods, &fetch, &plan.config, &hints).await;
+    let object = named_object(plan, &objects);
+    finish_batch(plan, runs, &coverage, Some(Utc::now()), object)
+}
+
+/// Follows the operator's Pods until Ctrl-C, printing runs as they end.
+async fn follow_cluster(
+    client: &Client,
+    plan: &mut Plan,
+    target: &Target,
+    fetch: &Fetch,
+    hints: &[CauseHint],
+) -> Result<ExitCode, AppError> {
+    let since = plan.since;
+    let mut shown = Tally::default();
+    let mut failure = None;
+    let stop = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let coverage = follow(
+        client,
+        target,
+        fetch,
+        &plan.config.clone(),
+        hints,
+        stop,
+        &mut |event| match event {
+            Followed::Runs(runs) => {
+                if let Err(e) = emit(plan, since, &runs, &mut shown) {
+                    failure.get_or_insert(e);
+                }
+            }
+            Followed::Note(note) => eprintln!("note: {}", sanitize(&note)),
+        },
+    )
+    .await;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let closing = report(plan, shown, &coverage);
+    match plan.output {
+        Output::Human { .. } => write_stdout(&closing)?,
+        _ => eprint!("{closing}"),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -219,9 +710,9 @@ fn open(path: &str) -> Result<Box<dyn Read + Send>, AppError> {
         .map_err(|e| AppError::Usage(format!("cannot read --file {path}: {e}")))
 }
 
-/// Renders the runs for the chosen output; the summary and coverage go to stdout for humans,
-/// to stderr otherwise.
-fn print_batch(plan: &Plan, runs: &[Run], coverage: &[ContainerCoverage]) -> Result<(), AppError> {
+/// Prints the runs for the chosen output, then the closing report: to stdout for humans, to
+/// stderr otherwise.
+fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError> {
     let mut out = String::new();
     for run in runs {
         out.push_str(&render_run(plan.output, run));
@@ -229,15 +720,14 @@ fn print_batch(plan: &Plan, runs: &[Run], coverage: &[ContainerCoverage]) -> Res
             out.push('\n');
         }
     }
-    let report = report(plan, Tally::of(runs), coverage);
     match plan.output {
         Output::Human { .. } => {
-            out.push_str(&report);
+            out.push_str(closing);
             write_stdout(&out)
         }
         Output::Raw | Output::Json => {
             write_stdout(&out)?;
-            eprint!("{report}");
+            eprint!("{closing}");
             Ok(())
         }
     }
@@ -328,13 +818,7 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
         };
         emit(plan, since, &released, &mut shown)?;
     }
-    let coverage = [ContainerCoverage {
-        label,
-        parse: stream.parse_stats().clone(),
-        group: stream.group_stats().clone(),
-        error: None,
-        notes: Vec::new(),
-    }];
+    let coverage = [coverage_of(&stream, None, Vec::new())];
     let report = report(plan, shown, &coverage);
     match plan.output {
         Output::Human { .. } => write_stdout(&report)?,
@@ -361,4 +845,173 @@ fn emit(plan: &mut Plan, since: Option<Duration>, runs: &[Run], shown: &mut Tall
         shown.add(run.outcome);
     }
     if out.is_empty() { Ok(()) } else { write_stdout(&out) }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Finding the operator against a mocked API server.
+
+    use clap::Parser;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::logs::live::fake_api;
+
+    fn parse(args: &[&str]) -> (GlobalArgs, LogsArgs) {
+        let cli =
+            Cli::try_parse_from([&["kubectl-microservice", "logs", "--handler", "accept"], args].concat()).unwrap();
+        match cli.command {
+            Command::Logs(a) => (cli.global, a),
+            _ => unreachable!(),
+        }
+    }
+
+    fn deployment(ns: &str, name: &str, command: &[&str]) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns, "creationTimestamp": "2026-11-29T16:00:00Z"},
+            "spec": {"selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [
+                    {"name": "sidecar", "image": "envoy"},
+                    {"name": "operator", "image": "x", "command": command}]}}}})
+    }
+
+    fn list(kind: &str, items: Vec<Value>) -> String {
+        json!({"apiVersion": "v1", "kind": kind, "metadata": {}, "items": items}).to_string()
+    }
+
+    const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"forbidden"}"#;
+
+    #[tokio::test]
+    async fn the_lease_holder_names_the_operator_namespace_and_pod() {
+        let (client, seen) = fake_api(|path, _| match path {
+            "/apis/coordination.k8s.io/v1/leases" => (
+                200,
+                list(
+                    "LeaseList",
+                    vec![json!({
+                "metadata": {"name": "microservice-operator", "namespace": "ops"},
+                "spec": {"holderIdentity": "op-7d9f-abc_0123456789abcdef"}})],
+                ),
+            ),
+            "/apis/apps/v1/namespaces/ops/deployments" => (
+                200,
+                list(
+                    "DeploymentList",
+                    vec![deployment(
+                        "ops",
+                        "op",
+                        &["kubectl-microservice", "operate", "--namespace", "todo"],
+                    )],
+                ),
+            ),
+            _ => (404, "{}".into()),
+        });
+        let (global, args) = parse(&[]);
+        let target = resolve_target(&client, &global, &args).await.unwrap();
+        assert_eq!(
+            (
+                target.namespace.as_str(),
+                target.selector.as_str(),
+                target.container.as_str()
+            ),
+            ("ops", "app=op", "operator")
+        );
+        assert_eq!(target.leader.as_deref(), Some("op-7d9f-abc"));
+        assert_eq!(target.describe, "ops/deployment/op");
+        let seen = seen.lock().unwrap().clone();
+        assert!(
+            seen[0].contains("fieldSelector=metadata.name%3Dmicroservice-operator"),
+            "{seen:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn without_a_lease_deployments_running_kopf_or_ours_are_found() {
+        let (client, _) = fake_api(|path, _| match path {
+            "/apis/coordination.k8s.io/v1/leases" => (403, FORBIDDEN.into()),
+            "/apis/apps/v1/deployments" => (
+                200,
+                list(
+                    "DeploymentList",
+                    vec![
+                        deployment("web", "frontend", &["nginx"]),
+                        deployment(
+                            "store",
+                            "catalog-operator",
+                            &["kopf", "run", "--standalone", "--namespace=store", "/src/operator.py"],
+                        ),
+                    ],
+                ),
+            ),
+            _ => (404, "{}".into()),
+        });
+        let (global, args) = parse(&["-c", "operator"]);
+        let target = resolve_target(&client, &global, &args).await.unwrap();
+        assert_eq!(target.describe, "store/deployment/catalog-operator");
+        assert_eq!(target.leader, None);
+    }
+
+    #[tokio::test]
+    async fn two_operators_cannot_be_decided_and_none_is_not_found() {
+        let two = list(
+            "DeploymentList",
+            vec![
+                deployment("a", "op-a", &["kopf", "run", "x.py"]),
+                deployment("b", "op-b", &["kubectl-microservice", "operate"]),
+            ],
+        );
+        let (client, _) = fake_api(move |path, _| match path {
+            "/apis/coordination.k8s.io/v1/leases" => (200, list("LeaseList", vec![])),
+            "/apis/apps/v1/deployments" => (200, two.clone()),
+            _ => (404, "{}".into()),
+        });
+        let (global, args) = parse(&[]);
+        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        let text = err.to_string();
+        assert!(
+            text.contains("a/deployment/op-a") && text.contains("b/deployment/op-b") && text.contains("--operator"),
+            "{text}"
+        );
+
+        let (client, _) = fake_api(|path, _| match path {
+            "/apis/apps/v1/deployments" => (
+                200,
+                list("DeploymentList", vec![deployment("web", "frontend", &["nginx"])]),
+            ),
+            _ => (403, FORBIDDEN.into()),
+        });
+        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        assert!(err.to_string().contains("no operator found"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn an_explicit_operator_is_read_even_when_not_recognised() {
+        let (client, seen) = fake_api(|path, _| {
+            match path {
+            "/apis/apps/v1/namespaces/ops/deployments/custom" => (200, deployment("ops", "custom", &["python", "/op.py"]).to_string()),
+            "/apis/coordination.k8s.io/v1/leases" => (200, list("LeaseList", vec![])),
+            _ => (404, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404,"message":"not found"}"#.into()),
+        }
+        });
+        let (global, args) = parse(&["--operator", "ops/deployment/custom"]);
+        let target = resolve_target(&client, &global, &args).await.unwrap();
+        // Not recognised: the first container, unless -c says otherwise.
+        assert_eq!(target.container, "sidecar");
+        assert!(
+            seen.lock()
+                .unwrap()
+                .iter()
+                .any(|u| u.starts_with("/apis/apps/v1/namespaces/ops/deployments/custom"))
+        );
+        let (global, args) = parse(&["--operator", "ops/deployment/missing"]);
+        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        let (global, args) = parse(&["--operator", "ops/missing"]);
+        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("ops/missing"), "{err}");
+    }
 }

@@ -400,7 +400,9 @@ pub fn parse_operator_spec(spec: &str) -> Result<(String, String), String> {
     }
 }
 
-async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<Deployment>> {
+/// Lists the Deployments an operator may be among: cluster-wide, else (when that is forbidden)
+/// in `namespace`. Filter them with [`find_operators`].
+pub async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<Deployment>> {
     // Operators usually live in another namespace than the objects: try cluster-wide first,
     // then the objects' namespace.
     match Api::<Deployment>::all(client.clone())
@@ -422,14 +424,19 @@ async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<Depl
     }
 }
 
-async fn pods_of(client: &Client, deployment: &Deployment) -> Result<Vec<Pod>, kube::Error> {
-    let ns = deployment.metadata.namespace.clone().unwrap_or_default();
-    let labels = deployment
+/// The Deployment's `matchLabels` as a label selector (`app=op,tier=ctl`); empty when it has none.
+pub fn label_selector(deployment: &Deployment) -> String {
+    deployment
         .spec
         .as_ref()
         .and_then(|s| s.selector.match_labels.as_ref())
         .map(|m| m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+async fn pods_of(client: &Client, deployment: &Deployment) -> Result<Vec<Pod>, kube::Error> {
+    let ns = deployment.metadata.namespace.clone().unwrap_or_default();
+    let labels = label_selector(deployment);
     let params = if labels.is_empty() {
         ListParams::default()
     } else {

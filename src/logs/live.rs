@@ -48,6 +48,10 @@ pub struct Target {
     pub container: String,
     /// `NS/deployment/NAME`, for messages.
     pub describe: String,
+    /// The Deployment's `creationTimestamp` (to tell replaced Pods).
+    pub created: Option<DateTime<Utc>>,
+    /// The Pod holding our operator's Lease, when known: the one that handles objects.
+    pub leader: Option<String>,
 }
 
 /// How much of each log to read.
@@ -90,7 +94,14 @@ fn container_state(pod: &Pod, container: &str) -> (i32, Option<DateTime<Utc>>) {
 }
 
 /// What a Pod's status says about logs that cannot be read (see the module docs).
-pub fn pod_notes(pod: &Pod, container: &str, previous_read: bool) -> Vec<String> {
+/// `deployment_created` tells whether the Pod replaced earlier ones (created more than a minute
+/// after its Deployment).
+pub fn pod_notes(
+    pod: &Pod,
+    container: &str,
+    previous_read: bool,
+    deployment_created: Option<DateTime<Utc>>,
+) -> Vec<String> {
     let mut notes = Vec::new();
     let (restarts, started) = container_state(pod, container);
     if let Some(started) = started {
@@ -106,10 +117,13 @@ pub fn pod_notes(pod: &Pod, container: &str, previous_read: bool) -> Vec<String>
             "the container restarted {n} times: only the last previous container's log is kept by the kubelet"
         )),
     }
-    if let Some(created) = pod.metadata.creation_timestamp.as_ref() {
+    let created = pod.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0));
+    if let (Some(created), Some(deployment)) = (created, deployment_created)
+        && created - deployment > chrono::Duration::minutes(1)
+    {
         notes.push(format!(
-            "Pods of the operator that were replaced before {} are gone with their logs",
-            rfc3339_seconds(from_jiff(created.0))
+            "this Pod was created at {}, after its Deployment: the Pods it replaced are gone with their logs",
+            rfc3339_seconds(created)
         ));
     }
     notes
@@ -195,7 +209,11 @@ pub async fn read_once(
         if with_previous {
             reads.push((name.clone(), true, Vec::new()));
         }
-        reads.push((name, false, pod_notes(pod, &target.container, with_previous)));
+        let mut notes = pod_notes(pod, &target.container, with_previous, target.created);
+        if target.leader.as_deref() == Some(name.as_str()) {
+            notes.push("this Pod holds the operator's Lease: it is the replica that handles objects".into());
+        }
+        reads.push((name, false, notes));
     }
     let results = futures::future::join_all(reads.into_iter().map(|(name, previous, notes)| {
         let api = api.clone();
@@ -417,47 +435,58 @@ fn spawn_reader(
     })
 }
 
+/// A mocked API server for tests (`tower_test`): `answer(path, query)` gives each response's
+/// status and body; every request's path and query are recorded.
+#[cfg(test)]
+pub(crate) fn fake_api(
+    mut answer: impl FnMut(&str, &str) -> (u16, String) + Send + 'static,
+) -> (Client, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use http::{Request, Response};
+    use kube::client::Body;
+    let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    tokio::spawn(async move {
+        while let Some((request, send)) = handle.next_request().await {
+            let uri = request.uri().clone();
+            record.lock().unwrap().push(uri.to_string());
+            let (code, body) = answer(uri.path(), uri.query().unwrap_or(""));
+            send.send_response(
+                Response::builder()
+                    .status(code)
+                    .body(Body::from(body.into_bytes()))
+                    .unwrap(),
+            );
+        }
+    });
+    (Client::new(svc, "default"), seen)
+}
+
 #[cfg(test)]
 mod tests {
     //! Against a mocked API server (`tower_test`): the `pods/log` queries, gaps, follow.
 
     use std::sync::{Arc, Mutex};
 
-    use http::{Request, Response};
-    use kube::client::Body;
     use serde_json::json;
 
     use super::*;
 
-    /// Answers `GET .../pods` with `pods()` (called per list) and `GET .../pods/NAME/log` with
-    /// `log(query)`; records every path and query.
+    /// Answers `GET .../pods` with `pods(n)` (n: how many pod lists so far) and `GET
+    /// .../pods/NAME/log` with `log(query)`; records every path and query.
     fn fake(
         pods: impl Fn(usize) -> serde_json::Value + Send + 'static,
         log: impl Fn(&str) -> (u16, String) + Send + 'static,
     ) -> (Client, Arc<Mutex<Vec<String>>>) {
-        let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let record = seen.clone();
-        tokio::spawn(async move {
-            let mut lists = 0;
-            while let Some((request, send)) = handle.next_request().await {
-                let uri = request.uri().clone();
-                record.lock().unwrap().push(uri.to_string());
-                let (code, body) = if uri.path().ends_with("/log") {
-                    log(uri.query().unwrap_or(""))
-                } else {
-                    lists += 1;
-                    (200, pods(lists).to_string())
-                };
-                send.send_response(
-                    Response::builder()
-                        .status(code)
-                        .body(Body::from(body.into_bytes()))
-                        .unwrap(),
-                );
+        let mut lists = 0;
+        fake_api(move |path, query| {
+            if path.ends_with("/log") {
+                log(query)
+            } else {
+                lists += 1;
+                (200, pods(lists).to_string())
             }
-        });
-        (Client::new(svc, "ops"), seen)
+        })
     }
 
     fn pod_list(restarts: i32) -> serde_json::Value {
@@ -474,6 +503,8 @@ mod tests {
             selector: "app=op".into(),
             container: "operator".into(),
             describe: "ops/deployment/op".into(),
+            created: Some("2026-11-29T16:00:00Z".parse().unwrap()),
+            leader: Some("op-1".into()),
         }
     }
 
@@ -533,6 +564,19 @@ mod tests {
             current.notes
         );
         assert!(current.notes.iter().all(|n| !n.contains("--previous")));
+        assert!(
+            current
+                .notes
+                .iter()
+                .any(|n| n.contains("the Pods it replaced are gone")),
+            "{:?}",
+            current.notes
+        );
+        assert!(
+            current.notes.iter().any(|n| n.contains("holds the operator's Lease")),
+            "{:?}",
+            current.notes
+        );
     }
 
     #[tokio::test]
