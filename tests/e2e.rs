@@ -5,6 +5,10 @@
 //! named `kms-e2e-*`. No kubelet or controller manager is needed.
 //!
 //! Run: `KMS_E2E_KUBECONFIG=/path/admin.kubeconfig cargo test --test e2e -- --nocapture --test-threads=1`
+//!
+//! The API server restart test also needs `KMS_E2E_APISERVER_RESTART`: a shell command that
+//! restarts that API server (etcd kept) and returns once it serves again. Use a private API
+//! server for it, never one shared with others.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -84,6 +88,9 @@ struct Operator {
 }
 
 impl Operator {
+    /// Spawns `operate` with `args`. Pass `--lease-namespace` (the test's namespace) or
+    /// `--standalone`: the default Lease, in the kubeconfig's namespace, is shared by every test
+    /// run against the cluster, and a second holder would leave this process standing by.
     fn start(kubeconfig: &Path, args: &[&str]) -> Operator {
         let mut child = Command::new(BIN)
             .arg("operate")
@@ -143,6 +150,10 @@ impl Operator {
 }
 
 impl Operator {
+    fn child_alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// The address of `--health-listen 127.0.0.1:0`, from the operator's log line.
     async fn health_address(&self) -> String {
         let needle = "Serving /healthz, /readyz and /metrics address=";
@@ -608,6 +619,18 @@ async fn wait_accepted(api: &Api<DynamicObject>, name: &str, generation: i64, li
     .await
 }
 
+/// Asserts that `ns/name` was not written since `version` (its resourceVersion then) and has
+/// exactly one event (its Accepted from the create): nothing happened to it on `what`.
+async fn assert_untouched(admin: &Client, ns: &str, name: &str, version: &Option<String>, what: &str) {
+    let now = microservices(admin, ns).get(name).await.unwrap();
+    assert_eq!(&now.metadata.resource_version, version, "{name} was written on {what}");
+    assert_eq!(
+        events_for(admin, ns, name).await.len(),
+        1,
+        "{name}: a second event on {what}"
+    );
+}
+
 /// Starts `operate` while another process leads; returns once it stands by with its initial list.
 async fn start_standby(kubeconfig: &Path, args: &[&str]) -> Operator {
     let standby = Operator::start(kubeconfig, args);
@@ -713,16 +736,7 @@ async fn e2e_leader_election_one_handles_and_a_standby_takes_over() {
             .await;
     }
     for (name, version) in &versions {
-        let now = api.get(name).await.unwrap();
-        assert_eq!(
-            &now.metadata.resource_version, version,
-            "{name} was written on the takeover"
-        );
-        assert_eq!(
-            events_for(&admin, &ns, name).await.len(),
-            1,
-            "{name}: one Accepted event"
-        );
+        assert_untouched(&admin, &ns, name, version, "the takeover").await;
     }
 
     // SIGTERM the leader: a standby takes over within 5 s.
@@ -775,7 +789,7 @@ async fn e2e_status_stale_then_fresh() {
     create_namespace(&admin, &ns).await;
     let api = microservices(&admin, &ns);
 
-    let operator = Operator::start(&kubeconfig, &["--namespace", &ns]);
+    let operator = Operator::start(&kubeconfig, &["--namespace", &ns, "--lease-namespace", &ns]);
     operator
         .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
         .await;
@@ -848,7 +862,7 @@ async fn e2e_status_stale_then_fresh() {
     );
 
     // The operator catches up: fresh.
-    let operator = Operator::start(&kubeconfig, &["--namespace", &ns]);
+    let operator = Operator::start(&kubeconfig, &["--namespace", &ns, "--lease-namespace", &ns]);
     operator
         .wait_line(
             &format!("[{ns}/todo-api] Updating is processed: 1 succeeded; 0 failed."),
@@ -857,5 +871,114 @@ async fn e2e_status_stale_then_fresh() {
         .await;
     let again = status_json(&kubeconfig, &["-n", &ns, "todo-api"]);
     assert_eq!(again["items"][0]["verdict"], "fresh", "{again:#}");
+    operator.stop();
+}
+
+/// The shell command in `KMS_E2E_APISERVER_RESTART`: restarts the API server of
+/// `KMS_E2E_KUBECONFIG` (etcd kept) and returns once it serves again.
+fn restart_command() -> Option<String> {
+    match std::env::var("KMS_E2E_APISERVER_RESTART") {
+        Ok(cmd) if !cmd.trim().is_empty() => Some(cmd),
+        _ => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "e2e API server restart skipped: KMS_E2E_APISERVER_RESTART is not set (a shell command that restarts the API server of KMS_E2E_KUBECONFIG, keeping etcd, and returns when it serves again; use a private API server, never a shared one)"
+            );
+            None
+        }
+    }
+}
+
+/// Acceptance 2 of issue 6: the API server restarts while `operate` runs; a spec change made
+/// after it is back is handled; unchanged objects get no write and no second Accepted event, and
+/// no create/update run.
+#[tokio::test]
+async fn e2e_operate_survives_an_api_server_restart() {
+    let Some(restart) = restart_command() else { return };
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns,
+    }) = setup("kms-e2e-restart").await
+    else {
+        return;
+    };
+    let api = microservices(&admin, &ns);
+    let mut operator = Operator::start(
+        &kubeconfig,
+        &[
+            "--namespace",
+            &ns,
+            "--lease-namespace",
+            &ns,
+            "--health-listen",
+            "127.0.0.1:0",
+        ],
+    );
+    operator
+        .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
+        .await;
+    let names = ["alpha", "beta", "gamma"];
+    for name in names {
+        create_ms(&api, name, json!({"image": IMAGE, "port": 8080})).await;
+    }
+    let mut versions = Vec::new();
+    for name in names {
+        versions.push(
+            wait_accepted(&api, name, 1, Duration::from_secs(5))
+                .await
+                .metadata
+                .resource_version,
+        );
+    }
+    // Let the Accepted events land before counting them.
+    eventually(Duration::from_secs(5), "three Accepted events", || async {
+        let mut n = 0;
+        for name in names {
+            n += events_for(&admin, &ns, name).await.len();
+        }
+        (n == 3).then_some(())
+    })
+    .await;
+
+    let output = tokio::task::spawn_blocking(move || Command::new("sh").arg("-c").arg(&restart).output())
+        .await
+        .unwrap()
+        .expect("the restart command runs");
+    assert!(
+        output.status.success(),
+        "restart command failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let back = Instant::now();
+    api.patch(
+        "beta",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"port": 9090}})),
+    )
+    .await
+    .unwrap();
+    wait_accepted(&api, "beta", 2, Duration::from_secs(60)).await;
+    println!(
+        "spec change after the API server restart handled after {:?}",
+        back.elapsed()
+    );
+    operator
+        .wait_line(
+            &format!("[{ns}/beta] Accepted {ns}/beta: image={IMAGE} port=9090 handler=accept cause=update"),
+            Duration::from_secs(2),
+        )
+        .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for (name, version) in [("alpha", &versions[0]), ("gamma", &versions[2])] {
+        assert_untouched(&admin, &ns, name, version, "the restart").await;
+        assert_eq!(operator.count(&format!("[{ns}/{name}] Creation is processed")), 1);
+        assert_eq!(operator.count(&format!("[{ns}/{name}] Updating is processed")), 0);
+    }
+    let address = operator.health_address().await;
+    let (code, body) = http_get(&address, "/healthz").await;
+    assert_eq!(code, 200, "{body}");
+    assert!(operator.child_alive());
     operator.stop();
 }

@@ -5,7 +5,7 @@
 //! restart does.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -121,6 +121,11 @@ impl FakeApi {
             None => builder.build(),
         };
         (client, FakeApi { seen, watches })
+    }
+
+    /// Ends every open watch, as an API server going away does.
+    fn end_watches(&self) {
+        self.watches.lock().unwrap().clear();
     }
 
     /// Sends one watch event line to every open watch.
@@ -699,6 +704,10 @@ fn list_json(rv: &str, items: Vec<Value>) -> String {
         .to_string()
 }
 
+fn accepted(generation: i64) -> Option<Value> {
+    Some(json!({"phase": "Accepted", "observedGeneration": generation}))
+}
+
 /// A healthy cluster with one never-handled object `todo/a`; watches stay open.
 fn one_object(seen: &Seen) -> Option<(u16, String)> {
     match seen.method.as_str() {
@@ -725,6 +734,156 @@ async fn until(what: &str, check: impl Fn() -> bool) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("timed out waiting for: {what}");
+}
+
+/// Acceptance 3 of issue 6, 410 path: the API server answers the watch with `410 Gone` (the real
+/// body); the watcher relists. Unchanged objects are not handled again (no write, no log line), a
+/// spec changed while the watch was broken is handled as an update, a new object as a create.
+/// Then the watch ends as on an API server restart: the watcher resumes from the last
+/// resourceVersion without a relist, and a later spec change is handled.
+#[tokio::test]
+async fn relist_after_410_is_silent_for_unchanged_objects_and_loses_no_update() {
+    let lists = Arc::new(AtomicUsize::new(0));
+    let counter = lists.clone();
+    let health = Arc::new(Health::new(WATCH_TIMEOUT, 1));
+    let h = harness_observed(
+        Box::new(move |seen: &Seen| match seen.method.as_str() {
+            "GET" if seen.is_watch() => None,
+            "GET" if seen.path.ends_with("/microservices") => Some(match counter.fetch_add(1, Ordering::SeqCst) {
+                0 => (
+                    200,
+                    list_json(
+                        "500",
+                        vec![
+                            microservice_json("a", 1, json!(8080), "10", None),
+                            microservice_json("b", 1, json!(8080), "11", None),
+                        ],
+                    ),
+                ),
+                _ => (
+                    200,
+                    list_json(
+                        "600",
+                        vec![
+                            microservice_json("a", 1, json!(8080), "501", accepted(1)),
+                            microservice_json("b", 2, json!(9090), "590", accepted(1)),
+                            microservice_json("c", 1, json!(7000), "595", None),
+                        ],
+                    ),
+                ),
+            }),
+            _ => healthy(seen),
+        }),
+        EventsPolicy::All,
+        Some(health.clone()),
+    );
+    assert!(health.ready().is_err(), "not ready before the initial list");
+    let (_terms, term_starts) = watch::channel(0);
+    let handle = h.run_controller(term_starts);
+
+    h.api.wait_for("PATCH", "/status", 2).await;
+    let first_watch = h.api.wait_for("GET", "/microservices", 2).await;
+    assert!(first_watch[1].is_watch());
+    assert_eq!(
+        first_watch[1].query.get("resourceVersion").map(String::as_str),
+        Some("500")
+    );
+    assert!(health.ready().is_ok(), "ready once the initial list is done");
+    assert!(health.live().unwrap().contains("since the last successful list/watch"));
+    // Our writes come back through the watch.
+    h.api
+        .push_watch(&json!({"type": "MODIFIED", "object": microservice_json("a", 1, json!(8080), "501", accepted(1))}));
+    h.api
+        .push_watch(&json!({"type": "MODIFIED", "object": microservice_json("b", 1, json!(8080), "502", accepted(1))}));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    // The real 410 answer, as a watch event.
+    let gone: Value = serde_json::from_str(real_body("410-watch-too-old.txt").trim()).unwrap();
+    assert_eq!(gone["object"]["code"], 410);
+    h.api.push_watch(&gone);
+    until("c handled after the relist", || status_patches(&h.api, "c").len() == 1).await;
+    until("b's update handled", || status_patches(&h.api, "b").len() == 2).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    assert_eq!(lists.load(Ordering::SeqCst), 2, "one relist");
+    assert_eq!(status_patches(&h.api, "a").len(), 1, "a is unchanged: no second write");
+    assert_eq!(status_patches(&h.api, "b")[1].body["status"]["observedGeneration"], 2);
+    assert_eq!(
+        lines_with(&h.logs, "[todo/a] Accepted").len(),
+        1,
+        "a: no second handler run"
+    );
+    assert_eq!(
+        lines_with(&h.logs, "cause=resume").len(),
+        0,
+        "a relist within a term is silent"
+    );
+    assert_eq!(
+        lines_with(&h.logs, "[todo/b] Updating is processed: 1 succeeded; 0 failed.").len(),
+        1
+    );
+    assert_eq!(
+        lines_with(&h.logs, "[todo/c] Creation is processed: 1 succeeded; 0 failed.").len(),
+        1
+    );
+    assert_eq!(
+        lines_with(
+            &h.logs,
+            "Watching microservices: resourceVersion too old (410 Gone); relisting"
+        )
+        .len(),
+        1,
+        "{}",
+        h.logs.text()
+    );
+    assert_eq!(lines_with(&h.logs, "Watching microservices: relist done").len(), 1);
+    let events = h.api.matching("POST", "/events");
+    assert_eq!(events.len(), 4, "a, b, b again, c: one Accepted event per change");
+    let watches: Vec<Seen> = h
+        .api
+        .matching("GET", "/microservices")
+        .into_iter()
+        .filter(Seen::is_watch)
+        .collect();
+    assert_eq!(
+        watches.last().unwrap().query.get("resourceVersion").map(String::as_str),
+        Some("600")
+    );
+
+    // API server restart: the watch ends; the watcher resumes from the last resourceVersion.
+    h.api
+        .push_watch(&json!({"type": "MODIFIED", "object": microservice_json("c", 1, json!(7000), "601", accepted(1))}));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let watches_before = watches.len();
+    h.api.end_watches();
+    until("a new watch", || {
+        h.api
+            .matching("GET", "/microservices")
+            .into_iter()
+            .filter(Seen::is_watch)
+            .count()
+            > watches_before
+    })
+    .await;
+    let rewatch = h
+        .api
+        .matching("GET", "/microservices")
+        .into_iter()
+        .rfind(Seen::is_watch)
+        .unwrap();
+    assert_eq!(rewatch.query.get("resourceVersion").map(String::as_str), Some("601"));
+    assert_eq!(lists.load(Ordering::SeqCst), 2, "no relist after a plain watch end");
+    h.api
+        .push_watch(&json!({"type": "MODIFIED", "object": microservice_json("c", 2, json!(7001), "610", accepted(1))}));
+    until("c's update after the restart", || {
+        status_patches(&h.api, "c").len() == 2
+    })
+    .await;
+    handle.abort();
+    assert_eq!(status_patches(&h.api, "a").len(), 1);
+    assert_eq!(h.ctx.metrics.runs("accept", Cause::Create, RunOutcome::Succeeded), 3);
+    assert_eq!(h.ctx.metrics.runs("accept", Cause::Update, RunOutcome::Succeeded), 2);
+    assert_eq!(h.ctx.metrics.runs("accept", Cause::Resume, RunOutcome::Succeeded), 0);
 }
 
 /// A Lease held in the fake API server, with optimistic concurrency on PUT.
@@ -1049,4 +1208,57 @@ async fn health_follows_the_watch_and_metrics_count_runs() {
     assert!(
         text.contains(r#"microservice_operator_handler_duration_seconds_count{handler="accept",cause="create"} 1"#)
     );
+}
+
+/// A term that starts while the watch is failing (the API server restarting) re-queues every
+/// cached object at once, and so does a term that starts before the initial list is done: both
+/// once failed (kube-runtime's `Store::wait_until_ready` wakes only its last waiter; the
+/// controller's trigger backoff held the term trigger behind the failing watch).
+#[tokio::test]
+async fn a_new_term_requeues_every_object_even_while_the_watch_fails() {
+    let broken = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = broken.clone();
+    let h = harness(
+        Box::new(move |seen: &Seen| {
+            if flag.load(Ordering::SeqCst) && seen.method == "GET" {
+                return Some((503, json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "unavailable", "reason": "ServiceUnavailable", "code": 503}).to_string()));
+            }
+            one_object(seen)
+        }),
+        EventsPolicy::All,
+    );
+    h.ctx.end_term();
+    let (terms, term_starts) = watch::channel(0);
+    let handle = h.run_controller(term_starts);
+    // Term 1 begins before the initial list is done.
+    h.ctx.begin_term(1);
+    terms.send(1).unwrap();
+    until("a handled in term 1", || status_patches(&h.api, "a").len() == 1).await;
+    let applied = status_patches(&h.api, "a")[0].body["status"].clone();
+    h.api.push_watch(
+        &json!({"type": "MODIFIED", "object": microservice_json("a", 1, json!(8080), "501", Some(applied))}),
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The API server goes away: the watch ends and cannot be restarted.
+    h.ctx.end_term();
+    broken.store(true, Ordering::SeqCst);
+    h.api.end_watches();
+    until("the watch failing", || {
+        !lines_with(&h.logs, "Watching microservices failed; retrying with backoff").is_empty()
+    })
+    .await;
+    let started = tokio::time::Instant::now();
+    h.ctx.begin_term(2);
+    terms.send(2).unwrap();
+    until("a resumed in term 2", || {
+        !lines_with(&h.logs, "[todo/a] Resuming is processed: 1 succeeded; 0 failed.").is_empty()
+    })
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "resumed after {:?}",
+        started.elapsed()
+    );
+    handle.abort();
+    assert_eq!(status_patches(&h.api, "a").len(), 1, "the resume wrote nothing");
 }

@@ -271,40 +271,64 @@ pub fn controller_for(
     terms: watch::Receiver<u64>,
 ) -> Controller<MicroserviceObject> {
     let (reader, writer) = reflector::store();
-    let mut listed = false;
+    let (listed, listed_rx) = watch::channel(false);
     let objects = watcher(api, watcher::Config::default())
         .default_backoff()
         .reflect(writer)
-        .inspect(move |event| observe_watch(event, &scope, &ctx, &mut listed))
+        .inspect(move |event| observe_watch(event, &scope, &ctx, &listed))
         .applied_objects();
     Controller::for_stream(objects, reader.clone())
         .with_config(controller::Config::default().concurrency(concurrency))
-        .reconcile_all_on(term_starts(terms, reader))
+        .trigger_backoff(NoTriggerBackoff)
+        .reconcile_all_on(term_starts(terms, listed_rx))
 }
 
-/// Yields once per change of `terms`, after `store` holds its initial list.
-fn term_starts(terms: watch::Receiver<u64>, store: Store<MicroserviceObject>) -> impl Stream<Item = ()> + Send {
-    futures::stream::unfold((terms, store), |(mut terms, store)| async move {
+/// The controller's own backoff over its input streams: none. The watcher stream already backs
+/// off on errors (`default_backoff`); kube-runtime's trigger backoff would, on top of that, hold
+/// back every input while the watch fails, the term trigger included, so a new leader would not
+/// resume its objects until the watch recovered (seen against a restarting API server; a
+/// mocked-API test holds it).
+struct NoTriggerBackoff;
+
+impl Iterator for NoTriggerBackoff {
+    type Item = Duration;
+    fn next(&mut self) -> Option<Duration> {
+        Some(Duration::ZERO)
+    }
+}
+
+impl kube::runtime::utils::Backoff for NoTriggerBackoff {
+    fn reset(&mut self) {}
+}
+
+/// Yields once per change of `terms`, once `listed` (the store holds its initial list).
+///
+/// Not `Store::wait_until_ready`: in kube-runtime 5 its `DelayedInit` wakes only the last of
+/// several concurrent waiters (one oneshot receiver shared by every clone), and the controller's
+/// runner waits on it too, so a term that began before the initial list never re-queued anything.
+fn term_starts(terms: watch::Receiver<u64>, listed: watch::Receiver<bool>) -> impl Stream<Item = ()> + Send {
+    futures::stream::unfold((terms, listed), |(mut terms, listed)| async move {
         terms.changed().await.ok()?;
-        store.wait_until_ready().await.ok()?;
-        Some(((), (terms, store)))
+        listed.clone().wait_for(|done| *done).await.ok()?;
+        Some(((), (terms, listed)))
     })
 }
 
 /// Logs the watch's milestones and failures, reports the first initial list to readiness, and
-/// forgets deleted objects. `listed` is whether this watch finished its first initial list.
+/// forgets deleted objects. `listed` turns true when this watch finished its first initial list
+/// (the reflector has stored it: it runs before this).
 fn observe_watch(
     event: &Result<watcher::Event<MicroserviceObject>, watcher::Error>,
     scope: &str,
     ctx: &Context,
-    listed: &mut bool,
+    listed: &watch::Sender<bool>,
 ) {
     match event {
-        Ok(watcher::Event::Init) if *listed => {
+        Ok(watcher::Event::Init) if *listed.borrow() => {
             tracing::info!(namespaces = scope, "Watching microservices: relisting")
         }
-        Ok(watcher::Event::InitDone) if !*listed => {
-            *listed = true;
+        Ok(watcher::Event::InitDone) if !*listed.borrow() => {
+            listed.send_replace(true);
             ctx.health.initial_list_done();
             tracing::info!(namespaces = scope, "Watching microservices: initial list done")
         }
