@@ -982,3 +982,101 @@ async fn e2e_operate_survives_an_api_server_restart() {
     assert!(operator.child_alive());
     operator.stop();
 }
+
+/// Acceptance 4 of the logs issue: `operate` runs against a real API server, its own output (text
+/// format, then json after a restart, in one file) is read back with `logs --file`: the create,
+/// update and resume runs with their causes and outcomes.
+#[tokio::test]
+async fn e2e_logs_reads_operate_output() {
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns,
+    }) = setup("kms-e2e-logs").await
+    else {
+        return;
+    };
+    let api = microservices(&admin, &ns);
+    let operator = Operator::start(&kubeconfig, &["--namespace", &ns]);
+    operator
+        .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
+        .await;
+    create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
+    operator
+        .wait_line(
+            &format!("[{ns}/todo-api] Creation is processed"),
+            Duration::from_secs(10),
+        )
+        .await;
+    api.patch(
+        "todo-api",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"port": 9090}})),
+    )
+    .await
+    .unwrap();
+    operator
+        .wait_line(
+            &format!("[{ns}/todo-api] Updating is processed"),
+            Duration::from_secs(10),
+        )
+        .await;
+    let mut lines = operator.stop();
+    let operator = Operator::start(&kubeconfig, &["--namespace", &ns, "--log-format", "json"]);
+    operator
+        .wait_line("Resuming is processed", Duration::from_secs(15))
+        .await;
+    lines.extend(operator.stop());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("operate.log");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "-n",
+            &ns,
+            "todo-api",
+            "-o",
+            "json",
+            "--file",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let runs: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let got: Vec<(&str, &str, &str)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["handler"].as_str().unwrap(),
+                r["cause"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("accept", "create", "succeeded"),
+            ("accept", "update", "succeeded"),
+            ("accept", "resume", "succeeded")
+        ],
+        "{lines:#?}"
+    );
+    for r in &runs {
+        assert_eq!(r["object"], format!("{ns}/todo-api"));
+        assert_eq!(r["clock"], "operator");
+    }
+    assert!(runs[1]["lines"].to_string().contains("port=9090"), "{:#}", runs[1]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("matched no log format"), "{stderr}");
+}

@@ -38,7 +38,7 @@ use crate::error::AppError;
 use crate::kopf::messages::Outcome;
 use crate::logs::coverage::{ContainerCoverage, SinceVerdict};
 use crate::logs::filter::{ObjectSelector, RunFilter, select};
-use crate::logs::live::{Fetch, Followed, Target, describe_error, follow, read_once};
+use crate::logs::live::{Fetch, Followed, LINGER, Target, describe_error, follow, read_once};
 use crate::logs::runs::{CauseHint, GroupConfig, Run};
 use crate::logs::stream::{LogStream, SourceLabel};
 use crate::logs::view::{self, Tally};
@@ -48,8 +48,6 @@ use crate::text::sanitize;
 
 /// How long a followed stream may be quiet before its held-back record and runs are released.
 const IDLE: Duration = Duration::from_secs(1);
-/// How long (log time) a closed run is held in follow mode for its cycle's end and late lines.
-const LINGER: Duration = Duration::from_secs(2);
 
 /// What to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
