@@ -69,8 +69,6 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             namespace: namespace.clone(),
             selector: global.selector.clone(),
             operator: args.operator.clone(),
-            operator_always: true,
-            everything: true,
             context: global.context.clone(),
             server: config.cluster_url.to_string(),
             ..Default::default()

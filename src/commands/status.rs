@@ -454,11 +454,6 @@ pub fn changed_rows(before: &Report, after: &Report) -> Report {
     }
 }
 
-/// Where the evidence comes from and which namespace it is about.
-struct Target {
-    namespace: Option<String>,
-}
-
 fn single_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
     match (global.all_namespaces, global.namespaces.as_slice()) {
         (true, []) => Ok(None),
@@ -502,6 +497,34 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     runtime.block_on(run_live(global, args, namespace, color))
 }
 
+/// Gathers live evidence and builds the report: Microservices and events first; the operator
+/// (Deployment, Pods, logs) only when a verdict needs logs, one object is explained, or `wide`
+/// shows the operator. `where_` names the server and context in errors.
+pub async fn live_report(
+    client: &kube::Client,
+    plan: &crate::evidence::live::Plan,
+    access: &crate::evidence::live::CallerAccess,
+    args: &StatusArgs,
+    wide: bool,
+    where_: &str,
+) -> Result<Report, AppError> {
+    let namespace = plan.namespace.as_deref();
+    let mut snapshot = crate::evidence::live::gather_objects(client, plan, access)
+        .await
+        .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;
+    let first = report(&snapshot, namespace, args.name.as_deref(), args.skew);
+    let needs_logs = first
+        .items
+        .iter()
+        .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
+    if args.name.is_some() || wide || needs_logs {
+        crate::evidence::live::add_operator(client, &mut snapshot, plan, false).await;
+    }
+    let report = report(&snapshot, namespace, args.name.as_deref(), args.skew);
+    check_decidable(&report, &snapshot, namespace, args.name.as_deref())?;
+    Ok(report)
+}
+
 fn print_gaps(report: &Report) {
     for gap in &report.gaps {
         eprintln!("note: evidence gap: {}", sanitize(&gap.to_string()));
@@ -520,9 +543,8 @@ async fn run_live(
     } else {
         Some(namespace.unwrap_or(config.default_namespace.clone()))
     };
-    let target = Target { namespace };
     let plan = crate::evidence::live::Plan {
-        namespace: target.namespace.clone(),
+        namespace: namespace.clone(),
         selector: global.selector.clone(),
         name: args.name.clone(),
         operator: args.operator.clone(),
@@ -533,42 +555,21 @@ async fn run_live(
     if let Some(spec) = &args.operator {
         crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
     }
-    let unreachable = |e: kube::Error| {
-        AppError::kube(
-            format!(
-                "cannot get microservices from {} (context {})",
-                config.cluster_url,
-                crate::client::context_name(global).as_deref().unwrap_or("unknown")
-            ),
-            e,
-        )
-    };
-    let scope = match &target.namespace {
+    let scope = match &namespace {
         Some(ns) => format!("in namespace {ns}"),
         None => "in all namespaces".into(),
     };
-    let access = crate::evidence::live::caller_access(&client, target.namespace.as_deref()).await;
+    let access = crate::evidence::live::caller_access(&client, namespace.as_deref()).await;
     for note in crate::evidence::live::access_notes(&access, &scope) {
         eprintln!("note: {note}");
     }
-    let gather = || async {
-        let mut snapshot = crate::evidence::live::gather_objects(&client, &plan, &access)
-            .await
-            .map_err(unreachable)?;
-        let first = report(&snapshot, target.namespace.as_deref(), args.name.as_deref(), args.skew);
-        let needs_operator = args.name.is_some()
-            || global.output == Some(OutputFormat::Wide)
-            || first
-                .items
-                .iter()
-                .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
-        if needs_operator {
-            crate::evidence::live::add_operator(&client, &mut snapshot, &plan, false).await;
-        }
-        let report = report(&snapshot, target.namespace.as_deref(), args.name.as_deref(), args.skew);
-        check_decidable(&report, &snapshot, target.namespace.as_deref(), args.name.as_deref())?;
-        Ok::<Report, AppError>(report)
-    };
+    let where_ = format!(
+        "{} (context {})",
+        config.cluster_url,
+        crate::client::context_name(global).as_deref().unwrap_or("unknown")
+    );
+    let wide = global.output == Some(OutputFormat::Wide);
+    let gather = || live_report(&client, &plan, &access, args, wide, &where_);
     let mut current = gather().await?;
     print_gaps(&current);
     super::write_stdout(&render_report(&current, global, args.name.as_deref(), color))?;

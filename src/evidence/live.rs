@@ -50,10 +50,6 @@ pub struct Plan {
     pub name: Option<String>,
     /// `NS/deployment/NAME` given by the user.
     pub operator: Option<String>,
-    /// Gather the operator (Deployment, Pods, logs) even if no verdict needs it.
-    pub operator_always: bool,
-    /// Everything `collect` writes: CRD, ConfigMaps, RBAC, access reviews, previous logs.
-    pub everything: bool,
     /// Kubeconfig context, for the snapshot's source.
     pub context: Option<String>,
     /// API server URL, for the snapshot's source.

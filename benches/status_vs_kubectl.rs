@@ -1,0 +1,138 @@
+//! Benchmark of `status` on a real API server, side by side with `kubectl get` in one run
+//! (issue 3, acceptance 4): wall time over N Microservices (default 1000) against
+//! `kubectl get microservices -n NS -o json`, and the number of API calls `status` makes
+//! (goal: at most 1.5× kubectl's time, at most 3 + namespaces calls).
+//!
+//! `KMS_E2E_KUBECONFIG=/path/admin.kubeconfig [KMS_KUBECTL=/path/kubectl] [KMS_BENCH_N=1000]
+//!  cargo bench --bench status_vs_kubectl`
+//!
+//! Creates namespace `kms-bench-*` with N objects whose status says fresh (server-side applied,
+//! as the operator would), then times each command 7 times, alternating, and reports medians.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::discovery::ApiResource;
+use kube::{Client, Config};
+use serde_json::json;
+
+use kubectl_microservice::commands::status::{StatusArgs, live_report};
+use kubectl_microservice::evidence::live::{Plan, caller_access};
+use kubectl_microservice::resource::{CRD_NAME, crd};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
+const RUNS: usize = 7;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time(cmd: &mut Command) -> Duration {
+    let start = Instant::now();
+    let out = cmd.output().expect("command runs");
+    let elapsed = start.elapsed();
+    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    elapsed
+}
+
+#[tokio::main]
+async fn main() {
+    let Some(path) = std::env::var_os("KMS_E2E_KUBECONFIG").filter(|p| !p.is_empty()) else {
+        println!("status_vs_kubectl skipped: KMS_E2E_KUBECONFIG is not set");
+        return;
+    };
+    let kubectl = std::env::var("KMS_KUBECTL").unwrap_or_else(|_| "kubectl".into());
+    let n: usize = std::env::var("KMS_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let kubeconfig = Kubeconfig::read_from(&path).expect("kubeconfig");
+    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.expect("config");
+    let admin = Client::try_from(config.clone()).expect("client");
+
+    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
+    crds.patch(CRD_NAME, &PatchParams::apply("kms-bench").force(), &Patch::Apply(serde_json::to_value(crd()).unwrap()))
+        .await
+        .expect("CRD");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let ns = format!("kms-bench-{}", std::process::id());
+    Api::<Namespace>::all(admin.clone())
+        .create(&PostParams::default(), &serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap())
+        .await
+        .expect("namespace");
+    let resource = ApiResource {
+        group: "platform.example.io".into(),
+        version: "v1alpha1".into(),
+        api_version: "platform.example.io/v1alpha1".into(),
+        kind: "Microservice".into(),
+        plural: "microservices".into(),
+    };
+    let api: Api<DynamicObject> = Api::namespaced_with(admin.clone(), &ns, &resource);
+    let setup = Instant::now();
+    futures::stream::iter(0..n)
+        .for_each_concurrent(16, |i| {
+            let api = api.clone();
+            async move {
+                let name = format!("svc-{i:05}");
+                let obj: DynamicObject = serde_json::from_value(json!({
+                    "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+                    "metadata": {"name": name}, "spec": {"image": format!("registry.example.com/svc-{i}:1.0.0"), "port": 8080}
+                }))
+                .unwrap();
+                api.create(&PostParams::default(), &obj).await.expect("create");
+                let status = json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+                    "status": {"phase": "Accepted", "observedGeneration": 1}});
+                api.patch_status(&name, &PatchParams::apply("kubectl-microservice").force(), &Patch::Apply(&status))
+                    .await
+                    .expect("status");
+            }
+        })
+        .await;
+    println!("setup: {n} Microservices with status in {:?}", setup.elapsed());
+
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..RUNS {
+        theirs.push(time(Command::new(&kubectl).args(["--kubeconfig"]).arg(&path).args(["get", "microservices", "-n", &ns, "-o", "json"])));
+        ours.push(time(Command::new(BIN).args(["status", "--kubeconfig"]).arg(&path).args(["-n", &ns, "-o", "json"])));
+    }
+    let (ours, theirs) = (median(ours), median(theirs));
+    let ratio = ours.as_secs_f64() / theirs.as_secs_f64();
+
+    // API calls, counted in-process through the same code path as the command.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = calls.clone();
+    let counted = kube::client::ClientBuilder::try_from(config.clone())
+        .expect("builder")
+        .with_layer(&tower::util::MapRequestLayer::new(move |req| {
+            counter.fetch_add(1, Ordering::Relaxed);
+            req
+        }))
+        .build();
+    let plan = Plan { namespace: Some(ns.clone()), server: config.cluster_url.to_string(), ..Default::default() };
+    let args = StatusArgs {
+        name: None,
+        bundle: None,
+        exit_code: false,
+        watch: false,
+        interval: Duration::from_secs(2),
+        operator: None,
+        skew: Duration::from_secs(2),
+    };
+    let access = caller_access(&counted, Some(&ns)).await;
+    let report = live_report(&counted, &plan, &access, &args, false, "bench").await.expect("report");
+    assert_eq!(report.items.len(), n);
+    assert!(report.items.iter().all(|i| i.verdict.as_str() == "fresh"));
+    let calls = calls.load(Ordering::Relaxed);
+
+    println!("objects: {n} in 1 namespace");
+    println!("kubectl get microservices -o json: median {:.0} ms over {RUNS} runs", theirs.as_secs_f64() * 1000.0);
+    println!("kubectl-microservice status -o json: median {:.0} ms over {RUNS} runs", ours.as_secs_f64() * 1000.0);
+    println!("ratio: {ratio:.2} (goal ≤ 1.50) {}", if ratio <= 1.5 { "ok" } else { "OVER" });
+    println!("API calls by status: {calls} (goal ≤ 4 = 3 + 1 namespace) {}", if calls <= 4 { "ok" } else { "OVER" });
+}
