@@ -39,7 +39,11 @@ fn time(cmd: &mut Command) -> Duration {
     let start = Instant::now();
     let out = cmd.output().expect("command runs");
     let elapsed = start.elapsed();
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     elapsed
 }
 
@@ -50,19 +54,31 @@ async fn main() {
         return;
     };
     let kubectl = std::env::var("KMS_KUBECTL").unwrap_or_else(|_| "kubectl".into());
-    let n: usize = std::env::var("KMS_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let n: usize = std::env::var("KMS_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
     let kubeconfig = Kubeconfig::read_from(&path).expect("kubeconfig");
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.expect("config");
+    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .expect("config");
     let admin = Client::try_from(config.clone()).expect("client");
 
     let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
-    crds.patch(CRD_NAME, &PatchParams::apply("kms-bench").force(), &Patch::Apply(serde_json::to_value(crd()).unwrap()))
-        .await
-        .expect("CRD");
+    crds.patch(
+        CRD_NAME,
+        &PatchParams::apply("kms-bench").force(),
+        &Patch::Apply(serde_json::to_value(crd()).unwrap()),
+    )
+    .await
+    .expect("CRD");
     tokio::time::sleep(Duration::from_secs(1)).await;
     let ns = format!("kms-bench-{}", std::process::id());
     Api::<Namespace>::all(admin.clone())
-        .create(&PostParams::default(), &serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap())
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap(),
+        )
         .await
         .expect("namespace");
     let resource = ApiResource {
@@ -98,8 +114,20 @@ async fn main() {
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
     for _ in 0..RUNS {
-        theirs.push(time(Command::new(&kubectl).args(["--kubeconfig"]).arg(&path).args(["get", "microservices", "-n", &ns, "-o", "json"])));
-        ours.push(time(Command::new(BIN).args(["status", "--kubeconfig"]).arg(&path).args(["-n", &ns, "-o", "json"])));
+        theirs.push(time(Command::new(&kubectl).args(["--kubeconfig"]).arg(&path).args([
+            "get",
+            "microservices",
+            "-n",
+            &ns,
+            "-o",
+            "json",
+        ])));
+        ours.push(time(
+            Command::new(BIN)
+                .args(["status", "--kubeconfig"])
+                .arg(&path)
+                .args(["-n", &ns, "-o", "json"]),
+        ));
     }
     let (ours, theirs) = (median(ours), median(theirs));
     let ratio = ours.as_secs_f64() / theirs.as_secs_f64();
@@ -114,7 +142,11 @@ async fn main() {
             req
         }))
         .build();
-    let plan = Plan { namespace: Some(ns.clone()), server: config.cluster_url.to_string(), ..Default::default() };
+    let plan = Plan {
+        namespace: Some(ns.clone()),
+        server: config.cluster_url.to_string(),
+        ..Default::default()
+    };
     let args = StatusArgs {
         name: None,
         bundle: None,
@@ -125,14 +157,28 @@ async fn main() {
         skew: Duration::from_secs(2),
     };
     let access = caller_access(&counted, Some(&ns)).await;
-    let report = live_report(&counted, &plan, &access, &args, false, "bench").await.expect("report");
+    let report = live_report(&counted, &plan, &access, &args, false, "bench")
+        .await
+        .expect("report");
     assert_eq!(report.items.len(), n);
     assert!(report.items.iter().all(|i| i.verdict.as_str() == "fresh"));
     let calls = calls.load(Ordering::Relaxed);
 
     println!("objects: {n} in 1 namespace");
-    println!("kubectl get microservices -o json: median {:.0} ms over {RUNS} runs", theirs.as_secs_f64() * 1000.0);
-    println!("kubectl-microservice status -o json: median {:.0} ms over {RUNS} runs", ours.as_secs_f64() * 1000.0);
-    println!("ratio: {ratio:.2} (goal ≤ 1.50) {}", if ratio <= 1.5 { "ok" } else { "OVER" });
-    println!("API calls by status: {calls} (goal ≤ 4 = 3 + 1 namespace) {}", if calls <= 4 { "ok" } else { "OVER" });
+    println!(
+        "kubectl get microservices -o json: median {:.0} ms over {RUNS} runs",
+        theirs.as_secs_f64() * 1000.0
+    );
+    println!(
+        "kubectl-microservice status -o json: median {:.0} ms over {RUNS} runs",
+        ours.as_secs_f64() * 1000.0
+    );
+    println!(
+        "ratio: {ratio:.2} (goal ≤ 1.50) {}",
+        if ratio <= 1.5 { "ok" } else { "OVER" }
+    );
+    println!(
+        "API calls by status: {calls} (goal ≤ 4 = 3 + 1 namespace) {}",
+        if calls <= 4 { "ok" } else { "OVER" }
+    );
 }

@@ -550,7 +550,6 @@ async fn run_live(
         operator: args.operator.clone(),
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
-        ..Default::default()
     };
     if let Some(spec) = &args.operator {
         crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
