@@ -643,7 +643,7 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
     if args.follow {
         return follow_cluster(&client, plan, &target, &fetch, &hints).await;
     }
-    let pods = crate::logs::live::pods(&client, &target)
+    let (pods, server_now) = crate::logs::live::pods(&client, &target)
         .await
         .map_err(|e| AppError::kube(format!("list the Pods of {}", target.describe), e))?;
     if pods.is_empty() {
@@ -654,7 +654,8 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
     }
     let (runs, coverage) = read_once(&client, &target, &pods, &fetch, &plan.config, &hints).await;
     let object = named_object(plan, &objects);
-    finish_batch(plan, runs, &coverage, Some(Utc::now()), object)
+    // "Now" is the API server's clock, else ours.
+    finish_batch(plan, runs, &coverage, Some(server_now.unwrap_or_else(Utc::now)), object)
 }
 
 /// Follows the operator's Pods until Ctrl-C, printing runs as they end.

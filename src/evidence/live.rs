@@ -148,8 +148,9 @@ async fn self_review(client: &Client, group: &str, resource: &str) -> bool {
     }
 }
 
-/// The API server's clock (`Date` header) and the items of a paginated list.
-async fn list_all<K>(
+/// The API server's clock (`Date` header) and the items of a paginated list of the collection at
+/// `url_path` (e.g. `/api/v1/namespaces/ops/pods`).
+pub async fn list_all<K>(
     client: &Client,
     url_path: &str,
     params: ListParams,

@@ -138,14 +138,16 @@ fn label(pod: &str, container: &str, previous: bool) -> SourceLabel {
     }
 }
 
-/// Lists the target's Pods, oldest first.
+/// Lists the target's Pods, oldest first, with the API server's clock (its `Date` header): the
+/// "now" of a live answer.
 ///
 /// Errors: the API's (forbidden, unreachable).
-pub async fn pods(client: &Client, target: &Target) -> Result<Vec<Pod>, kube::Error> {
-    let api: Api<Pod> = Api::namespaced(client.clone(), &target.namespace);
-    let mut list = api.list(&ListParams::default().labels(&target.selector)).await?.items;
+pub async fn pods(client: &Client, target: &Target) -> Result<(Vec<Pod>, Option<DateTime<Utc>>), kube::Error> {
+    let path = format!("/api/v1/namespaces/{}/pods", target.namespace);
+    let params = ListParams::default().labels(&target.selector);
+    let (mut list, date) = crate::evidence::live::list_all::<Pod>(client, &path, params).await?;
     list.sort_by_key(|p| p.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0)));
-    Ok(list)
+    Ok((list, date))
 }
 
 /// Streams one container log into `stream` to its end (or, following, until the server ends it).
@@ -285,7 +287,7 @@ pub async fn follow(
             _ = &mut stop => break,
             _ = poll.tick() => {
                 let listed = match pods(client, target).await {
-                    Ok(list) => list,
+                    Ok((list, _)) => list,
                     Err(e) => {
                         out(Followed::Note(format!("cannot list the Pods of {}: {}", target.describe, describe_error(&e))));
                         continue;
@@ -354,7 +356,7 @@ pub async fn follow(
                     // The next poll reconnects it if the container still runs (same instance),
                     // or starts the new instance after a restart; a gone Pod's stream is final.
                     let still_there = match pods(client, target).await {
-                        Ok(list) => list.iter().any(|p| {
+                        Ok((list, _)) => list.iter().any(|p| {
                             p.metadata.name.as_deref() == Some(instance.pod.as_str())
                                 && container_state(p, &target.container).0 == instance.restarts
                                 && is_running(p, &target.container)
@@ -454,6 +456,7 @@ pub(crate) fn fake_api(
             send.send_response(
                 Response::builder()
                     .status(code)
+                    .header("date", "Sun, 29 Nov 2026 17:20:00 GMT")
                     .body(Body::from(body.into_bytes()))
                     .unwrap(),
             );
@@ -528,10 +531,14 @@ mod tests {
             since_seconds: Some(600),
             tail_lines: Some(100),
         };
-        let pods = pods(&client, &target()).await.unwrap();
+        let (pods, server_now) = pods(&client, &target()).await.unwrap();
+        assert_eq!(
+            server_now.map(crate::time::rfc3339_seconds).as_deref(),
+            Some("2026-11-29T17:20:00Z")
+        );
         let (mut runs, coverage) = read_once(&client, &target(), &pods, &fetch, &GroupConfig::default(), &[]).await;
         let seen = seen.lock().unwrap().clone();
-        assert_eq!(seen[0], "/api/v1/namespaces/ops/pods?&labelSelector=app%3Dop");
+        assert_eq!(seen[0], "/api/v1/namespaces/ops/pods?&labelSelector=app%3Dop&limit=500");
         let logs: Vec<&String> = seen.iter().filter(|u| u.contains("/log?")).collect();
         assert_eq!(logs.len(), 2, "{seen:?}");
         for q in &logs {
@@ -599,7 +606,7 @@ mod tests {
             previous: true,
             ..Fetch::default()
         };
-        let pods = pods(&client, &target()).await.unwrap();
+        let (pods, _) = pods(&client, &target()).await.unwrap();
         let (runs, coverage) = read_once(&client, &target(), &pods, &fetch, &GroupConfig::default(), &[]).await;
         assert_eq!(runs.len(), 1);
         let previous = coverage.iter().find(|c| c.label.previous).unwrap();
