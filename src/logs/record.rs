@@ -50,7 +50,8 @@ pub struct Record {
     pub fields: Vec<(String, String)>,
     /// The format the header was read in.
     pub format: Format,
-    /// The lines as read (with any kubelet prefix), header first.
+    /// The lines as read (with any kubelet prefix), header first; for Kopf `json`, the lines of
+    /// its `exc_info` traceback follow the header.
     pub lines: Vec<String>,
     /// Continuation lines not kept (over [`MAX_CONTINUATION_LINES`]).
     pub omitted_lines: usize,

@@ -146,6 +146,9 @@ struct ObjectState {
     open: Option<OpenRun>,
     cycle_runs: Vec<u64>,
     last_run: Option<u64>,
+    /// The object's latest line time: a cycle that never logged its end (Kopf logs no
+    /// `is processed` for a cycle without handlers) is forgotten after the run timeout.
+    seen: Option<DateTime<Utc>>,
 }
 
 /// Groups one stream's records into runs (see the module docs). One grouper per container
@@ -208,6 +211,7 @@ impl Grouper {
         };
         let lifecycle = record.lifecycle();
         let mut state = self.objects.remove(&object).unwrap_or_default();
+        state.seen = record.time().or(state.seen);
         match lifecycle {
             Lifecycle::Invoked { handler } => {
                 self.close_open(
@@ -324,7 +328,7 @@ impl Grouper {
         let released = self.released;
         self.objects.retain(|_, s| {
             s.open.is_some()
-                || s.cycle.is_some()
+                || (s.cycle.is_some() && s.seen.is_none_or(|seen| now - seen <= timeout))
                 || s.last_run.is_some_and(|i| i >= released)
                 || s.cycle_runs.iter().any(|&i| i >= released)
         });
@@ -646,6 +650,29 @@ ValueError: port is odd
         assert_eq!(grouper.drain(Some(cutoff)).len(), 1);
         assert_eq!(grouper.drain(Some(cutoff)).len(), 0);
         assert_eq!(grouper.drain(None).len(), 1);
+    }
+
+    #[test]
+    fn idle_objects_are_forgotten_even_with_a_cycle_that_never_ended() {
+        let mut grouper = Grouper::new(GroupConfig {
+            run_timeout: Duration::from_secs(60),
+            ..GroupConfig::default()
+        });
+        for r in records_of(
+            "[2026-11-29 17:00:00,000] kopf.objects         [DEBUG   ] [s/x] Updating is in progress: {}\n\
+             [2026-11-29 17:00:00,001] kopf.objects         [INFO    ] [s/y] Handler 'accept' succeeded.\n",
+        ) {
+            grouper.push(r);
+        }
+        assert_eq!(grouper.drain(None).len(), 1);
+        grouper.expire("2026-11-29T17:00:30Z".parse().unwrap());
+        assert_eq!(
+            grouper.objects.len(),
+            1,
+            "x's cycle is kept within the timeout; y's run is released"
+        );
+        grouper.expire("2026-11-29T17:02:00Z".parse().unwrap());
+        assert!(grouper.objects.is_empty());
     }
 
     #[test]
