@@ -149,6 +149,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
         }
         'kubectl-microservice;explain-events' {
             [CompletionResult]::new('--bundle', '--bundle', [CompletionResultType]::ParameterName, 'Read evidence from a bundle directory instead of a cluster')
+            [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'The operator, as NAMESPACE/deployment/NAME (default: discovered)')
+            [CompletionResult]::new('--event-ttl', '--event-ttl', [CompletionResultType]::ParameterName, 'The API server''s event TTL (kube-apiserver `--event-ttl`): failures older than this have no events left')
+            [CompletionResult]::new('--skew', '--skew', [CompletionResultType]::ParameterName, 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')

@@ -261,13 +261,25 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__subcmd__microservice__subcmd__explain__subcmd__events)
-            opts="-n -A -o -l -h -V --bundle --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -A -o -l -h -V --bundle --operator --event-ttl --skew --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --bundle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --operator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --skew)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -142,6 +142,9 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         }
         &'kubectl-microservice;explain-events'= {
             cand --bundle 'Read evidence from a bundle directory instead of a cluster'
+            cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
+            cand --event-ttl 'The API server''s event TTL (kube-apiserver `--event-ttl`): failures older than this have no events left'
+            cand --skew 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'

@@ -138,6 +138,9 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l operator -d 'The operator, as NAMESPACE/deployment/NAME (default: discovered)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l event-ttl -d 'The API server\'s event TTL (kube-apiserver `--event-ttl`): failures older than this have no events left' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l skew -d 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r

@@ -28,8 +28,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
         Command::Logs(args) => crate::commands::logs::run(&cli.global, args),
         Command::Status(args) => Ok(ExitCode::from(crate::commands::status::run(&cli.global, args)?)),
         Command::Collect(args) => Ok(ExitCode::from(crate::commands::collect::run(&cli.global, args)?)),
-        Command::ExplainEvents(_) => Err(AppError::Usage(
-            "`kubectl microservice explain-events` is not implemented yet".into(),
-        )),
+        Command::ExplainEvents(args) => Ok(ExitCode::from(crate::commands::explain_events::run(&cli.global, args)?)),
     }
 }

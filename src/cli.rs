@@ -118,7 +118,7 @@ pub enum Command {
     /// Every run of a handler, with its cause and outcome, from the operator's logs.
     Logs(LogsArgs),
     /// Why is there no Warning event on a Microservice?
-    ExplainEvents(DiagnosticArgs),
+    ExplainEvents(crate::commands::explain_events::ExplainEventsArgs),
     /// Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs).
     Collect(crate::commands::collect::CollectArgs),
     /// Print the manifests that install the CRD, RBAC and the operator Deployment.
@@ -196,18 +196,6 @@ pub struct OperateArgs {
     /// Do not check the CRD at start-up (for an operator that may not read CRDs).
     #[arg(long)]
     pub skip_crd_check: bool,
-}
-
-/// Flags shared by the diagnostic subcommands (not yet implemented).
-#[derive(Debug, Clone, Args)]
-pub struct DiagnosticArgs {
-    /// Positional arguments (object name, directory).
-    #[arg(value_name = "ARGS")]
-    pub args: Vec<String>,
-
-    /// Read evidence from a bundle directory instead of a cluster.
-    #[arg(long, value_name = "DIR")]
-    pub bundle: Option<std::path::PathBuf>,
 }
 
 /// Flags of `logs`: every run of a handler, from a file, a bundle or the operator's Pods.

@@ -5,21 +5,20 @@
 //! colour off and the bundle's clock (tests/snapshots; `UPDATE_SNAPSHOTS=1` rewrites them).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use kubectl_microservice::cli::{ColorChoice, GlobalArgs, OutputFormat};
+use kubectl_microservice::cli::OutputFormat;
 use kubectl_microservice::commands::status::{Report, detail, render_report, report, table};
 use kubectl_microservice::evidence::bundle;
 use serde_json::{Value, json};
 
+mod support;
+use support::{check_snapshot, copy_dir, fixtures, global};
+
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
 const SKEW: Duration = Duration::from_secs(2);
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
 
 fn bundle_report(dir: &Path) -> Report {
     report(&bundle::read(dir).unwrap(), None, None, SKEW)
@@ -107,19 +106,6 @@ fn derived(from: &str, edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
     edit(&mut doc["items"][0]);
     fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     tmp
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]
@@ -210,32 +196,6 @@ fn events_not_listable_show_a_question_mark() {
     assert!(r.gaps.iter().any(|g| g.evidence == "events"));
     let out = table(&r, false, false, false, false);
     assert!(out.lines().nth(1).unwrap().contains("   ?   "), "{out}");
-}
-
-fn global(output: Option<OutputFormat>) -> GlobalArgs {
-    GlobalArgs {
-        kubeconfig: None,
-        context: None,
-        namespaces: vec![],
-        all_namespaces: false,
-        output,
-        selector: None,
-        no_headers: false,
-        as_user: None,
-        as_groups: vec![],
-        request_timeout: None,
-        color: ColorChoice::Never,
-    }
-}
-
-fn check_snapshot(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        fs::write(&path, actual).unwrap();
-    }
-    let expected =
-        fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing snapshot {name}; run with UPDATE_SNAPSHOTS=1"));
-    assert_eq!(actual, expected, "snapshot {name} differs");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 pub mod collect;
 pub mod complete;
 pub mod completion;
+pub mod explain_events;
 pub mod logs;
 pub mod status;
 

@@ -1,8 +1,11 @@
 //! Verdicts over a [`crate::evidence::Snapshot`]: pure functions, no I/O.
 //!
 //! - [`staleness`]: is `Accepted` still true for the spec each object has now (`status`);
+//! - [`events`]: why is there no Warning event (`explain-events`), with [`rbac`] for permissions;
 //! - [`managed_fields`]: what managedFields say about who wrote spec and status, and when.
 
 pub mod cycles;
+pub mod events;
 pub mod managed_fields;
+pub mod rbac;
 pub mod staleness;

@@ -4,8 +4,10 @@
 //! - [`logs`]: Kopf's log line formats (`full`, `plain`, `json`);
 //! - [`messages`]: Kopf's lifecycle vocabulary (handler outcomes, cycles, event posts), which
 //!   our operator speaks too;
+//! - [`settings`]: posting settings in an operator's source, and the Kopf version;
 //! - [`progress`]: Kopf's per-handler progress records on an object.
 
 pub mod logs;
 pub mod messages;
 pub mod progress;
+pub mod settings;

@@ -1,0 +1,206 @@
+//! `kubectl microservice explain-events NAME`: why is there no Warning event on a Microservice?
+//! A one-line verdict, then the findings of [`crate::diagnose::events`] by severity, each with
+//! its evidence and fix; `-o json|yaml`. Works on a cluster (gathering the operator, its logs,
+//! the CRD, ConfigMaps, RBAC objects and SubjectAccessReviews for its ServiceAccount) and on a
+//! bundle (`--bundle DIR`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
+use crate::diagnose::events::{self, Options, Report, Severity};
+use crate::error::AppError;
+use crate::evidence::{Evidence, Snapshot};
+use crate::render::{self, Tone};
+use crate::text::sanitize;
+
+/// Flags of `explain-events`.
+#[derive(Debug, Clone, Args)]
+pub struct ExplainEventsArgs {
+    /// The Microservice's name.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// Read evidence from a bundle directory instead of a cluster.
+    #[arg(long, value_name = "DIR")]
+    pub bundle: Option<PathBuf>,
+
+    /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
+    #[arg(long, value_name = "NS/deployment/NAME")]
+    pub operator: Option<String>,
+
+    /// The API server's event TTL (kube-apiserver `--event-ttl`): failures older than this have
+    /// no events left.
+    #[arg(long, default_value = "1h", value_parser = parse_duration, value_name = "DURATION")]
+    pub event_ttl: Duration,
+
+    /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
+    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    pub skew: Duration,
+}
+
+fn options(args: &ExplainEventsArgs) -> Options {
+    let chrono = |d: Duration, fallback| chrono::Duration::from_std(d).unwrap_or(fallback);
+    Options {
+        event_ttl: chrono(args.event_ttl, chrono::Duration::hours(1)),
+        skew: chrono(args.skew, chrono::Duration::seconds(2)),
+    }
+}
+
+/// The report for `name` in `namespace` (pure). Errors (exit 3) when the object is not in the
+/// evidence or Microservices could not be read.
+pub fn report(snapshot: &Snapshot, namespace: &str, name: &str, options: Options) -> Result<Report, AppError> {
+    let objects = match &snapshot.microservices {
+        Evidence::Present(o) => o,
+        Evidence::Gap(gap) => return Err(AppError::Undecided(format!("cannot decide: {gap}"))),
+    };
+    let obj = objects
+        .iter()
+        .find(|o| o.metadata.namespace.as_deref() == Some(namespace) && o.metadata.name.as_deref() == Some(name))
+        .ok_or_else(|| AppError::Undecided(format!("microservice {name:?} not found in namespace {namespace:?}")))?;
+    Ok(events::explain(snapshot, obj, options))
+}
+
+fn tone(s: Severity) -> Tone {
+    match s {
+        Severity::Ok => Tone::Good,
+        Severity::Warning => Tone::Warn,
+        Severity::Problem => Tone::Bad,
+    }
+}
+
+/// The human view: the verdict line, then one block per finding (problems first): severity and
+/// id, title, evidence, fix. `ok` findings are listed briefly at the end. Control characters in
+/// cluster-sourced text are escaped.
+pub fn human(report: &Report, color: bool) -> String {
+    let mut out = String::new();
+    let line = |out: &mut String, text: &str| {
+        out.push_str(&sanitize(text));
+        out.push('\n');
+    };
+    line(&mut out, &format!("{}: {}", report.object, report.summary));
+    let (checked, found): (Vec<_>, Vec<_>) = report.findings.iter().partition(|f| f.severity == Severity::Ok);
+    for f in found {
+        out.push('\n');
+        let label = render::paint(&f.severity.as_str().to_uppercase(), tone(f.severity), color);
+        out.push_str(&format!("{label}  {}: {}\n", sanitize(f.id), sanitize(&f.title)));
+        if !f.evidence.is_empty() {
+            line(&mut out, "  Evidence:");
+            for e in &f.evidence {
+                line(&mut out, &format!("    - {e}"));
+            }
+        }
+        if let Some(fix) = &f.fix {
+            line(&mut out, "  Fix:");
+            for l in fix.lines() {
+                line(&mut out, &format!("    {l}"));
+            }
+        }
+    }
+    if !checked.is_empty() {
+        out.push('\n');
+        line(&mut out, "Checked, fine:");
+        for f in checked {
+            let label = render::paint("ok", Tone::Good, color);
+            out.push_str(&format!("  {label}  {}: {}\n", sanitize(f.id), sanitize(&f.title)));
+        }
+    }
+    if !report.gaps.is_empty() {
+        out.push('\n');
+        line(&mut out, "Evidence gaps:");
+        for gap in &report.gaps {
+            line(&mut out, &format!("  - {gap}"));
+        }
+    }
+    out
+}
+
+/// Renders the report in the requested format.
+pub fn render_report(report: &Report, global: &GlobalArgs, color: bool) -> String {
+    match global.output {
+        Some(OutputFormat::Json) => render::json(report),
+        Some(OutputFormat::Yaml) => render::yaml(report),
+        _ => human(report, color),
+    }
+}
+
+fn one_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
+    if global.all_namespaces {
+        return Err(AppError::Usage(
+            "explain-events explains one object: give -n NAMESPACE, not --all-namespaces".into(),
+        ));
+    }
+    match global.namespaces.as_slice() {
+        [] => Ok(None),
+        [ns] => Ok(Some(ns.clone())),
+        many => Err(AppError::Usage(format!("give one --namespace, got {}", many.join(",")))),
+    }
+}
+
+/// Runs `explain-events`: prints the report, returns 0 (nothing hidden), 1 (something hidden or
+/// stale) or 3 (could not decide).
+pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError> {
+    let color = render::use_color(global.color);
+    let namespace = one_namespace(global)?;
+    if let Some(spec) = &args.operator {
+        crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+    }
+    let snapshot = match &args.bundle {
+        Some(dir) => {
+            let snapshot = crate::evidence::bundle::read(dir)?;
+            let ns = namespace.or_else(|| snapshot.namespace.clone()).ok_or_else(|| {
+                AppError::Usage(format!(
+                    "{}: the bundle names no namespace (meta.json): give -n NAMESPACE",
+                    dir.display()
+                ))
+            })?;
+            (snapshot, ns)
+        }
+        None => {
+            let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
+                context: "start the async runtime".into(),
+                source,
+            })?;
+            runtime.block_on(gather(global, args, namespace))?
+        }
+    };
+    let (snapshot, ns) = snapshot;
+    let report = report(&snapshot, &ns, &args.name, options(args))?;
+    super::write_stdout(&render_report(&report, global, color))?;
+    Ok(report.exit_code())
+}
+
+async fn gather(
+    global: &GlobalArgs,
+    args: &ExplainEventsArgs,
+    namespace: Option<String>,
+) -> Result<(Snapshot, String), AppError> {
+    use crate::evidence::live;
+    let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
+    let ns = namespace.unwrap_or(config.default_namespace.clone());
+    let plan = live::Plan {
+        namespace: Some(ns.clone()),
+        name: Some(args.name.clone()),
+        operator: args.operator.clone(),
+        operator_always: true,
+        everything: true,
+        context: global.context.clone(),
+        server: config.cluster_url.to_string(),
+        ..Default::default()
+    };
+    let access = live::caller_access(&client, Some(&ns)).await;
+    for note in live::access_notes(&access, &format!("in namespace {ns}")) {
+        eprintln!("note: {note}");
+    }
+    let mut snapshot = live::gather_objects(&client, &plan, &access).await.map_err(|e| {
+        AppError::kube(
+            format!("cannot get microservice {ns}/{} from {}", args.name, config.cluster_url),
+            e,
+        )
+    })?;
+    live::add_operator(&client, &mut snapshot, &plan, true).await;
+    live::add_everything(&client, &mut snapshot).await;
+    Ok((snapshot, ns))
+}

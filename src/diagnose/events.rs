@@ -1,0 +1,1075 @@
+//! `explain-events`: why is there no Warning event on a Microservice? Findings over a
+//! [`Snapshot`] (pure, no I/O), each with a stable id (DESIGN.md Contracts), a severity, the
+//! evidence it rests on (log lines with their time and clock, access reviews with their method,
+//! settings with file:line, field values) and a concrete fix.
+//!
+//! The families: the operator (found, running, watching), its RBAC ([`super::rbac`]), what its
+//! logs say about event POSTs and handler failures, its posting settings (our `--events` flag;
+//! Kopf's source and version, [`crate::kopf::settings`]), the events that exist (elsewhere,
+//! expired), and the object's own status ([`super::staleness`]).
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Duration, Utc};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Event, Pod};
+use serde::Serialize;
+
+use super::cycles::{log_facts, records};
+use super::rbac::{self, Account, Answer, Need};
+use super::staleness::{self, LogFacts, Verdict};
+use crate::evidence::operator::{OperatorKind, OperatorRef, find_operators};
+use crate::evidence::{Gap, GapReason, Snapshot, event_time};
+use crate::kopf::messages::{EventPostFailure, Lifecycle, Outcome};
+use crate::kopf::settings::{self, KopfVersion, PostingSetting};
+use crate::logs::Record;
+use crate::resource::{GROUP, MicroserviceObject, PLURAL};
+use crate::time::rfc3339_millis;
+
+/// How bad a finding is (Contracts: `ok` | `warning` | `problem`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Checked, nothing wrong.
+    Ok,
+    /// Probably hides events, or the evidence only suggests it.
+    Warning,
+    /// Proven to hide events or make the status stale.
+    Problem,
+}
+
+impl Severity {
+    /// `ok`, `warning`, `problem`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Ok => "ok",
+            Severity::Warning => "warning",
+            Severity::Problem => "problem",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Stable id (Contracts), e.g. `rbac-events`.
+    pub id: &'static str,
+    /// Severity.
+    pub severity: Severity,
+    /// One sentence.
+    pub title: String,
+    /// The facts it rests on, one per entry.
+    pub evidence: Vec<String>,
+    /// What to do (a Role rule as YAML, a settings line, a command); `None` for `ok`.
+    pub fix: Option<String>,
+}
+
+/// `explain-events -o json`: `{"schemaVersion": 1, "object", "summary", "findings", "gaps"}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Always 1.
+    pub schema_version: u32,
+    /// `NS/NAME`.
+    pub object: String,
+    /// The one-line verdict.
+    pub summary: String,
+    /// Problems first, then warnings, then ok.
+    pub findings: Vec<Finding>,
+    /// What the evidence lacks (not-collected parts left out).
+    pub gaps: Vec<Gap>,
+    /// Whether the evidence could decide: false when nothing was found but deciding evidence
+    /// (events, the operator, its logs) is missing.
+    #[serde(skip)]
+    pub decided: bool,
+}
+
+impl Report {
+    /// Contracts: 0 nothing hidden, 1 something hidden or stale (a problem or a warning), 3
+    /// could not decide.
+    pub fn exit_code(&self) -> u8 {
+        if self.findings.iter().any(|f| f.severity > Severity::Ok) {
+            1
+        } else if self.decided {
+            0
+        } else {
+            3
+        }
+    }
+}
+
+/// Tunables.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The API server's event TTL (`--event-ttl`, kube-apiserver default 1h).
+    pub event_ttl: Duration,
+    /// Times closer than this cannot be ordered.
+    pub skew: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            event_ttl: Duration::hours(1),
+            skew: Duration::seconds(2),
+        }
+    }
+}
+
+/// A log record with where it came from, for evidence.
+struct Line {
+    pod: String,
+    record: Record,
+}
+
+impl Line {
+    fn cite(&self) -> String {
+        let time = match self.record.stamp {
+            Some(s) => format!("{} ({})", rfc3339_millis(s.at), s.clock.describe()),
+            None => "no time in the line".into(),
+        };
+        let text = self.record.lines.first().map(String::as_str).unwrap_or("");
+        format!("{} line {}, {time}: {}", self.pod, self.record.line_number, text.trim())
+    }
+}
+
+/// Everything the families share.
+struct Ctx<'a> {
+    snapshot: &'a Snapshot,
+    obj: &'a MicroserviceObject,
+    ns: &'a str,
+    name: &'a str,
+    key: String,
+    now: Option<DateTime<Utc>>,
+    options: Options,
+    operator: Option<OperatorRef>,
+    deployment: Option<&'a Deployment>,
+    /// Records about this object (after its creation, so a predecessor's are left out).
+    lines: Vec<Line>,
+    /// Records without an object (posting failures may have none).
+    unattributed: Vec<Line>,
+    /// Events about this uid (or without uid) in its namespace.
+    own_events: Vec<&'a Event>,
+}
+
+/// Explains `obj` from `snapshot`.
+pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) -> Report {
+    let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+    let name = obj.metadata.name.as_deref().unwrap_or("");
+    let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
+    let operators = find_operators(deployments);
+    let operator = operators
+        .iter()
+        .find(|op| op.watches(ns))
+        .or(operators.first())
+        .cloned();
+    let deployment = operator.as_ref().and_then(|op| {
+        deployments.iter().find(|d| {
+            d.metadata.name.as_deref() == Some(op.name.as_str())
+                && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+        })
+    });
+    let created = obj
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| crate::time::from_jiff(t.0));
+    let mut lines = Vec::new();
+    let mut unattributed = Vec::new();
+    for source in snapshot.operator.logs.get().into_iter().flatten() {
+        for record in records(source) {
+            let pod = format!("{}/{}", source.pod, source.container);
+            match &record.object {
+                Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
+                    let before = match (record.time(), created) {
+                        (Some(t), Some(c)) => t + options.skew < c,
+                        _ => false,
+                    };
+                    let other_uid = record
+                        .uid
+                        .as_ref()
+                        .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
+                    if !before && !other_uid {
+                        lines.push(Line { pod, record });
+                    }
+                }
+                None => unattributed.push(Line { pod, record }),
+                _ => {}
+            }
+        }
+    }
+    let own_events = snapshot
+        .events
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|e| about(e, obj) && e.involved_object.uid.is_some() && e.involved_object.uid == obj.metadata.uid)
+        .collect();
+    let ctx = Ctx {
+        snapshot,
+        obj,
+        ns,
+        name,
+        key: obj.key(),
+        now: snapshot.now(),
+        options,
+        operator,
+        deployment,
+        lines,
+        unattributed,
+        own_events,
+    };
+    let mut findings = Vec::new();
+    findings.extend(operator_findings(&ctx));
+    findings.extend(rbac_findings(&ctx));
+    findings.extend(post_failures(&ctx));
+    findings.extend(posting(&ctx));
+    findings.extend(expired(&ctx));
+    findings.extend(elsewhere(&ctx));
+    findings.extend(caller_events(&ctx));
+    findings.extend(pruned(&ctx));
+    findings.extend(stale(&ctx));
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    let gaps: Vec<Gap> = snapshot
+        .gaps()
+        .into_iter()
+        .filter(|g| !matches!(g.reason, GapReason::NotCollected(_)))
+        .cloned()
+        .collect();
+    let decided = snapshot.events.get().is_some()
+        && snapshot.operator.deployments.get().is_some()
+        && snapshot.operator.logs.get().is_some();
+    let summary = summary(&ctx, &findings);
+    Report {
+        schema_version: 1,
+        object: ctx.key.clone(),
+        summary,
+        findings,
+        gaps,
+        decided,
+    }
+}
+
+/// Whether `e` names this object by kind, name and namespace (any uid).
+fn about(e: &Event, obj: &MicroserviceObject) -> bool {
+    e.involved_object.kind.as_deref() == Some("Microservice")
+        && e.involved_object.name == obj.metadata.name
+        && e.involved_object.namespace.as_ref().or(e.metadata.namespace.as_ref()) == obj.metadata.namespace.as_ref()
+}
+
+fn failures<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
+    ctx.lines
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.record.lifecycle(),
+                Lifecycle::HandlerOutcome {
+                    outcome: Outcome::Retrying | Outcome::Failed,
+                    ..
+                }
+            )
+        })
+        .collect()
+}
+
+fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
+    let failures = failures(ctx);
+    let recent = match ctx.now {
+        Some(now) => failures
+            .iter()
+            .filter(|l| l.record.time().is_some_and(|t| now - t <= ctx.options.event_ttl))
+            .count(),
+        None => failures.len(),
+    };
+    let tail = if failures.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {recent} handler failure(s) in the last {} of logs",
+            human_duration(ctx.options.event_ttl)
+        )
+    };
+    let top = findings.iter().find(|f| f.severity > Severity::Ok);
+    match top {
+        Some(f) if f.severity == Severity::Problem => {
+            format!("Warning events are hidden or the status is stale: {}{tail}", f.title)
+        }
+        Some(f) => format!("Warning events may be hidden: {}{tail}", f.title),
+        None => {
+            let warnings = ctx
+                .own_events
+                .iter()
+                .filter(|e| e.type_.as_deref() == Some("Warning"))
+                .count();
+            format!(
+                "Nothing is hidden: {} event(s) on this object ({warnings} Warning){tail}",
+                ctx.own_events.len()
+            )
+        }
+    }
+}
+
+fn human_duration(d: Duration) -> String {
+    let s = d.num_seconds();
+    if s % 3600 == 0 {
+        format!("{}h", s / 3600)
+    } else if s % 60 == 0 {
+        format!("{}m", s / 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+fn finding(id: &'static str, severity: Severity, title: String, evidence: Vec<String>, fix: Option<String>) -> Finding {
+    Finding {
+        id,
+        severity,
+        title,
+        evidence,
+        fix,
+    }
+}
+
+// ---- the operator: found, watching, running ----------------------------------------------
+
+fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let Some(deployments) = ctx.snapshot.operator.deployments.get() else {
+        return Vec::new();
+    };
+    let Some(op) = &ctx.operator else {
+        return vec![finding(
+            "operator-not-found",
+            Severity::Problem,
+            "no operator Deployment for Microservices was found".into(),
+            vec![format!(
+                "{} Deployment(s) in evidence; none runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`",
+                deployments.len()
+            )],
+            Some("install it (`kubectl microservice manifests | kubectl apply -f -`), or name it: --operator NAMESPACE/deployment/NAME".into()),
+        )];
+    };
+    let mut out = Vec::new();
+    if !op.watches(ctx.ns) {
+        out.push(finding(
+            "operator-not-watching",
+            Severity::Problem,
+            format!("the operator {} does not watch namespace {}", op.display(), ctx.ns),
+            vec![format!(
+                "its command: {} (watches {})",
+                op.argv.join(" "),
+                op.watches.as_deref().unwrap_or_default().join(",")
+            )],
+            Some(format!(
+                "add `--namespace={}` to the container's args: kubectl -n {} edit deployment {}",
+                ctx.ns, op.namespace, op.name
+            )),
+        ));
+    }
+    if let Some(pods) = ctx.snapshot.operator.pods.get() {
+        let mine: Vec<&Pod> = pods.iter().filter(|p| selected(ctx.deployment, p)).collect();
+        let running: Vec<&&Pod> = mine.iter().filter(|p| container_running(p, &op.container)).collect();
+        let status = ctx.deployment.and_then(|d| d.status.as_ref());
+        let mut evidence = vec![format!(
+            "Deployment {}: status.replicas={} readyReplicas={} availableReplicas={}",
+            op.display(),
+            status.and_then(|s| s.replicas).unwrap_or(0),
+            status.and_then(|s| s.ready_replicas).unwrap_or(0),
+            status.and_then(|s| s.available_replicas).unwrap_or(0)
+        )];
+        for p in &mine {
+            evidence.push(pod_state(p, &op.container));
+        }
+        if running.is_empty() {
+            out.push(finding(
+                "operator-not-running",
+                Severity::Problem,
+                format!("the operator {} has no running Pod: no handler runs and nothing is posted", op.display()),
+                evidence,
+                Some(format!(
+                    "see why: kubectl -n {ns} describe deployment {n}; kubectl -n {ns} logs deployment/{n} -c {c} --previous; then kubectl -n {ns} rollout restart deployment/{n}",
+                    ns = op.namespace,
+                    n = op.name,
+                    c = op.container
+                )),
+            ));
+        } else {
+            out.push(finding(
+                "operator-not-running",
+                Severity::Ok,
+                format!("the operator {} runs ({} Pod(s) running)", op.display(), running.len()),
+                evidence,
+                None,
+            ));
+        }
+    }
+    out
+}
+
+fn selected(deployment: Option<&Deployment>, pod: &Pod) -> bool {
+    let Some(labels) = deployment
+        .and_then(|d| d.spec.as_ref())
+        .and_then(|s| s.selector.match_labels.as_ref())
+    else {
+        return true;
+    };
+    let pod_labels = pod.metadata.labels.as_ref();
+    pod.metadata.namespace == deployment.and_then(|d| d.metadata.namespace.clone())
+        && labels.iter().all(|(k, v)| pod_labels.and_then(|l| l.get(k)) == Some(v))
+}
+
+fn container_running(pod: &Pod, container: &str) -> bool {
+    let Some(status) = &pod.status else { return false };
+    status.phase.as_deref() == Some("Running")
+        && status
+            .container_statuses
+            .iter()
+            .flatten()
+            .any(|c| c.name == container && c.state.as_ref().is_some_and(|s| s.running.is_some()))
+}
+
+fn pod_state(pod: &Pod, container: &str) -> String {
+    let name = pod.metadata.name.as_deref().unwrap_or("?");
+    let status = pod.status.as_ref();
+    let phase = status.and_then(|s| s.phase.as_deref()).unwrap_or("<none>");
+    let cs = status
+        .and_then(|s| s.container_statuses.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.name == container));
+    let state = match cs.and_then(|c| c.state.as_ref()) {
+        Some(s) if s.running.is_some() => format!("running, ready={}", cs.is_some_and(|c| c.ready)),
+        Some(s) if s.terminated.is_some() => {
+            let t = s.terminated.as_ref().unwrap_or_else(|| unreachable!());
+            format!(
+                "terminated (reason {}, exitCode {}{})",
+                t.reason.as_deref().unwrap_or("?"),
+                t.exit_code,
+                t.finished_at
+                    .as_ref()
+                    .map(|f| format!(
+                        ", finishedAt {}",
+                        crate::time::rfc3339_seconds(crate::time::from_jiff(f.0))
+                    ))
+                    .unwrap_or_default()
+            )
+        }
+        Some(s) if s.waiting.is_some() => format!(
+            "waiting ({})",
+            s.waiting.as_ref().and_then(|w| w.reason.as_deref()).unwrap_or("?")
+        ),
+        _ => "no container status".into(),
+    };
+    format!("Pod {name}: phase {phase}, container {container} {state}")
+}
+
+// ---- RBAC ---------------------------------------------------------------------------------
+
+/// The events API group and verbs this operator posts with: Kopf core/v1 create; ours (and
+/// kube-rs's Recorder) events.k8s.io create + patch.
+fn event_needs(kind: OperatorKind) -> (&'static str, &'static [&'static str]) {
+    match kind {
+        OperatorKind::Kopf => ("", &["create"]),
+        OperatorKind::Ours => ("events.k8s.io", &["create", "patch"]),
+    }
+}
+
+fn method(answer: &Answer) -> String {
+    match answer {
+        Answer::Reviewed { allowed, reason } => format!(
+            "SubjectAccessReview: {}{}",
+            if *allowed { "allowed" } else { "denied" },
+            reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
+        ),
+        Answer::RulesAllow(by) => format!("read from RBAC objects: allowed by {by}"),
+        Answer::RulesSilent => {
+            "read from RBAC objects (no SubjectAccessReview in evidence): no bound Role or ClusterRole grants it; other authorizers may still allow it".into()
+        }
+        Answer::Unknown => "unknown: neither access reviews nor RBAC objects are in evidence".into(),
+    }
+}
+
+fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let Some(op) = &ctx.operator else { return Vec::new() };
+    let account = Account {
+        namespace: &op.namespace,
+        name: &op.service_account,
+    };
+    let rbac = &ctx.snapshot.rbac;
+    let role = rbac::bound_role(rbac, account, ctx.ns);
+    let role_hint = match &role {
+        Some(r) => format!("add to the rules of Role {}/{r}", ctx.ns),
+        None => format!(
+            "add to a Role in {} bound to ServiceAccount {}/{}",
+            ctx.ns, op.namespace, op.service_account
+        ),
+    };
+    let mut out = Vec::new();
+
+    // Events.
+    let (group, verbs) = event_needs(op.kind);
+    let answers: Vec<(Need<'_>, Answer)> = verbs
+        .iter()
+        .map(|verb| {
+            let need = Need {
+                group,
+                resource: "events",
+                verb,
+                namespace: ctx.ns,
+            };
+            (need, rbac::decide(rbac, account, need))
+        })
+        .collect();
+    let user = account.user();
+    let evidence: Vec<String> = answers
+        .iter()
+        .map(|(need, a)| format!("{user} {}: {}", need.describe(), method(a)))
+        .collect();
+    let denied_by_review = answers
+        .iter()
+        .any(|(_, a)| matches!(a, Answer::Reviewed { allowed: false, .. }));
+    let silent = answers.iter().any(|(_, a)| *a == Answer::RulesSilent);
+    let unknown = answers.iter().all(|(_, a)| *a == Answer::Unknown);
+    let forbidden_lines: Vec<&Line> = post_failure_lines(ctx)
+        .into_iter()
+        .filter(|(_, f)| f.code == Some(403))
+        .map(|(l, _)| l)
+        .collect();
+    let who = match op.kind {
+        OperatorKind::Kopf => "Kopf posts core/v1 events",
+        OperatorKind::Ours => "kubectl-microservice posts events.k8s.io/v1 events",
+    };
+    let group_name = if group.is_empty() {
+        "core (\"\")".to_string()
+    } else {
+        group.to_string()
+    };
+    let fix = Some(format!("{role_hint}:\n{}", rbac::rule_yaml(group, "events", verbs)));
+    let title = format!(
+        "the operator's ServiceAccount {}/{} may not {} events in API group {group_name} in {} ({who})",
+        op.namespace,
+        op.service_account,
+        verbs.join("/"),
+        ctx.ns
+    );
+    if denied_by_review {
+        out.push(finding("rbac-events", Severity::Problem, title, evidence, fix));
+    } else if silent {
+        out.push(finding(
+            "rbac-events",
+            Severity::Warning,
+            format!("{title} — by reading Roles and bindings only"),
+            evidence,
+            fix,
+        ));
+    } else if unknown && !forbidden_lines.is_empty() {
+        let mut evidence = evidence;
+        evidence.extend(forbidden_lines.iter().map(|l| format!("403 in the logs: {}", l.cite())));
+        out.push(finding("rbac-events", Severity::Problem, title, evidence, fix));
+    } else if !unknown {
+        out.push(finding(
+            "rbac-events",
+            Severity::Ok,
+            format!(
+                "the operator's ServiceAccount may {} events in API group {group_name} in {}",
+                verbs.join("/"),
+                ctx.ns
+            ),
+            evidence,
+            None,
+        ));
+    }
+
+    // The resource itself.
+    let needs = [
+        (GROUP, PLURAL, "list"),
+        (GROUP, PLURAL, "watch"),
+        (GROUP, "microservices/status", "patch"),
+    ];
+    let mut denied = Vec::new();
+    let mut suggested = Vec::new();
+    let mut evidence = Vec::new();
+    for (group, resource, verb) in needs {
+        let need = Need {
+            group,
+            resource,
+            verb,
+            namespace: ctx.ns,
+        };
+        let answer = rbac::decide(rbac, account, need);
+        evidence.push(format!("{user} {}: {}", need.describe(), method(&answer)));
+        match answer {
+            Answer::Reviewed { allowed: false, .. } => denied.push((resource, verb)),
+            Answer::RulesSilent => suggested.push((resource, verb)),
+            _ => {}
+        }
+    }
+    let missing: Vec<(&str, &str)> = denied.iter().chain(&suggested).copied().collect();
+    if !missing.is_empty() {
+        let rules: Vec<String> = missing
+            .iter()
+            .map(|(resource, verb)| rbac::rule_yaml(GROUP, resource, &[verb]))
+            .collect();
+        out.push(finding(
+            "rbac-resource",
+            if denied.is_empty() {
+                Severity::Warning
+            } else {
+                Severity::Problem
+            },
+            format!(
+                "the operator's ServiceAccount may not {} in {}{}",
+                missing
+                    .iter()
+                    .map(|(r, v)| format!("{v} {r}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ctx.ns,
+                if denied.is_empty() {
+                    " — by reading Roles and bindings only"
+                } else {
+                    ""
+                }
+            ),
+            evidence,
+            Some(format!("{role_hint}:\n{}", rules.join("\n"))),
+        ));
+    }
+    out
+}
+
+// ---- the logs: failed POSTs ------------------------------------------------------------------
+
+fn post_failure_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure)> {
+    ctx.lines
+        .iter()
+        .chain(ctx.unattributed.iter())
+        .filter_map(|l| match l.record.lifecycle() {
+            Lifecycle::EventPostFailed(f) => Some((l, f)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let found = post_failure_lines(ctx);
+    let Some((last, _)) = found.iter().max_by_key(|(l, _)| l.record.time()) else {
+        return Vec::new();
+    };
+    let codes: BTreeSet<String> = found
+        .iter()
+        .map(|(_, f)| f.code.map_or("no code".into(), |c| c.to_string()))
+        .collect();
+    let mut evidence = vec![
+        format!(
+            "{} failed event POST(s) in the operator's logs, codes: {}",
+            found.len(),
+            codes.into_iter().collect::<Vec<_>>().join(", ")
+        ),
+        format!("last: {}", last.cite()),
+    ];
+    if let Some(message) = found.iter().rev().find_map(|(_, f)| f.message.clone()) {
+        evidence.push(format!("API message: {message}"));
+    }
+    let fix = if found.iter().any(|(_, f)| f.code == Some(403)) {
+        "grant the events rule named by rbac-events (the 403 above), then re-run the handler (touch the spec or restart the operator)"
+    } else {
+        "the POSTs failed for a reason other than RBAC: check the API server's reachability from the operator Pod and its events quota"
+    };
+    vec![finding(
+        "event-post-failed",
+        Severity::Problem,
+        format!(
+            "the operator failed to post {} event(s); it logged and ignored the failure",
+            found.len()
+        ),
+        evidence,
+        Some(fix.into()),
+    )]
+}
+
+// ---- posting settings -------------------------------------------------------------------------
+
+/// The operator's source files (ConfigMap keys ending in `.py`) mounted by its Deployment.
+fn sources(ctx: &Ctx<'_>) -> Vec<(String, String)> {
+    let mounted: BTreeSet<String> = ctx
+        .deployment
+        .and_then(|d| d.spec.as_ref())
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|s| s.volumes.as_ref())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.config_map.as_ref().map(|c| c.name.clone()))
+        .collect();
+    ctx.snapshot
+        .operator
+        .configmaps
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|cm| cm.metadata.name.as_ref().is_some_and(|n| mounted.contains(n)))
+        .flat_map(|cm| cm.data.iter().flatten())
+        .filter(|(k, _)| k.ends_with(".py"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let Some(op) = &ctx.operator else { return Vec::new() };
+    let failures = failures(ctx);
+    let hidden_failures = !failures.is_empty()
+        && !ctx
+            .own_events
+            .iter()
+            .any(|e| matches!(e.type_.as_deref(), Some("Warning") | Some("Error")))
+        && post_failure_lines(ctx).is_empty();
+    let failure_evidence = || -> Vec<String> {
+        let mut ev = vec![format!(
+            "{} handler failure(s) in the logs for {}, {} Warning/Error event(s) on its uid",
+            failures.len(),
+            ctx.key,
+            ctx.own_events
+                .iter()
+                .filter(|e| matches!(e.type_.as_deref(), Some("Warning") | Some("Error")))
+                .count()
+        )];
+        if let Some(last) = failures.last() {
+            ev.push(format!("last failure: {}", last.cite()));
+        }
+        ev
+    };
+    match op.kind {
+        OperatorKind::Ours => {
+            let flag = op.flag("--events");
+            let evidence = vec![format!(
+                "Deployment {} args: --events {}",
+                op.display(),
+                flag.unwrap_or("(unset: all)")
+            )];
+            if flag == Some("none") {
+                vec![finding(
+                    "posting-disabled",
+                    Severity::Problem,
+                    "the operator posts no events (`--events none`)".into(),
+                    evidence,
+                    Some(format!(
+                        "set `--events all` (or `warnings`): kubectl -n {} edit deployment {}",
+                        op.namespace, op.name
+                    )),
+                )]
+            } else {
+                vec![finding(
+                    "posting-disabled",
+                    Severity::Ok,
+                    format!("the operator posts events (--events {})", flag.unwrap_or("all")),
+                    evidence,
+                    None,
+                )]
+            }
+        }
+        OperatorKind::Kopf => kopf_posting(ctx, op, hidden_failures, failure_evidence),
+    }
+}
+
+fn kopf_posting(
+    ctx: &Ctx<'_>,
+    op: &OperatorRef,
+    hidden_failures: bool,
+    failure_evidence: impl Fn() -> Vec<String>,
+) -> Vec<Finding> {
+    let version: Option<KopfVersion> = ctx.deployment.and_then(settings::kopf_version);
+    let files = sources(ctx);
+    let analyses: Vec<settings::PostingSource> = files.iter().map(|(f, s)| settings::posting_settings(f, s)).collect();
+    let disabled = analyses.iter().find_map(|a| match &a.enabled {
+        PostingSetting::Disabled(at) => Some(at.clone()),
+        _ => None,
+    });
+    let undecidable = analyses.iter().find_map(|a| match &a.enabled {
+        PostingSetting::Undecidable { at, guard, why } => Some((at.clone(), guard.clone(), why.clone())),
+        _ => None,
+    });
+    let loggers = analyses.iter().find_map(|a| a.loggers.clone());
+    let version_text = match &version {
+        Some(v) => format!("Kopf {} ({})", v.short(), v.source),
+        None => "Kopf version unknown (no kopf==X.Y pin or kopf image tag in the Deployment)".into(),
+    };
+    if let Some(at) = disabled {
+        return vec![finding(
+            "posting-disabled",
+            Severity::Problem,
+            format!("Kopf posting is turned off at {}:{}", at.file, at.line),
+            [
+                vec![
+                    format!("{at} (unconditional, in an @kopf.on.startup function)"),
+                    version_text,
+                ],
+                if hidden_failures {
+                    failure_evidence()
+                } else {
+                    Vec::new()
+                },
+            ]
+            .concat(),
+            Some(format!(
+                "delete line {} of {} (or set `settings.posting.enabled = True`), then restart: kubectl -n {} rollout restart deployment {}",
+                at.line, at.file, op.namespace, op.name
+            )),
+        )];
+    }
+    if !hidden_failures {
+        let mut evidence = vec![version_text];
+        if files.is_empty() {
+            evidence.push("operator source: not in evidence (no mounted ConfigMap with .py files)".into());
+        }
+        return vec![finding(
+            "errors-not-posted",
+            Severity::Ok,
+            "no handler failure went unposted".into(),
+            evidence,
+            None,
+        )];
+    }
+    let mut evidence = failure_evidence();
+    evidence.push(version_text);
+    let (title, fix) = if let Some((at, guard, why)) = undecidable {
+        evidence.push(format!(
+            "{at}: undecidable, line {} ({why}{})",
+            at.line,
+            guard.map(|g| format!(": {}", g.text)).unwrap_or_default()
+        ));
+        (
+            format!(
+                "handler errors are only logged: posting may be turned off at {}:{} (undecidable from the source)",
+                at.file, at.line
+            ),
+            format!(
+                "make posting explicit: remove the condition around line {} of {} or check its inputs (env of deployment {}/{})",
+                at.line, at.file, op.namespace, op.name
+            ),
+        )
+    } else {
+        let setting = "settings.posting.loggers";
+        match &version {
+            Some(v) if !v.posts_log_records_by_default() && loggers.is_none() => (
+                format!("handler errors are only logged — Kopf {} does not post log records by default", v.short()),
+                format!("post them: in an @kopf.on.startup function set `{setting}` to include `kopf.objects`, or raise `kopf.PermanentError`/post with `kopf.warn(...)`"),
+            ),
+            Some(v) => (
+                format!(
+                    "handler errors are only logged although Kopf {} posts them by default",
+                    v.short()
+                ),
+                "check posting.level in the startup handler and whether events expired (--event-ttl)".into(),
+            ),
+            None => (
+                "handler errors are only logged: Kopf before 1.44 posts them as type Error (reason Logging), from 1.44 not unless posting.loggers".into(),
+                format!("pin the Kopf version and, for 1.44+, set `{setting}` in an @kopf.on.startup function; before 1.44 list events without a type filter (type Error)"),
+            ),
+        }
+    };
+    vec![finding(
+        "errors-not-posted",
+        Severity::Problem,
+        title,
+        evidence,
+        Some(fix),
+    )]
+}
+
+// ---- the events that exist ---------------------------------------------------------------------
+
+fn expired(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let Some(now) = ctx.now else { return Vec::new() };
+    if ctx.snapshot.events.get().is_none() || !ctx.own_events.is_empty() {
+        return Vec::new();
+    }
+    let old: Vec<&Line> = failures(ctx)
+        .into_iter()
+        .filter(|l| l.record.time().is_some_and(|t| now - t > ctx.options.event_ttl))
+        .collect();
+    let Some(last) = old.last() else { return Vec::new() };
+    vec![finding(
+        "events-expired",
+        Severity::Warning,
+        format!(
+            "{} handler failure(s) are older than the event TTL ({}); their events are gone",
+            old.len(),
+            human_duration(ctx.options.event_ttl)
+        ),
+        vec![
+            format!("now: {} (evidence clock)", rfc3339_millis(now)),
+            format!("last expired failure: {}", last.cite()),
+            "no events left on the object".into(),
+        ],
+        Some(format!(
+            "read the failures from the logs instead: kubectl microservice logs --handler accept {} -n {}",
+            ctx.name, ctx.ns
+        )),
+    )]
+}
+
+fn elsewhere(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let Some(events) = ctx.snapshot.events.get() else {
+        return Vec::new();
+    };
+    let mut evidence = Vec::new();
+    let mut stale = false;
+    for e in events {
+        let io = &e.involved_object;
+        if io.kind.as_deref() != Some("Microservice") || io.name.as_deref() != Some(ctx.name) {
+            continue;
+        }
+        let ns = io.namespace.as_ref().or(e.metadata.namespace.as_ref());
+        let describe = |why: String| {
+            format!(
+                "event {}/{} type {} reason {} at {}: {why}",
+                e.metadata.namespace.as_deref().unwrap_or(""),
+                e.metadata.name.as_deref().unwrap_or("?"),
+                e.type_.as_deref().unwrap_or("<none>"),
+                e.reason.as_deref().unwrap_or("<none>"),
+                event_time(e)
+                    .map(rfc3339_millis)
+                    .unwrap_or_else(|| "unknown time".into()),
+            )
+        };
+        if ns.map(String::as_str) != Some(ctx.ns) {
+            stale = true;
+            evidence.push(describe(format!(
+                "in namespace {}, not {}",
+                ns.map(String::as_str).unwrap_or("<none>"),
+                ctx.ns
+            )));
+        } else if io.uid.is_none() {
+            stale = true;
+            evidence.push(describe(
+                "involvedObject.uid is missing: kubectl describe does not show it".into(),
+            ));
+        } else if io.uid != ctx.obj.metadata.uid {
+            stale = true;
+            evidence.push(describe(format!(
+                "involvedObject.uid {} is not this object's uid {} (a predecessor with the same name)",
+                io.uid.as_deref().unwrap_or(""),
+                ctx.obj.metadata.uid.as_deref().unwrap_or("?")
+            )));
+        } else if !matches!(e.type_.as_deref(), Some("Normal") | Some("Warning")) {
+            evidence.push(describe(
+                "type is neither Normal nor Warning: `--field-selector type=Warning` hides it".into(),
+            ));
+        }
+    }
+    if evidence.is_empty() {
+        return Vec::new();
+    }
+    let title = if stale {
+        "events matching the name are about another object (another namespace or uid)"
+    } else {
+        "events of a type other than Normal/Warning exist: a type=Warning filter hides them"
+    };
+    vec![finding(
+        "events-elsewhere",
+        Severity::Warning,
+        title.into(),
+        evidence,
+        Some(format!(
+            "list them all: kubectl get events -A --field-selector involvedObject.kind=Microservice,involvedObject.name={}",
+            ctx.name
+        )),
+    )]
+}
+
+fn caller_events(ctx: &Ctx<'_>) -> Vec<Finding> {
+    match ctx.snapshot.events.gap() {
+        Some(gap) if matches!(gap.reason, GapReason::Forbidden(_)) => vec![finding(
+            "caller-cannot-list-events",
+            Severity::Warning,
+            format!("you cannot list events in {}: whether events exist is unknown", ctx.ns),
+            vec![gap.to_string()],
+            Some(format!(
+                "ask for this rule in a Role bound to you in {}:\n{}",
+                ctx.ns,
+                rbac::rule_yaml("", "events", &["get", "list"])
+            )),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+// ---- the object's status ------------------------------------------------------------------------
+
+fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let lines: Vec<&Line> = ctx
+        .lines
+        .iter()
+        .filter(|l| l.record.lifecycle() == Lifecycle::PatchInconsistencies)
+        .collect();
+    let Some(last) = lines.last() else { return Vec::new() };
+    vec![finding(
+        "status-pruned",
+        Severity::Problem,
+        "the API server dropped status fields the operator wrote: the CRD's status schema does not allow them".into(),
+        vec![format!("{} such line(s); last: {}", lines.len(), last.cite())],
+        Some("add the fields to the CRD's status schema (or `x-kubernetes-preserve-unknown-fields: true` under status), e.g. `kubectl microservice manifests | kubectl apply -f -`".into()),
+    )]
+}
+
+fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
+    if ctx.obj.phase() != Some("Accepted") {
+        return Vec::new();
+    }
+    let facts = log_facts(ctx.snapshot);
+    let unavailable = LogFacts::Unavailable("operator logs: none".into());
+    let a = staleness::assess(
+        ctx.obj,
+        facts.get(&ctx.key).unwrap_or(&unavailable),
+        staleness::Options { skew: ctx.options.skew },
+    );
+    if a.verdict != Verdict::Stale {
+        return Vec::new();
+    }
+    let mut evidence: Vec<String> = a
+        .changed_fields
+        .iter()
+        .map(|c| format!("{}: {} → {} (handled → now)", c.field, c.old, c.new))
+        .collect();
+    for r in &a.reasons {
+        evidence.push(format!("{} [{}]", r.message, r.code));
+        evidence.extend(r.evidence.iter().cloned());
+    }
+    vec![finding(
+        "accepted-stale",
+        Severity::Problem,
+        "status.phase says Accepted, but not for the spec the object has now".into(),
+        evidence,
+        Some(format!(
+            "see the handler's runs since the change: kubectl microservice logs --handler accept {} -n {}",
+            ctx.name, ctx.ns
+        )),
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes() {
+        let mut r = Report {
+            schema_version: 1,
+            object: "a/b".into(),
+            summary: String::new(),
+            findings: vec![],
+            gaps: vec![],
+            decided: true,
+        };
+        assert_eq!(r.exit_code(), 0);
+        r.decided = false;
+        assert_eq!(r.exit_code(), 3);
+        r.findings
+            .push(finding("rbac-events", Severity::Warning, "t".into(), vec![], None));
+        assert_eq!(r.exit_code(), 1);
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(human_duration(Duration::hours(1)), "1h");
+        assert_eq!(human_duration(Duration::minutes(90)), "90m");
+        assert_eq!(human_duration(Duration::seconds(5)), "5s");
+    }
+}

@@ -1,0 +1,293 @@
+//! May the operator's ServiceAccount do X in namespace N? Two methods, in order of authority:
+//!
+//! 1. a SubjectAccessReview the API server answered (`rbac/access-reviews.json`, or created live
+//!    for the ServiceAccount): its `status.allowed` is the authorizers' own answer;
+//! 2. reading Roles, ClusterRoles and their bindings (ServiceAccount subjects, the groups
+//!    `system:serviceaccounts`, `system:serviceaccounts:NS`, `system:authenticated`, wildcards,
+//!    RoleBinding → ClusterRole). A rule found proves "allowed"; none found only suggests
+//!    "denied", since other authorizers (webhooks, ABAC) may allow it.
+
+use k8s_openapi::api::authorization::v1::SubjectAccessReview;
+use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
+
+use crate::evidence::RbacEvidence;
+
+/// One permission: `verb` on `group`/`resource` (resource may carry `/subresource`) in `namespace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Need<'a> {
+    /// API group (`""` for core).
+    pub group: &'a str,
+    /// Resource, optionally `resource/subresource`.
+    pub resource: &'a str,
+    /// Verb.
+    pub verb: &'a str,
+    /// Namespace of the request.
+    pub namespace: &'a str,
+}
+
+impl Need<'_> {
+    /// `create events.events.k8s.io in store` (core group: `create events in store`).
+    pub fn describe(&self) -> String {
+        let group = if self.group.is_empty() {
+            String::new()
+        } else {
+            format!(".{}", self.group)
+        };
+        format!("{} {}{group} in {}", self.verb, self.resource, self.namespace)
+    }
+}
+
+/// A ServiceAccount.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Account<'a> {
+    /// Its namespace.
+    pub namespace: &'a str,
+    /// Its name.
+    pub name: &'a str,
+}
+
+impl Account<'_> {
+    /// `system:serviceaccount:NS:NAME`, the user name the API server sees.
+    pub fn user(&self) -> String {
+        format!("system:serviceaccount:{}:{}", self.namespace, self.name)
+    }
+}
+
+/// The answer and how it was obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// A SubjectAccessReview answered (allowed, the authorizer's reason when given).
+    Reviewed {
+        /// `status.allowed`.
+        allowed: bool,
+        /// `status.reason` / `status.evaluationError`, when given.
+        reason: Option<String>,
+    },
+    /// Roles/bindings grant it: the binding and role named.
+    RulesAllow(String),
+    /// No Role/ClusterRole bound to the account grants it (only suggests denied).
+    RulesSilent,
+    /// Neither reviews nor the RBAC objects are in evidence.
+    Unknown,
+}
+
+/// Decides `need` for `account` by review, else by rules.
+pub fn decide(rbac: &RbacEvidence, account: Account<'_>, need: Need<'_>) -> Answer {
+    if let Some(answer) = rbac.access_reviews.get().and_then(|r| reviewed(r, account, need)) {
+        return answer;
+    }
+    by_rules(rbac, account, need)
+}
+
+fn reviewed(reviews: &[SubjectAccessReview], account: Account<'_>, need: Need<'_>) -> Option<Answer> {
+    let (resource, subresource) = split(need.resource);
+    let user = account.user();
+    reviews.iter().find_map(|r| {
+        let attrs = r.spec.resource_attributes.as_ref()?;
+        let same = r.spec.user.as_deref() == Some(user.as_str())
+            && attrs.group.as_deref().unwrap_or("") == need.group
+            && attrs.resource.as_deref() == Some(resource)
+            && attrs.subresource.as_deref().unwrap_or("") == subresource
+            && attrs.verb.as_deref() == Some(need.verb)
+            && attrs.namespace.as_deref().unwrap_or("") == need.namespace;
+        let status = r.status.as_ref()?;
+        same.then(|| Answer::Reviewed {
+            allowed: status.allowed,
+            reason: status
+                .reason
+                .clone()
+                .or_else(|| status.evaluation_error.clone())
+                .filter(|s| !s.is_empty()),
+        })
+    })
+}
+
+fn split(resource: &str) -> (&str, &str) {
+    resource.split_once('/').unwrap_or((resource, ""))
+}
+
+fn subject_matches(subject: &Subject, account: Account<'_>, binding_namespace: Option<&str>) -> bool {
+    match subject.kind.as_str() {
+        "ServiceAccount" => {
+            subject.name == account.name
+                && subject.namespace.as_deref().or(binding_namespace) == Some(account.namespace)
+        }
+        "User" => subject.name == account.user(),
+        "Group" => {
+            subject.name == "system:serviceaccounts"
+                || subject.name == "system:authenticated"
+                || subject.name == format!("system:serviceaccounts:{}", account.namespace)
+        }
+        _ => false,
+    }
+}
+
+fn rule_allows(rule: &PolicyRule, need: Need<'_>) -> bool {
+    let has = |list: &Option<Vec<String>>, want: &str| list.iter().flatten().any(|v| v == "*" || v == want);
+    let (resource, subresource) = split(need.resource);
+    let resource_ok = rule.resources.iter().flatten().any(|r| {
+        r == "*"
+            || r == need.resource
+            || (subresource.is_empty() && r == resource)
+            || (!subresource.is_empty() && r == &format!("{resource}/*"))
+    });
+    rule.verbs.iter().any(|v| v == "*" || v == need.verb)
+        && has(&rule.api_groups, need.group)
+        && resource_ok
+        && rule.resource_names.as_ref().is_none_or(Vec::is_empty)
+}
+
+fn by_rules(rbac: &RbacEvidence, account: Account<'_>, need: Need<'_>) -> Answer {
+    let (Some(roles), Some(bindings), Some(cluster_roles), Some(cluster_bindings)) = (
+        rbac.roles.get(),
+        rbac.role_bindings.get(),
+        rbac.cluster_roles.get(),
+        rbac.cluster_role_bindings.get(),
+    ) else {
+        return Answer::Unknown;
+    };
+    let cluster_role_allows = |name: &str| {
+        cluster_roles
+            .iter()
+            .find(|r| r.metadata.name.as_deref() == Some(name))
+            .is_some_and(|r| r.rules.iter().flatten().any(|rule| rule_allows(rule, need)))
+    };
+    for b in bindings {
+        let ns = b.metadata.namespace.as_deref();
+        if ns != Some(need.namespace) || !b.subjects.iter().flatten().any(|s| subject_matches(s, account, ns)) {
+            continue;
+        }
+        let allows = match b.role_ref.kind.as_str() {
+            "Role" => roles
+                .iter()
+                .find(|r| r.metadata.name == Some(b.role_ref.name.clone()) && r.metadata.namespace.as_deref() == ns)
+                .is_some_and(|r| r.rules.iter().flatten().any(|rule| rule_allows(rule, need))),
+            "ClusterRole" => cluster_role_allows(&b.role_ref.name),
+            _ => false,
+        };
+        if allows {
+            return Answer::RulesAllow(format!(
+                "RoleBinding {}/{} of {} {}",
+                need.namespace,
+                b.metadata.name.as_deref().unwrap_or("?"),
+                b.role_ref.kind,
+                b.role_ref.name
+            ));
+        }
+    }
+    for b in cluster_bindings {
+        if b.subjects.iter().flatten().any(|s| subject_matches(s, account, None))
+            && cluster_role_allows(&b.role_ref.name)
+        {
+            return Answer::RulesAllow(format!(
+                "ClusterRoleBinding {} of ClusterRole {}",
+                b.metadata.name.as_deref().unwrap_or("?"),
+                b.role_ref.name
+            ));
+        }
+    }
+    Answer::RulesSilent
+}
+
+/// The Role the account is bound to in `namespace` (by a RoleBinding to a Role), for the fix.
+pub fn bound_role(rbac: &RbacEvidence, account: Account<'_>, namespace: &str) -> Option<String> {
+    rbac.role_bindings.get()?.iter().find_map(|b| {
+        let ns = b.metadata.namespace.as_deref();
+        (ns == Some(namespace)
+            && b.role_ref.kind == "Role"
+            && b.subjects.iter().flatten().any(|s| subject_matches(s, account, ns)))
+        .then(|| b.role_ref.name.clone())
+    })
+}
+
+/// The Role rule granting `verbs` on `group`/`resource`, as YAML (list item).
+pub fn rule_yaml(group: &str, resource: &str, verbs: &[&str]) -> String {
+    format!(
+        "- apiGroups: [\"{group}\"]\n  resources: [\"{resource}\"]\n  verbs: [{}]",
+        verbs.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::{Evidence, GapReason};
+    use std::path::Path;
+
+    fn rbac_of(bundle: &str) -> RbacEvidence {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/bundles")
+            .join(bundle);
+        crate::evidence::bundle::read(&dir).unwrap().rbac
+    }
+
+    const SA: Account<'static> = Account {
+        namespace: "store",
+        name: "catalog-operator",
+    };
+
+    fn need<'a>(group: &'a str, resource: &'a str, verb: &'a str) -> Need<'a> {
+        Need {
+            group,
+            resource,
+            verb,
+            namespace: "store",
+        }
+    }
+
+    #[test]
+    fn reviews_answer_first() {
+        let rbac = rbac_of("ours-style-rbac");
+        assert!(matches!(
+            decide(&rbac, SA, need("events.k8s.io", "events", "create")),
+            Answer::Reviewed { allowed: false, .. }
+        ));
+        assert!(matches!(
+            decide(&rbac, SA, need("", "events", "create")),
+            Answer::Reviewed { allowed: true, .. }
+        ));
+    }
+
+    #[test]
+    fn rules_prove_allowed_and_only_suggest_denied() {
+        let mut rbac = rbac_of("ours-style-rbac");
+        rbac.access_reviews = Evidence::missing("access reviews", GapReason::Forbidden("no".into()));
+        match decide(&rbac, SA, need("", "events", "create")) {
+            Answer::RulesAllow(by) => assert!(by.contains("Role catalog-operator"), "{by}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            decide(&rbac, SA, need("platform.example.io", "microservices/status", "patch")),
+            Answer::RulesAllow(_)
+        ));
+        assert_eq!(
+            decide(&rbac, SA, need("events.k8s.io", "events", "create")),
+            Answer::RulesSilent
+        );
+        assert_eq!(bound_role(&rbac, SA, "store").as_deref(), Some("catalog-operator"));
+        rbac.roles = Evidence::missing("Roles", GapReason::Forbidden("no".into()));
+        assert_eq!(decide(&rbac, SA, need("", "events", "create")), Answer::Unknown);
+    }
+
+    #[test]
+    fn wildcards_and_groups() {
+        let rule: PolicyRule = serde_json::from_value(serde_json::json!(
+            {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}
+        ))
+        .unwrap();
+        assert!(rule_allows(&rule, need("events.k8s.io", "events", "patch")));
+        let named: PolicyRule = serde_json::from_value(serde_json::json!(
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["create"], "resourceNames": ["x"]}
+        ))
+        .unwrap();
+        assert!(!rule_allows(&named, need("", "events", "create")));
+        let group: Subject =
+            serde_json::from_value(serde_json::json!({"kind": "Group", "name": "system:serviceaccounts:store"}))
+                .unwrap();
+        assert!(subject_matches(&group, SA, None));
+        let other: Subject =
+            serde_json::from_value(serde_json::json!({"kind": "ServiceAccount", "name": "catalog-operator"})).unwrap();
+        assert!(subject_matches(&other, SA, Some("store")));
+        assert!(!subject_matches(&other, SA, Some("todo")));
+    }
+}
