@@ -184,8 +184,6 @@ async fn gather(
         namespace: Some(ns.clone()),
         name: Some(args.name.clone()),
         operator: args.operator.clone(),
-        operator_always: true,
-        everything: true,
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
         ..Default::default()
