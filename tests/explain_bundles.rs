@@ -421,3 +421,18 @@ fn rendered_outputs_are_pinned() {
         );
     }
 }
+
+#[test]
+fn the_shipped_examples_diagnose_as_the_readme_says() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let healthy = explain(&examples.join("healthy"), "catalog-api");
+    assert_eq!(healthy.exit_code(), 0, "{:?}", healthy.findings);
+    let hidden = explain(&examples.join("warnings-hidden"), "basket-api");
+    assert_eq!(hidden.exit_code(), 1);
+    let f = find(&hidden, "errors-not-posted").unwrap();
+    assert!(
+        f.evidence.iter().any(|e| e.contains("undecidable, line 11")),
+        "{:?}",
+        f.evidence
+    );
+}
