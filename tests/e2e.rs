@@ -1080,3 +1080,155 @@ async fn e2e_logs_reads_operate_output() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("matched no log format"), "{stderr}");
 }
+
+fn explain_events(kubeconfig: &Path, args: &[&str]) -> (i32, Value) {
+    let out = Command::new(BIN)
+        .arg("explain-events")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .args(["-o", "json"])
+        .output()
+        .expect("explain-events runs");
+    let doc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("explain-events {args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), doc)
+}
+
+fn finding<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap_or_else(|| panic!("no finding {id} in {doc:#}"))
+}
+
+/// Acceptance 2 of issue 4: our operator (the manifests' ServiceAccount) with its Role's
+/// events.k8s.io rule removed → `explain-events` finds `rbac-events` (a live
+/// SubjectAccessReview, naming the rule) and, on a `collect`ed bundle with the operator's own
+/// log, `event-post-failed` with the 403; the rule restored → `rbac-events` ok.
+#[tokio::test]
+async fn e2e_explain_events_finds_the_missing_events_rule() {
+    let Some(kubeconfig) = kubeconfig_path() else { return };
+    let _cluster = CLUSTER.lock().await;
+    let admin = client_for(&kubeconfig).await;
+    let ns = unique("kms-e2e-explain");
+    create_namespace(&admin, &ns).await;
+    let rendered = Command::new(BIN)
+        .args(["manifests", "--namespace", &ns, "--watch-namespace", &ns, "-o", "json"])
+        .output()
+        .expect("manifests runs");
+    let list: Value = serde_json::from_slice(&rendered.stdout).unwrap();
+    let discovery = Discovery::new(admin.clone()).run().await.expect("discovery");
+    let mut role = Value::Null;
+    for item in list["items"].as_array().unwrap() {
+        if item["kind"] == "CustomResourceDefinition" {
+            apply_crd(&admin, item.clone()).await;
+            continue;
+        }
+        if item["kind"] == "Role" && item["metadata"]["name"] == "microservice-operator" {
+            role = item.clone();
+            let mut without = item.clone();
+            without["rules"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|r| r["apiGroups"][0] != "events.k8s.io");
+            apply_object(&admin, &discovery, &without).await;
+            continue;
+        }
+        apply_object(&admin, &discovery, item).await;
+    }
+    let token = Api::<ServiceAccount>::namespaced(admin.clone(), &ns)
+        .create_token_request(
+            "microservice-operator",
+            &PostParams::default(),
+            &TokenRequest {
+                spec: TokenRequestSpec {
+                    expiration_seconds: Some(3600),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("token request")
+        .status
+        .expect("token status")
+        .token;
+    let sa_kubeconfig = write_token_kubeconfig(&kubeconfig, &token, &ns);
+    let operator = Operator::start(
+        &sa_kubeconfig,
+        &[
+            "--namespace",
+            &ns,
+            "--events",
+            "all",
+            "--lease-name",
+            "microservice-operator",
+            "--lease-namespace",
+            &ns,
+        ],
+    );
+    operator
+        .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
+        .await;
+    create_ms(
+        &microservices(&admin, &ns),
+        "todo-api",
+        json!({"image": IMAGE, "port": 8080}),
+    )
+    .await;
+    operator
+        .wait_line("Failed to post an event", Duration::from_secs(10))
+        .await;
+    let lines = operator.stop();
+    let operator_spec = format!("{ns}/deployment/microservice-operator");
+
+    let (code, live) = explain_events(&kubeconfig, &["-n", &ns, "todo-api", "--operator", &operator_spec]);
+    assert_eq!(code, 1, "{live:#}");
+    let rbac = finding(&live, "rbac-events");
+    assert_eq!(rbac["severity"], "problem", "{live:#}");
+    let evidence = rbac["evidence"].to_string();
+    assert!(
+        evidence.contains("create events.events.k8s.io") && evidence.contains("SubjectAccessReview: denied"),
+        "{rbac:#}"
+    );
+    assert!(
+        rbac["fix"].as_str().unwrap().contains("apiGroups: [\"events.k8s.io\"]"),
+        "{rbac:#}"
+    );
+
+    // The same cluster collected, with the operator's own log: the same RBAC finding and the 403.
+    let dir = tempfile::tempdir().unwrap();
+    let collected = Command::new(BIN)
+        .args(["collect", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .arg(dir.path())
+        .args(["-n", &ns, "--operator", &operator_spec])
+        .output()
+        .unwrap();
+    assert!(
+        collected.status.code().unwrap() < 2,
+        "{}",
+        String::from_utf8_lossy(&collected.stderr)
+    );
+    std::fs::create_dir_all(dir.path().join("operator/logs")).unwrap();
+    std::fs::write(
+        dir.path().join("operator/logs/local.operator.log"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let bundle = dir.path().display().to_string();
+    let (code, offline) = explain_events(&kubeconfig, &["todo-api", "--bundle", &bundle]);
+    assert_eq!(code, 1, "{offline:#}");
+    assert_eq!(finding(&offline, "rbac-events")["severity"], "problem", "{offline:#}");
+    let post = finding(&offline, "event-post-failed");
+    assert_eq!(post["severity"], "problem");
+    assert!(post["evidence"].to_string().contains("403"), "{post:#}");
+
+    // Restored: allowed.
+    apply_object(&admin, &discovery, &role).await;
+    let (_, restored) = explain_events(&kubeconfig, &["-n", &ns, "todo-api", "--operator", &operator_spec]);
+    assert_eq!(finding(&restored, "rbac-events")["severity"], "ok", "{restored:#}");
+}
