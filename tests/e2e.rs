@@ -530,24 +530,7 @@ async fn e2e_operate_with_the_manifests_service_account() {
         }
     }
 
-    let token = Api::<ServiceAccount>::namespaced(admin.clone(), &ns)
-        .create_token_request(
-            "microservice-operator",
-            &PostParams::default(),
-            &TokenRequest {
-                spec: TokenRequestSpec {
-                    expiration_seconds: Some(3600),
-                    ..Default::default()
-                },
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("token request")
-        .status
-        .expect("token status")
-        .token;
-    let sa_kubeconfig = write_token_kubeconfig(&kubeconfig, &token, &ns);
+    let sa_kubeconfig = operator_kubeconfig(&admin, &kubeconfig, &ns).await;
     operate_scenarios(&admin, &sa_kubeconfig, &ns, true).await;
 }
 
@@ -571,6 +554,28 @@ async fn apply_object(client: &Client, discovery: &Discovery, item: &Value) {
     api.patch(name, &PatchParams::apply("kms-e2e").force(), &Patch::Apply(item))
         .await
         .unwrap_or_else(|e| panic!("apply {kind} {name}: {e}"));
+}
+
+/// A kubeconfig with a token of the manifests' ServiceAccount `microservice-operator` in `ns`.
+async fn operator_kubeconfig(admin: &Client, kubeconfig: &Path, ns: &str) -> PathBuf {
+    let token = Api::<ServiceAccount>::namespaced(admin.clone(), ns)
+        .create_token_request(
+            "microservice-operator",
+            &PostParams::default(),
+            &TokenRequest {
+                spec: TokenRequestSpec {
+                    expiration_seconds: Some(3600),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("token request")
+        .status
+        .expect("token status")
+        .token;
+    write_token_kubeconfig(kubeconfig, &token, ns)
 }
 
 /// A kubeconfig for the same cluster that authenticates with a ServiceAccount token.
@@ -1139,24 +1144,7 @@ async fn e2e_explain_events_finds_the_missing_events_rule() {
         }
         apply_object(&admin, &discovery, item).await;
     }
-    let token = Api::<ServiceAccount>::namespaced(admin.clone(), &ns)
-        .create_token_request(
-            "microservice-operator",
-            &PostParams::default(),
-            &TokenRequest {
-                spec: TokenRequestSpec {
-                    expiration_seconds: Some(3600),
-                    ..Default::default()
-                },
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("token request")
-        .status
-        .expect("token status")
-        .token;
-    let sa_kubeconfig = write_token_kubeconfig(&kubeconfig, &token, &ns);
+    let sa_kubeconfig = operator_kubeconfig(&admin, &kubeconfig, &ns).await;
     let operator = Operator::start(
         &sa_kubeconfig,
         &[
