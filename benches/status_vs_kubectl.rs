@@ -156,7 +156,9 @@ async fn main() {
         operator: None,
         skew: Duration::from_secs(2),
     };
-    let access = caller_access(&counted, Some(&ns)).await;
+    let access = caller_access(&counted, Some(&ns))
+        .await
+        .expect("the API server answers");
     let report = live_report(&counted, &plan, &access, &args, false, "bench")
         .await
         .expect("report");

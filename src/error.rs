@@ -11,7 +11,7 @@ pub enum AppError {
     Usage(String),
 
     /// The cluster could not be asked or did not answer (unreachable, forbidden, not found): exit 3.
-    #[error("{context}: {source}")]
+    #[error("{context}: {}", describe_kube_error(source))]
     Kube {
         /// What we were doing, e.g. `get CRD microservices.platform.example.io`.
         context: String,
@@ -52,6 +52,34 @@ pub enum AppError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// A client error in one line: `Forbidden (403): <message>` for API errors (the Status'
+/// reason, code and message), the transport's own text otherwise (`timed out` named as such).
+pub fn describe_kube_error(err: &kube::Error) -> String {
+    match err {
+        kube::Error::Api(status) => {
+            let reason = if status.reason.is_empty() {
+                "Error"
+            } else {
+                status.reason.as_str()
+            };
+            format!("{reason} ({}): {}", status.code, status.message.trim())
+        }
+        other => {
+            let mut text = other.to_string();
+            let mut source = std::error::Error::source(other);
+            while let Some(cause) = source {
+                let cause_text = cause.to_string();
+                if !text.contains(&cause_text) {
+                    text.push_str(": ");
+                    text.push_str(&cause_text);
+                }
+                source = cause.source();
+            }
+            text
+        }
+    }
 }
 
 impl AppError {

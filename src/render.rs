@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 
 use chrono::{DateTime, Utc};
-use comfy_table::{Cell, Color, ContentArrangement, Table, presets};
+use comfy_table::{Cell, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use crate::cli::ColorChoice;
@@ -49,27 +49,17 @@ pub enum Tone {
 /// Every cell is sanitised (terminal control characters escaped).
 pub fn table(headers: &[&str], rows: &[Vec<(String, Tone)>], no_headers: bool, color: bool) -> String {
     let mut table = Table::new();
+    // Colour is decided here (`--color`, NO_COLOR, tty) and painted with owo-colors; comfy-table's
+    // own styling would consult NO_COLOR again and print bare resets under `--color always`.
     table
         .load_style(presets::NOTHING)
         .set_content_arrangement(ContentArrangement::Disabled)
         .force_no_tty();
-    if color {
-        table.enforce_styling();
-    }
     if !no_headers {
         table.set_header(headers.iter().map(Cell::new));
     }
     for row in rows {
-        table.add_row(row.iter().map(|(text, tone)| {
-            let cell = Cell::new(sanitize(text));
-            match (color, tone) {
-                (false, _) | (_, Tone::Plain) => cell,
-                (true, Tone::Good) => cell.fg(Color::Green),
-                (true, Tone::Warn) => cell.fg(Color::Yellow),
-                (true, Tone::Bad) => cell.fg(Color::Red),
-                (true, Tone::Muted) => cell.fg(Color::DarkGrey),
-            }
-        }));
+        table.add_row(row.iter().map(|(text, tone)| Cell::new(paint(text, *tone, color))));
     }
     let columns = headers.len();
     for (index, column) in table.column_iter_mut().enumerate() {

@@ -73,10 +73,17 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             server: config.cluster_url.to_string(),
             ..Default::default()
         };
-        let access = live::caller_access(&client, namespace.as_deref()).await;
+        let where_ = format!(
+            "{} (context {})",
+            config.cluster_url,
+            crate::client::context_name(global).as_deref().unwrap_or("unknown")
+        );
+        let access = live::caller_access(&client, namespace.as_deref())
+            .await
+            .map_err(|e| AppError::kube(format!("cannot reach the API server {where_}"), e))?;
         let mut snapshot = live::gather_objects(&client, &plan, &access)
             .await
-            .map_err(|e| AppError::kube(format!("cannot get microservices from {}", config.cluster_url), e))?;
+            .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;
         live::add_operator(&client, &mut snapshot, &plan, true).await;
         live::add_everything(&client, &mut snapshot).await;
         let gaps: Vec<String> = snapshot.gaps().iter().map(ToString::to_string).collect();

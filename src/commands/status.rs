@@ -92,6 +92,9 @@ pub struct Item {
     pub created: Option<DateTime<Utc>>,
     /// The operator watching this namespace, as NS/deployment/NAME, when found.
     pub operator: Option<String>,
+    /// The bundle the answer came from, for the next commands (not in JSON).
+    #[serde(skip)]
+    pub bundle: Option<String>,
 }
 
 /// `status -o json`: `{"schemaVersion": 1, "items": [...], "gaps": [...]}`.
@@ -185,6 +188,7 @@ fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>, operat
             .as_ref()
             .map(|t| crate::time::from_jiff(t.0)),
         operator,
+        bundle: None,
     }
 }
 
@@ -371,18 +375,24 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
 }
 
 fn next_command(item: &Item) -> String {
-    let target = format!("{} -n {}", item.name, item.namespace);
+    let target = match &item.bundle {
+        Some(dir) => format!("{} -n {} --bundle {dir}", item.name, item.namespace),
+        None => format!("{} -n {}", item.name, item.namespace),
+    };
     match item.verdict {
         Verdict::Fresh => {
             format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}")
         }
-        Verdict::Stale => format!(
-            "see whether the handler ran since the change: kubectl microservice logs --handler accept {target}; and why nothing was posted: kubectl microservice explain-events {target}"
-        ),
+        Verdict::Stale => {
+            format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {target}")
+        }
         Verdict::NeverHandled => {
             format!("see the handler's attempts: kubectl microservice logs --handler accept {target}")
         }
-        Verdict::Invalid => format!("fix the spec named above: kubectl edit microservice {target}"),
+        Verdict::Invalid => match &item.bundle {
+            Some(_) => "fix the spec named above (kubectl edit microservice NAME -n NS on the cluster)".into(),
+            None => format!("fix the spec named above: kubectl edit microservice {target}"),
+        },
         Verdict::Unknown => format!(
             "collect evidence for a closer look: kubectl microservice collect DIR -n {}",
             item.namespace
@@ -395,16 +405,22 @@ pub fn render_report(report: &Report, global: &GlobalArgs, name: Option<&str>, c
     match global.output {
         Some(OutputFormat::Json) => render::json(report),
         Some(OutputFormat::Yaml) => render::yaml(report),
-        other => match (name, report.items.first()) {
-            (Some(_), Some(item)) => detail(report, item, color),
-            _ => table(
-                report,
-                other == Some(OutputFormat::Wide),
-                global.all_namespaces,
-                global.no_headers,
-                color,
-            ),
-        },
+        // kubectl prints nothing on stdout for an empty answer (the note goes to stderr).
+        _ if report.items.is_empty() => String::new(),
+        // With -A, one name may exist in several namespaces: explain each.
+        _ if name.is_some() => report
+            .items
+            .iter()
+            .map(|item| detail(report, item, color))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => table(
+            report,
+            other == Some(OutputFormat::Wide),
+            global.all_namespaces,
+            global.no_headers,
+            color,
+        ),
     }
 }
 
@@ -472,7 +488,30 @@ fn single_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
 /// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
 pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
-    let namespace = single_namespace(global)?;
+    let mut namespace = single_namespace(global)?;
+    let mut args = args.clone();
+    // `NS/NAME`, as `logs` takes it.
+    if let Some((ns, name)) = args.name.clone().as_deref().and_then(|n| n.split_once('/')) {
+        if ns.is_empty() || name.is_empty() || name.contains('/') {
+            return Err(AppError::Usage(format!(
+                "invalid NAME {:?}: expected NAME or NAMESPACE/NAME",
+                args.name.unwrap_or_default()
+            )));
+        }
+        if namespace.as_deref().is_some_and(|n| n != ns) || global.all_namespaces {
+            return Err(AppError::Usage(format!(
+                "{ns}/{name} names namespace {ns}; it contradicts -n/-A"
+            )));
+        }
+        namespace = Some(ns.to_string());
+        args.name = Some(name.to_string());
+    }
+    let args = &args;
+    let mut global = global.clone();
+    if let Some(ns) = &namespace {
+        global.namespaces = vec![ns.clone()];
+    }
+    let global = &global;
     if let Some(dir) = &args.bundle {
         if args.watch {
             return Err(AppError::Usage(
@@ -487,6 +526,8 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         let report = report(&snapshot, lookup_ns.as_deref(), args.name.as_deref(), args.skew);
         check_decidable(&report, &snapshot, lookup_ns.as_deref(), args.name.as_deref())?;
         print_gaps(&report);
+        note_if_empty(&report, lookup_ns.as_deref());
+        let report = with_bundle_hint(report, dir);
         super::write_stdout(&render_report(&report, global, args.name.as_deref(), color))?;
         return Ok(exit_code(&report, args.exit_code));
     }
@@ -511,7 +552,12 @@ pub async fn live_report(
     let namespace = plan.namespace.as_deref();
     let mut snapshot = crate::evidence::live::gather_objects(client, plan, access)
         .await
-        .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;
+        .map_err(|e| match (&e, &plan.selector) {
+            (kube::Error::Api(status), Some(selector)) if status.code == 400 => {
+                AppError::Usage(format!("invalid -l/--selector {selector:?}: {}", status.message.trim()))
+            }
+            _ => AppError::kube(format!("cannot get microservices from {where_}"), e),
+        })?;
     let first = report(&snapshot, namespace, args.name.as_deref(), args.skew);
     let needs_logs = first
         .items
@@ -523,6 +569,24 @@ pub async fn live_report(
     let report = report(&snapshot, namespace, args.name.as_deref(), args.skew);
     check_decidable(&report, &snapshot, namespace, args.name.as_deref())?;
     Ok(report)
+}
+
+/// kubectl's note for an empty answer, on stderr.
+fn note_if_empty(report: &Report, namespace: Option<&str>) {
+    if report.items.is_empty() {
+        match namespace {
+            Some(ns) => eprintln!("No resources found in {} namespace.", sanitize(ns)),
+            None => eprintln!("No resources found"),
+        }
+    }
+}
+
+/// Points the next commands of a bundle answer at the same bundle.
+fn with_bundle_hint(mut report: Report, dir: &std::path::Path) -> Report {
+    for item in &mut report.items {
+        item.bundle = Some(dir.display().to_string());
+    }
+    report
 }
 
 fn print_gaps(report: &Report) {
@@ -558,19 +622,22 @@ async fn run_live(
         Some(ns) => format!("in namespace {ns}"),
         None => "in all namespaces".into(),
     };
-    let access = crate::evidence::live::caller_access(&client, namespace.as_deref()).await;
-    for note in crate::evidence::live::access_notes(&access, &scope) {
-        eprintln!("note: {note}");
-    }
     let where_ = format!(
         "{} (context {})",
         config.cluster_url,
         crate::client::context_name(global).as_deref().unwrap_or("unknown")
     );
+    let access = crate::evidence::live::caller_access(&client, namespace.as_deref())
+        .await
+        .map_err(|e| AppError::kube(format!("cannot reach the API server {where_}"), e))?;
+    for note in crate::evidence::live::access_notes(&access, &scope) {
+        eprintln!("note: {note}");
+    }
     let wide = global.output == Some(OutputFormat::Wide);
     let gather = || live_report(&client, &plan, &access, args, wide, &where_);
     let mut current = gather().await?;
     print_gaps(&current);
+    note_if_empty(&current, namespace.as_deref());
     super::write_stdout(&render_report(&current, global, args.name.as_deref(), color))?;
     let mut code = exit_code(&current, args.exit_code);
     if args.watch {

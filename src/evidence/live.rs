@@ -84,7 +84,10 @@ pub fn access_notes(access: &CallerAccess, scope: &str) -> Vec<String> {
 /// Checks the caller's permissions: one SelfSubjectRulesReview in a namespace, or two
 /// SelfSubjectAccessReviews cluster-wide. If the review itself fails, assumes allowed (the
 /// calls will tell).
-pub async fn caller_access(client: &Client, namespace: Option<&str>) -> CallerAccess {
+///
+/// Errors only when the API server cannot be reached at all (a transport error), so that an
+/// unreachable cluster costs one request timeout, not one per call.
+pub async fn caller_access(client: &Client, namespace: Option<&str>) -> Result<CallerAccess, kube::Error> {
     match namespace {
         Some(ns) => {
             let api: Api<SelfSubjectRulesReview> = Api::all(client.clone());
@@ -107,28 +110,30 @@ pub async fn caller_access(client: &Client, namespace: Option<&str>) -> CallerAc
                                 && any(&r.resources, resource)
                         })
                     };
-                    CallerAccess {
+                    Ok(CallerAccess {
                         list_microservices: allows(GROUP, PLURAL),
                         list_events: allows("", "events"),
-                    }
+                    })
                 }
-                Err(_) => CallerAccess {
+                // The review itself refused or failed at the API: assume allowed; the calls will tell.
+                Err(kube::Error::Api(_)) => Ok(CallerAccess {
                     list_microservices: true,
                     list_events: true,
-                },
+                }),
+                Err(transport) => Err(transport),
             }
         }
         None => {
             let (ms, ev) = futures::join!(self_review(client, GROUP, PLURAL), self_review(client, "", "events"));
-            CallerAccess {
-                list_microservices: ms,
-                list_events: ev,
-            }
+            Ok(CallerAccess {
+                list_microservices: ms?,
+                list_events: ev?,
+            })
         }
     }
 }
 
-async fn self_review(client: &Client, group: &str, resource: &str) -> bool {
+async fn self_review(client: &Client, group: &str, resource: &str) -> Result<bool, kube::Error> {
     let api: Api<SelfSubjectAccessReview> = Api::all(client.clone());
     let review = SelfSubjectAccessReview {
         spec: SelfSubjectAccessReviewSpec {
@@ -143,8 +148,9 @@ async fn self_review(client: &Client, group: &str, resource: &str) -> bool {
         ..Default::default()
     };
     match api.create(&PostParams::default(), &review).await {
-        Ok(answer) => answer.status.is_none_or(|s| s.allowed),
-        Err(_) => true,
+        Ok(answer) => Ok(answer.status.is_none_or(|s| s.allowed)),
+        Err(kube::Error::Api(_)) => Ok(true),
+        Err(transport) => Err(transport),
     }
 }
 
@@ -206,7 +212,7 @@ pub fn evidence<T>(what: &str, result: Result<T, kube::Error>) -> Evidence<T> {
         Err(kube::Error::Api(status)) if status.code == 403 => {
             Evidence::missing(what, GapReason::Forbidden(status.message.clone()))
         }
-        Err(err) => Evidence::missing(what, GapReason::Failed(err.to_string())),
+        Err(err) => Evidence::missing(what, GapReason::Failed(crate::error::describe_kube_error(&err))),
     }
 }
 
@@ -221,6 +227,10 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
     let objects = async {
         if !access.list_microservices {
             return Err(forbidden_by_review("list microservices"));
+        }
+        if let (Some(name), None) = (&plan.name, ns) {
+            let params = ListParams::default().fields(&format!("metadata.name={name}"));
+            return list_all::<MicroserviceObject>(client, &url_for::<MicroserviceObject>(None), params).await;
         }
         if let Some(name) = &plan.name {
             let request = kube::core::Request::new(url_for::<MicroserviceObject>(ns))
@@ -370,6 +380,11 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
             }
             if sources.is_empty() && !failures.is_empty() {
                 Evidence::missing("operator logs", GapReason::Failed(failures.join("; ")))
+            } else if pods.is_empty() {
+                Evidence::missing(
+                    "operator logs",
+                    GapReason::Failed(format!("{} has no Pods: no logs to read", op.display())),
+                )
             } else {
                 Evidence::Present(sources)
             }

@@ -231,13 +231,7 @@ pub async fn read_once(
     (runs, coverage)
 }
 
-/// `Forbidden (403): <message>` for API errors, the client's text otherwise.
-pub fn describe_error(err: &kube::Error) -> String {
-    match err {
-        kube::Error::Api(s) => format!("{} ({}): {}", s.reason, s.code, s.message),
-        other => other.to_string(),
-    }
-}
+pub use crate::error::describe_kube_error as describe_error;
 
 /// One followed container instance.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -533,17 +533,4 @@ fn write_failed(
     })
 }
 
-/// `Forbidden (403): <message>` for API errors; the client's text otherwise.
-pub fn describe_error(err: &kube::Error) -> String {
-    match err {
-        kube::Error::Api(status) => {
-            let reason = if status.reason.is_empty() {
-                "Error"
-            } else {
-                status.reason.as_str()
-            };
-            format!("{reason} ({}): {}", status.code, status.message)
-        }
-        other => other.to_string(),
-    }
-}
+pub use crate::error::describe_kube_error as describe_error;
