@@ -436,3 +436,134 @@ fn the_shipped_examples_diagnose_as_the_readme_says() {
         f.evidence
     );
 }
+
+// ---- ../shared/fixtures/kopf-1.38-real: the conclusions its INDEX.md table names -------------------
+
+/// A bundle assembled from the real Kopf 1.38 captures (tests/fixtures/kopf-1.38-real): the
+/// object (YAML as captured), its events, one log, and optionally the in-cluster Deployment with
+/// its ConfigMap (deployment/). Synthetic only in the assembling: every file is real.
+fn kopf_real(object: &str, events: &str, log: &str, with_deployment: bool) -> tempfile::TempDir {
+    let real = fixtures().join("kopf-1.38-real");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let obj: Value = serde_yaml::from_str(&fs::read_to_string(real.join(object)).unwrap()).unwrap();
+    fs::write(
+        dir.join("microservices.json"),
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [obj]}).to_string(),
+    )
+    .unwrap();
+    fs::copy(real.join(events), dir.join("events.json")).unwrap();
+    fs::create_dir_all(dir.join("operator/logs")).unwrap();
+    fs::copy(real.join(log), dir.join("operator/logs/operator.operator.log")).unwrap();
+    if with_deployment {
+        fs::copy(
+            real.join("deployment/deployment.json"),
+            dir.join("operator/deployment.json"),
+        )
+        .unwrap();
+        fs::copy(
+            real.join("deployment/configmap.json"),
+            dir.join("operator/configmaps.json"),
+        )
+        .unwrap();
+    }
+    fs::write(dir.join("meta.json"), r#"{"namespace": "todo"}"#).unwrap();
+    tmp
+}
+
+fn explain_todo(dir: &Path) -> Report {
+    report(&bundle::read(dir).unwrap(), "todo", "todo-api", Options::default()).unwrap()
+}
+
+#[test]
+fn kopf_real_a_nothing_hidden() {
+    let tmp = kopf_real(
+        "a-todo-api-after-create.yaml",
+        "a-events-after-create.json",
+        "ab-run1-create-update-shutdown.log",
+        false,
+    );
+    let r = explain_todo(tmp.path());
+    assert!(
+        !r.findings.iter().any(|f| f.severity > Severity::Ok),
+        "{:?}",
+        r.findings
+    );
+    assert!(r.summary.starts_with("Nothing is hidden: 3 event(s)"), "{}", r.summary);
+}
+
+#[test]
+fn kopf_real_d_default_posting_posts_errors_as_type_error() {
+    let tmp = kopf_real(
+        "d-temperr-posting-default.todo-api.yaml",
+        "d-temperr-posting-default.events.json",
+        "d-temperr-posting-default.log",
+        false,
+    );
+    let r = explain_todo(tmp.path());
+    let f = find(&r, "events-elsewhere").unwrap();
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(
+        f.evidence.iter().all(|e| e.contains("type Error reason Logging")),
+        "{:?}",
+        f.evidence
+    );
+    assert!(find(&r, "errors-not-posted").is_none() && find(&r, "posting-disabled").is_none());
+}
+
+#[test]
+fn kopf_real_d_posting_disabled_with_the_source_in_evidence() {
+    let tmp = kopf_real(
+        "d-temperr-posting-disabled.todo-api.yaml",
+        "d-temperr-posting-disabled.events.json",
+        "d-temperr-posting-disabled.log",
+        true,
+    );
+    let r = explain_todo(tmp.path());
+    let f = find(&r, "posting-disabled").unwrap();
+    assert_eq!(f.severity, Severity::Problem);
+    assert!(f.title.contains("operator.py:9"), "{}", f.title);
+    assert!(
+        f.evidence.iter().any(|e| e.contains("4 handler failure(s)")),
+        "{:?}",
+        f.evidence
+    );
+    assert!(find(&r, "errors-not-posted").is_none());
+    // Without the source: errors-not-posted (the version unknown gives both defaults).
+    let tmp = kopf_real(
+        "d-temperr-posting-disabled.todo-api.yaml",
+        "d-temperr-posting-disabled.events.json",
+        "d-temperr-posting-disabled.log",
+        false,
+    );
+    let r = explain_todo(tmp.path());
+    assert!(find(&r, "posting-disabled").is_none());
+    let f = find(&r, "errors-not-posted").unwrap();
+    assert!(f.evidence[0].starts_with("4 handler failure(s)"), "{:?}", f.evidence);
+    assert_eq!(r.exit_code(), 1);
+}
+
+#[test]
+fn kopf_real_e_forbidden_events_from_the_logs() {
+    let tmp = kopf_real(
+        "e-todo-api-after-create.yaml",
+        "e-events-after-403.json",
+        "e-event-403.log",
+        false,
+    );
+    let r = explain_todo(tmp.path());
+    let rbac = find(&r, "rbac-events").unwrap();
+    assert_eq!(rbac.severity, Severity::Problem);
+    assert!(
+        rbac.fix.as_deref().unwrap().contains("apiGroups: [\"\"]"),
+        "{:?}",
+        rbac.fix
+    );
+    let post = find(&r, "event-post-failed").unwrap();
+    assert!(
+        post.evidence[0].starts_with("4 failed event POST(s) in the operator's logs, codes: 403"),
+        "{:?}",
+        post.evidence
+    );
+    assert_eq!(r.exit_code(), 1);
+}

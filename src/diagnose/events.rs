@@ -486,8 +486,62 @@ fn method(answer: &Answer) -> String {
     }
 }
 
+/// Without an operator in evidence, the 403s of failed event POSTs are the evidence: the API's
+/// message names the user and the API group (`... cannot create resource "events" in API group "X"`).
+fn rbac_from_logs(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let forbidden: Vec<(&Line, EventPostFailure)> = post_failure_lines(ctx)
+        .into_iter()
+        .filter(|(_, f)| f.code == Some(403))
+        .collect();
+    let Some((_, first)) = forbidden.first() else {
+        return Vec::new();
+    };
+    let message = first.message.clone().unwrap_or_default();
+    let group = message
+        .split("in API group \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or("");
+    let verbs: &[&str] = if group.is_empty() {
+        &["create"]
+    } else {
+        &["create", "patch"]
+    };
+    let group_name = if group.is_empty() {
+        "core (\"\")".to_string()
+    } else {
+        group.to_string()
+    };
+    let mut evidence = vec![format!(
+        "no operator Deployment in evidence: the {} failed event POST(s) with code 403 are the evidence",
+        forbidden.len()
+    )];
+    evidence.extend(
+        forbidden
+            .iter()
+            .take(3)
+            .map(|(l, _)| format!("403 in the logs: {}", l.cite())),
+    );
+    vec![finding(
+        "rbac-events",
+        Severity::Problem,
+        format!(
+            "the operator may not create events in API group {group_name} in {}",
+            ctx.ns
+        ),
+        evidence,
+        Some(format!(
+            "add to a Role in {} bound to the operator's ServiceAccount (named in the 403 message):\n{}",
+            ctx.ns,
+            rbac::rule_yaml(group, "events", verbs)
+        )),
+    )]
+}
+
 fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let Some(op) = &ctx.operator else { return Vec::new() };
+    let Some(op) = &ctx.operator else {
+        return rbac_from_logs(ctx);
+    };
     let account = Account {
         namespace: &op.namespace,
         name: &op.service_account,
@@ -712,7 +766,6 @@ fn sources(ctx: &Ctx<'_>) -> Vec<(String, String)> {
 }
 
 fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let Some(op) = &ctx.operator else { return Vec::new() };
     let failures = failures(ctx);
     let hidden_failures = !failures.is_empty()
         && !ctx
@@ -734,6 +787,23 @@ fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
             ev.push(format!("last failure: {}", last.cite()));
         }
         ev
+    };
+    let Some(op) = &ctx.operator else {
+        // No operator in evidence: its settings are unknown, the failures are not.
+        if !hidden_failures {
+            return Vec::new();
+        }
+        let mut evidence = failure_evidence();
+        evidence.push(
+            "the operator's Deployment and source are not in evidence: posting settings and version unknown".into(),
+        );
+        return vec![finding(
+            "errors-not-posted",
+            Severity::Problem,
+            "handler errors are only logged: no event was posted for them and no POST failed".into(),
+            evidence,
+            Some("give the operator (--operator NS/deployment/NAME) to check its posting settings; Kopf before 1.44 posts errors as type Error (reason Logging), from 1.44 only with settings.posting.loggers".into()),
+        )];
     };
     match op.kind {
         OperatorKind::Ours => {
