@@ -565,5 +565,11 @@ fn kopf_real_e_forbidden_events_from_the_logs() {
         "{:?}",
         post.evidence
     );
+    // 9 attempts per POST: 8 retries and the escalation, for each of the 4 events.
+    assert!(
+        post.evidence[2].starts_with("36 failed request attempt(s) before giving up"),
+        "{:?}",
+        post.evidence
+    );
     assert_eq!(r.exit_code(), 1);
 }

@@ -702,10 +702,34 @@ fn post_failure_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure)>
         .collect()
 }
 
+/// Kopf's retries of an event POST (`Request attempt #N/9 failed; will retry: POST .../events
+/// -> APIForbiddenError(...)`, ERROR, logger `kopf._core.engines.p`): each POST is tried up to 9
+/// times before the `Failed to post an event` line.
+fn post_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
+    ctx.unattributed
+        .iter()
+        .filter(|l| {
+            let m = &l.record.message;
+            m.starts_with("Request attempt #") && m.contains("POST ") && m.contains("/events")
+        })
+        .collect()
+}
+
 fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
     let found = post_failure_lines(ctx);
+    let attempts = post_attempt_lines(ctx);
     let Some((last, _)) = found.iter().max_by_key(|(l, _)| l.record.time()) else {
-        return Vec::new();
+        let Some(last) = attempts.last() else { return Vec::new() };
+        return vec![finding(
+            "event-post-failed",
+            Severity::Problem,
+            format!(
+                "the operator's event POSTs are failing ({} failed attempt(s), still retrying)",
+                attempts.len()
+            ),
+            vec![format!("last attempt: {}", last.cite())],
+            Some("see the error in the attempt line; for a 403 grant the events rule named by rbac-events".into()),
+        )];
     };
     let codes: BTreeSet<String> = found
         .iter()
@@ -719,6 +743,13 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
         ),
         format!("last: {}", last.cite()),
     ];
+    if let Some(a) = attempts.last() {
+        evidence.push(format!(
+            "{} failed request attempt(s) before giving up (Kopf tries each POST up to 9 times); last: {}",
+            attempts.len(),
+            a.cite()
+        ));
+    }
     if let Some(message) = found.iter().rev().find_map(|(_, f)| f.message.clone()) {
         evidence.push(format!("API message: {message}"));
     }
