@@ -573,3 +573,27 @@ fn kopf_real_e_forbidden_events_from_the_logs() {
     );
     assert_eq!(r.exit_code(), 1);
 }
+
+#[test]
+fn human_output_colours_only_when_asked_and_escapes_control_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("bundles/ours-style-rbac"), tmp.path());
+    let log = fs::read_dir(tmp.path().join("operator/logs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    // A cluster-sourced value carrying a terminal escape (as a forged event reason would).
+    let text = fs::read_to_string(&log)
+        .unwrap()
+        .replace("reason=Accepted", "reason=Acc\u{1b}[2Jepted");
+    fs::write(&log, text).unwrap();
+    let report = explain(tmp.path(), "catalog-api");
+    let plain = render_report(&report, &global(None), false);
+    assert!(!plain.contains('\u{1b}'), "{plain}");
+    assert!(plain.contains("PROBLEM  rbac-events"), "{plain}");
+    let coloured = render_report(&report, &global(None), true);
+    assert!(coloured.contains("\u{1b}[31mPROBLEM\u{1b}[39m"), "{coloured}");
+    assert!(!coloured.contains("\u{1b}[2J"), "{coloured}");
+}
