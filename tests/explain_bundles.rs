@@ -597,3 +597,23 @@ fn human_output_colours_only_when_asked_and_escapes_control_characters() {
     assert!(coloured.contains("\u{1b}[31mPROBLEM\u{1b}[39m"), "{coloured}");
     assert!(!coloured.contains("\u{1b}[2J"), "{coloured}");
 }
+
+#[test]
+fn a_status_schema_without_the_written_fields_prunes_them() {
+    let tmp = derived(
+        "ours-style-rbac",
+        "crd.json",
+        Some(&|doc| {
+            doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"] =
+                serde_json::json!({"type": "object", "properties": {"phase": {"type": "string"}}});
+        }),
+    );
+    let r = explain(tmp.path(), "catalog-api");
+    let f = find(&r, "status-pruned").unwrap();
+    assert_eq!(f.severity, Severity::Problem);
+    assert!(
+        f.title.contains("status.observedGeneration, status.conditions"),
+        "{}",
+        f.title
+    );
+}

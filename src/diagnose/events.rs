@@ -1094,12 +1094,69 @@ fn caller_events(ctx: &Ctx<'_>) -> Vec<Finding> {
 
 // ---- the object's status ------------------------------------------------------------------------
 
+/// Status fields the operator writes that the CRD's status schema (of its storage version)
+/// would prune: no `x-kubernetes-preserve-unknown-fields` and no such property. Ours writes
+/// `phase`, `observedGeneration`, `conditions`; a Kopf handler here writes `phase` (Kopf's own
+/// progress under `status.kopf` is not counted: Kopf falls back to annotations).
+fn pruned_by_schema(ctx: &Ctx<'_>) -> Vec<String> {
+    let Some(crd) = ctx.snapshot.crd.get() else {
+        return Vec::new();
+    };
+    // The object is read as its storage version (the one objects are persisted in).
+    let Some(v) = crd.spec.versions.iter().find(|v| v.storage) else {
+        return Vec::new();
+    };
+    let Some(root) = v.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) else {
+        return Vec::new();
+    };
+    if root.x_kubernetes_preserve_unknown_fields == Some(true) {
+        return Vec::new();
+    }
+    let status = root.properties.as_ref().and_then(|p| p.get("status"));
+    if status.is_some_and(|s| s.x_kubernetes_preserve_unknown_fields == Some(true)) {
+        return Vec::new();
+    }
+    let writes: &[&str] = match ctx.operator.as_ref().map(|o| o.kind) {
+        Some(OperatorKind::Ours) => &["phase", "observedGeneration", "conditions"],
+        _ => &["phase"],
+    };
+    writes
+        .iter()
+        .filter(|f| {
+            !status
+                .and_then(|s| s.properties.as_ref())
+                .is_some_and(|p| p.contains_key(**f))
+        })
+        .map(|f| format!("status.{f}"))
+        .collect()
+}
+
 fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
     let lines: Vec<&Line> = ctx
         .lines
         .iter()
         .filter(|l| l.record.lifecycle() == Lifecycle::PatchInconsistencies)
         .collect();
+    let by_schema = pruned_by_schema(ctx);
+    if lines.is_empty() && !by_schema.is_empty() {
+        return vec![finding(
+            "status-pruned",
+            Severity::Problem,
+            format!(
+                "the CRD's status schema drops {} that the operator writes",
+                by_schema.join(", ")
+            ),
+            vec![format!(
+                "CRD {}: the status schema has no property {} and no x-kubernetes-preserve-unknown-fields",
+                crate::resource::CRD_NAME,
+                by_schema.join(", ")
+            )],
+            Some(
+                "add the fields to the CRD's status schema, e.g. `kubectl microservice manifests | kubectl apply -f -`"
+                    .into(),
+            ),
+        )];
+    }
     let Some(last) = lines.last() else { return Vec::new() };
     vec![finding(
         "status-pruned",
