@@ -206,21 +206,11 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             }
             Err(e) => Some(format!("read error: {e}")),
         };
-        coverage.push(coverage_of(&stream, error, Vec::new()));
+        coverage.push(ContainerCoverage::of(&stream, error, Vec::new()));
     }
     // "Now" for a file is its latest line: the file may have been written long ago.
     let now = latest_line(&coverage);
     finish_batch(&mut plan, runs, &coverage, now, None)
-}
-
-fn coverage_of(stream: &LogStream, error: Option<String>, notes: Vec<String>) -> ContainerCoverage {
-    ContainerCoverage {
-        label: stream.label.clone(),
-        parse: stream.parse_stats().clone(),
-        group: stream.group_stats().clone(),
-        error,
-        notes,
-    }
 }
 
 fn latest_line(coverage: &[ContainerCoverage]) -> Option<DateTime<Utc>> {
@@ -436,7 +426,7 @@ fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) 
                     Some(_) => Vec::new(),
                     None => vec!["this Pod is not in operator/pods.json (replaced before the bundle was made?)".into()],
                 };
-                coverage.push(coverage_of(&stream, None, notes));
+                coverage.push(ContainerCoverage::of(&stream, None, notes));
             }
         }
         None => {
@@ -817,7 +807,7 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
         };
         emit(plan, since, &released, &mut shown)?;
     }
-    let coverage = [coverage_of(&stream, None, Vec::new())];
+    let coverage = [ContainerCoverage::of(&stream, None, Vec::new())];
     let report = report(plan, shown, &coverage);
     match plan.output {
         Output::Human { .. } => write_stdout(&report)?,

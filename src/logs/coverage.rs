@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 
 use super::record::ParseStats;
 use super::runs::GroupStats;
-use super::stream::SourceLabel;
+use super::stream::{LogStream, SourceLabel};
 use super::{Clock, Stamp};
 use crate::time::rfc3339_millis;
 
@@ -34,6 +34,17 @@ pub struct ContainerCoverage {
 }
 
 impl ContainerCoverage {
+    /// The coverage of a stream read so far, with why it could not be read (if so) and notes.
+    pub fn of(stream: &LogStream, error: Option<String>, notes: Vec<String>) -> Self {
+        ContainerCoverage {
+            label: stream.label.clone(),
+            parse: stream.parse_stats().clone(),
+            group: stream.group_stats().clone(),
+            error,
+            notes,
+        }
+    }
+
     /// The first line's time, when it has one.
     pub fn begins(&self) -> Option<Stamp> {
         self.parse.first

@@ -187,8 +187,7 @@ pub async fn read_container(
     let result = read_into(api, pod, &params, &mut stream).await;
     stream.finish();
     let runs = stream.drain(None);
-    let mut coverage = coverage_of(&stream, notes);
-    coverage.error = result.err().map(|e| describe_error(&e));
+    let coverage = ContainerCoverage::of(&stream, result.err().map(|e| describe_error(&e)), notes);
     (runs, coverage)
 }
 
@@ -361,7 +360,7 @@ pub async fn follow(
                         stream.finish();
                         out(Followed::Runs(stream.drain(None)));
                         out(Followed::Note(format!("{}/{} is gone or restarted: its log ended", instance.pod, target.container)));
-                        done.push(coverage_of(&stream, Vec::new()));
+                        done.push(ContainerCoverage::of(&stream, None, Vec::new()));
                         last_seen.remove(&instance);
                     }
                 }
@@ -374,19 +373,9 @@ pub async fn follow(
     for (_, mut stream) in streams {
         stream.finish();
         out(Followed::Runs(stream.drain(None)));
-        done.push(coverage_of(&stream, Vec::new()));
+        done.push(ContainerCoverage::of(&stream, None, Vec::new()));
     }
     done
-}
-
-fn coverage_of(stream: &LogStream, notes: Vec<String>) -> ContainerCoverage {
-    ContainerCoverage {
-        label: stream.label.clone(),
-        parse: stream.parse_stats().clone(),
-        group: stream.group_stats().clone(),
-        error: None,
-        notes,
-    }
 }
 
 fn is_running(pod: &Pod, container: &str) -> bool {
