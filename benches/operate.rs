@@ -21,9 +21,8 @@
 //! (`KMS_BENCH_OBJECTS`, `KMS_BENCH_CLIENTS` change N and the client count).
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -52,54 +51,24 @@ fn env_number(name: &str, default: usize) -> usize {
     }
 }
 
+#[path = "../tests/support/operate_process.rs"]
+mod operate_process;
+use operate_process::OperateProcess;
+
 /// A running `operate` whose stderr lines are counted.
 struct Operator {
-    child: Child,
-    started: Instant,
-    lines: Arc<Mutex<Vec<(Instant, String)>>>,
+    process: OperateProcess,
 }
 
 impl Operator {
     fn start(kubeconfig: &Path, ns: &str) -> Operator {
-        let started = Instant::now();
-        let mut child = Command::new(BIN)
-            .args(["operate", "--kubeconfig"])
-            .arg(kubeconfig)
-            .args(["--namespace", ns, "--lease-namespace", ns])
-            .env("RUST_LOG", "warn,kubectl_microservice=info")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("operate starts");
-        let stderr = child.stderr.take().unwrap();
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push((Instant::now(), line));
-            }
-        });
-        Operator { child, started, lines }
+        Operator {
+            process: OperateProcess::spawn(BIN, kubeconfig, &["--namespace", ns, "--lease-namespace", ns], false),
+        }
     }
 
     fn count(&self, needle: &str) -> usize {
-        self.lines
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(_, l)| l.contains(needle))
-            .count()
-    }
-
-    /// When the `n`th line containing `needle` was read.
-    fn nth_time(&self, needle: &str, n: usize) -> Option<Instant> {
-        self.lines
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(_, l)| l.contains(needle))
-            .nth(n.checked_sub(1)?)
-            .map(|(t, _)| *t)
+        self.process.count(needle)
     }
 
     async fn wait_count(&self, needle: &str, n: usize, limit: Duration) {
@@ -116,7 +85,7 @@ impl Operator {
 
     /// Peak resident set size in MiB (VmHWM of /proc/PID/status).
     fn peak_rss_mib(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.process.child.id())).unwrap();
         let kib: f64 = status
             .lines()
             .find(|l| l.starts_with("VmHWM:"))
@@ -130,17 +99,10 @@ impl Operator {
     fn stop(mut self) {
         let _ = Command::new("kill")
             .arg("-TERM")
-            .arg(self.child.id().to_string())
+            .arg(self.process.child.id().to_string())
             .status();
-        let status = self.child.wait().unwrap();
+        let status = self.process.child.wait().unwrap();
         assert!(status.success(), "operate exited with {status}");
-    }
-}
-
-impl Drop for Operator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -411,13 +373,16 @@ async fn main() {
     restarted
         .wait_count("Resuming is processed", objects, Duration::from_secs(120))
         .await;
+    let started = restarted.process.started;
     let resumed = restarted
+        .process
         .nth_time("Resuming is processed", objects)
         .unwrap()
-        .saturating_duration_since(restarted.started);
+        .saturating_duration_since(started);
     let listed = restarted
+        .process
         .nth_time("Watching microservices: initial list done", 1)
-        .map(|t| t.saturating_duration_since(restarted.started));
+        .map(|t| t.saturating_duration_since(started));
     tokio::time::sleep(Duration::from_secs(3)).await;
     let after = request_counts(&admin).await;
     println!("restart over {objects} unchanged objects:");

@@ -10,10 +10,9 @@
 //! restarts that API server (etcd kept) and returns once it serves again. Use a private API
 //! server for it, never one shared with others.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
@@ -81,10 +80,12 @@ where
     }
 }
 
+#[path = "support/operate_process.rs"]
+mod operate_process;
+
 /// A running `operate` process whose stderr lines are collected.
 struct Operator {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
+    process: operate_process::OperateProcess,
 }
 
 impl Operator {
@@ -92,34 +93,17 @@ impl Operator {
     /// `--standalone`: the default Lease, in the kubeconfig's namespace, is shared by every test
     /// run against the cluster, and a second holder would leave this process standing by.
     fn start(kubeconfig: &Path, args: &[&str]) -> Operator {
-        let mut child = Command::new(BIN)
-            .arg("operate")
-            .arg("--kubeconfig")
-            .arg(kubeconfig)
-            .args(args)
-            .env("RUST_LOG", "warn,kubectl_microservice=info")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("operate starts");
-        let stderr = child.stderr.take().unwrap();
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                println!("operate| {line}");
-                sink.lock().unwrap().push(line);
-            }
-        });
-        Operator { child, lines }
+        Operator {
+            process: operate_process::OperateProcess::spawn(BIN, kubeconfig, args, true),
+        }
     }
 
     fn lines(&self) -> Vec<String> {
-        self.lines.lock().unwrap().clone()
+        self.process.lines()
     }
 
     fn count(&self, needle: &str) -> usize {
-        self.lines().iter().filter(|l| l.contains(needle)).count()
+        self.process.count(needle)
     }
 
     async fn wait_line(&self, needle: &str, limit: Duration) {
@@ -133,11 +117,11 @@ impl Operator {
     fn stop(mut self) -> Vec<String> {
         let _ = Command::new("kill")
             .arg("-TERM")
-            .arg(self.child.id().to_string())
+            .arg(self.process.child.id().to_string())
             .status();
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
+            if let Some(status) = self.process.child.try_wait().unwrap() {
                 assert!(status.success(), "operate exited with {status}");
                 break;
             }
@@ -151,7 +135,7 @@ impl Operator {
 
 impl Operator {
     fn child_alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+        matches!(self.process.child.try_wait(), Ok(None))
     }
 
     /// The address of `--health-listen 127.0.0.1:0`, from the operator's log line.
@@ -170,8 +154,8 @@ impl Operator {
 
     /// SIGKILL (kill -9): no shutdown, no Lease release.
     fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = self.process.child.kill();
+        let _ = self.process.child.wait();
     }
 }
 
@@ -197,13 +181,6 @@ async fn http_get(address: &str, path: &str) -> (u16, String) {
         .map(|(_, b)| b.to_string())
         .unwrap_or_default();
     (code, body)
-}
-
-impl Drop for Operator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 async fn apply_crd(client: &Client, crd_json: Value) {
