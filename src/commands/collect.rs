@@ -86,7 +86,12 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;
         live::add_operator(&client, &mut snapshot, &plan, true).await;
         live::add_everything(&client, &mut snapshot).await;
-        let gaps: Vec<String> = snapshot.gaps().iter().map(ToString::to_string).collect();
+        let gaps: Vec<String> = snapshot
+            .gaps()
+            .iter()
+            .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)))
+            .map(ToString::to_string)
+            .collect();
         let meta = Meta {
             captured_at: crate::time::rfc3339_seconds(snapshot.captured_at.unwrap_or_else(chrono::Utc::now)),
             context: global.context.clone(),

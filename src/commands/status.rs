@@ -159,7 +159,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
         gaps: snapshot
             .gaps()
             .into_iter()
-            .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)))
+            .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)) && !g.is_leadership())
             .cloned()
             .collect(),
     }

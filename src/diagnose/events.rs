@@ -16,11 +16,13 @@ use k8s_openapi::api::core::v1::{Event, Pod};
 use serde::Serialize;
 
 use super::cycles::{log_facts, records};
+use super::leading::{self, PauseEvidence};
 use super::rbac::{self, Account, Answer, Need};
 use super::staleness::{self, LogFacts, Verdict};
 use crate::evidence::operator::{OperatorKind, OperatorRef, find_operators};
 use crate::evidence::{Gap, GapReason, Snapshot, event_time};
 use crate::kopf::messages::{EventPostFailure, Lifecycle, Outcome};
+use crate::kopf::peering as kopf_peering;
 use crate::kopf::settings::{self, KopfVersion, PostingSetting};
 use crate::logs::Record;
 use crate::resource::{GROUP, MicroserviceObject, PLURAL};
@@ -365,8 +367,36 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
             )),
         ));
     }
-    if let Some(pods) = ctx.snapshot.operator.pods.get() {
-        let mine: Vec<&Pod> = pods.iter().filter(|p| selected(ctx.deployment, p)).collect();
+    let pods = ctx.snapshot.operator.pods.get().map(Vec::as_slice).unwrap_or(&[]);
+    let mine: Vec<&Pod> = pods.iter().filter(|p| selected(ctx.deployment, p)).collect();
+    let running_names: Vec<String> = mine
+        .iter()
+        .filter(|p| container_running(p, &op.container))
+        .filter_map(|p| p.metadata.name.clone())
+        .collect();
+    let pause_lines: Vec<PauseEvidence> = ctx
+        .unattributed
+        .iter()
+        .filter_map(|l| {
+            kopf_peering::pause_line(&l.record.message).map(|line| PauseEvidence {
+                source: l.pod.clone(),
+                cite: l.cite(),
+                line,
+            })
+        })
+        .collect();
+    out.extend(leading::operator_not_leading(&leading::Input {
+        operator: op,
+        pods: &mine,
+        running: &running_names,
+        leases: &ctx.snapshot.operator.leases,
+        peerings: &ctx.snapshot.operator.peerings,
+        pause_lines: &pause_lines,
+        namespace: ctx.ns,
+        now: ctx.now,
+        skew: ctx.options.skew,
+    }));
+    if ctx.snapshot.operator.pods.get().is_some() {
         let running: Vec<&&Pod> = mine.iter().filter(|p| container_running(p, &op.container)).collect();
         let status = ctx.deployment.and_then(|d| d.status.as_ref());
         let mut evidence = vec![format!(

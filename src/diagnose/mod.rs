@@ -2,10 +2,12 @@
 //!
 //! - [`staleness`]: is `Accepted` still true for the spec each object has now (`status`);
 //! - [`events`]: why is there no Warning event (`explain-events`), with [`rbac`] for permissions;
+//! - [`leading`]: whether a replica of the operator is the one that handles (Lease, Kopf peering);
 //! - [`managed_fields`]: what managedFields say about who wrote spec and status, and when.
 
 pub mod cycles;
 pub mod events;
+pub mod leading;
 pub mod managed_fields;
 pub mod rbac;
 pub mod staleness;

@@ -11,6 +11,9 @@
 //! DIR/operator/pods.json             its Pods
 //! DIR/operator/configmaps.json       ConfigMaps its Pods mount
 //! DIR/operator/logs/POD.CONTAINER[.previous].log
+//! DIR/operator/leases.json           our operator's Lease (kubectl get lease NAME -n NS -o json)
+//! DIR/operator/kopfpeerings.json     Kopf's peering objects
+//!                                    (kubectl get kopfpeerings,clusterkopfpeerings -A -o json)
 //! DIR/rbac/{roles,rolebindings,clusterroles,clusterrolebindings,access-reviews}.json
 //! ```
 
@@ -53,6 +56,15 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         .and_then(|m| m.get("namespace"))
         .and_then(Value::as_str)
         .map(str::to_string);
+    let mut operator = OperatorEvidence {
+        deployments: list(dir, "operator/deployment.json", "operator Deployment"),
+        pods: list(dir, "operator/pods.json", "operator Pods"),
+        configmaps: list(dir, "operator/configmaps.json", "operator ConfigMaps"),
+        logs: logs(dir),
+        leases: list(dir, "operator/leases.json", super::LEASES),
+        peerings: list(dir, "operator/kopfpeerings.json", super::PEERINGS),
+    };
+    operator.settle_leadership_gaps();
     Ok(Snapshot {
         source: Source::Bundle(dir.to_path_buf()),
         captured_at,
@@ -60,12 +72,7 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         microservices: list(dir, "microservices.json", "microservices"),
         crd: single(dir, "crd.json", "CRD"),
         events: list(dir, "events.json", "events"),
-        operator: OperatorEvidence {
-            deployments: list(dir, "operator/deployment.json", "operator Deployment"),
-            pods: list(dir, "operator/pods.json", "operator Pods"),
-            configmaps: list(dir, "operator/configmaps.json", "operator ConfigMaps"),
-            logs: logs(dir),
-        },
+        operator,
         rbac: RbacEvidence {
             access_reviews: list(dir, "rbac/access-reviews.json", "access reviews"),
             roles: list(dir, "rbac/roles.json", "Roles"),
@@ -231,6 +238,8 @@ fn write_into(snapshot: &Snapshot, meta: &Meta, dir: &Path) -> Result<(), AppErr
     write_list(&put, "operator/deployment.json", &snapshot.operator.deployments)?;
     write_list(&put, "operator/pods.json", &snapshot.operator.pods)?;
     write_list(&put, "operator/configmaps.json", &snapshot.operator.configmaps)?;
+    write_list(&put, "operator/leases.json", &snapshot.operator.leases)?;
+    write_list(&put, "operator/kopfpeerings.json", &snapshot.operator.peerings)?;
     write_list(&put, "rbac/access-reviews.json", &snapshot.rbac.access_reviews)?;
     write_list(&put, "rbac/roles.json", &snapshot.rbac.roles)?;
     write_list(&put, "rbac/rolebindings.json", &snapshot.rbac.role_bindings)?;
@@ -298,7 +307,15 @@ mod tests {
         let logs = snapshot.operator.logs.get().unwrap();
         assert_eq!(logs.len(), 1);
         assert_eq!(logs[0].container, "operator");
-        assert!(snapshot.gaps().is_empty(), "{:?}", snapshot.gaps());
+        // A Kopf operator with --standalone uses neither a Lease nor peering: not needed, not missing.
+        assert!(
+            snapshot
+                .gaps()
+                .iter()
+                .all(|g| matches!(g.reason, GapReason::NotCollected(_)) && g.is_leadership()),
+            "{:?}",
+            snapshot.gaps()
+        );
     }
 
     #[test]

@@ -19,17 +19,20 @@ use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec, SelfSubjectRulesReview,
     SelfSubjectRulesReviewSpec, SubjectAccessReview, SubjectAccessReviewSpec,
 };
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ListParams, LogParams, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, LogParams, PostParams};
 use kube::client::Body;
 use kube::core::ObjectList;
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
-use super::operator::{OperatorRef, find_operators, recognise};
+use super::operator::{Leadership, OperatorRef, find_operators, recognise};
 use super::{Evidence, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source};
+use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
 use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
 
 /// Page size of list calls (kubectl's default chunk size).
@@ -298,6 +301,8 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
             pods: Evidence::missing("operator Pods", not_collected("the operator")),
             configmaps: Evidence::missing("operator ConfigMaps", not_collected("the operator")),
             logs: Evidence::missing("operator logs", not_collected("operator logs")),
+            leases: Evidence::missing(super::LEASES, not_collected("the operator")),
+            peerings: Evidence::missing(super::PEERINGS, not_collected("the operator")),
         },
         rbac: RbacEvidence {
             access_reviews: Evidence::missing("access reviews", not_collected("RBAC")),
@@ -395,9 +400,67 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
         ),
         (_, None) => Evidence::missing("operator logs", GapReason::Failed("no operator found".into())),
     };
+    let (leases, peerings) = leadership(client, &operators).await;
     snapshot.operator.deployments = Evidence::Present(matched);
     snapshot.operator.pods = pods;
     snapshot.operator.logs = logs;
+    snapshot.operator.leases = leases;
+    snapshot.operator.peerings = peerings;
+    snapshot.operator.settle_leadership_gaps();
+}
+
+/// Gets what decides which replica of each operator handles: our Lease (`GET
+/// coordination.k8s.io/v1 leases`), Kopf's peering object (`GET kopfpeerings` in each namespace
+/// it serves, or `clusterkopfpeerings`, in `kopf.dev/v1` and the legacy `zalando.org/v1`). A 404
+/// (no such object, or no peering CRD) leaves it out of the list; any other error is a gap.
+async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec<Lease>>, Evidence<Vec<Value>>) {
+    let mut leases = Vec::new();
+    let mut peerings = Vec::new();
+    let mut lease_gap = None;
+    let mut peering_gap = None;
+    for op in operators {
+        match op.leadership() {
+            Leadership::Standalone | Leadership::Kopf(PeeringMode::Standalone) => {}
+            Leadership::Lease { namespace, name } => {
+                match Api::<Lease>::namespaced(client.clone(), &namespace)
+                    .get_opt(&name)
+                    .await
+                {
+                    Ok(found) => leases.extend(found),
+                    Err(e) => lease_gap = Some(evidence::<Vec<Lease>>(super::LEASES, Err(e))),
+                }
+            }
+            Leadership::Kopf(PeeringMode::Peering { name, clusterwide, .. }) => {
+                for group in PEERING_GROUPS {
+                    let scopes: Vec<Option<&str>> = match (&op.watches, clusterwide) {
+                        (Some(namespaces), false) => namespaces.iter().map(|n| Some(n.as_str())).collect(),
+                        _ => vec![None],
+                    };
+                    for namespace in scopes {
+                        let (kind, plural) = match namespace {
+                            Some(_) => ("KopfPeering", "kopfpeerings"),
+                            None => ("ClusterKopfPeering", "clusterkopfpeerings"),
+                        };
+                        let resource =
+                            ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, "v1", kind), plural);
+                        let api: Api<DynamicObject> = match namespace {
+                            Some(ns) => Api::namespaced_with(client.clone(), ns, &resource),
+                            None => Api::all_with(client.clone(), &resource),
+                        };
+                        match api.get_opt(&name).await {
+                            Ok(Some(object)) => peerings.push(serde_json::to_value(object).expect("objects serialise")),
+                            Ok(None) => {}
+                            Err(e) => peering_gap = Some(evidence::<Vec<Value>>(super::PEERINGS, Err(e))),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (
+        lease_gap.unwrap_or(Evidence::Present(leases)),
+        peering_gap.unwrap_or(Evidence::Present(peerings)),
+    )
 }
 
 /// `NS/deployment/NAME` (also `NS/deploy/NAME`) → (NS, NAME).

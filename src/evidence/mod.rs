@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::authorization::v1::SubjectAccessReview;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -23,6 +24,7 @@ use serde_json::Value;
 
 use crate::resource::MicroserviceObject;
 use crate::time::from_jiff;
+use operator::Leadership;
 
 /// Why a piece of evidence is missing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -45,6 +47,21 @@ pub struct Gap {
     pub evidence: String,
     /// Why it is missing.
     pub reason: GapReason,
+}
+
+/// The evidence names of who leads (a Lease, Kopf peering objects): only `explain-events` reads
+/// them, so other answers leave their gaps out.
+pub const LEADERSHIP_EVIDENCE: &[&str] = &[LEASES, PEERINGS];
+/// The evidence name of [`OperatorEvidence::leases`].
+pub const LEASES: &str = "Leases";
+/// The evidence name of [`OperatorEvidence::peerings`].
+pub const PEERINGS: &str = "Kopf peerings";
+
+impl Gap {
+    /// Whether this is a gap in the evidence of who leads ([`LEADERSHIP_EVIDENCE`]).
+    pub fn is_leadership(&self) -> bool {
+        LEADERSHIP_EVIDENCE.contains(&self.evidence.as_str())
+    }
 }
 
 impl std::fmt::Display for Gap {
@@ -117,6 +134,44 @@ pub struct OperatorEvidence {
     pub configmaps: Evidence<Vec<ConfigMap>>,
     /// Container logs, current and previous.
     pub logs: Evidence<Vec<LogSource>>,
+    /// The `coordination.k8s.io/v1` Leases our operators elect a leader with (those that exist;
+    /// absent from the list when the API said 404).
+    pub leases: Evidence<Vec<Lease>>,
+    /// Kopf's `KopfPeering` / `ClusterKopfPeering` objects its operators peer through, as the
+    /// API returned them (read with [`crate::kopf::peering::Peering::parse`]); absent from the
+    /// list when the API said 404 (no such object, or the peering CRDs are not installed).
+    pub peerings: Evidence<Vec<Value>>,
+}
+
+impl OperatorEvidence {
+    /// Marks the leadership evidence that no operator in evidence uses as not collected: a
+    /// Lease matters only for ours without `--standalone`, peering objects only for Kopf without
+    /// `--standalone`. So a bundle made before these files existed, or for a standalone operator,
+    /// does not report them missing. Leaves them as they are when the Deployments are unknown.
+    pub fn settle_leadership_gaps(&mut self) {
+        let Some(deployments) = self.deployments.get() else {
+            return;
+        };
+        let styles: Vec<Leadership> = operator::find_operators(deployments)
+            .iter()
+            .map(operator::OperatorRef::leadership)
+            .collect();
+        let uses_lease = styles.iter().any(|s| matches!(s, Leadership::Lease { .. }));
+        let uses_peering = styles
+            .iter()
+            .any(|s| matches!(s, Leadership::Kopf(crate::kopf::peering::PeeringMode::Peering { .. })));
+        let not_needed = |what: &str| {
+            GapReason::NotCollected(format!(
+                "no operator in evidence uses {what} (--standalone, or none found)"
+            ))
+        };
+        if !uses_lease && self.leases.gap().is_some() {
+            self.leases = Evidence::missing(LEASES, not_needed("a Lease"));
+        }
+        if !uses_peering && self.peerings.gap().is_some() {
+            self.peerings = Evidence::missing(PEERINGS, not_needed("Kopf peering"));
+        }
+    }
 }
 
 /// RBAC evidence: the operator ServiceAccount's access reviews, and the rules themselves.
@@ -180,6 +235,8 @@ impl Snapshot {
             self.operator.pods.gap(),
             self.operator.configmaps.gap(),
             self.operator.logs.gap(),
+            self.operator.leases.gap(),
+            self.operator.peerings.gap(),
             self.rbac.access_reviews.gap(),
             self.rbac.roles.gap(),
             self.rbac.role_bindings.gap(),
@@ -193,7 +250,8 @@ impl Snapshot {
 
     /// "Now" for age and TTL reasoning: `captured_at`, else the latest observation in the
     /// evidence (object creation and managedFields times, event times, Deployment and Pod
-    /// times). Never a future retry time such as Kopf's `delayed`.
+    /// times, Lease renewals, Kopf peering keep-alives). Never a future retry time such as Kopf's
+    /// `delayed`.
     pub fn now(&self) -> Option<DateTime<Utc>> {
         if self.captured_at.is_some() {
             return self.captured_at;
@@ -215,6 +273,19 @@ impl Snapshot {
         }
         for pod in self.operator.pods.get().into_iter().flatten() {
             see(pod.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0)));
+        }
+        for lease in self.operator.leases.get().into_iter().flatten() {
+            let spec = lease.spec.as_ref();
+            see(spec.and_then(|s| s.renew_time.as_ref()).map(|t| from_jiff(t.0)));
+            see(spec.and_then(|s| s.acquire_time.as_ref()).map(|t| from_jiff(t.0)));
+        }
+        for peering in self.operator.peerings.get().into_iter().flatten() {
+            for peer in crate::kopf::peering::Peering::parse(peering)
+                .into_iter()
+                .flat_map(|p| p.peers)
+            {
+                see(peer.lastseen);
+            }
         }
         latest
     }

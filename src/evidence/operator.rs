@@ -5,6 +5,9 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Container;
 
+use crate::kopf::peering::{self, PeeringMode};
+use crate::operate::leader::DEFAULT_LEASE_NAME;
+
 /// Which implementation runs the handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -33,6 +36,26 @@ pub struct OperatorRef {
     pub watches: Option<Vec<String>>,
     /// The container's command followed by its args.
     pub argv: Vec<String>,
+    /// The container's literal environment (`value`, not `valueFrom`), in order.
+    pub env: Vec<(String, String)>,
+}
+
+/// How an operator decides which of its replicas handles objects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leadership {
+    /// Ours with `--standalone`: every replica handles; no Lease.
+    Standalone,
+    /// Ours: the replica holding this `coordination.k8s.io/v1` Lease handles
+    /// (`--lease-namespace`, default the Deployment's namespace; `--lease-name`, default
+    /// [`DEFAULT_LEASE_NAME`]).
+    Lease {
+        /// The Lease's namespace.
+        namespace: String,
+        /// The Lease's name.
+        name: String,
+    },
+    /// Kopf: peering, or standalone ([`crate::kopf::peering`]).
+    Kopf(PeeringMode),
 }
 
 impl OperatorRef {
@@ -51,6 +74,18 @@ impl OperatorRef {
     /// The value of a `--flag value` / `--flag=value` in its argv (last one wins).
     pub fn flag(&self, long: &str) -> Option<&str> {
         flag_values(&self.argv, long, None).last().copied()
+    }
+
+    /// How it decides which replica handles: from its argv (and, for Kopf, its environment).
+    pub fn leadership(&self) -> Leadership {
+        match self.kind {
+            OperatorKind::Ours if self.argv.iter().any(|a| a == "--standalone") => Leadership::Standalone,
+            OperatorKind::Ours => Leadership::Lease {
+                namespace: self.flag("--lease-namespace").unwrap_or(&self.namespace).to_string(),
+                name: self.flag("--lease-name").unwrap_or(DEFAULT_LEASE_NAME).to_string(),
+            },
+            OperatorKind::Kopf => Leadership::Kopf(peering::mode(&self.argv, &self.env, self.watches.is_none())),
+        }
     }
 }
 
@@ -79,6 +114,12 @@ pub fn recognise(deployment: &Deployment) -> Option<OperatorRef> {
                 .unwrap_or_else(|| "default".into()),
             watches,
             argv,
+            env: container
+                .env
+                .iter()
+                .flatten()
+                .filter_map(|e| Some((e.name.clone(), e.value.clone()?)))
+                .collect(),
         })
     })
 }
@@ -186,6 +227,51 @@ mod tests {
         assert_eq!(op.kind, OperatorKind::Ours);
         assert_eq!(op.flag("--events"), Some("all"));
         assert_eq!(op.watches, Some(vec!["store".to_string()]));
+        assert_eq!(
+            op.leadership(),
+            Leadership::Lease {
+                namespace: "store".into(),
+                name: DEFAULT_LEASE_NAME.into()
+            }
+        );
+    }
+
+    #[test]
+    fn leadership_from_the_command_line() {
+        let real_kopf: Deployment = serde_json::from_str(include_str!(
+            "../../tests/fixtures/bundles/healthy/operator/deployment.json"
+        ))
+        .unwrap();
+        assert_eq!(
+            recognise(&real_kopf).unwrap().leadership(),
+            Leadership::Kopf(PeeringMode::Standalone)
+        );
+        let ours = deployment(
+            json!({"name": "c", "image": "x", "command": ["kubectl-microservice", "operate", "--lease-name=ops-lock", "--lease-namespace", "ops"]}),
+        );
+        assert_eq!(
+            recognise(&ours).unwrap().leadership(),
+            Leadership::Lease {
+                namespace: "ops".into(),
+                name: "ops-lock".into()
+            }
+        );
+        let standalone =
+            deployment(json!({"name": "c", "image": "x", "args": ["kubectl-microservice", "operate", "--standalone"]}));
+        assert_eq!(recognise(&standalone).unwrap().leadership(), Leadership::Standalone);
+        let peered = deployment(
+            json!({"name": "c", "image": "python", "command": ["kopf", "run", "op.py"],
+            "env": [{"name": "KOPF_RUN_PEERING", "value": "team"}, {"name": "POD_ID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}),
+        );
+        assert_eq!(
+            recognise(&peered).unwrap().leadership(),
+            Leadership::Kopf(PeeringMode::Peering {
+                name: "team".into(),
+                mandatory: true,
+                clusterwide: true,
+                priority: 0
+            })
+        );
     }
 
     #[test]

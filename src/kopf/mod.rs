@@ -5,9 +5,11 @@
 //! - [`messages`]: Kopf's lifecycle vocabulary (handler outcomes, cycles, event posts), which
 //!   our operator speaks too;
 //! - [`settings`]: posting settings in an operator's source, and the Kopf version;
+//! - [`peering`]: which of several Kopf operators works (peering objects, priorities, pauses);
 //! - [`progress`]: Kopf's per-handler progress records on an object.
 
 pub mod logs;
 pub mod messages;
+pub mod peering;
 pub mod progress;
 pub mod settings;

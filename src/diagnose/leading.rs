@@ -1,0 +1,763 @@
+//! `operator-not-leading`: the operator runs, but none of its replicas is the one that handles.
+//!
+//! - Ours elects a leader on a `coordination.k8s.io/v1` Lease (client-go's algorithm,
+//!   [`crate::operate::leader`]): only the holder handles; a Lease whose `renewTime +
+//!   leaseDurationSeconds` has passed means nobody leads, and a holder that is not one of the
+//!   Deployment's Pods means another `operate` process (a laptop one, a second install) leads.
+//! - Kopf pauses while a live peer in its peering object has a higher or the same priority
+//!   ([`crate::kopf::peering`]); a mandatory peering (`--peering`) whose object is missing keeps
+//!   it paused; its `Pausing operations ...` log lines say the same from the other side.
+//!
+//! Pure: the inputs are the Snapshot's Lease and peering objects, the Deployment's Pods and the
+//! operator's log lines.
+
+use chrono::{DateTime, Duration, Utc};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::Pod;
+use serde_json::Value;
+
+use super::events::{Finding, Severity};
+use crate::evidence::Evidence;
+use crate::evidence::operator::{Leadership, OperatorRef};
+use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
+use crate::operate::leader::{LEASE_DURATION, RETRY_PERIOD};
+use crate::time::{from_jiff, rfc3339_seconds};
+
+/// The finding's id (Contracts).
+pub const ID: &str = "operator-not-leading";
+
+/// A Kopf pause or resume line, cited.
+#[derive(Debug, Clone)]
+pub struct PauseEvidence {
+    /// Which log (`POD/CONTAINER`); the last line of each log says its current state.
+    pub source: String,
+    /// The line with its time and clock.
+    pub cite: String,
+    /// Pause or resume.
+    pub line: PauseLine,
+}
+
+/// What the finding looks at.
+pub struct Input<'a> {
+    /// The operator serving the object.
+    pub operator: &'a OperatorRef,
+    /// Its Deployment's Pods.
+    pub pods: &'a [&'a Pod],
+    /// Names of those Pods whose operator container is running.
+    pub running: &'a [String],
+    /// Leases in evidence.
+    pub leases: &'a Evidence<Vec<Lease>>,
+    /// Kopf peering objects in evidence.
+    pub peerings: &'a Evidence<Vec<Value>>,
+    /// Kopf's pause/resume lines, in log order.
+    pub pause_lines: &'a [PauseEvidence],
+    /// The object's namespace (a namespaced Kopf operator peers in each namespace it serves).
+    pub namespace: &'a str,
+    /// "Now" of the snapshot.
+    pub now: Option<DateTime<Utc>>,
+    /// Times closer than this cannot be ordered.
+    pub skew: Duration,
+}
+
+/// `operator-not-leading` for `input.operator`, or `None` when the evidence cannot tell (a gap,
+/// no "now") or when no replica runs (`operator-not-running` says that).
+pub fn operator_not_leading(input: &Input<'_>) -> Option<Finding> {
+    match input.operator.leadership() {
+        Leadership::Standalone => Some(ok(
+            format!(
+                "the operator {} runs with --standalone: no Lease, every replica handles",
+                input.operator.display()
+            ),
+            vec![format!("its command: {}", input.operator.argv.join(" "))],
+        )),
+        Leadership::Lease { namespace, name } => lease(input, &namespace, &name),
+        Leadership::Kopf(PeeringMode::Standalone) => Some(ok(
+            format!(
+                "the Kopf operator {} runs with --standalone: no peering pauses it",
+                input.operator.display()
+            ),
+            vec![format!("its command: {}", input.operator.argv.join(" "))],
+        )),
+        Leadership::Kopf(PeeringMode::Peering {
+            name,
+            mandatory,
+            clusterwide,
+            priority,
+        }) => kopf(input, &name, mandatory, clusterwide, priority),
+    }
+}
+
+fn ok(title: String, evidence: Vec<String>) -> Finding {
+    Finding {
+        id: ID,
+        severity: Severity::Ok,
+        title,
+        evidence,
+        fix: None,
+    }
+}
+
+fn age(now: DateTime<Utc>, then: DateTime<Utc>) -> String {
+    let s = (now - then).num_seconds();
+    match s {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{}m{}s", s / 60, s % 60),
+        s => format!("{}h{}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+// ---- ours: the Lease ------------------------------------------------------------------------
+
+fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
+    let leases = input.leases.get()?;
+    let op = input.operator;
+    if input.running.is_empty() {
+        return None;
+    }
+    let lease_ref = format!("{namespace}/{name}");
+    let running = format!("running Pods of {}: {}", op.display(), input.running.join(", "));
+    let find_log = format!(
+        "kubectl -n {} logs deployment/{} -c {} | grep -i lease",
+        op.namespace, op.name, op.container
+    );
+    let Some(lease) = leases
+        .iter()
+        .find(|l| l.metadata.namespace.as_deref() == Some(namespace) && l.metadata.name.as_deref() == Some(name))
+    else {
+        return Some(Finding {
+            id: ID,
+            severity: Severity::Problem,
+            title: format!(
+                "no replica of {} leads: its Lease {lease_ref} does not exist",
+                op.display()
+            ),
+            evidence: vec![
+                format!("GET coordination.k8s.io/v1 leases {lease_ref}: not found"),
+                running,
+            ],
+            fix: Some(format!(
+                "find the leader-election error: {find_log}; its Role in {namespace} needs coordination.k8s.io leases get, create, update (`kubectl microservice manifests --namespace {}` prints it)",
+                op.namespace
+            )),
+        });
+    };
+    let now = input.now?;
+    let spec = lease.spec.clone().unwrap_or_default();
+    let holder = spec.holder_identity.filter(|h| !h.is_empty());
+    let renewed = spec
+        .renew_time
+        .as_ref()
+        .or(spec.acquire_time.as_ref())
+        .map(|t| from_jiff(t.0));
+    let duration = spec
+        .lease_duration_seconds
+        .map(|s| Duration::seconds(s.into()))
+        .unwrap_or(Duration::seconds(LEASE_DURATION.as_secs() as i64));
+    let mut evidence = vec![format!(
+        "Lease {lease_ref}: holderIdentity {}, renewTime {}, leaseDurationSeconds {}, leaseTransitions {}",
+        holder.as_deref().unwrap_or("<none>"),
+        renewed.map(rfc3339_seconds).unwrap_or_else(|| "<none>".into()),
+        duration.num_seconds(),
+        spec.lease_transitions.unwrap_or(0)
+    )];
+    evidence.push(format!("now: {} (the snapshot's clock)", rfc3339_seconds(now)));
+    evidence.push(running);
+    let holder_pod = holder
+        .as_deref()
+        .map(|h| h.rsplit_once('_').map_or(h, |(instance, _)| instance));
+    let holder_is_ours =
+        holder_pod.is_some_and(|p| input.pods.iter().any(|pod| pod.metadata.name.as_deref() == Some(p)));
+    let holder_runs = holder_pod.is_some_and(|p| input.running.iter().any(|r| r == p));
+    let Some(renewed) = renewed else {
+        return Some(Finding {
+            id: ID,
+            severity: Severity::Problem,
+            title: format!(
+                "no replica of {} leads: its Lease {lease_ref} was never renewed",
+                op.display()
+            ),
+            evidence,
+            fix: Some(format!("find the leader-election error: {find_log}")),
+        });
+    };
+    let expired = now > renewed + duration + input.skew;
+    // A released Lease (no holder) is taken by a standby within one retry period.
+    let handover = Duration::seconds(2 * RETRY_PERIOD.as_secs() as i64) + input.skew;
+    if expired || (holder.is_none() && now - renewed > handover) {
+        let title = match &holder {
+            Some(h) => format!(
+                "no replica of {} leads: the Lease {lease_ref} of {h} expired {} ago",
+                op.display(),
+                age(now, renewed + duration)
+            ),
+            None => format!(
+                "no replica of {} leads: the Lease {lease_ref} was released {} ago and nobody took it",
+                op.display(),
+                age(now, renewed)
+            ),
+        };
+        let fix = if holder_runs {
+            format!(
+                "its holder {} runs but does not renew: its API calls fail (see {find_log}); restart it: kubectl -n {} delete pod {}",
+                holder_pod.unwrap_or_default(),
+                op.namespace,
+                holder_pod.unwrap_or_default()
+            )
+        } else {
+            format!(
+                "the running replicas do not take the Lease over: see {find_log}; their Role needs coordination.k8s.io leases get, create, update in {namespace}"
+            )
+        };
+        return Some(Finding {
+            id: ID,
+            severity: Severity::Problem,
+            title,
+            evidence,
+            fix: Some(fix),
+        });
+    }
+    match (&holder, holder_is_ours, holder_runs) {
+        (None, _, _) => Some(ok(
+            format!(
+                "the Lease {lease_ref} was released {} ago: a standby takes it within {}s",
+                age(now, renewed),
+                RETRY_PERIOD.as_secs()
+            ),
+            evidence,
+        )),
+        (Some(h), true, true) => Some(ok(
+            format!(
+                "{} leads {} (Lease {lease_ref} held by {h}, renewed {} ago)",
+                holder_pod.unwrap_or_default(),
+                op.display(),
+                age(now, renewed)
+            ),
+            evidence,
+        )),
+        (Some(h), true, false) => Some(Finding {
+            id: ID,
+            severity: Severity::Warning,
+            title: format!(
+                "the Lease {lease_ref} is held by {h}, whose Pod is not running: nobody handles until it expires at {}",
+                rfc3339_seconds(renewed + duration)
+            ),
+            evidence,
+            fix: Some(format!(
+                "a standby takes over by itself when the Lease expires; if it does not, see {find_log}"
+            )),
+        }),
+        (Some(h), false, _) => Some(Finding {
+            id: ID,
+            severity: Severity::Warning,
+            title: format!(
+                "the Lease {lease_ref} is held by {h}, which is not a Pod of {}: another `operate` process leads, and the Deployment's replicas stand by",
+                op.display()
+            ),
+            evidence,
+            fix: Some(format!(
+                "that process handles (and posts events for) these objects with its own flags and permissions; find it by its holderIdentity (`<POD_NAME or host name>_<random>`) and stop it, or run it beside the Deployment with its own Lease (`operate --lease-name NAME`) or `--standalone` on another namespace; watch the handover: kubectl -n {namespace} get lease {name} -w"
+            )),
+        }),
+    }
+}
+
+// ---- Kopf: peering --------------------------------------------------------------------------
+
+fn kopf(input: &Input<'_>, name: &str, mandatory: bool, clusterwide: bool, priority: i64) -> Option<Finding> {
+    let op = input.operator;
+    let paused_lines: Vec<&PauseEvidence> = last_pause_lines(input.pause_lines)
+        .into_iter()
+        .filter(|p| p.line == PauseLine::Paused)
+        .collect();
+    let (kind, where_) = if clusterwide {
+        ("ClusterKopfPeering", name.to_string())
+    } else {
+        ("KopfPeering", format!("{}/{name}", input.namespace))
+    };
+    let priority_source = if op.argv.iter().any(|a| a == "--dev") {
+        "--dev".to_string()
+    } else if priority == 0 {
+        "default".to_string()
+    } else {
+        "--priority".to_string()
+    };
+    let Some(peerings) = input.peerings.get() else {
+        return from_logs(input, &paused_lines, &format!("{kind} {where_}: not in evidence"));
+    };
+    let peering = peerings
+        .iter()
+        .filter_map(Peering::parse)
+        .find(|p| p.kind == kind && p.name == name && (clusterwide || p.namespace.as_deref() == Some(input.namespace)));
+    let Some(peering) = peering else {
+        if mandatory {
+            return Some(Finding {
+                id: ID,
+                severity: Severity::Problem,
+                title: format!(
+                    "the Kopf operator {} waits for its peering {kind} {where_} (--peering {name}), which does not exist: it stays paused",
+                    op.display()
+                ),
+                evidence: vec![
+                    format!("its command: {}", op.argv.join(" ")),
+                    format!("GET kopf.dev/v1 and zalando.org/v1 {kind} {where_}: not found"),
+                ],
+                fix: Some(format!(
+                    "create it (the {kind} CRD from Kopf's peering.yaml must be installed):\n\napiVersion: kopf.dev/v1\nkind: {kind}\nmetadata:\n  name: {name}{}\n\nor drop --peering to let Kopf run standalone",
+                    if clusterwide {
+                        String::new()
+                    } else {
+                        format!("\n  namespace: {}", input.namespace)
+                    }
+                )),
+            });
+        }
+        if !paused_lines.is_empty() {
+            return from_logs(input, &paused_lines, &format!("{kind} {where_}: not found now"));
+        }
+        return Some(ok(
+            format!(
+                "no peering object {kind} {where_}: the Kopf operator {} runs standalone (Kopf auto-detects `{name}`)",
+                op.display()
+            ),
+            vec![format!("GET kopf.dev/v1 and zalando.org/v1 {kind} {where_}: not found")],
+        ));
+    };
+    let now = input.now?;
+    let own = |peer: &Peer| {
+        input
+            .pods
+            .iter()
+            .filter_map(|p| p.metadata.name.as_deref())
+            .any(|pod| peer.is_pod(pod))
+    };
+    let live: Vec<&Peer> = peering.peers.iter().filter(|p| p.alive_at(now)).collect();
+    let own_live: Vec<&Peer> = live.iter().copied().filter(|p| own(p)).collect();
+    let blockers_of = |me: Option<&str>| -> Vec<&Peer> {
+        live.iter()
+            .copied()
+            .filter(|p| Some(p.identity.as_str()) != me && p.priority >= priority)
+            .filter(|p| me.is_some() || !own(p))
+            .collect()
+    };
+    let mut evidence = vec![format!(
+        "{}: {} entr(y/ies), {} alive at {}",
+        peering.display(),
+        peering.peers.len(),
+        live.len(),
+        rfc3339_seconds(now)
+    )];
+    evidence.push(format!("its priority: {priority} ({priority_source})"));
+    for peer in &peering.peers {
+        let state = match peer.deadline() {
+            Some(d) if d > now => format!("alive until {}", rfc3339_seconds(d)),
+            Some(d) => format!("dead since {}", rfc3339_seconds(d)),
+            None => "alive (no lastseen)".into(),
+        };
+        let whose = if own(peer) { "its Pod" } else { "another operator" };
+        evidence.push(format!("peer {}: {whose}, {state}", peer.describe()));
+    }
+    evidence.extend(paused_lines.iter().map(|p| format!("log: {}", p.cite)));
+    let paused: Vec<&Peer> = if own_live.is_empty() {
+        blockers_of(None)
+    } else {
+        let per_pod: Vec<Vec<&Peer>> = own_live.iter().map(|me| blockers_of(Some(&me.identity))).collect();
+        if per_pod.iter().all(|b| !b.is_empty()) {
+            let mut all: Vec<&Peer> = per_pod.into_iter().flatten().collect();
+            all.sort_by(|a, b| a.identity.cmp(&b.identity));
+            all.dedup_by(|a, b| a.identity == b.identity);
+            all
+        } else {
+            Vec::new()
+        }
+    };
+    if paused.is_empty() {
+        if own_live.is_empty() {
+            evidence.push(format!(
+                "no live keep-alive of {}'s Pods: it may not be allowed to patch {kind} (RBAC), or it has just started",
+                op.display()
+            ));
+        }
+        return Some(ok(
+            format!(
+                "no live peer in {} outranks the Kopf operator {} (priority {priority})",
+                peering.display(),
+                op.display()
+            ),
+            evidence,
+        ));
+    }
+    let higher: Vec<&&Peer> = paused.iter().filter(|p| p.priority > priority).collect();
+    let siblings_only = paused.iter().all(|p| own(p));
+    let until = paused
+        .iter()
+        .filter_map(|p| p.deadline())
+        .max()
+        .map(rfc3339_seconds)
+        .unwrap_or_else(|| "?".into());
+    let (title, fix) = if !higher.is_empty() {
+        let who: Vec<String> = higher.iter().map(|p| p.identity.clone()).collect();
+        (
+            format!(
+                "the Kopf operator {} is paused in favour of {} with a higher priority (peering {})",
+                op.display(),
+                who.join(", "),
+                peering.display()
+            ),
+            format!(
+                "stop that operator{} or, if it is a `kopf freeze`, run `kopf resume --peering {name}{}`; it pauses {} until its keep-alive expires ({until} at the latest)",
+                if higher.iter().any(|p| p.priority == DEV_PRIORITY) {
+                    " (priority 666 is `kopf run --dev`, usually a developer's laptop)"
+                } else {
+                    ""
+                },
+                if clusterwide {
+                    String::new()
+                } else {
+                    format!(" --namespace {}", input.namespace)
+                },
+                op.display()
+            ),
+        )
+    } else if siblings_only {
+        (
+            format!(
+                "{} replicas of the Kopf operator {} pause each other: peers of the same priority all pause (Kopf has no leader election)",
+                own_live.len(),
+                op.display()
+            ),
+            format!(
+                "run one replica: kubectl -n {} scale deployment/{} --replicas=1 (with `strategy: Recreate`), or give it --standalone",
+                op.namespace, op.name
+            ),
+        )
+    } else {
+        let who: Vec<String> = paused.iter().filter(|p| !own(p)).map(|p| p.identity.clone()).collect();
+        (
+            format!(
+                "the Kopf operator {} is paused: {} peer(s) with the same priority {priority} in {} ({}); Kopf pauses all of them",
+                op.display(),
+                who.len(),
+                peering.display(),
+                who.join(", ")
+            ),
+            "stop the other operator, or give one of them a higher priority (`kopf run --priority N`)".to_string(),
+        )
+    };
+    Some(Finding {
+        id: ID,
+        severity: Severity::Problem,
+        title,
+        evidence,
+        fix: Some(fix),
+    })
+}
+
+/// The last pause/resume line of each log: its current state.
+fn last_pause_lines(lines: &[PauseEvidence]) -> Vec<&PauseEvidence> {
+    let mut last: Vec<&PauseEvidence> = Vec::new();
+    for line in lines {
+        match last.iter_mut().find(|l| l.source == line.source) {
+            Some(slot) => *slot = line,
+            None => last.push(line),
+        }
+    }
+    last
+}
+
+/// Without the peering object, Kopf's own `Pausing operations ...` line, not followed by a
+/// resume, is the evidence.
+fn from_logs(input: &Input<'_>, paused: &[&PauseEvidence], missing: &str) -> Option<Finding> {
+    if paused.is_empty() {
+        return None;
+    }
+    let op = input.operator;
+    let mut evidence = vec![missing.to_string()];
+    evidence.extend(paused.iter().map(|p| format!("log (no resume after it): {}", p.cite)));
+    Some(Finding {
+        id: ID,
+        severity: Severity::Problem,
+        title: format!(
+            "the Kopf operator {} logged that it paused for its peers and has not resumed",
+            op.display()
+        ),
+        evidence,
+        fix: Some(format!(
+            "see who it pauses for: kubectl get kopfpeerings,clusterkopfpeerings -A -o yaml; stop the other operator, or run this one with --standalone (kubectl -n {} edit deployment {})",
+            op.namespace, op.name
+        )),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::operator::recognise;
+    use k8s_openapi::api::apps::v1::Deployment;
+    use serde_json::json;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    fn operator(command: serde_json::Value) -> OperatorRef {
+        let d: Deployment = serde_json::from_value(json!({
+            "metadata": {"name": "microservice-operator", "namespace": "ops"},
+            "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "operator", "image": "x", "command": command}]}}}
+        }))
+        .unwrap();
+        recognise(&d).unwrap()
+    }
+
+    fn pod(name: &str) -> Pod {
+        serde_json::from_value(json!({"metadata": {"name": name, "namespace": "ops"}})).unwrap()
+    }
+
+    fn lease(holder: Option<&str>, renewed: &str) -> Lease {
+        serde_json::from_value(json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "microservice-operator", "namespace": "ops"},
+            "spec": {"holderIdentity": holder, "leaseDurationSeconds": 15, "renewTime": renewed, "acquireTime": renewed, "leaseTransitions": 2}
+        }))
+        .unwrap()
+    }
+
+    struct Case {
+        op: OperatorRef,
+        pods: Vec<Pod>,
+        running: Vec<String>,
+        leases: Evidence<Vec<Lease>>,
+        peerings: Evidence<Vec<Value>>,
+        pause_lines: Vec<PauseEvidence>,
+        now: &'static str,
+    }
+
+    impl Case {
+        fn ours(leases: Vec<Lease>, now: &'static str) -> Case {
+            Case {
+                op: operator(json!(["kubectl-microservice", "operate", "-n", "todo"])),
+                pods: vec![pod("microservice-operator-5d7f-a"), pod("microservice-operator-5d7f-b")],
+                running: vec![
+                    "microservice-operator-5d7f-a".into(),
+                    "microservice-operator-5d7f-b".into(),
+                ],
+                leases: Evidence::Present(leases),
+                peerings: Evidence::Present(vec![]),
+                pause_lines: vec![],
+                now,
+            }
+        }
+
+        fn kopf(command: serde_json::Value, peerings: Vec<Value>, now: &'static str) -> Case {
+            Case {
+                op: operator(command),
+                pods: vec![pod("microservice-operator-5d7f-a")],
+                running: vec!["microservice-operator-5d7f-a".into()],
+                leases: Evidence::Present(vec![]),
+                peerings: Evidence::Present(peerings),
+                pause_lines: vec![],
+                now,
+            }
+        }
+
+        fn run(&self) -> Option<Finding> {
+            let pods: Vec<&Pod> = self.pods.iter().collect();
+            operator_not_leading(&Input {
+                operator: &self.op,
+                pods: &pods,
+                running: &self.running,
+                leases: &self.leases,
+                peerings: &self.peerings,
+                pause_lines: &self.pause_lines,
+                namespace: "todo",
+                now: Some(t(self.now)),
+                skew: Duration::seconds(2),
+            })
+        }
+    }
+
+    #[test]
+    fn a_fresh_lease_held_by_a_pod_is_ok() {
+        let f = Case::ours(
+            vec![lease(
+                Some("microservice-operator-5d7f-b_0123456789abcdef"),
+                "2026-11-29T17:00:00Z",
+            )],
+            "2026-11-29T17:00:05Z",
+        )
+        .run()
+        .unwrap();
+        assert_eq!(f.severity, Severity::Ok, "{f:?}");
+        assert!(f.title.starts_with("microservice-operator-5d7f-b leads"), "{}", f.title);
+    }
+
+    #[test]
+    fn an_expired_lease_is_a_problem_naming_its_holder_and_age() {
+        let f = Case::ours(
+            vec![lease(
+                Some("microservice-operator-5d7f-b_0123456789abcdef"),
+                "2026-11-29T17:00:00Z",
+            )],
+            "2026-11-29T17:01:15Z",
+        )
+        .run()
+        .unwrap();
+        assert_eq!(f.severity, Severity::Problem);
+        assert!(f.title.contains("expired 60s ago"), "{}", f.title);
+        assert!(
+            f.evidence[0].contains("renewTime 2026-11-29T17:00:00Z, leaseDurationSeconds 15"),
+            "{:?}",
+            f.evidence
+        );
+        // Its holder's Pod runs: it is alive but cannot renew.
+        assert!(f.fix.unwrap().contains("runs but does not renew"));
+        // Within the lease duration plus the skew tolerance it is not yet expired.
+        let edge = Case::ours(
+            vec![lease(
+                Some("microservice-operator-5d7f-b_0123456789abcdef"),
+                "2026-11-29T17:00:00Z",
+            )],
+            "2026-11-29T17:00:17Z",
+        );
+        assert_eq!(edge.run().unwrap().severity, Severity::Ok);
+    }
+
+    #[test]
+    fn a_holder_outside_the_deployment_is_a_warning() {
+        let f = Case::ours(
+            vec![lease(Some("alice-laptop_fedcba9876543210"), "2026-11-29T17:00:00Z")],
+            "2026-11-29T17:00:03Z",
+        )
+        .run()
+        .unwrap();
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(
+            f.title
+                .contains("alice-laptop_fedcba9876543210, which is not a Pod of ops/deployment/microservice-operator")
+        );
+    }
+
+    #[test]
+    fn released_missing_and_standalone() {
+        let released = Case::ours(vec![lease(None, "2026-11-29T17:00:00Z")], "2026-11-29T17:00:01Z");
+        assert_eq!(released.run().unwrap().severity, Severity::Ok);
+        let abandoned = Case::ours(vec![lease(None, "2026-11-29T17:00:00Z")], "2026-11-29T17:00:30Z");
+        let f = abandoned.run().unwrap();
+        assert_eq!(f.severity, Severity::Problem);
+        assert!(f.title.contains("released 30s ago and nobody took it"), "{}", f.title);
+        let missing = Case::ours(vec![], "2026-11-29T17:00:30Z").run().unwrap();
+        assert_eq!(missing.severity, Severity::Problem);
+        assert!(missing.title.contains("Lease ops/microservice-operator does not exist"));
+        let mut gap = Case::ours(vec![], "2026-11-29T17:00:30Z");
+        gap.leases = Evidence::missing("Leases", crate::evidence::GapReason::Forbidden("no".into()));
+        assert!(gap.run().is_none(), "a gap cannot tell");
+        let mut stopped = Case::ours(vec![], "2026-11-29T17:00:30Z");
+        stopped.running.clear();
+        assert!(stopped.run().is_none(), "operator-not-running says it");
+        let mut standalone = Case::ours(vec![], "2026-11-29T17:00:30Z");
+        standalone.op = operator(json!(["kubectl-microservice", "operate", "--standalone"]));
+        assert_eq!(standalone.run().unwrap().severity, Severity::Ok);
+    }
+
+    fn peering(peers: serde_json::Value) -> Value {
+        json!({"apiVersion": "kopf.dev/v1", "kind": "KopfPeering", "metadata": {"name": "default", "namespace": "todo"}, "status": peers})
+    }
+
+    #[test]
+    fn kopf_paused_by_a_dev_peer_with_higher_priority() {
+        let case = Case::kopf(
+            json!(["kopf", "run", "--namespace=todo", "/src/operator.py"]),
+            vec![peering(json!({
+                "root@microservice-operator-5d7f-a/20261129165900/abc": {"priority": 0, "lifetime": 60, "lastseen": "2026-11-29T17:00:00+00:00"},
+                "alice@laptop/20261129165930/xyz": {"priority": 666, "lifetime": 60, "lastseen": "2026-11-29T17:00:10+00:00"}
+            }))],
+            "2026-11-29T17:00:30Z",
+        );
+        let f = case.run().unwrap();
+        assert_eq!(f.severity, Severity::Problem);
+        assert!(
+            f.title.contains("paused in favour of alice@laptop/20261129165930/xyz"),
+            "{}",
+            f.title
+        );
+        assert!(f.fix.as_deref().unwrap().contains("kopf run --dev"));
+        // Once the laptop's keep-alive has expired, nothing pauses it.
+        let later = Case {
+            now: "2026-11-29T17:01:11Z",
+            ..case
+        };
+        assert_eq!(later.run().unwrap().severity, Severity::Ok);
+    }
+
+    #[test]
+    fn kopf_replicas_of_the_same_priority_pause_each_other() {
+        let mut case = Case::kopf(
+            json!(["kopf", "run", "-A", "/src/operator.py"]),
+            vec![
+                json!({"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": "default"}, "status": {
+                    "microservice-operator-5d7f-a": {"priority": 0, "lifetime": 60, "lastseen": "2026-11-29T17:00:00+00:00"},
+                    "microservice-operator-5d7f-b": {"priority": 0, "lifetime": 60, "lastseen": "2026-11-29T17:00:01+00:00"}
+                }}),
+            ],
+            "2026-11-29T17:00:30Z",
+        );
+        case.pods.push(pod("microservice-operator-5d7f-b"));
+        case.running.push("microservice-operator-5d7f-b".into());
+        let f = case.run().unwrap();
+        assert_eq!(f.severity, Severity::Problem);
+        assert!(f.title.starts_with("2 replicas of the Kopf operator"), "{}", f.title);
+        assert!(f.fix.unwrap().contains("--replicas=1"));
+    }
+
+    #[test]
+    fn kopf_without_a_peering_object() {
+        let auto = Case::kopf(
+            json!(["kopf", "run", "--namespace=todo", "op.py"]),
+            vec![],
+            "2026-11-29T17:00:30Z",
+        );
+        assert_eq!(auto.run().unwrap().severity, Severity::Ok);
+        let mandatory = Case::kopf(
+            json!(["kopf", "run", "--namespace=todo", "--peering=team", "op.py"]),
+            vec![],
+            "2026-11-29T17:00:30Z",
+        );
+        let f = mandatory.run().unwrap();
+        assert_eq!(f.severity, Severity::Problem);
+        assert!(
+            f.title
+                .contains("KopfPeering todo/team (--peering team), which does not exist"),
+            "{}",
+            f.title
+        );
+        assert!(
+            f.fix
+                .unwrap()
+                .contains("kind: KopfPeering\nmetadata:\n  name: team\n  namespace: todo")
+        );
+        let standalone = Case::kopf(
+            json!(["kopf", "run", "--standalone", "op.py"]),
+            vec![],
+            "2026-11-29T17:00:30Z",
+        );
+        assert_eq!(standalone.run().unwrap().severity, Severity::Ok);
+    }
+
+    #[test]
+    fn kopf_pause_lines_decide_without_the_peering_object() {
+        let mut case = Case::kopf(
+            json!(["kopf", "run", "-n", "todo", "op.py"]),
+            vec![],
+            "2026-11-29T17:00:30Z",
+        );
+        case.peerings = Evidence::missing("Kopf peerings", crate::evidence::GapReason::Forbidden("no".into()));
+        let paused = |source: &str, line| PauseEvidence {
+            source: source.into(),
+            cite: format!("{source} line 9: ..."),
+            line,
+        };
+        case.pause_lines = vec![paused("a/operator", PauseLine::Paused)];
+        assert_eq!(case.run().unwrap().severity, Severity::Problem);
+        case.pause_lines.push(paused("a/operator", PauseLine::Resumed));
+        assert!(case.run().is_none(), "resumed since: the logs cannot tell more");
+    }
+}
