@@ -198,7 +198,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             ..Default::default()
         };
         let mut stream = LogStream::new(label.clone(), plan.config.clone(), Vec::new());
-        let result = stream.read_all(open(path)?);
+        let result = stream.read_all(crate::logs::file::open(path, "--file")?);
         let error = match result {
             Ok(found) => {
                 runs.extend(found);
@@ -690,15 +690,6 @@ async fn follow_cluster(
     Ok(ExitCode::SUCCESS)
 }
 
-fn open(path: &str) -> Result<Box<dyn Read + Send>, AppError> {
-    if path == "-" {
-        return Ok(Box::new(std::io::stdin()));
-    }
-    std::fs::File::open(path)
-        .map(|f| Box::new(f) as Box<dyn Read + Send>)
-        .map_err(|e| AppError::Usage(format!("cannot read --file {path}: {e}")))
-}
-
 /// Prints the runs for the chosen output, then the closing report: to stdout for humans, to
 /// stderr otherwise.
 fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError> {
@@ -756,7 +747,7 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
         path: Some(path.to_string()),
         ..Default::default()
     };
-    let mut reader = open(path)?;
+    let mut reader = crate::logs::file::open(path, "--file")?;
     let is_stdin = path == "-";
     let (tx, rx) = mpsc::sync_channel::<Option<Vec<u8>>>(4);
     std::thread::spawn(move || {

@@ -115,15 +115,17 @@ fn single<T: DeserializeOwned>(dir: &Path, file: &str, what: &str) -> Evidence<T
     }
 }
 
-/// Splits a log file name `POD.CONTAINER[.previous].log`. Pod names never contain dots
-/// (they are DNS labels), so the first dot ends the Pod name.
+/// Splits a log file name `POD.CONTAINER[.previous].log`. Container names never contain dots
+/// (they are DNS labels) while Pod names may (DNS subdomains), so the last dot ends the Pod
+/// name. A `--log-file` is stored as `FILE-NAME.file.log` ([`crate::logs::file`]), whose name
+/// may hold dots too.
 pub fn parse_log_file_name(name: &str) -> Option<(String, String, bool)> {
     let stem = name.strip_suffix(".log")?;
     let (stem, previous) = match stem.strip_suffix(".previous") {
         Some(s) => (s, true),
         None => (stem, false),
     };
-    let (pod, container) = stem.split_once('.')?;
+    let (pod, container) = stem.rsplit_once('.')?;
     (!pod.is_empty() && !container.is_empty()).then(|| (pod.to_string(), container.to_string(), previous))
 }
 
@@ -344,6 +346,15 @@ mod tests {
         assert_eq!(
             parse_log_file_name("op.operator.previous.log"),
             Some(("op".into(), "operator".into(), true))
+        );
+        assert_eq!(
+            parse_log_file_name("op.v2.operator.log"),
+            Some(("op.v2".into(), "operator".into(), false))
+        );
+        // A --log-file named operate.log, as `collect --log-file` writes it.
+        assert_eq!(
+            parse_log_file_name("operate.log.file.log"),
+            Some(("operate.log".into(), "file".into(), false))
         );
         assert_eq!(parse_log_file_name("README.md"), None);
         assert_eq!(parse_log_file_name(".log"), None);

@@ -1,0 +1,218 @@
+//! Operator logs read from files rather than from the operator's Pods: `logs --file PATH|-`
+//! streams them ([`open`]); `--log-file FILE` of `explain-events`, `status` and `collect` reads
+//! each whole into a [`LogSource`] ([`read_sources`]) that stands beside the Pods' logs
+//! ([`add_to`]). This is how an operator without a Pod is diagnosed: `operate` run on a laptop
+//! (nothing behind `pods/log`), or logs exported from a log store.
+//!
+//! A file's [`LogSource`] is named after the file: `pod` is the file's name (`operate.log`),
+//! `container` is [`FILE_CONTAINER`], so findings cite `operate.log/file line 12` and a bundle
+//! stores it as `operator/logs/operate.log.file.log`, which
+//! [`crate::evidence::bundle::parse_log_file_name`] reads back to the same names. The text is
+//! whatever [`crate::logs::RecordParser`] reads: our `text`/`json` formats, Kopf's `full`,
+//! `plain` and `json` formats, with or without the kubelet's `--timestamps` prefix. Bytes that
+//! are not UTF-8 are replaced (U+FFFD), as in a bundle's log files.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::AppError;
+use crate::evidence::{Evidence, LogSource};
+
+/// The `container` of a [`LogSource`] read from a file.
+pub const FILE_CONTAINER: &str = "file";
+
+/// Opens `path` for reading, `-` meaning stdin. `flag` (e.g. `--file`) names the option in the
+/// error: an unreadable path is a usage error (exit 2) naming the flag, the path and the cause.
+pub fn open(path: &str, flag: &str) -> Result<Box<dyn Read + Send>, AppError> {
+    if path == "-" {
+        return Ok(Box::new(std::io::stdin()));
+    }
+    open_file(Path::new(path), flag).map(|f| Box::new(f) as Box<dyn Read + Send>)
+}
+
+fn open_file(path: &Path, flag: &str) -> Result<std::fs::File, AppError> {
+    std::fs::File::open(path).map_err(|e| AppError::Usage(format!("cannot read {flag} {}: {e}", path.display())))
+}
+
+/// Reads the operator log at `path` whole, as a [`LogSource`] named after the file (module docs).
+///
+/// Errors (exit 2, naming `--log-file` and the path): `-` (stdin is not read: the file may be
+/// read again, e.g. on every poll of `status --watch`), a path that cannot be opened or read (a
+/// directory, missing, no permission).
+pub fn read_source(path: &Path) -> Result<LogSource, AppError> {
+    let shown = path.display();
+    if path.as_os_str() == "-" {
+        return Err(AppError::Usage(
+            "--log-file -: expected a file; stdin is not read here (save the log to a file, or use `logs --file -`)"
+                .into(),
+        ));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| AppError::Usage(format!("--log-file {shown}: expected a file")))?;
+    let mut bytes = Vec::new();
+    open_file(path, "--log-file")?
+        .read_to_end(&mut bytes)
+        .map_err(|e| AppError::Usage(format!("cannot read --log-file {shown}: {e}")))?;
+    Ok(LogSource {
+        pod: name,
+        container: FILE_CONTAINER.to_string(),
+        previous: false,
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+    })
+}
+
+/// Reads every `--log-file`, in order. Errors (exit 2) as [`read_source`], and when two paths
+/// have the same file name: their bundle files and citations would be the same.
+pub fn read_sources<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<LogSource>, AppError> {
+    let mut seen: BTreeMap<String, &Path> = BTreeMap::new();
+    let mut sources = Vec::with_capacity(paths.len());
+    for path in paths {
+        let path = path.as_ref();
+        let source = read_source(path)?;
+        if let Some(first) = seen.insert(source.pod.clone(), path) {
+            return Err(AppError::Usage(format!(
+                "--log-file {} and --log-file {}: the same file name {:?}; files are named by it in evidence and bundles: copy one under another name",
+                first.display(),
+                path.display(),
+                source.pod
+            )));
+        }
+        sources.push(source);
+    }
+    Ok(sources)
+}
+
+/// Adds `files` to the operator's log evidence: beside the Pods' logs when they are present (a
+/// log with the same pod, container and previous flag — the same file collected into a bundle
+/// earlier — is replaced, never counted twice); instead of them when they are a gap (no Pod, no
+/// Deployment found, `pods/log` forbidden), since the files are then the logs in evidence.
+/// Nothing changes when `files` is empty.
+pub fn add_to(logs: &mut Evidence<Vec<LogSource>>, files: &[LogSource]) {
+    if files.is_empty() {
+        return;
+    }
+    let mut sources = match std::mem::replace(logs, Evidence::Present(Vec::new())) {
+        Evidence::Present(sources) => sources,
+        Evidence::Gap(_) => Vec::new(),
+    };
+    sources.retain(|s| {
+        !files
+            .iter()
+            .any(|f| (&f.pod, &f.container, f.previous) == (&s.pod, &s.container, s.previous))
+    });
+    sources.extend(files.iter().cloned());
+    *logs = Evidence::Present(sources);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::GapReason;
+
+    fn write(dir: &Path, name: &str, text: &[u8]) -> std::path::PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_file_is_named_after_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "operate.log", b"line one\nbad \xff byte\n");
+        let source = read_source(&path).unwrap();
+        assert_eq!(source.pod, "operate.log");
+        assert_eq!(source.container, "file");
+        assert!(!source.previous);
+        assert_eq!(source.text, "line one\nbad \u{fffd} byte\n");
+    }
+
+    #[test]
+    fn bad_paths_are_usage_errors_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope.log");
+        let err = read_source(&missing).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(
+            err.to_string().starts_with("cannot read --log-file ") && err.to_string().contains("nope.log"),
+            "{err}"
+        );
+        let err = read_source(dir.path()).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains(&dir.path().display().to_string()), "{err}");
+        let err = read_source(Path::new("-")).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("stdin"), "{err}");
+    }
+
+    #[test]
+    fn two_files_of_the_same_name_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a")).unwrap();
+        std::fs::create_dir_all(dir.path().join("b")).unwrap();
+        let a = write(&dir.path().join("a"), "op.log", b"a\n");
+        let b = write(&dir.path().join("b"), "op.log", b"b\n");
+        let c = write(dir.path(), "other.log", b"c\n");
+        let err = read_sources(&[a.clone(), b]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("\"op.log\""), "{err}");
+        let sources = read_sources(&[a, c]).unwrap();
+        let names: Vec<&str> = sources.iter().map(|s| s.pod.as_str()).collect();
+        assert_eq!(names, ["op.log", "other.log"]);
+    }
+
+    #[test]
+    fn a_file_written_into_a_bundle_reads_back_under_its_own_name() {
+        use crate::evidence::bundle;
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "operate.2026-11-29.log", b"one\ntwo\n");
+        let mut snapshot = bundle::read(dir.path()).unwrap();
+        add_to(&mut snapshot.operator.logs, &read_sources(&[path]).unwrap());
+        let meta = bundle::Meta {
+            captured_at: "2026-11-29T17:20:00Z".into(),
+            context: None,
+            namespace: Some("todo".into()),
+            all_namespaces: false,
+            gaps: vec![],
+            collected_by: "test".into(),
+        };
+        let out = dir.path().join("bundle");
+        bundle::write(&snapshot, &meta, &out).unwrap();
+        assert!(out.join("operator/logs/operate.2026-11-29.log.file.log").is_file());
+        let again = bundle::read(&out).unwrap();
+        assert_eq!(again.operator.logs.get(), snapshot.operator.logs.get());
+    }
+
+    #[test]
+    fn files_join_pod_logs_replace_their_own_copy_and_fill_a_gap() {
+        let pod = LogSource {
+            pod: "op-1".into(),
+            container: "operator".into(),
+            previous: false,
+            text: "pod\n".into(),
+        };
+        let file = LogSource {
+            pod: "operate.log".into(),
+            container: FILE_CONTAINER.into(),
+            previous: false,
+            text: "new\n".into(),
+        };
+        let stale_copy = LogSource {
+            text: "old\n".into(),
+            ..file.clone()
+        };
+        let mut logs = Evidence::Present(vec![pod.clone(), stale_copy]);
+        add_to(&mut logs, std::slice::from_ref(&file));
+        assert_eq!(logs.get().unwrap(), &vec![pod.clone(), file.clone()]);
+
+        let mut logs = Evidence::missing("operator logs", GapReason::Failed("no operator Pods".into()));
+        add_to(&mut logs, std::slice::from_ref(&file));
+        assert_eq!(logs.get().unwrap(), &vec![file]);
+
+        let mut logs = Evidence::missing("operator logs", GapReason::Failed("no operator Pods".into()));
+        add_to(&mut logs, &[]);
+        assert!(logs.gap().is_some());
+    }
+}
