@@ -155,6 +155,7 @@ async fn main() {
         interval: Duration::from_secs(2),
         operator: None,
         skew: Duration::from_secs(2),
+        log_files: Default::default(),
     };
     let access = caller_access(&counted, Some(&ns))
         .await

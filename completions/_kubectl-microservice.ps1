@@ -85,6 +85,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Poll interval of `--watch`')
             [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'The operator, as NAMESPACE/deployment/NAME (default: discovered)')
             [CompletionResult]::new('--skew', '--skew', [CompletionResultType]::ParameterName, 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)')
+            [CompletionResult]::new('--log-file', '--log-file', [CompletionResultType]::ParameterName, 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')
@@ -152,6 +153,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'The operator, as NAMESPACE/deployment/NAME (default: discovered)')
             [CompletionResult]::new('--event-ttl', '--event-ttl', [CompletionResultType]::ParameterName, 'The API server''s event TTL (kube-apiserver `--event-ttl`): failures older than this have no events left')
             [CompletionResult]::new('--skew', '--skew', [CompletionResultType]::ParameterName, 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)')
+            [CompletionResult]::new('--log-file', '--log-file', [CompletionResultType]::ParameterName, 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')
@@ -175,6 +177,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
         }
         'kubectl-microservice;collect' {
             [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'The operator, as NAMESPACE/deployment/NAME (default: discovered)')
+            [CompletionResult]::new('--log-file', '--log-file', [CompletionResultType]::ParameterName, 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')

@@ -133,13 +133,17 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__subcmd__microservice__subcmd__collect)
-            opts="-n -A -o -l -h -V --operator --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -A -o -l -h -V --operator --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --operator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -261,7 +265,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__subcmd__microservice__subcmd__explain__subcmd__events)
-            opts="-n -A -o -l -h -V --bundle --operator --event-ttl --skew --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -A -o -l -h -V --bundle --operator --event-ttl --skew --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -280,6 +284,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --skew)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -735,7 +743,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__subcmd__microservice__subcmd__status)
-            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -754,6 +762,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --skew)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -80,6 +80,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --interval 'Poll interval of `--watch`'
             cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
             cand --skew 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)'
+            cand --log-file 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
@@ -145,6 +146,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
             cand --event-ttl 'The API server''s event TTL (kube-apiserver `--event-ttl`): failures older than this have no events left'
             cand --skew 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)'
+            cand --log-file 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
@@ -167,6 +169,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         }
         &'kubectl-microservice;collect'= {
             cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
+            cand --log-file 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'

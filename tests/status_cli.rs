@@ -4,24 +4,16 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+#[path = "support/kubeconfig.rs"]
+mod kubeconfig;
+
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
 
 #[test]
 fn unreachable_cluster_is_one_line_and_exit_3() {
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("config");
     // Port 1 on loopback: nothing listens, the connection is refused at once.
-    std::fs::write(
-        &kubeconfig,
-        r#"apiVersion: v1
-kind: Config
-current-context: down
-clusters: [{name: down, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: down, context: {cluster: down, user: u, namespace: todo}}]
-"#,
-    )
-    .unwrap();
+    let kubeconfig = kubeconfig::write(dir.path(), "https://127.0.0.1:1");
     let start = Instant::now();
     let out = Command::new(BIN)
         .args(["status", "--request-timeout", "3s", "--kubeconfig"])

@@ -1,12 +1,15 @@
 //! `kubectl microservice collect DIR [-n NS | -A]`: writes a bundle (DESIGN.md Contracts) with
 //! everything the diagnostics read — Microservices with managedFields, the CRD, events, the
 //! operator's Deployment, Pods, mounted ConfigMaps, current and previous logs with timestamps,
-//! RBAC objects and access reviews for its ServiceAccount. Never Secrets.
+//! RBAC objects and access reviews for its ServiceAccount. Never Secrets. `--log-file FILE` adds
+//! the operator's log from a file (an operator without a Pod), written as
+//! `operator/logs/FILE-NAME.file.log` so that `--bundle` reads the same evidence.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
+use super::log_files::LogFileArgs;
 use crate::cli::GlobalArgs;
 use crate::error::AppError;
 use crate::evidence::bundle::{self, Meta};
@@ -23,9 +26,14 @@ pub struct CollectArgs {
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
     #[arg(long, value_name = "NS/deployment/NAME")]
     pub operator: Option<String>,
+
+    /// `--log-file FILE`: the operator's log from a file, written into the bundle.
+    #[command(flatten)]
+    pub log_files: LogFileArgs,
 }
 
-/// Runs `collect`; exit 0 once the bundle is written (gaps are listed in meta.json and on stderr).
+/// Runs `collect`; exit 0 once the bundle is written (gaps are listed in meta.json and on
+/// stderr); 2 for usage errors (a non-empty DIR, a bad `--log-file` path).
 pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     if let Some(spec) = &args.operator {
         live::parse_operator_spec(spec).map_err(AppError::Usage)?;
@@ -48,6 +56,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             args.dir.display()
         )));
     }
+    let files = args.log_files.read()?;
     let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
         context: "start the async runtime".into(),
         source,
@@ -86,6 +95,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;
         live::add_operator(&client, &mut snapshot, &plan, true).await;
         live::add_everything(&client, &mut snapshot).await;
+        crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
         let gaps: Vec<String> = snapshot
             .gaps()
             .iter()

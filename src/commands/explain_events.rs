@@ -2,13 +2,15 @@
 //! A one-line verdict, then the findings of [`crate::diagnose::events`] by severity, each with
 //! its evidence and fix; `-o json|yaml`. Works on a cluster (gathering the operator, its logs,
 //! the CRD, ConfigMaps, RBAC objects and SubjectAccessReviews for its ServiceAccount) and on a
-//! bundle (`--bundle DIR`).
+//! bundle (`--bundle DIR`); `--log-file FILE` adds the operator's log from a file to either
+//! (an operator without a Pod: `operate` on a laptop, or logs from a log store).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 
+use super::log_files::LogFileArgs;
 use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::events::{self, Options, Report, Severity};
 use crate::error::AppError;
@@ -39,6 +41,10 @@ pub struct ExplainEventsArgs {
     /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
     #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
     pub skew: Duration,
+
+    /// `--log-file FILE`: the operator's log from a file.
+    #[command(flatten)]
+    pub log_files: LogFileArgs,
 }
 
 fn options(args: &ExplainEventsArgs) -> Options {
@@ -140,13 +146,14 @@ fn one_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
 }
 
 /// Runs `explain-events`: prints the report, returns 0 (nothing hidden), 1 (something hidden or
-/// stale) or 3 (could not decide).
+/// stale) or 3 (could not decide); 2 for usage errors (a bad `--bundle` or `--log-file` path).
 pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
     let namespace = one_namespace(global)?;
     if let Some(spec) = &args.operator {
         crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
     }
+    let files = args.log_files.read()?;
     let snapshot = match &args.bundle {
         Some(dir) => {
             let snapshot = crate::evidence::bundle::read(dir)?;
@@ -166,7 +173,8 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
             runtime.block_on(gather(global, args, namespace))?
         }
     };
-    let (snapshot, ns) = snapshot;
+    let (mut snapshot, ns) = snapshot;
+    crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
     let report = report(&snapshot, &ns, &args.name, options(args))?;
     super::write_stdout(&render_report(&report, global, color))?;
     Ok(report.exit_code())

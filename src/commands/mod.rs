@@ -4,6 +4,7 @@ pub mod collect;
 pub mod complete;
 pub mod completion;
 pub mod explain_events;
+pub mod log_files;
 pub mod logs;
 pub mod status;
 

@@ -11,6 +11,7 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::log_files::LogFileArgs;
 use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
@@ -52,6 +53,10 @@ pub struct StatusArgs {
     /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
     #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
     pub skew: Duration,
+
+    /// `--log-file FILE`: the operator's log from a file (read again on every `--watch` poll).
+    #[command(flatten)]
+    pub log_files: LogFileArgs,
 }
 
 /// One row of `status -o json`.
@@ -512,13 +517,16 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         global.namespaces = vec![ns.clone()];
     }
     let global = &global;
+    // Read now so that a bad path is a usage error before any cluster call.
+    let files = args.log_files.read()?;
     if let Some(dir) = &args.bundle {
         if args.watch {
             return Err(AppError::Usage(
                 "--watch needs a cluster; it cannot be used with --bundle".into(),
             ));
         }
-        let snapshot = crate::evidence::bundle::read(dir)?;
+        let mut snapshot = crate::evidence::bundle::read(dir)?;
+        crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
         // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
         let lookup_ns = namespace
             .clone()
@@ -538,9 +546,10 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     runtime.block_on(run_live(global, args, namespace, color))
 }
 
-/// Gathers live evidence and builds the report: Microservices and events first; the operator
-/// (Deployment, Pods, logs) only when a verdict needs logs, one object is explained, or `wide`
-/// shows the operator. `where_` names the server and context in errors.
+/// Gathers live evidence and builds the report: Microservices and events first, with the
+/// `--log-file` logs (read again on every call); the operator (Deployment, Pods, logs) only when
+/// a verdict needs logs, one object is explained, or `wide` shows the operator. `where_` names
+/// the server and context in errors; an unreadable `--log-file` is a usage error.
 pub async fn live_report(
     client: &kube::Client,
     plan: &crate::evidence::live::Plan,
@@ -558,6 +567,7 @@ pub async fn live_report(
             }
             _ => AppError::kube(format!("cannot get microservices from {where_}"), e),
         })?;
+    args.log_files.add_to(&mut snapshot)?;
     let first = report(&snapshot, namespace, args.name.as_deref(), args.skew);
     let needs_logs = first
         .items
@@ -565,6 +575,8 @@ pub async fn live_report(
         .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
     if args.name.is_some() || wide || needs_logs {
         crate::evidence::live::add_operator(client, &mut snapshot, plan, false).await;
+        // add_operator replaced the logs with the Pods' (or a gap).
+        args.log_files.add_to(&mut snapshot)?;
     }
     let report = report(&snapshot, namespace, args.name.as_deref(), args.skew);
     check_decidable(&report, &snapshot, namespace, args.name.as_deref())?;
