@@ -98,6 +98,14 @@ impl Operator {
         }
     }
 
+    /// [`Operator::start`] with every output line also appended to `log_file`, as a user running
+    /// `operate` on a laptop would keep it (`2>&1 | tee -a operate.log`).
+    fn start_logging_to(kubeconfig: &Path, args: &[&str], log_file: &Path) -> Operator {
+        Operator {
+            process: operate_process::OperateProcess::spawn_teeing(BIN, kubeconfig, args, true, Some(log_file)),
+        }
+    }
+
     fn lines(&self) -> Vec<String> {
         self.process.lines()
     }
@@ -238,6 +246,17 @@ async fn create_ms(api: &Api<DynamicObject>, name: &str, spec: Value) -> Dynamic
         .expect("microservice created")
 }
 
+/// Merge-patches `spec.port` of `name`: a spec change for the handler to run on.
+async fn set_port(api: &Api<DynamicObject>, name: &str, port: u16) {
+    api.patch(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"port": port}})),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("patch {name} spec.port={port}: {e}"));
+}
+
 async fn events_for(client: &Client, ns: &str, name: &str) -> Vec<Event> {
     let api: Api<Event> = Api::namespaced(client.clone(), ns);
     let params = ListParams::default().fields(&format!("involvedObject.kind=Microservice,involvedObject.name={name}"));
@@ -298,13 +317,7 @@ async fn operate_scenarios(admin: &Client, kubeconfig: &Path, ns: &str, expect_n
     assert!(manager.iter().any(|m| m.manager.as_deref() == Some("kubectl-microservice") && m.subresource.as_deref() == Some("status")));
 
     // Patch port 9090 → handled as an update.
-    api.patch(
-        "todo-api",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"port": 9090}})),
-    )
-    .await
-    .unwrap();
+    set_port(&api, "todo-api", 9090).await;
     operator
         .wait_line(
             &format!("[{ns}/todo-api] Accepted {ns}/todo-api: image={IMAGE} port=9090 handler=accept cause=update"),
@@ -788,13 +801,7 @@ async fn e2e_status_stale_then_fresh() {
 
     // Stopped operator, changed spec: stale, naming spec.port.
     tokio::time::sleep(Duration::from_millis(1100)).await; // managedFields have 1 s resolution
-    api.patch(
-        "todo-api",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"port": 9090}})),
-    )
-    .await
-    .unwrap();
+    set_port(&api, "todo-api", 9090).await;
     let stale = status_json(&kubeconfig, &["-n", &ns, "todo-api"]);
     let item = &stale["items"][0];
     assert_eq!(item["verdict"], "stale", "{stale:#}");
@@ -934,13 +941,7 @@ async fn e2e_operate_survives_an_api_server_restart() {
         String::from_utf8_lossy(&output.stderr)
     );
     let back = Instant::now();
-    api.patch(
-        "beta",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"port": 9090}})),
-    )
-    .await
-    .unwrap();
+    set_port(&api, "beta", 9090).await;
     wait_accepted(&api, "beta", 2, Duration::from_secs(60)).await;
     println!(
         "spec change after the API server restart handled after {:?}",
@@ -991,13 +992,7 @@ async fn e2e_logs_reads_operate_output() {
             Duration::from_secs(10),
         )
         .await;
-    api.patch(
-        "todo-api",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"port": 9090}})),
-    )
-    .await
-    .unwrap();
+    set_port(&api, "todo-api", 9090).await;
     operator
         .wait_line(
             &format!("[{ns}/todo-api] Updating is processed"),
@@ -1086,10 +1081,25 @@ fn finding<'a>(doc: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no finding {id} in {doc:#}"))
 }
 
-/// Acceptance 2 of issue 4: our operator (the manifests' ServiceAccount) with its Role's
-/// events.k8s.io rule removed → `explain-events` finds `rbac-events` (a live
-/// SubjectAccessReview, naming the rule) and, on a `collect`ed bundle with the operator's own
-/// log, `event-post-failed` with the 403; the rule restored → `rbac-events` ok.
+/// What must be the same in two `explain-events -o json` reports of the same evidence: per
+/// finding its id, severity, title, evidence and fix, in order; the summary; and the gaps.
+fn findings_of(doc: &Value) -> Value {
+    json!({
+        "summary": doc["summary"],
+        "gaps": doc["gaps"],
+        "findings": doc["findings"].as_array().unwrap().iter().map(|f| json!({
+            "id": f["id"], "severity": f["severity"], "title": f["title"],
+            "evidence": f["evidence"], "fix": f["fix"],
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Acceptance 2 of issue 4: our operator (the manifests' ServiceAccount), run as a local process
+/// whose output goes to a file (no kubelet here, so `pods/log` has nothing), with its Role's
+/// events.k8s.io rule removed → `explain-events --log-file` finds `rbac-events` (a live
+/// SubjectAccessReview, naming the rule) and `event-post-failed` with the 403 from its own log;
+/// `collect --log-file` then `--bundle` gives the same findings; the rule restored and the
+/// operator restarted → `rbac-events` ok and no new failed POST.
 #[tokio::test]
 async fn e2e_explain_events_finds_the_missing_events_rule() {
     let Some(kubeconfig) = kubeconfig_path() else { return };
@@ -1116,41 +1126,51 @@ async fn e2e_explain_events_finds_the_missing_events_rule() {
                 .as_array_mut()
                 .unwrap()
                 .retain(|r| r["apiGroups"][0] != "events.k8s.io");
+            assert_ne!(without, role, "the manifests' Role has an events.k8s.io rule");
             apply_object(&admin, &discovery, &without).await;
             continue;
         }
         apply_object(&admin, &discovery, item).await;
     }
     let sa_kubeconfig = operator_kubeconfig(&admin, &kubeconfig, &ns).await;
-    let operator = Operator::start(
-        &sa_kubeconfig,
-        &[
-            "--namespace",
-            &ns,
-            "--events",
-            "all",
-            "--lease-name",
-            "microservice-operator",
-            "--lease-namespace",
-            &ns,
-        ],
-    );
+    let operate_args = [
+        "--namespace",
+        &ns,
+        "--events",
+        "all",
+        "--lease-name",
+        "microservice-operator",
+        "--lease-namespace",
+        &ns,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("operate.log");
+    let log_arg = log.display().to_string();
+    let operator = Operator::start_logging_to(&sa_kubeconfig, &operate_args, &log);
     operator
         .wait_line("Watching microservices: initial list done", Duration::from_secs(10))
         .await;
-    create_ms(
-        &microservices(&admin, &ns),
-        "todo-api",
-        json!({"image": IMAGE, "port": 8080}),
-    )
-    .await;
+    let api = microservices(&admin, &ns);
+    create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
     operator
         .wait_line("Failed to post an event", Duration::from_secs(10))
         .await;
-    let lines = operator.stop();
+    // Stopped, so that the log file is the same for the live answer and the collect.
+    operator.stop();
     let operator_spec = format!("{ns}/deployment/microservice-operator");
 
-    let (code, live) = explain_events(&kubeconfig, &["-n", &ns, "todo-api", "--operator", &operator_spec]);
+    let (code, live) = explain_events(
+        &kubeconfig,
+        &[
+            "-n",
+            &ns,
+            "todo-api",
+            "--operator",
+            &operator_spec,
+            "--log-file",
+            &log_arg,
+        ],
+    );
     assert_eq!(code, 1, "{live:#}");
     let rbac = finding(&live, "rbac-events");
     assert_eq!(rbac["severity"], "problem", "{live:#}");
@@ -1163,37 +1183,107 @@ async fn e2e_explain_events_finds_the_missing_events_rule() {
         rbac["fix"].as_str().unwrap().contains("apiGroups: [\"events.k8s.io\"]"),
         "{rbac:#}"
     );
+    let post = finding(&live, "event-post-failed");
+    assert_eq!(post["severity"], "problem", "{post:#}");
+    let evidence = |i: usize| post["evidence"][i].as_str().unwrap_or_default();
+    assert!(
+        evidence(0).starts_with("1 failed event POST(s) in the operator's logs, codes: 403"),
+        "{post:#}"
+    );
+    // The line is cited from the file, by its name.
+    assert!(
+        evidence(1).starts_with("last: operate.log/file line ") && evidence(1).contains("code=403"),
+        "{post:#}"
+    );
+    assert!(
+        evidence(2).contains("cannot create resource \"events\" in API group \"events.k8s.io\""),
+        "{post:#}"
+    );
+    // The log filled the one gap there was: no Pod, so no pods/log.
+    assert!(
+        !live["gaps"].to_string().contains("operator logs"),
+        "{:#}",
+        live["gaps"]
+    );
 
-    // The same cluster collected, with the operator's own log: the same RBAC finding and the 403.
-    let dir = tempfile::tempdir().unwrap();
+    // The same cluster collected with the same log file, then read back: the same findings.
+    let bundle = dir.path().join("bundle");
     let collected = Command::new(BIN)
         .args(["collect", "--kubeconfig"])
         .arg(&kubeconfig)
-        .arg(dir.path())
-        .args(["-n", &ns, "--operator", &operator_spec])
+        .arg(&bundle)
+        .args(["-n", &ns, "--operator", &operator_spec, "--log-file", &log_arg])
         .output()
         .unwrap();
-    assert!(
-        collected.status.code().unwrap() < 2,
+    assert_eq!(
+        collected.status.code(),
+        Some(0),
         "{}",
         String::from_utf8_lossy(&collected.stderr)
     );
-    std::fs::create_dir_all(dir.path().join("operator/logs")).unwrap();
-    std::fs::write(
-        dir.path().join("operator/logs/local.operator.log"),
-        lines.join("\n") + "\n",
-    )
-    .unwrap();
-    let bundle = dir.path().display().to_string();
-    let (code, offline) = explain_events(&kubeconfig, &["todo-api", "--bundle", &bundle]);
+    assert_eq!(
+        std::fs::read(bundle.join("operator/logs/operate.log.file.log")).unwrap(),
+        std::fs::read(&log).unwrap()
+    );
+    let bundle_arg = bundle.display().to_string();
+    let (code, offline) = explain_events(&kubeconfig, &["todo-api", "--bundle", &bundle_arg]);
     assert_eq!(code, 1, "{offline:#}");
-    assert_eq!(finding(&offline, "rbac-events")["severity"], "problem", "{offline:#}");
-    let post = finding(&offline, "event-post-failed");
-    assert_eq!(post["severity"], "problem");
-    assert!(post["evidence"].to_string().contains("403"), "{post:#}");
+    assert_eq!(findings_of(&offline), findings_of(&live));
 
-    // Restored: allowed.
+    // Restored, and once the authorizer says so, the operator restarted on a fresh log file
+    // with a spec change to post about: allowed, and no failed POST.
     apply_object(&admin, &discovery, &role).await;
-    let (_, restored) = explain_events(&kubeconfig, &["-n", &ns, "todo-api", "--operator", &operator_spec]);
+    let base = ["-n", ns.as_str(), "todo-api", "--operator", operator_spec.as_str()];
+    eventually(Duration::from_secs(10), "rbac-events ok after the restore", || async {
+        let (_, doc) = explain_events(&kubeconfig, &base);
+        (finding(&doc, "rbac-events")["severity"] == "ok").then_some(())
+    })
+    .await;
+    let restored_log = dir.path().join("operate-restored.log");
+    let operator = Operator::start_logging_to(&sa_kubeconfig, &operate_args, &restored_log);
+    operator
+        .wait_line("Watching microservices: initial list done", Duration::from_secs(20))
+        .await;
+    set_port(&api, "todo-api", 9090).await;
+    wait_accepted(&api, "todo-api", 2, Duration::from_secs(10)).await;
+    eventually(Duration::from_secs(10), "an Accepted event for generation 2", || {
+        let admin = admin.clone();
+        let ns = ns.clone();
+        async move {
+            let events = events_for(&admin, &ns, "todo-api").await;
+            events
+                .iter()
+                .any(|e| {
+                    e.reason.as_deref() == Some("Accepted") && e.message.as_deref().is_some_and(|m| m.contains("9090"))
+                })
+                .then_some(())
+        }
+    })
+    .await;
+    let lines = operator.stop();
+    assert!(
+        !lines.iter().any(|l| l.contains("Failed to post an event")),
+        "{lines:#?}"
+    );
+    let restored_arg = restored_log.display().to_string();
+    let mut with_restored = base.to_vec();
+    with_restored.extend(["--log-file", restored_arg.as_str()]);
+    let (_, restored) = explain_events(&kubeconfig, &with_restored);
     assert_eq!(finding(&restored, "rbac-events")["severity"], "ok", "{restored:#}");
+    assert!(
+        restored["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["id"] != "event-post-failed"),
+        "{restored:#}"
+    );
+    // Both logs: still the one failed POST from before the restore.
+    with_restored.extend(["--log-file", log_arg.as_str()]);
+    let (_, both) = explain_events(&kubeconfig, &with_restored);
+    assert_eq!(
+        finding(&both, "event-post-failed")["evidence"][0],
+        post["evidence"][0],
+        "{both:#}"
+    );
 }

@@ -3,7 +3,7 @@
 //! not every item is used by both.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -22,6 +22,26 @@ impl OperateProcess {
     /// Spawns `bin operate --kubeconfig KUBECONFIG ARGS...` with the default log filter. With
     /// `echo`, every line is also printed as `operate| LINE`.
     pub fn spawn(bin: &str, kubeconfig: &Path, args: &[&str], echo: bool) -> OperateProcess {
+        Self::spawn_teeing(bin, kubeconfig, args, echo, None)
+    }
+
+    /// [`OperateProcess::spawn`], also appending every line to `log_file` (created if absent) as
+    /// it is read, as `operate 2>&1 | tee -a FILE` would: a line that [`OperateProcess::count`]
+    /// sees is already in the file.
+    pub fn spawn_teeing(
+        bin: &str,
+        kubeconfig: &Path,
+        args: &[&str],
+        echo: bool,
+        log_file: Option<&Path>,
+    ) -> OperateProcess {
+        let mut file = log_file.map(|path| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .unwrap_or_else(|e| panic!("open {}: {e}", path.display()))
+        });
         let started = Instant::now();
         let mut child = Command::new(bin)
             .arg("operate")
@@ -40,6 +60,9 @@ impl OperateProcess {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if echo {
                     println!("operate| {line}");
+                }
+                if let Some(file) = file.as_mut() {
+                    writeln!(file, "{line}").expect("the operator's log file is writable");
                 }
                 sink.lock().unwrap().push((Instant::now(), line));
             }
