@@ -28,6 +28,27 @@ use crate::logs::Record;
 use crate::resource::{GROUP, MicroserviceObject, PLURAL};
 use crate::time::rfc3339_millis;
 
+/// Every finding id `explain-events` reports (`findings[].id` of `-o json`): the ids of DESIGN.md
+/// Contracts, which users and scripts match on, so an id is never renamed (new ones may be
+/// added). `operator-not-leading` (Contracts) is listed once it is implemented. A unit test
+/// holds this list and the ids the code below emits equal; tests/explain_bundles.rs requires a
+/// bundle that must find each.
+pub const FINDING_IDS: &[&str] = &[
+    "rbac-events",
+    "event-post-failed",
+    "posting-disabled",
+    "errors-not-posted",
+    "events-expired",
+    "events-elsewhere",
+    "caller-cannot-list-events",
+    "status-pruned",
+    "accepted-stale",
+    "operator-not-running",
+    "operator-not-watching",
+    "rbac-resource",
+    "operator-not-found",
+];
+
 /// How bad a finding is (Contracts: `ok` | `warning` | `problem`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -1252,6 +1273,41 @@ mod tests {
         r.findings
             .push(finding("rbac-events", Severity::Warning, "t".into(), vec![], None));
         assert_eq!(r.exit_code(), 1);
+    }
+
+    /// This module's code, without its tests.
+    fn code() -> &'static str {
+        let source = include_str!("events.rs");
+        source.split(concat!("#[cfg", "(test)]")).next().unwrap_or(source)
+    }
+
+    /// The ids passed to `finding(...)` in this module's code (the only constructor).
+    fn emitted_ids() -> BTreeSet<String> {
+        let call = concat!("finding", "(");
+        let source = code();
+        let mut ids = BTreeSet::new();
+        for (at, _) in source.match_indices(call) {
+            let rest = source[at + call.len()..].trim_start();
+            if let Some(literal) = rest.strip_prefix('"') {
+                ids.insert(literal.split('"').next().unwrap_or_default().to_string());
+            }
+        }
+        ids
+    }
+
+    #[test]
+    fn the_emitted_ids_are_the_listed_ids() {
+        let listed: BTreeSet<String> = FINDING_IDS.iter().map(|s| s.to_string()).collect();
+        assert_eq!(listed.len(), FINDING_IDS.len(), "duplicates in FINDING_IDS");
+        assert_eq!(emitted_ids(), listed);
+        // `finding()` is the only place a Finding is built (one struct literal, `Finding { id, ..`),
+        // so no id escapes the scan above.
+        let source = code();
+        let literals = source
+            .match_indices(concat!("Finding", " {"))
+            .filter(|(at, m)| source[at + m.len()..].trim_start().starts_with("id"))
+            .count();
+        assert_eq!(literals, 1);
     }
 
     #[test]
