@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Evidence, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source, items};
+use super::{Evidence, Gap, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source, items};
 use crate::error::AppError;
 
 /// Reads the bundle at `dir`.
@@ -56,31 +56,64 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         .and_then(|m| m.get("namespace"))
         .and_then(Value::as_str)
         .map(str::to_string);
+    let recorded = Recorded::from_meta(meta.as_ref());
     let mut operator = OperatorEvidence {
-        deployments: list(dir, "operator/deployment.json", "operator Deployment"),
-        pods: list(dir, "operator/pods.json", "operator Pods"),
-        configmaps: list(dir, "operator/configmaps.json", "operator ConfigMaps"),
-        logs: logs(dir),
-        leases: list(dir, "operator/leases.json", super::LEASES),
-        peerings: list(dir, "operator/kopfpeerings.json", super::PEERINGS),
+        deployments: recorded.explain(list(dir, "operator/deployment.json", "operator Deployment")),
+        pods: recorded.explain(list(dir, "operator/pods.json", "operator Pods")),
+        configmaps: recorded.explain(list(dir, "operator/configmaps.json", "operator ConfigMaps")),
+        logs: recorded.explain(logs(dir)),
+        leases: recorded.explain(list(dir, "operator/leases.json", super::LEASES)),
+        peerings: recorded.explain(list(dir, "operator/kopfpeerings.json", super::PEERINGS)),
     };
     operator.settle_leadership_gaps();
     Ok(Snapshot {
         source: Source::Bundle(dir.to_path_buf()),
         captured_at,
         namespace,
-        microservices: list(dir, "microservices.json", "microservices"),
-        crd: single(dir, "crd.json", "CRD"),
-        events: list(dir, "events.json", "events"),
+        microservices: recorded.explain(list(dir, "microservices.json", "microservices")),
+        crd: recorded.explain(single(dir, "crd.json", "CRD")),
+        events: recorded.explain(list(dir, "events.json", "events")),
         operator,
         rbac: RbacEvidence {
-            access_reviews: list(dir, "rbac/access-reviews.json", "access reviews"),
-            roles: list(dir, "rbac/roles.json", "Roles"),
-            role_bindings: list(dir, "rbac/rolebindings.json", "RoleBindings"),
-            cluster_roles: list(dir, "rbac/clusterroles.json", "ClusterRoles"),
-            cluster_role_bindings: list(dir, "rbac/clusterrolebindings.json", "ClusterRoleBindings"),
+            access_reviews: recorded.explain(list(dir, "rbac/access-reviews.json", "access reviews")),
+            roles: recorded.explain(list(dir, "rbac/roles.json", "Roles")),
+            role_bindings: recorded.explain(list(dir, "rbac/rolebindings.json", "RoleBindings")),
+            cluster_roles: recorded.explain(list(dir, "rbac/clusterroles.json", "ClusterRoles")),
+            cluster_role_bindings: recorded.explain(list(dir, "rbac/clusterrolebindings.json", "ClusterRoleBindings")),
         },
     })
+}
+
+/// The gaps `collect` recorded in `meta.json` (`"gaps": ["events: forbidden (<API message>)",
+/// ...]`, the [`Gap`] display form). A file that is missing because the API refused it keeps
+/// that reason (a 403 is `caller-cannot-list-events`, not "not in the bundle").
+struct Recorded(Vec<Gap>);
+
+impl Recorded {
+    fn from_meta(meta: Option<&Value>) -> Self {
+        let gaps = meta
+            .and_then(|m| m.get("gaps"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter_map(Gap::parse)
+            .collect();
+        Recorded(gaps)
+    }
+
+    /// `evidence`, with a not-in-the-bundle gap replaced by the gap recorded for the same evidence.
+    fn explain<T>(&self, evidence: Evidence<T>) -> Evidence<T> {
+        match evidence {
+            Evidence::Gap(gap) if matches!(gap.reason, GapReason::NotInBundle(_)) => {
+                match self.0.iter().find(|g| g.evidence == gap.evidence) {
+                    Some(recorded) => Evidence::Gap(recorded.clone()),
+                    None => Evidence::Gap(gap),
+                }
+            }
+            other => other,
+        }
+    }
 }
 
 fn read_json(dir: &Path, file: &str) -> Result<Value, GapReason> {
@@ -338,6 +371,32 @@ mod tests {
     }
 
     #[test]
+    fn a_forbidden_gap_recorded_by_collect_reads_back_as_forbidden() {
+        // Was: the missing events.json read back as "not in the bundle", so a bundle collected
+        // by a caller who may not list events lost caller-cannot-list-events (and exited 3).
+        let mut snapshot = read(&shared_bundle("healthy")).unwrap();
+        let message = "events is forbidden: User \"dev@example.com\" cannot list resource \"events\" in API group \"\" in the namespace \"store\"";
+        snapshot.events = Evidence::missing("events", GapReason::Forbidden(message.into()));
+        let meta = Meta {
+            captured_at: "2026-11-29T17:20:00Z".into(),
+            context: None,
+            namespace: Some("store".into()),
+            all_namespaces: false,
+            gaps: snapshot.gaps().iter().map(ToString::to_string).collect(),
+            collected_by: "test".into(),
+        };
+        let out = tempfile::tempdir().unwrap();
+        let dir = out.path().join("bundle");
+        write(&snapshot, &meta, &dir).unwrap();
+        assert!(!dir.join("events.json").exists());
+        let again = read(&dir).unwrap();
+        assert_eq!(again.events.gap(), snapshot.events.gap());
+        // A gap recorded for evidence whose file is present does not hide the file.
+        fs::write(dir.join("events.json"), r#"{"kind": "List", "items": []}"#).unwrap();
+        assert!(read(&dir).unwrap().events.get().is_some());
+    }
+
+    #[test]
     fn log_file_names() {
         assert_eq!(
             parse_log_file_name("op-5f9-abc.operator.log"),
@@ -385,6 +444,7 @@ mod tests {
             snapshot.operator.logs.get().unwrap()
         );
         assert_eq!(again.captured_at.unwrap().to_rfc3339(), "2026-11-29T17:20:00+00:00");
+        assert_eq!(again.gaps(), snapshot.gaps());
         // A non-empty target is refused, and nothing is half-written.
         let err = write(&snapshot, &meta, &dir).unwrap_err();
         assert_eq!(err.exit_code(), 2);

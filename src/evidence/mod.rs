@@ -75,6 +75,28 @@ impl std::fmt::Display for Gap {
     }
 }
 
+impl Gap {
+    /// Reads back the [`std::fmt::Display`] form (`<evidence>: forbidden (<message>)`, `...: failed
+    /// (<error>)`, `...: not collected (<why>)`, `...: not in the bundle (<file>)`), as `collect`
+    /// records gaps in a bundle's `meta.json`. `None` for any other text.
+    pub fn parse(text: &str) -> Option<Gap> {
+        let (evidence, rest) = text.split_once(": ")?;
+        let (kind, detail) = rest.strip_suffix(')')?.split_once(" (")?;
+        let detail = detail.to_string();
+        let reason = match kind {
+            "forbidden" => GapReason::Forbidden(detail),
+            "failed" => GapReason::Failed(detail),
+            "not collected" => GapReason::NotCollected(detail),
+            "not in the bundle" => GapReason::NotInBundle(detail),
+            _ => return None,
+        };
+        Some(Gap {
+            evidence: evidence.to_string(),
+            reason,
+        })
+    }
+}
+
 /// A piece of evidence, or the gap where it should be.
 #[derive(Debug, Clone)]
 pub enum Evidence<T> {
@@ -352,5 +374,24 @@ mod tests {
         assert_eq!(some.len(), 1);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].starts_with("item 1"), "{errors:?}");
+    }
+
+    #[test]
+    fn gaps_read_back_from_their_display_form() {
+        let message = "events is forbidden: User \"dev@example.com\" cannot list resource \"events\" in API group \"\" in the namespace \"store\" (x)";
+        for reason in [
+            GapReason::Forbidden(message.into()),
+            GapReason::Failed("timed out".into()),
+            GapReason::NotCollected("RBAC".into()),
+            GapReason::NotInBundle("operator/logs/".into()),
+        ] {
+            let gap = Gap {
+                evidence: "operator logs".into(),
+                reason,
+            };
+            assert_eq!(Gap::parse(&gap.to_string()), Some(gap));
+        }
+        assert_eq!(Gap::parse("events: gone (x)"), None);
+        assert_eq!(Gap::parse("no colon"), None);
     }
 }
