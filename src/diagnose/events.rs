@@ -295,15 +295,18 @@ fn failures<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
         .collect()
 }
 
+/// Whether the event of `line` can still exist: it is not older than the event TTL (true when
+/// "now" or the line's time is unknown).
+fn within_ttl(ctx: &Ctx<'_>, line: &Line) -> bool {
+    match (ctx.now, line.record.time()) {
+        (Some(now), Some(t)) => now - t <= ctx.options.event_ttl,
+        _ => true,
+    }
+}
+
 fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
     let failures = failures(ctx);
-    let recent = match ctx.now {
-        Some(now) => failures
-            .iter()
-            .filter(|l| l.record.time().is_some_and(|t| now - t <= ctx.options.event_ttl))
-            .count(),
-        None => failures.len(),
-    };
+    let recent = failures.iter().filter(|l| within_ttl(ctx, l)).count();
     let tail = if failures.is_empty() {
         String::new()
     } else {
@@ -849,7 +852,11 @@ fn sources(ctx: &Ctx<'_>) -> Vec<(String, String)> {
 
 fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
     let failures = failures(ctx);
+    // Only failures within the event TTL can still have their events: an older failure without
+    // an event says nothing about posting (events-expired reports it).
+    let expired_only = !failures.is_empty() && !failures.iter().any(|l| within_ttl(ctx, l));
     let hidden_failures = !failures.is_empty()
+        && !expired_only
         && !ctx
             .own_events
             .iter()
@@ -916,7 +923,7 @@ fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
                 )]
             }
         }
-        OperatorKind::Kopf => kopf_posting(ctx, op, hidden_failures, failure_evidence),
+        OperatorKind::Kopf => kopf_posting(ctx, op, hidden_failures, expired_only, failure_evidence),
     }
 }
 
@@ -924,6 +931,7 @@ fn kopf_posting(
     ctx: &Ctx<'_>,
     op: &OperatorRef,
     hidden_failures: bool,
+    expired_only: bool,
     failure_evidence: impl Fn() -> Vec<String>,
 ) -> Vec<Finding> {
     let version: Option<KopfVersion> = ctx.deployment.and_then(settings::kopf_version);
@@ -965,18 +973,23 @@ fn kopf_posting(
             )),
         )];
     }
-    if !hidden_failures {
+    // A Kopf that does not post log records by default proves the failures unposted even when
+    // their events would have expired by now.
+    let unposted_by_default = undecidable.is_none()
+        && loggers.is_none()
+        && version.as_ref().is_some_and(|v| !v.posts_log_records_by_default());
+    let unposted = hidden_failures || (expired_only && unposted_by_default);
+    if !unposted {
         let mut evidence = vec![version_text];
         if files.is_empty() {
             evidence.push("operator source: not in evidence (no mounted ConfigMap with .py files)".into());
         }
-        return vec![finding(
-            "errors-not-posted",
-            Severity::Ok,
-            "no handler failure went unposted".into(),
-            evidence,
-            None,
-        )];
+        let title = if expired_only {
+            "the handler failures are older than the event TTL: whether they were posted cannot be told from the events (see events-expired)"
+        } else {
+            "no handler failure went unposted"
+        };
+        return vec![finding("errors-not-posted", Severity::Ok, title.into(), evidence, None)];
     }
     let mut evidence = failure_evidence();
     evidence.push(version_text);
