@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::cli::{GlobalArgs, ManifestsArgs, OutputFormat, parse_dns_label};
 use crate::error::AppError;
-use crate::operate::leader::DEFAULT_LEASE_NAME;
+use crate::operate::leader::{DEFAULT_LEASE_NAME, LEASE_VERBS};
 use crate::resource::{CRD_NAME, GROUP, IMAGE_PATTERN, PLURAL, crd};
 
 /// The image the Deployment runs unless `--image` is given.
@@ -140,12 +140,19 @@ pub fn operator_rules() -> Value {
     ])
 }
 
-/// The operator's rules for its Lease, in its own namespace: exactly the verbs of
-/// `operate::leader` (get, create, update).
-pub fn lease_rules() -> Value {
+/// The operator's rules for the Lease `name`, in its namespace: exactly
+/// [`crate::operate::leader::LEASE_VERBS`] — `create` on leases, the others on `name` only.
+pub fn lease_rules(name: &str) -> Value {
+    let verbs = |named: bool| -> Vec<&str> {
+        LEASE_VERBS
+            .iter()
+            .filter(|(_, n)| *n == named)
+            .map(|(v, _)| *v)
+            .collect()
+    };
     json!([
-        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
-        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": [DEFAULT_LEASE_NAME], "verbs": ["get", "update"]}
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": verbs(false)},
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": [name], "verbs": verbs(true)}
     ])
 }
 
@@ -188,7 +195,13 @@ pub fn objects(plan: &Plan) -> Vec<Value> {
         }
     }
     if !plan.standalone {
-        out.extend(role_and_binding(LEASE_ROLE_NAME, ns, lease_rules(), &labels, &subject));
+        out.extend(role_and_binding(
+            LEASE_ROLE_NAME,
+            ns,
+            lease_rules(DEFAULT_LEASE_NAME),
+            &labels,
+            &subject,
+        ));
     }
     out.push(deployment(plan, &labels));
     out.extend(user_roles());

@@ -16,15 +16,16 @@ use k8s_openapi::api::core::v1::{Event, Pod};
 use serde::Serialize;
 
 use super::cycles::{log_facts, records};
-use super::leading::{self, PauseEvidence};
+use super::leading::{self, ElectionLine, PauseEvidence};
 use super::rbac::{self, Account, Answer, Need};
 use super::staleness::{self, LogFacts, Verdict};
-use crate::evidence::operator::{OperatorKind, OperatorRef, find_operators};
+use crate::evidence::operator::{Leadership, OperatorKind, OperatorRef, find_operators};
 use crate::evidence::{Gap, GapReason, Snapshot, event_time};
 use crate::kopf::messages::{EventPostFailure, Lifecycle, Outcome};
 use crate::kopf::peering as kopf_peering;
 use crate::kopf::settings::{self, KopfVersion, PostingSetting};
 use crate::logs::Record;
+use crate::operate::leader::{LEASE_GROUP, LEASE_VERBS};
 use crate::resource::{GROUP, MicroserviceObject, PLURAL};
 use crate::time::rfc3339_millis;
 
@@ -409,6 +410,41 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
             })
         })
         .collect();
+    let election_lines: Vec<ElectionLine> = ctx
+        .unattributed
+        .iter()
+        .filter(|l| leading::is_election_line(&l.record.message))
+        .map(|l| ElectionLine {
+            source: l.pod.clone(),
+            cite: l.cite(),
+            message: std::iter::once(l.record.message.clone())
+                .chain(l.record.fields.iter().map(|(k, v)| format!("{k}={v}")))
+                .collect::<Vec<_>>()
+                .join(" "),
+        })
+        .collect();
+    let lease_access: Vec<(String, Answer)> = match op.leadership() {
+        Leadership::Lease { namespace, name } => {
+            let account = Account {
+                namespace: &op.namespace,
+                name: &op.service_account,
+            };
+            LEASE_VERBS
+                .iter()
+                .map(|(verb, named)| {
+                    let need = Need {
+                        group: LEASE_GROUP,
+                        resource: "leases",
+                        verb,
+                        namespace: &namespace,
+                        name: named.then_some(name.as_str()),
+                    };
+                    (verb.to_string(), rbac::decide(&ctx.snapshot.rbac, account, need))
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     out.extend(leading::operator_not_leading(&leading::Input {
         operator: op,
         pods: &mine,
@@ -416,6 +452,8 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
         leases: &ctx.snapshot.operator.leases,
         peerings: &ctx.snapshot.operator.peerings,
         pause_lines: &pause_lines,
+        election_lines: &election_lines,
+        lease_access: &lease_access,
         namespace: ctx.ns,
         now: ctx.now,
         skew: ctx.options.skew,
@@ -621,6 +659,7 @@ fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 resource: "events",
                 verb,
                 namespace: ctx.ns,
+                name: None,
             };
             (need, rbac::decide(rbac, account, need))
         })
@@ -700,6 +739,7 @@ fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
             resource,
             verb,
             namespace: ctx.ns,
+            name: None,
         };
         let answer = rbac::decide(rbac, account, need);
         evidence.push(format!("{user} {}: {}", need.describe(), method(&answer)));

@@ -17,6 +17,7 @@ use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::events::{Finding, Severity};
+use super::rbac::Answer;
 use crate::evidence::Evidence;
 use crate::evidence::operator::{Leadership, OperatorRef};
 use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
@@ -37,6 +38,30 @@ pub struct PauseEvidence {
     pub line: PauseLine,
 }
 
+/// A log line of ours about leader election (`Became the leader`, `Standing by`, `Leader
+/// election: ...`, `Lost the lease`), cited.
+#[derive(Debug, Clone)]
+pub struct ElectionLine {
+    /// Which log (`POD/CONTAINER`).
+    pub source: String,
+    /// The line with its time and clock.
+    pub cite: String,
+    /// The message followed by its structured fields (`key=value`, values unquoted).
+    pub message: String,
+}
+
+/// Whether `message` is one of our elector's lines ([`crate::operate::leader`]).
+pub fn is_election_line(message: &str) -> bool {
+    [
+        "Leader election: ",
+        "Became the leader",
+        "Standing by: ",
+        "Lost the lease",
+    ]
+    .iter()
+    .any(|p| message.starts_with(p))
+}
+
 /// What the finding looks at.
 pub struct Input<'a> {
     /// The operator serving the object.
@@ -51,6 +76,11 @@ pub struct Input<'a> {
     pub peerings: &'a Evidence<Vec<Value>>,
     /// Kopf's pause/resume lines, in log order.
     pub pause_lines: &'a [PauseEvidence],
+    /// Our elector's lines, in log order.
+    pub election_lines: &'a [ElectionLine],
+    /// May the operator's ServiceAccount do what the elector does with its Lease: (verb,
+    /// answer) per [`crate::operate::leader::LEASE_VERBS`]; empty when not ours.
+    pub lease_access: &'a [(String, Answer)],
     /// The object's namespace (a namespaced Kopf operator peers in each namespace it serves).
     pub namespace: &'a str,
     /// "Now" of the snapshot.
@@ -115,15 +145,16 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         return None;
     }
     let lease_ref = format!("{namespace}/{name}");
-    let running = format!("running Pods of {}: {}", op.display(), input.running.join(", "));
-    let find_log = format!(
-        "kubectl -n {} logs deployment/{} -c {} | grep -i lease",
-        op.namespace, op.name, op.container
-    );
+    let mut evidence = Vec::new();
+    let access = LeaseAccess::of(input, namespace, name);
     let Some(lease) = leases
         .iter()
         .find(|l| l.metadata.namespace.as_deref() == Some(namespace) && l.metadata.name.as_deref() == Some(name))
     else {
+        evidence.push(format!("GET coordination.k8s.io/v1 leases {lease_ref}: not found"));
+        evidence.push(running(input));
+        evidence.extend(access.evidence.clone());
+        evidence.extend(access.last_lines.clone());
         return Some(Finding {
             id: ID,
             severity: Severity::Problem,
@@ -131,14 +162,8 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
                 "no replica of {} leads: its Lease {lease_ref} does not exist",
                 op.display()
             ),
-            evidence: vec![
-                format!("GET coordination.k8s.io/v1 leases {lease_ref}: not found"),
-                running,
-            ],
-            fix: Some(format!(
-                "find the leader-election error: {find_log}; its Role in {namespace} needs coordination.k8s.io leases get, create, update (`kubectl microservice manifests --namespace {}` prints it)",
-                op.namespace
-            )),
+            evidence,
+            fix: Some(access.fix(input, namespace, name, None)),
         });
     };
     let now = input.now?;
@@ -153,15 +178,15 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         .lease_duration_seconds
         .map(|s| Duration::seconds(s.into()))
         .unwrap_or(Duration::seconds(LEASE_DURATION.as_secs() as i64));
-    let mut evidence = vec![format!(
+    evidence.push(format!(
         "Lease {lease_ref}: holderIdentity {}, renewTime {}, leaseDurationSeconds {}, leaseTransitions {}",
         holder.as_deref().unwrap_or("<none>"),
         renewed.map(rfc3339_seconds).unwrap_or_else(|| "<none>".into()),
         duration.num_seconds(),
         spec.lease_transitions.unwrap_or(0)
-    )];
+    ));
     evidence.push(format!("now: {} (the snapshot's clock)", rfc3339_seconds(now)));
-    evidence.push(running);
+    evidence.push(running(input));
     let holder_pod = holder
         .as_deref()
         .map(|h| h.rsplit_once('_').map_or(h, |(instance, _)| instance));
@@ -169,6 +194,8 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         holder_pod.is_some_and(|p| input.pods.iter().any(|pod| pod.metadata.name.as_deref() == Some(p)));
     let holder_runs = holder_pod.is_some_and(|p| input.running.iter().any(|r| r == p));
     let Some(renewed) = renewed else {
+        evidence.extend(access.evidence.clone());
+        evidence.extend(access.last_lines.clone());
         return Some(Finding {
             id: ID,
             severity: Severity::Problem,
@@ -177,7 +204,7 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
                 op.display()
             ),
             evidence,
-            fix: Some(format!("find the leader-election error: {find_log}")),
+            fix: Some(access.fix(input, namespace, name, None)),
         });
     };
     let expired = now > renewed + duration + input.skew;
@@ -196,26 +223,18 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
                 age(now, renewed)
             ),
         };
-        let fix = if holder_runs {
-            format!(
-                "its holder {} runs but does not renew: its API calls fail (see {find_log}); restart it: kubectl -n {} delete pod {}",
-                holder_pod.unwrap_or_default(),
-                op.namespace,
-                holder_pod.unwrap_or_default()
-            )
-        } else {
-            format!(
-                "the running replicas do not take the Lease over: see {find_log}; their Role needs coordination.k8s.io leases get, create, update in {namespace}"
-            )
-        };
+        evidence.extend(access.evidence.clone());
+        evidence.extend(access.last_lines.clone());
+        let stuck_holder = holder_runs.then_some(holder_pod).flatten();
         return Some(Finding {
             id: ID,
             severity: Severity::Problem,
             title,
             evidence,
-            fix: Some(fix),
+            fix: Some(access.fix(input, namespace, name, stuck_holder)),
         });
     }
+    evidence.extend(access.last_lines.clone());
     match (&holder, holder_is_ours, holder_runs) {
         (None, _, _) => Some(ok(
             format!(
@@ -243,7 +262,8 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
             ),
             evidence,
             fix: Some(format!(
-                "a standby takes over by itself when the Lease expires; if it does not, see {find_log}"
+                "a standby takes over by itself when the Lease expires; if it does not, see {}",
+                find_log(op)
             )),
         }),
         (Some(h), false, _) => Some(Finding {
@@ -255,10 +275,131 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
             ),
             evidence,
             fix: Some(format!(
-                "that process handles (and posts events for) these objects with its own flags and permissions; find it by its holderIdentity (`<POD_NAME or host name>_<random>`) and stop it, or run it beside the Deployment with its own Lease (`operate --lease-name NAME`) or `--standalone` on another namespace; watch the handover: kubectl -n {namespace} get lease {name} -w"
+                "that process handles (and posts events for) these objects with its own flags and permissions; find it by its holderIdentity (`<POD_NAME or host name>_<random>`) and stop it, or give it its own Lease (`operate --lease-name NAME`) or `--standalone` on other namespaces; watch the handover: kubectl -n {namespace} get lease {name} -w"
             )),
         }),
     }
+}
+
+fn running(input: &Input<'_>) -> String {
+    format!(
+        "running Pods of {}: {}",
+        input.operator.display(),
+        input.running.join(", ")
+    )
+}
+
+fn find_log(op: &OperatorRef) -> String {
+    format!(
+        "kubectl -n {} logs deployment/{} -c {} | grep -i lease",
+        op.namespace, op.name, op.container
+    )
+}
+
+/// What the evidence says about the ServiceAccount's rights on the Lease: access reviews (or
+/// RBAC objects), and the 403s in the elector's own log lines.
+struct LeaseAccess {
+    /// Verbs proven or suggested denied.
+    denied: Vec<String>,
+    /// Lines for the finding: the answers and the 403 lines.
+    evidence: Vec<String>,
+    /// The last election line of each log: what each replica last said.
+    last_lines: Vec<String>,
+}
+
+impl LeaseAccess {
+    fn of(input: &Input<'_>, namespace: &str, name: &str) -> LeaseAccess {
+        let mut denied = Vec::new();
+        let mut evidence = Vec::new();
+        for (verb, answer) in input.lease_access {
+            let (allowed, how) = match answer {
+                Answer::Reviewed { allowed, reason } => (
+                    Some(*allowed),
+                    format!(
+                        "SubjectAccessReview: {}{}",
+                        if *allowed { "allowed" } else { "denied" },
+                        reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
+                    ),
+                ),
+                Answer::RulesAllow(by) => (Some(true), format!("allowed by {by}")),
+                Answer::RulesSilent => (
+                    None,
+                    "no bound Role or ClusterRole grants it (read from RBAC objects)".into(),
+                ),
+                Answer::Unknown => continue,
+            };
+            if allowed != Some(true) {
+                denied.push(verb.clone());
+            }
+            evidence.push(format!(
+                "may system:serviceaccount:{}:{} {verb} the Lease {namespace}/{name}: {how}",
+                input.operator.namespace, input.operator.service_account
+            ));
+        }
+        // The elector's own lines: the last one of each log, and every 403 (the API's message
+        // names the verb it was denied).
+        let mut last: Vec<&ElectionLine> = Vec::new();
+        for line in input.election_lines {
+            match last.iter_mut().find(|l| l.source == line.source) {
+                Some(slot) => *slot = line,
+                None => last.push(line),
+            }
+        }
+        for line in input.election_lines.iter().filter(|l| l.message.contains("(403)")) {
+            if let Some(verb) = forbidden_verb(&line.message)
+                && !denied.contains(&verb)
+            {
+                denied.push(verb);
+            }
+            if !last.iter().any(|l| std::ptr::eq(*l, line)) {
+                evidence.push(format!("log: {}", line.cite));
+            }
+        }
+        let last_lines = last
+            .iter()
+            .map(|l| format!("log (its last election line): {}", l.cite))
+            .collect();
+        LeaseAccess {
+            denied,
+            evidence,
+            last_lines,
+        }
+    }
+
+    /// The fix: the Role rule when a verb is denied, else where to look.
+    fn fix(&self, input: &Input<'_>, namespace: &str, name: &str, stuck_holder: Option<&str>) -> String {
+        let op = input.operator;
+        if !self.denied.is_empty() {
+            let rules = serde_yaml::to_string(&crate::manifests::lease_rules(name)).unwrap_or_default();
+            return format!(
+                "its ServiceAccount {}/{} may not {} the Lease: grant the elector's verbs in a Role in {namespace} bound to it (`kubectl microservice manifests --namespace {}` prints it as {}):\n{}",
+                op.namespace,
+                op.service_account,
+                self.denied.join(", "),
+                op.namespace,
+                crate::manifests::LEASE_ROLE_NAME,
+                rules.trim_end()
+            );
+        }
+        match stuck_holder {
+            Some(pod) => format!(
+                "its holder {pod} runs but does not renew: its API calls fail (see {}); restart it: kubectl -n {} delete pod {pod}",
+                find_log(op),
+                op.namespace
+            ),
+            None => format!(
+                "the running replicas do not take the Lease: see {}; their Role needs coordination.k8s.io leases get, create, update in {namespace}",
+                find_log(op)
+            ),
+        }
+    }
+}
+
+/// `... cannot update resource "leases" ...` → `update`.
+fn forbidden_verb(message: &str) -> Option<String> {
+    let rest = &message[message.find("cannot ")? + "cannot ".len()..];
+    let verb = rest.split_whitespace().next()?;
+    rest.contains("resource \"leases\"").then(|| verb.to_string())
 }
 
 // ---- Kopf: peering --------------------------------------------------------------------------
@@ -528,6 +669,8 @@ mod tests {
         leases: Evidence<Vec<Lease>>,
         peerings: Evidence<Vec<Value>>,
         pause_lines: Vec<PauseEvidence>,
+        election_lines: Vec<ElectionLine>,
+        lease_access: Vec<(String, Answer)>,
         now: &'static str,
     }
 
@@ -543,6 +686,8 @@ mod tests {
                 leases: Evidence::Present(leases),
                 peerings: Evidence::Present(vec![]),
                 pause_lines: vec![],
+                election_lines: vec![],
+                lease_access: vec![],
                 now,
             }
         }
@@ -555,6 +700,8 @@ mod tests {
                 leases: Evidence::Present(vec![]),
                 peerings: Evidence::Present(peerings),
                 pause_lines: vec![],
+                election_lines: vec![],
+                lease_access: vec![],
                 now,
             }
         }
@@ -568,6 +715,8 @@ mod tests {
                 leases: &self.leases,
                 peerings: &self.peerings,
                 pause_lines: &self.pause_lines,
+                election_lines: &self.election_lines,
+                lease_access: &self.lease_access,
                 namespace: "todo",
                 now: Some(t(self.now)),
                 skew: Duration::seconds(2),
@@ -619,6 +768,60 @@ mod tests {
             "2026-11-29T17:00:17Z",
         );
         assert_eq!(edge.run().unwrap().severity, Severity::Ok);
+    }
+
+    #[test]
+    fn a_forbidden_renewal_names_the_verb_and_the_role_rule() {
+        let mut case = Case::ours(
+            vec![lease(
+                Some("microservice-operator-5d7f-a_abbdab38a61d7b8d"),
+                "2026-11-29T20:28:32Z",
+            )],
+            "2026-11-29T20:33:57Z",
+        );
+        // The elector's own line, as our text format writes it (captured from a real API server).
+        case.election_lines = vec![ElectionLine {
+            source: "microservice-operator-5d7f-a/operator".into(),
+            cite: "microservice-operator-5d7f-a/operator line 9".into(),
+            message: "Leader election: the lease request failed; retrying lease=ops/microservice-operator error=Forbidden (403): leases.coordination.k8s.io \"microservice-operator\" is forbidden: User \"system:serviceaccount:ops:microservice-operator\" cannot update resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"ops\" leading=true".into(),
+        }];
+        let f = case.run().unwrap();
+        assert_eq!(f.severity, Severity::Problem);
+        let fix = f.fix.unwrap();
+        assert!(fix.contains("may not update the Lease"), "{fix}");
+        assert!(fix.contains("resourceNames:\n  - microservice-operator"), "{fix}");
+        assert!(
+            f.evidence.iter().any(|e| e.contains("its last election line")),
+            "{:?}",
+            f.evidence
+        );
+        // A denied SubjectAccessReview says the same without logs.
+        case.election_lines.clear();
+        case.lease_access = vec![
+            (
+                "get".into(),
+                Answer::Reviewed {
+                    allowed: true,
+                    reason: None,
+                },
+            ),
+            (
+                "update".into(),
+                Answer::Reviewed {
+                    allowed: false,
+                    reason: None,
+                },
+            ),
+        ];
+        let f = case.run().unwrap();
+        assert!(f.fix.unwrap().contains("may not update the Lease"));
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.ends_with("update the Lease ops/microservice-operator: SubjectAccessReview: denied")),
+            "{:?}",
+            f.evidence
+        );
     }
 
     #[test]

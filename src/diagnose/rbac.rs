@@ -23,6 +23,9 @@ pub struct Need<'a> {
     pub verb: &'a str,
     /// Namespace of the request.
     pub namespace: &'a str,
+    /// The object's name, for requests on one object (`get`, `update`); `None` for `list`,
+    /// `watch`, `create`. Rules with `resourceNames` match only named requests.
+    pub name: Option<&'a str>,
 }
 
 impl Need<'_> {
@@ -33,7 +36,8 @@ impl Need<'_> {
         } else {
             format!(".{}", self.group)
         };
-        format!("{} {}{group} in {}", self.verb, self.resource, self.namespace)
+        let name = self.name.map(|n| format!(" {n:?}")).unwrap_or_default();
+        format!("{} {}{group}{name} in {}", self.verb, self.resource, self.namespace)
     }
 }
 
@@ -89,7 +93,8 @@ fn reviewed(reviews: &[SubjectAccessReview], account: Account<'_>, need: Need<'_
             && attrs.resource.as_deref() == Some(resource)
             && attrs.subresource.as_deref().unwrap_or("") == subresource
             && attrs.verb.as_deref() == Some(need.verb)
-            && attrs.namespace.as_deref().unwrap_or("") == need.namespace;
+            && attrs.namespace.as_deref().unwrap_or("") == need.namespace
+            && attrs.name.as_deref().filter(|n| !n.is_empty()) == need.name;
         let status = r.status.as_ref()?;
         same.then(|| Answer::Reviewed {
             allowed: status.allowed,
@@ -134,7 +139,10 @@ fn rule_allows(rule: &PolicyRule, need: Need<'_>) -> bool {
     rule.verbs.iter().any(|v| v == "*" || v == need.verb)
         && has(&rule.api_groups, need.group)
         && resource_ok
-        && rule.resource_names.as_ref().is_none_or(Vec::is_empty)
+        && match rule.resource_names.as_ref().filter(|names| !names.is_empty()) {
+            None => true,
+            Some(names) => need.name.is_some_and(|n| names.iter().any(|r| r == n)),
+        }
 }
 
 fn by_rules(rbac: &RbacEvidence, account: Account<'_>, need: Need<'_>) -> Answer {
@@ -212,6 +220,7 @@ pub fn rule_yaml(group: &str, resource: &str, verbs: &[&str]) -> String {
 mod tests {
     use super::*;
     use crate::evidence::{Evidence, GapReason};
+    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
     use std::path::Path;
 
     fn rbac_of(bundle: &str) -> RbacEvidence {
@@ -232,7 +241,59 @@ mod tests {
             resource,
             verb,
             namespace: "store",
+            name: None,
         }
+    }
+
+    #[test]
+    fn rules_with_resource_names_allow_only_requests_on_those_names() {
+        // The Role `manifests` writes for the Lease: create unnamed, get/update by name.
+        let role: Role = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "microservice-operator-lease", "namespace": "ops"},
+            "rules": crate::manifests::lease_rules("microservice-operator")
+        }))
+        .unwrap();
+        let binding: RoleBinding = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "microservice-operator-lease", "namespace": "ops"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "microservice-operator-lease"},
+            "subjects": [{"kind": "ServiceAccount", "name": "microservice-operator", "namespace": "ops"}]
+        }))
+        .unwrap();
+        let rbac = RbacEvidence {
+            access_reviews: Evidence::missing("access reviews", GapReason::NotInBundle("x".into())),
+            roles: Evidence::Present(vec![role]),
+            role_bindings: Evidence::Present(vec![binding]),
+            cluster_roles: Evidence::Present(vec![]),
+            cluster_role_bindings: Evidence::Present(vec![]),
+        };
+        let account = Account {
+            namespace: "ops",
+            name: "microservice-operator",
+        };
+        let ask = |verb, name| {
+            decide(
+                &rbac,
+                account,
+                Need {
+                    group: "coordination.k8s.io",
+                    resource: "leases",
+                    verb,
+                    namespace: "ops",
+                    name,
+                },
+            )
+        };
+        assert!(matches!(
+            ask("update", Some("microservice-operator")),
+            Answer::RulesAllow(_)
+        ));
+        assert!(matches!(ask("create", None), Answer::RulesAllow(_)));
+        assert_eq!(ask("update", Some("another-lease")), Answer::RulesSilent);
+        assert_eq!(
+            ask("update", None),
+            Answer::RulesSilent,
+            "a named rule never allows an unnamed request"
+        );
     }
 
     #[test]

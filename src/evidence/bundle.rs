@@ -65,7 +65,7 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         leases: recorded.explain(list(dir, "operator/leases.json", super::LEASES)),
         peerings: recorded.explain(list(dir, "operator/kopfpeerings.json", super::PEERINGS)),
     };
-    operator.settle_leadership_gaps();
+    operator.settle_leadership();
     Ok(Snapshot {
         source: Source::Bundle(dir.to_path_buf()),
         captured_at,

@@ -33,6 +33,7 @@ use serde_json::Value;
 use super::operator::{Leadership, OperatorRef, find_operators, recognise};
 use super::{Evidence, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
+use crate::operate::leader::{LEASE_GROUP, LEASE_VERBS};
 use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
 
 /// Page size of list calls (kubectl's default chunk size).
@@ -335,7 +336,10 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
             ),
             Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
         },
-        None => discover(client, plan.namespace.as_deref()).await,
+        None => match discover(client, plan.namespace.as_deref()).await {
+            Evidence::Present(found) => Evidence::Present(serving(found, plan.namespace.as_deref())),
+            gap => gap,
+        },
     };
     let operators: Vec<OperatorRef> = deployments.get().map(|d| find_operators(d)).unwrap_or_default();
     if deployments.get().is_some() && operators.is_empty() {
@@ -406,7 +410,7 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
     snapshot.operator.logs = logs;
     snapshot.operator.leases = leases;
     snapshot.operator.peerings = peerings;
-    snapshot.operator.settle_leadership_gaps();
+    snapshot.operator.settle_leadership();
 }
 
 /// Gets what decides which replica of each operator handles: our Lease (`GET
@@ -457,10 +461,26 @@ async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec
             }
         }
     }
+    // Evidence no operator uses becomes "not collected" in `settle_leadership`.
     (
         lease_gap.unwrap_or(Evidence::Present(leases)),
         peering_gap.unwrap_or(Evidence::Present(peerings)),
     )
+}
+
+/// Of discovered Deployments, the operators that serve `namespace`: other operators' Pods and
+/// logs say nothing about it (and may hold other teams' data). When none serves it, all are kept,
+/// so that `operator-not-watching` can name what does run.
+pub fn serving(deployments: Vec<Deployment>, namespace: Option<&str>) -> Vec<Deployment> {
+    let Some(ns) = namespace else {
+        return deployments;
+    };
+    let serves = |d: &Deployment| recognise(d).is_some_and(|op| op.watches(ns));
+    if deployments.iter().any(serves) {
+        deployments.into_iter().filter(serves).collect()
+    } else {
+        deployments
+    }
 }
 
 /// `NS/deployment/NAME` (also `NS/deploy/NAME`) → (NS, NAME).
@@ -552,7 +572,9 @@ async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) ->
 }
 
 /// The rest of a `collect`: the CRD, mounted ConfigMaps (never Secrets), RBAC objects, and
-/// SubjectAccessReviews for the operator's ServiceAccount on what it needs in each namespace.
+/// SubjectAccessReviews for the operator's ServiceAccount on what it needs in each namespace
+/// ([`OPERATOR_NEEDS`]) and, for ours with leader election, on its Lease
+/// ([`crate::operate::leader::LEASE_VERBS`], by name where RBAC can limit it).
 pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
     snapshot.crd = evidence(
         "CRD",
@@ -630,13 +652,28 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
     let mut reviews = Vec::new();
     let mut review_gap = None;
     for op in &operators {
+        let mut asks: Vec<(String, &str, &str, &str, Option<String>)> = Vec::new();
         for target in &object_namespaces {
             for (group, resource, verb) in OPERATOR_NEEDS {
-                match review_for(client, op, target, group, resource, verb).await {
-                    Ok(r) => reviews.push(r),
-                    Err(e) => review_gap = Some(evidence::<Vec<SubjectAccessReview>>("access reviews", Err(e))),
-                }
-                if review_gap.is_some() {
+                asks.push((target.clone(), group, resource, verb, None));
+            }
+        }
+        if let Leadership::Lease { namespace, name } = op.leadership() {
+            for (verb, named) in LEASE_VERBS {
+                asks.push((
+                    namespace.clone(),
+                    LEASE_GROUP,
+                    "leases",
+                    verb,
+                    named.then(|| name.clone()),
+                ));
+            }
+        }
+        for (target, group, resource, verb, name) in asks {
+            match review_for(client, op, &target, group, resource, verb, name.as_deref()).await {
+                Ok(r) => reviews.push(r),
+                Err(e) => {
+                    review_gap = Some(evidence::<Vec<SubjectAccessReview>>("access reviews", Err(e)));
                     break;
                 }
             }
@@ -663,6 +700,7 @@ async fn review_for(
     group: &str,
     resource: &str,
     verb: &str,
+    name: Option<&str>,
 ) -> Result<SubjectAccessReview, kube::Error> {
     let (resource, subresource) = match resource.split_once('/') {
         Some((r, s)) => (r, Some(s.to_string())),
@@ -682,6 +720,7 @@ async fn review_for(
                 resource: Some(resource.to_string()),
                 subresource,
                 verb: Some(verb.to_string()),
+                name: name.map(str::to_string),
                 ..Default::default()
             }),
             ..Default::default()
@@ -710,6 +749,33 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_operators_serving_the_namespace_are_kept() {
+        let operator = |ns: &str, watches: &str| -> Deployment {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "microservice-operator", "namespace": ns},
+                "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "operator", "image": "x",
+                    "command": ["kubectl-microservice", "operate", "--namespace", watches]}]}}}
+            }))
+            .unwrap()
+        };
+        let found = vec![
+            operator("ops", "todo"),
+            operator("team-b", "shop"),
+            operator("team-c", "shop"),
+        ];
+        let names =
+            |ds: Vec<Deployment>| -> Vec<String> { ds.into_iter().filter_map(|d| d.metadata.namespace).collect() };
+        assert_eq!(names(serving(found.clone(), Some("todo"))), ["ops"]);
+        assert_eq!(names(serving(found.clone(), Some("shop"))), ["team-b", "team-c"]);
+        assert_eq!(
+            names(serving(found.clone(), Some("nobody"))).len(),
+            3,
+            "none serves it: keep all"
+        );
+        assert_eq!(names(serving(found, None)).len(), 3);
+    }
 
     #[test]
     fn operator_spec_syntax() {

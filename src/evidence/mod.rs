@@ -166,11 +166,12 @@ pub struct OperatorEvidence {
 }
 
 impl OperatorEvidence {
-    /// Marks the leadership evidence that no operator in evidence uses as not collected: a
-    /// Lease matters only for ours without `--standalone`, peering objects only for Kopf without
-    /// `--standalone`. So a bundle made before these files existed, or for a standalone operator,
-    /// does not report them missing. Leaves them as they are when the Deployments are unknown.
-    pub fn settle_leadership_gaps(&mut self) {
+    /// Marks the leadership evidence that no operator in evidence uses as not collected (found,
+    /// missing or empty alike): a Lease matters only for ours without `--standalone`, peering
+    /// objects only for Kopf without `--standalone`. So a bundle made before these files
+    /// existed, or for a standalone operator, does not report them missing, and `collect` does
+    /// not write them. Leaves them as they are when the Deployments are unknown.
+    pub fn settle_leadership(&mut self) {
         let Some(deployments) = self.deployments.get() else {
             return;
         };
@@ -187,10 +188,10 @@ impl OperatorEvidence {
                 "no operator in evidence uses {what} (--standalone, or none found)"
             ))
         };
-        if !uses_lease && self.leases.gap().is_some() {
+        if !uses_lease {
             self.leases = Evidence::missing(LEASES, not_needed("a Lease"));
         }
-        if !uses_peering && self.peerings.gap().is_some() {
+        if !uses_peering {
             self.peerings = Evidence::missing(PEERINGS, not_needed("Kopf peering"));
         }
     }

@@ -139,17 +139,25 @@ impl EventSink {
 pub struct Reporter {
     /// `kubectl-microservice`.
     pub controller: String,
-    /// The Pod name (`POD_NAME`), else the host name.
+    /// The Pod name (`POD_NAME`), else the machine's host name: also the first part of the
+    /// Lease's `holderIdentity`, so a laptop `operate` that leads can be found by it.
     pub instance: String,
 }
 
 impl Reporter {
     /// The reporter of this process.
     pub fn from_env() -> Self {
-        let instance = std::env::var("POD_NAME")
-            .ok()
-            .or_else(|| std::env::var("HOSTNAME").ok())
-            .filter(|s| !s.is_empty())
+        let host = hostname::get().ok().and_then(|h| h.into_string().ok());
+        Self::new(std::env::var("POD_NAME").ok(), host)
+    }
+
+    /// `POD_NAME`, else the host name (the system call, since shells rarely export
+    /// `HOSTNAME`), else `kubectl-microservice`; at most 128 characters (`reportingInstance`).
+    pub fn new(pod_name: Option<String>, host_name: Option<String>) -> Self {
+        let instance = [pod_name, host_name]
+            .into_iter()
+            .flatten()
+            .find(|s| !s.is_empty())
             .unwrap_or_else(|| FIELD_MANAGER.to_string());
         Reporter {
             controller: FIELD_MANAGER.to_string(),
@@ -428,5 +436,18 @@ mod tests {
         assert_eq!(truncate("short", 10), "short");
         let cut = truncate(&"é".repeat(1000), NOTE_MAX_BYTES);
         assert!(cut.len() <= NOTE_MAX_BYTES && cut.ends_with("..."));
+    }
+
+    #[test]
+    fn the_instance_is_the_pod_else_the_host() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(Reporter::new(some("op-5d7f-a"), some("node-1")).instance, "op-5d7f-a");
+        assert_eq!(Reporter::new(None, some("alice-laptop")).instance, "alice-laptop");
+        assert_eq!(Reporter::new(some(""), some("alice-laptop")).instance, "alice-laptop");
+        assert_eq!(Reporter::new(None, None).instance, FIELD_MANAGER);
+        assert_eq!(Reporter::new(some(&"p".repeat(300)), None).instance.len(), 128);
+        // This machine has a host name: a laptop `operate` is named after it.
+        let here = hostname::get().unwrap().into_string().unwrap();
+        assert_eq!(Reporter::from_env().instance, std::env::var("POD_NAME").unwrap_or(here));
     }
 }

@@ -39,6 +39,14 @@ use tokio::time::Instant;
 
 use super::reconcile::describe_error;
 
+/// The API group of Leases (`coordination.k8s.io/v1`).
+pub const LEASE_GROUP: &str = "coordination.k8s.io";
+
+/// What the elector does with its Lease, as (verb, on the Lease by name): `get` and `update` name
+/// it; `create` cannot (RBAC cannot limit `create` by name). Manifests grant exactly these, and
+/// `explain-events` checks them.
+pub const LEASE_VERBS: &[(&str, bool)] = &[("get", true), ("create", false), ("update", true)];
+
 /// The Lease name unless `--lease-name` is given.
 pub const DEFAULT_LEASE_NAME: &str = "microservice-operator";
 /// How long a Lease stays valid after its last renewal (client-go default; `leaseDurationSeconds`).
@@ -81,6 +89,14 @@ impl ElectionConfig {
     /// `namespace/name`, for log lines.
     pub fn lease_ref(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
+    }
+}
+
+/// Lease writes name our field manager, so the Lease's managedFields say who wrote it.
+fn write_params() -> PostParams {
+    PostParams {
+        field_manager: Some(crate::resource::FIELD_MANAGER.to_string()),
+        ..PostParams::default()
     }
 }
 
@@ -363,7 +379,7 @@ impl Elector {
                     },
                     spec: Some(taken_spec(None, &self.config.identity, self.config.lease_duration, now)),
                 };
-                let created = self.api.create(&PostParams::default(), &lease).await;
+                let created = self.api.create(&write_params(), &lease).await;
                 return self.written(created);
             }
         };
@@ -387,10 +403,7 @@ impl Elector {
                     self.config.lease_duration,
                     now,
                 ));
-                let replaced = self
-                    .api
-                    .replace(&self.config.name, &PostParams::default(), &lease)
-                    .await;
+                let replaced = self.api.replace(&self.config.name, &write_params(), &lease).await;
                 self.written(replaced)
             }
         }
@@ -431,11 +444,7 @@ impl Elector {
             lease_transitions: transitions,
             ..Default::default()
         });
-        match self
-            .api
-            .replace(&self.config.name, &PostParams::default(), &lease)
-            .await
-        {
+        match self.api.replace(&self.config.name, &write_params(), &lease).await {
             Ok(_) => tracing::info!(lease = self.config.lease_ref().as_str(), "Released the lease"),
             Err(err) => tracing::warn!(
                 lease = self.config.lease_ref().as_str(),

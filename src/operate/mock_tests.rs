@@ -28,7 +28,7 @@ use super::logging::tests::{Capture, capture};
 use super::reconcile::{Context, RunOutcome, error_policy, reconcile};
 use crate::cli::{EventsPolicy, LogFormat};
 use crate::operate::cause::Cause;
-use crate::resource::MicroserviceObject;
+use crate::resource::{FIELD_MANAGER, MicroserviceObject};
 
 /// One request as the fake API server saw it.
 #[derive(Debug, Clone)]
@@ -987,6 +987,18 @@ async fn lease_loss_stops_handling_and_a_new_term_resumes_every_object() {
         h.api.matching("PUT", "/leases/microservice-operator").len() >= 2
     })
     .await;
+    // Every Lease write names our field manager, so its managedFields say who wrote it.
+    for write in created
+        .iter()
+        .chain(&h.api.matching("PUT", "/leases/microservice-operator"))
+    {
+        assert_eq!(
+            write.query.get("fieldManager").map(String::as_str),
+            Some(FIELD_MANAGER),
+            "{}",
+            write.path
+        );
+    }
 
     // Another replica takes the Lease: handling stops at once.
     lease.lock().unwrap().set_holder(Some("pod-b_2"));
