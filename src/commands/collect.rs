@@ -5,7 +5,8 @@
 //! the operator's log from a file (an operator without a Pod), written as
 //! `operator/logs/FILE-NAME.file.log` so that `--bundle` reads the same evidence.
 
-use std::path::PathBuf;
+use std::fs;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -32,8 +33,59 @@ pub struct CollectArgs {
     pub log_files: LogFileArgs,
 }
 
+/// Checks DIR before anything is gathered, so that a bad DIR costs no cluster call and prints
+/// nothing else: it must be absent or an empty directory, and a directory must be creatable
+/// beside it (where [`bundle::write`] stages the bundle), which is probed by creating and
+/// removing one in the nearest existing ancestor. Errors are usage errors (exit 2) naming DIR.
+fn check_target(dir: &Path) -> Result<(), AppError> {
+    let shown = dir.display();
+    match fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => {
+            return Err(AppError::Usage(format!(
+                "{shown}: exists and is not a directory; give a new directory"
+            )));
+        }
+        Ok(_) => {
+            let empty = fs::read_dir(dir)
+                .map_err(|e| AppError::Usage(format!("{shown}: cannot read it: {e}")))?
+                .next()
+                .is_none();
+            if !empty {
+                return Err(AppError::Usage(format!(
+                    "{shown}: exists and is not empty; give a new directory"
+                )));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(AppError::Usage(format!(
+                "{shown}: cannot create the bundle there ({e}); give a directory you can write"
+            )));
+        }
+    }
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let existing = parent
+        .ancestors()
+        .map(|a| if a.as_os_str().is_empty() { Path::new(".") } else { a })
+        .find(|a| a.symlink_metadata().is_ok())
+        .unwrap_or(Path::new("."));
+    let probe = existing.join(format!(".kubectl-microservice-collect-probe-{}", std::process::id()));
+    fs::create_dir(&probe).map_err(|e| {
+        AppError::Usage(format!(
+            "{shown}: cannot create the bundle there ({}: {e}); give a directory you can write",
+            existing.display()
+        ))
+    })?;
+    let _ = fs::remove_dir(&probe);
+    Ok(())
+}
+
 /// Runs `collect`; exit 0 once the bundle is written (gaps are listed in meta.json and on
-/// stderr); 2 for usage errors (a non-empty DIR, a bad `--log-file` path).
+/// stderr, then the sensitive-data warning); 2 for usage errors (DIR not empty or not writable,
+/// a bad `--log-file` path), before any cluster call.
 pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     if let Some(spec) = &args.operator {
         live::parse_operator_spec(spec).map_err(AppError::Usage)?;
@@ -46,16 +98,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     if global.namespaces.len() > 1 {
         return Err(AppError::Usage("collect takes one --namespace (or -A)".into()));
     }
-    if args.dir.exists()
-        && std::fs::read_dir(&args.dir)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-    {
-        return Err(AppError::Usage(format!(
-            "{}: exists and is not empty; give a new directory",
-            args.dir.display()
-        )));
-    }
+    check_target(&args.dir)?;
     let files = args.log_files.read()?;
     let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
         context: "start the async runtime".into(),
@@ -110,11 +153,11 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             gaps: gaps.clone(),
             collected_by: format!("kubectl-microservice {}", crate::VERSION_LINE),
         };
+        bundle::write(&snapshot, &meta, &args.dir)?;
         eprintln!(
             "warning: operator logs and ConfigMaps may hold sensitive data; review {} before sharing it",
             args.dir.display()
         );
-        bundle::write(&snapshot, &meta, &args.dir)?;
         for gap in &gaps {
             eprintln!("note: evidence gap: {}", sanitize(gap));
         }
