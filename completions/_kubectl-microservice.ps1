@@ -82,7 +82,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
         }
         'kubectl-microservice;status' {
             [CompletionResult]::new('--bundle', '--bundle', [CompletionResultType]::ParameterName, 'Read evidence from a bundle directory instead of a cluster')
-            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Poll interval of `--watch`')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Poll interval of `--watch` (only with it)')
             [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'The operator, as NAMESPACE/deployment/NAME (default: discovered)')
             [CompletionResult]::new('--skew', '--skew', [CompletionResultType]::ParameterName, 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)')
             [CompletionResult]::new('--log-file', '--log-file', [CompletionResultType]::ParameterName, 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)')

@@ -77,7 +77,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         }
         &'kubectl-microservice;status'= {
             cand --bundle 'Read evidence from a bundle directory instead of a cluster'
-            cand --interval 'Poll interval of `--watch`'
+            cand --interval 'Poll interval of `--watch` (only with it)'
             cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
             cand --skew 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)'
             cand --log-file 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)'

@@ -78,7 +78,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l interval -d 'Poll interval of `--watch`' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l interval -d 'Poll interval of `--watch` (only with it)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l operator -d 'The operator, as NAMESPACE/deployment/NAME (default: discovered)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l skew -d 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l log-file -d 'The operator\'s log, read from FILE beside the Pods\' logs (repeatable)' -r -F

@@ -129,6 +129,25 @@ pub async fn client(global: &GlobalArgs, usage: Usage) -> Result<(Client, Config
     Ok((client, config))
 }
 
+/// The error of a first call that could not reach the API server: `cannot reach the API server
+/// URL (context NAME)`, with, when the client gave up waiting ([`crate::error::is_timeout`]),
+/// the request timeout it waited (`--request-timeout`, else the default of the diagnostics):
+/// `... within the request timeout of 10s: timed out (...)`.
+pub fn unreachable(global: &GlobalArgs, config: &Config, source: kube::Error) -> AppError {
+    let context = context_name(global).unwrap_or_else(|| "unknown".into());
+    let mut what = format!("cannot reach the API server {} (context {context})", config.cluster_url);
+    let waited = config.read_timeout.or(config.connect_timeout);
+    if let Some(t) = waited.filter(|_| crate::error::is_timeout(&source)) {
+        let shown = if t.subsec_millis() == 0 {
+            crate::logs::runs::humantime(t)
+        } else {
+            format!("{}ms", t.as_millis())
+        };
+        what.push_str(&format!(" within the request timeout of {shown}"));
+    }
+    AppError::kube(what, source)
+}
+
 /// The kubeconfig context in use: `--context`, else the kubeconfig's `current-context`; `None`
 /// in a Pod without a kubeconfig. For messages that name the cluster.
 pub fn context_name(global: &GlobalArgs) -> Option<String> {

@@ -54,8 +54,28 @@ pub enum AppError {
     },
 }
 
+/// Whether the client gave up waiting for the server: an `io::Error` of kind `TimedOut` in the
+/// error's source chain. kube's connect, read and write timeouts (hyper-timeout, set from
+/// `--request-timeout` in [`crate::client::config`]) raise it: for a TCP connect or TLS handshake
+/// that does not finish (`client error (Connect): deadline has elapsed`) and for a response that
+/// does not come (`connection error: timed out`).
+pub fn is_timeout(err: &kube::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(cause) = source {
+        if cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
 /// A client error in one line: `Forbidden (403): <message>` for API errors (the Status'
-/// reason, code and message), the transport's own text otherwise (`timed out` named as such).
+/// reason, code and message); for a timeout ([`is_timeout`]) `timed out (<the transport's
+/// text>)`; the transport's own text otherwise.
 pub fn describe_kube_error(err: &kube::Error) -> String {
     match err {
         kube::Error::Api(status) => {
@@ -77,7 +97,11 @@ pub fn describe_kube_error(err: &kube::Error) -> String {
                 }
                 source = cause.source();
             }
-            text
+            if is_timeout(other) {
+                format!("timed out ({text})")
+            } else {
+                text
+            }
         }
     }
 }
@@ -104,6 +128,10 @@ impl AppError {
             } if status.code == 403 => {
                 Some("the identity in use lacks an RBAC permission; `kubectl auth can-i` shows which".into())
             }
+            AppError::Kube { source, .. } if is_timeout(source) => Some(
+                "the API server did not answer in time: check its address and the network path to it, or give a longer --request-timeout"
+                    .into(),
+            ),
             _ => None,
         }
     }
@@ -152,5 +180,24 @@ mod tests {
         let err = AppError::kube("list microservices", kube::Error::Api(Box::new(status)));
         assert_eq!(err.exit_code(), 3);
         assert!(err.hint().unwrap().contains("auth can-i"));
+    }
+
+    #[test]
+    fn timeouts_are_named_as_such() {
+        // What hyper-timeout raises, under hyper-util's "client error (Connect)".
+        let elapsed = std::io::Error::new(std::io::ErrorKind::TimedOut, "deadline has elapsed");
+        let err = kube::Error::Service(Box::new(elapsed));
+        assert!(is_timeout(&err));
+        assert_eq!(
+            describe_kube_error(&err),
+            "timed out (ServiceError: deadline has elapsed)"
+        );
+        let app = AppError::kube("cannot reach the API server", err);
+        assert_eq!(app.exit_code(), 3);
+        assert!(app.hint().unwrap().contains("--request-timeout"));
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let err = kube::Error::Service(Box::new(refused));
+        assert!(!is_timeout(&err));
+        assert!(!describe_kube_error(&err).contains("timed out"));
     }
 }

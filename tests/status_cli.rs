@@ -1,6 +1,7 @@
 //! `status` against a cluster that cannot be reached: one line naming the server and the
 //! context, exit 3, within the request timeout.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -40,4 +41,83 @@ fn a_missing_kubeconfig_is_a_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/kubeconfig"));
+}
+
+#[test]
+fn interval_without_watch_is_a_usage_error_naming_both_flags() {
+    let healthy = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bundles/healthy");
+    let out = Command::new(BIN)
+        .args(["status", "--interval", "5s", "--bundle", healthy])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("required arguments were not provided") && stderr.contains("--watch --interval"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+    // With -w it parses (and is refused for another reason: a bundle cannot be watched).
+    let out = Command::new(BIN)
+        .args(["status", "-w", "--interval", "5s", "--bundle", healthy])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--watch needs a cluster"));
+    // The default interval alone is no error.
+    let out = Command::new(BIN)
+        .args(["status", "--bundle", healthy])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A server that accepts TCP connections and never answers (no TLS handshake, no HTTP): every
+/// diagnostic subcommand says it timed out after the request timeout, exit 3, in about that time.
+#[test]
+fn a_server_that_never_answers_is_a_timeout_naming_the_request_timeout() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let server = format!("https://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig::write(dir.path(), &server);
+    let bundle = dir.path().join("bundle").display().to_string();
+    for (args, needle) in [
+        (vec!["status"], "within the request timeout of 1s: timed out ("),
+        (
+            vec!["explain-events", "todo-api"],
+            "within the request timeout of 1s: timed out (",
+        ),
+        (
+            vec!["collect", bundle.as_str()],
+            "within the request timeout of 1s: timed out (",
+        ),
+        (vec!["logs", "--handler", "accept"], "failed (timed out ("),
+    ] {
+        let start = Instant::now();
+        let out = Command::new(BIN)
+            .args(&args)
+            .args(["--request-timeout", "1s", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .output()
+            .unwrap();
+        let elapsed = start.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(elapsed < Duration::from_secs(8), "{args:?} took {elapsed:?}");
+        let error = stderr.lines().find(|l| l.starts_with("error:")).unwrap_or_default();
+        assert!(error.contains(&server) || args[0] == "logs", "{args:?}: {stderr}");
+        assert!(error.contains(needle), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("hint: the API server did not answer in time") || args[0] == "logs",
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(!Path::new(&bundle).exists(), "collect wrote something");
 }

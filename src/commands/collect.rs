@@ -132,7 +132,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         );
         let access = live::caller_access(&client, namespace.as_deref())
             .await
-            .map_err(|e| AppError::kube(format!("cannot reach the API server {where_}"), e))?;
+            .map_err(|e| crate::client::unreachable(global, &config, e))?;
         let mut snapshot = live::gather_objects(&client, &plan, &access)
             .await
             .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;

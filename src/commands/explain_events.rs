@@ -196,13 +196,9 @@ async fn gather(
         server: config.cluster_url.to_string(),
         ..Default::default()
     };
-    let access = live::caller_access(&client, Some(&ns)).await.map_err(|e| {
-        let context = crate::client::context_name(global).unwrap_or_else(|| "unknown".into());
-        AppError::kube(
-            format!("cannot reach the API server {} (context {context})", config.cluster_url),
-            e,
-        )
-    })?;
+    let access = live::caller_access(&client, Some(&ns))
+        .await
+        .map_err(|e| crate::client::unreachable(global, &config, e))?;
     for note in live::access_notes(&access, &format!("in namespace {ns}")) {
         eprintln!("note: {note}");
     }

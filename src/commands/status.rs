@@ -42,8 +42,8 @@ pub struct StatusArgs {
     #[arg(short = 'w', long)]
     pub watch: bool,
 
-    /// Poll interval of `--watch`.
-    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    /// Poll interval of `--watch` (only with it).
+    #[arg(long, requires = "watch", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
     pub interval: Duration,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
@@ -641,7 +641,7 @@ async fn run_live(
     );
     let access = crate::evidence::live::caller_access(&client, namespace.as_deref())
         .await
-        .map_err(|e| AppError::kube(format!("cannot reach the API server {where_}"), e))?;
+        .map_err(|e| crate::client::unreachable(global, &config, e))?;
     for note in crate::evidence::live::access_notes(&access, &scope) {
         eprintln!("note: {note}");
     }

@@ -515,7 +515,10 @@ pub async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<
             ),
             None => Evidence::missing("operator Deployment", GapReason::Forbidden(status.message.clone())),
         },
-        Err(err) => Evidence::missing("operator Deployment", GapReason::Failed(err.to_string())),
+        Err(err) => Evidence::missing(
+            "operator Deployment",
+            GapReason::Failed(crate::error::describe_kube_error(&err)),
+        ),
     }
 }
 
