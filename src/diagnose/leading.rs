@@ -481,7 +481,7 @@ fn kopf(input: &Input<'_>, name: &str, mandatory: bool, clusterwide: bool, prior
             .collect()
     };
     let mut evidence = vec![format!(
-        "{}: {} entr(y/ies), {} alive at {}",
+        "{}: {} peer entries, {} alive at {}",
         peering.display(),
         peering.peers.len(),
         live.len(),

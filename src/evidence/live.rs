@@ -451,7 +451,7 @@ async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec
                             Some(ns) => Api::namespaced_with(client.clone(), ns, &resource),
                             None => Api::all_with(client.clone(), &resource),
                         };
-                        match api.get_opt(&name).await {
+                        match get_if_served(&api, &name).await {
                             Ok(Some(object)) => peerings.push(serde_json::to_value(object).expect("objects serialise")),
                             Ok(None) => {}
                             Err(e) => peering_gap = Some(evidence::<Vec<Value>>(super::PEERINGS, Err(e))),
@@ -480,6 +480,20 @@ pub fn serving(deployments: Vec<Deployment>, namespace: Option<&str>) -> Vec<Dep
         deployments.into_iter().filter(serves).collect()
     } else {
         deployments
+    }
+}
+
+/// `GET` an object that may not exist: `None` on any 404, also when the API server does not serve
+/// the path at all (an API group that is not installed answers `404 page not found` in plain
+/// text, without the Status object `Api::get_opt` looks for).
+async fn get_if_served<K>(api: &Api<K>, name: &str) -> Result<Option<K>, kube::Error>
+where
+    K: Clone + DeserializeOwned + std::fmt::Debug,
+{
+    match api.get(name).await {
+        Ok(object) => Ok(Some(object)),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -752,6 +766,44 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn leadership_evidence_tolerates_unserved_groups_and_missing_objects() {
+        let responses = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/apiserver-responses/");
+        let unserved = std::fs::read_to_string(format!("{responses}404-unserved-api-group.txt")).unwrap();
+        let unserved = unserved.lines().next().unwrap().to_string();
+        let not_found = std::fs::read_to_string(format!("{responses}404-microservice-not-found.txt")).unwrap();
+        let not_found = not_found.split("\nHTTP").next().unwrap().to_string();
+        let peering = serde_json::json!({"apiVersion": "kopf.dev/v1", "kind": "KopfPeering",
+            "metadata": {"name": "default", "namespace": "todo"},
+            "status": {"op-7f67-x9cr2": {"lastseen": "2026-11-29T20:39:58.102521+00:00", "lifetime": 60, "priority": 0}}});
+        let (client, seen) = crate::logs::live::fake_api(move |path, _| match path {
+            "/apis/kopf.dev/v1/namespaces/todo/kopfpeerings/default" => (200, peering.to_string()),
+            "/apis/coordination.k8s.io/v1/namespaces/ops/leases/microservice-operator" => (404, not_found.clone()),
+            _ => (404, unserved.clone()),
+        });
+        let operator = |command: serde_json::Value| {
+            recognise(
+                &serde_json::from_value(serde_json::json!({
+                    "metadata": {"name": "microservice-operator", "namespace": "ops"},
+                    "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "operator", "image": "x", "command": command}]}}}
+                }))
+                .unwrap(),
+            )
+            .unwrap()
+        };
+        let ops = [
+            operator(serde_json::json!(["kopf", "run", "--namespace=todo", "op.py"])),
+            operator(serde_json::json!(["kubectl-microservice", "operate", "-n", "todo"])),
+        ];
+        let (leases, peerings) = leadership(&client, &ops).await;
+        assert_eq!(leases.get().map(Vec::len), Some(0), "a missing Lease is evidence, not a gap");
+        let peerings = peerings.get().expect("the unserved zalando.org group is not a gap");
+        assert_eq!(peerings.len(), 1);
+        assert_eq!(peerings[0]["kind"], "KopfPeering");
+        let paths = seen.lock().unwrap().join("\n");
+        assert!(paths.contains("/apis/zalando.org/v1/namespaces/todo/kopfpeerings/default"), "{paths}");
+    }
 
     #[test]
     fn only_operators_serving_the_namespace_are_kept() {
