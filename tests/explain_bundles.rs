@@ -1,5 +1,6 @@
 //! `explain-events` on bundles. Each folder of tests/fixtures/bundles (real captures, copied from
-//! ../shared/fixtures/bundles) and tests/fixtures/bundles-synthetic (real material with a few
+//! ../shared/fixtures/bundles), tests/fixtures/bundles-captured (real captures of our own, README
+//! there) and tests/fixtures/bundles-synthetic (real material with a few
 //! listed edits, marked by SYNTHETIC.md) carries an expected.json naming the findings it must and
 //! must not give, their severities, the exit code and the evidence words (README in each folder).
 //! Also: every Contracts finding id is proven by some bundle, synthetic bundles are checked to be
@@ -23,9 +24,14 @@ use support::{check_snapshot, copy_dir, fixtures, global};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
 
+/// The report on `store/NAME` (the shared bundles' namespace).
 fn explain(dir: &Path, name: &str) -> Report {
+    explain_in(dir, "store", name)
+}
+
+fn explain_in(dir: &Path, namespace: &str, name: &str) -> Report {
     let snapshot = bundle::read(dir).unwrap();
-    report(&snapshot, "store", name, Options::default()).unwrap()
+    report(&snapshot, namespace, name, Options::default()).unwrap()
 }
 
 fn find<'a>(report: &'a Report, id: &str) -> Option<&'a Finding> {
@@ -47,9 +53,14 @@ fn bundles_in(folder: &str) -> Vec<PathBuf> {
     dirs
 }
 
-/// Every bundle, real and synthetic.
+/// Every bundle: shared real captures, our own real captures, synthetic.
 fn all_bundles() -> Vec<PathBuf> {
-    [bundles_in("bundles"), bundles_in("bundles-synthetic")].concat()
+    [
+        bundles_in("bundles"),
+        bundles_in("bundles-captured"),
+        bundles_in("bundles-synthetic"),
+    ]
+    .concat()
 }
 
 fn strings(v: &Value) -> impl Iterator<Item = &str> {
@@ -69,8 +80,8 @@ fn severity(name: &str) -> Severity {
 fn check_bundle(dir: &Path) {
     let d = dir.display();
     let expected = expected(dir);
-    let name = expected["object"].as_str().unwrap().split('/').nth(1).unwrap();
-    let report = explain(dir, name);
+    let (namespace, name) = expected["object"].as_str().unwrap().split_once('/').unwrap();
+    let report = explain_in(dir, namespace, name);
     let ids: Vec<(&str, Severity)> = report.findings.iter().map(|f| (f.id, f.severity)).collect();
     for id in strings(&expected["explain_must"]) {
         assert!(find(&report, id).is_some(), "{d}: must find {id}, got {ids:?}");
@@ -152,6 +163,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
+    assert_eq!(bundles_in("bundles-captured").len(), 3);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
@@ -391,11 +403,16 @@ fn exit_codes_through_the_binary() {
 #[test]
 fn rendered_outputs_are_pinned() {
     for (bundle, name) in [
-        ("ours-style-rbac", "catalog-api"),
-        ("conditional-posting", "basket-api"),
-        ("recreated-uid", "wishlist-api"),
+        ("bundles/ours-style-rbac", "store/catalog-api"),
+        ("bundles/conditional-posting", "store/basket-api"),
+        ("bundles/recreated-uid", "store/wishlist-api"),
+        // README's Lease walk-through shows this one.
+        ("bundles-captured/lease-expired", "todo/todo-api"),
+        ("bundles-captured/kopf-peering-paused", "todo/todo-api"),
     ] {
-        let report = explain(&fixtures().join("bundles").join(bundle), name);
+        let (namespace, name) = name.split_once('/').unwrap();
+        let report = explain_in(&fixtures().join(bundle), namespace, name);
+        let bundle = bundle.rsplit('/').next().unwrap();
         check_snapshot(
             &format!("explain-{bundle}.txt"),
             &render_report(&report, &global(None), false),
@@ -405,6 +422,15 @@ fn rendered_outputs_are_pinned() {
             &render_report(&report, &global(Some(OutputFormat::Json)), false),
         );
     }
+    // README quotes the Lease walk-through verbatim.
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let pinned =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/explain-lease-expired.txt"))
+            .unwrap();
+    assert!(
+        readme.contains(pinned.trim_end()),
+        "README's Lease walk-through differs from tests/snapshots/explain-lease-expired.txt"
+    );
 }
 
 #[test]

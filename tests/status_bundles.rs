@@ -27,7 +27,8 @@ fn bundle_report(dir: &Path) -> Report {
 #[test]
 fn every_bundle_gets_its_expected_verdict() {
     let mut seen = 0;
-    let folders = ["bundles", "bundles-synthetic"].map(|f| fs::read_dir(fixtures().join(f)).unwrap());
+    let folders =
+        ["bundles", "bundles-captured", "bundles-synthetic"].map(|f| fs::read_dir(fixtures().join(f)).unwrap());
     for entry in folders.into_iter().flatten() {
         let dir = entry.unwrap().path();
         if !dir.is_dir() {
@@ -62,7 +63,7 @@ fn every_bundle_gets_its_expected_verdict() {
         }
         seen += 1;
     }
-    assert!(seen >= 6 + 12, "{seen} bundles");
+    assert!(seen >= 6 + 3 + 12, "{seen} bundles");
 }
 
 #[test]

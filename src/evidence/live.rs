@@ -797,12 +797,19 @@ mod tests {
             operator(serde_json::json!(["kubectl-microservice", "operate", "-n", "todo"])),
         ];
         let (leases, peerings) = leadership(&client, &ops).await;
-        assert_eq!(leases.get().map(Vec::len), Some(0), "a missing Lease is evidence, not a gap");
+        assert_eq!(
+            leases.get().map(Vec::len),
+            Some(0),
+            "a missing Lease is evidence, not a gap"
+        );
         let peerings = peerings.get().expect("the unserved zalando.org group is not a gap");
         assert_eq!(peerings.len(), 1);
         assert_eq!(peerings[0]["kind"], "KopfPeering");
         let paths = seen.lock().unwrap().join("\n");
-        assert!(paths.contains("/apis/zalando.org/v1/namespaces/todo/kopfpeerings/default"), "{paths}");
+        assert!(
+            paths.contains("/apis/zalando.org/v1/namespaces/todo/kopfpeerings/default"),
+            "{paths}"
+        );
     }
 
     #[test]
