@@ -496,29 +496,16 @@ async fn e2e_operate_as_cluster_admin() {
 /// ServiceAccount passes the same scenarios with no "forbidden" line.
 #[tokio::test]
 async fn e2e_operate_with_the_manifests_service_account() {
-    let Some(kubeconfig) = kubeconfig_path() else { return };
-    let _cluster = CLUSTER.lock().await;
-    let admin = client_for(&kubeconfig).await;
-    let ns = unique("kms-e2e-rbac");
-    create_namespace(&admin, &ns).await;
-
-    let rendered = Command::new(BIN)
-        .args(["manifests", "--namespace", &ns, "--watch-namespace", &ns, "-o", "json"])
-        .output()
-        .expect("manifests runs");
-    assert!(
-        rendered.status.success(),
-        "{}",
-        String::from_utf8_lossy(&rendered.stderr)
-    );
-    let list: Value = serde_json::from_slice(&rendered.stdout).unwrap();
-    let discovery = Discovery::new(admin.clone()).run().await.expect("discovery");
-    for item in list["items"].as_array().unwrap() {
-        apply_object(&admin, &discovery, item).await;
-        if item["kind"] == "CustomResourceDefinition" {
-            apply_crd(&admin, item.clone()).await;
-        }
-    }
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns,
+    }) = setup("kms-e2e-rbac").await
+    else {
+        return;
+    };
+    install_manifests(&admin, &ns).await;
 
     let sa_kubeconfig = operator_kubeconfig(&admin, &kubeconfig, &ns).await;
     operate_scenarios(&admin, &sa_kubeconfig, &ns, true).await;
@@ -1286,4 +1273,120 @@ async fn e2e_explain_events_finds_the_missing_events_rule() {
         post["evidence"][0],
         "{both:#}"
     );
+}
+
+/// Applies `manifests --namespace NS --watch-namespace NS` (the CRD, RBAC, the Deployment).
+async fn install_manifests(admin: &Client, ns: &str) {
+    let rendered = Command::new(BIN)
+        .args(["manifests", "--namespace", ns, "--watch-namespace", ns, "-o", "json"])
+        .output()
+        .expect("manifests runs");
+    assert!(
+        rendered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    let list: Value = serde_json::from_slice(&rendered.stdout).unwrap();
+    let discovery = Discovery::new(admin.clone()).run().await.expect("discovery");
+    for item in list["items"].as_array().unwrap() {
+        if item["kind"] == "CustomResourceDefinition" {
+            apply_crd(admin, item.clone()).await;
+        } else {
+            apply_object(admin, &discovery, item).await;
+        }
+    }
+}
+
+/// `operator-not-leading` live: a laptop `operate` (the manifests' ServiceAccount, no POD_NAME)
+/// takes the Deployment's Lease. `explain-events` reads the Lease (GET by name, as the API
+/// returns it) and warns that a process outside the Deployment leads, naming its holderIdentity
+/// (this machine's host name + random); `collect` then `--bundle` gives the same finding; after
+/// SIGTERM the Lease is released and the warning is gone. The Deployment's own Pods never run
+/// here (no kubelet) and need not: the holder is judged against them either way.
+#[tokio::test]
+async fn e2e_explain_events_sees_who_holds_the_lease() {
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns,
+    }) = setup("kms-e2e-lead").await
+    else {
+        return;
+    };
+    install_manifests(&admin, &ns).await;
+    let sa_kubeconfig = operator_kubeconfig(&admin, &kubeconfig, &ns).await;
+    let args = [
+        "--namespace",
+        &ns,
+        "--lease-name",
+        "microservice-operator",
+        "--lease-namespace",
+        &ns,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let operator = Operator::start_logging_to(&sa_kubeconfig, &args, &dir.path().join("operate.log"));
+    operator.wait_line("Became the leader", Duration::from_secs(30)).await;
+    let api = microservices(&admin, &ns);
+    create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
+    wait_accepted(&api, "todo-api", 1, Duration::from_secs(10)).await;
+
+    let spec = format!("{ns}/deployment/microservice-operator");
+    let base = ["-n", ns.as_str(), "todo-api", "--operator", spec.as_str()];
+    let (code, live) = explain_events(&kubeconfig, &base);
+    let host = hostname::get().unwrap().into_string().unwrap();
+    let lead = finding(&live, "operator-not-leading");
+    assert_eq!(lead["severity"], "warning", "{live:#}");
+    let title = lead["title"].as_str().unwrap();
+    assert!(
+        title.contains(&format!("is held by {host}_")) && title.contains(&format!("not a Pod of {spec}")),
+        "{lead:#}"
+    );
+    assert_eq!(code, 1, "a warning exits 1: {live:#}");
+
+    let bundle = dir.path().join("bundle");
+    let collected = Command::new(BIN)
+        .args(["collect", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .arg(&bundle)
+        .args(["-n", &ns, "--operator", &spec])
+        .output()
+        .unwrap();
+    assert_eq!(
+        collected.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&collected.stderr)
+    );
+    let lease: Value = serde_json::from_slice(&std::fs::read(bundle.join("operator/leases.json")).unwrap()).unwrap();
+    assert_eq!(lease["items"][0]["kind"], "Lease", "{lease:#}");
+    assert!(
+        lease["items"][0]["spec"]["holderIdentity"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{host}_")),
+        "{lease:#}"
+    );
+    // The Lease is renewed every 2 s, so the two answers differ in times: compare the verdict.
+    let bundle_arg = bundle.display().to_string();
+    let (_, offline) = explain_events(&kubeconfig, &["todo-api", "--bundle", &bundle_arg]);
+    let offline_lead = finding(&offline, "operator-not-leading");
+    assert_eq!(offline_lead["severity"], lead["severity"], "{offline:#}");
+    assert_eq!(offline_lead["title"], lead["title"], "{offline:#}");
+
+    operator.stop();
+    eventually(
+        Duration::from_secs(10),
+        "no leading warning after the Lease is released",
+        || async {
+            let (_, doc) = explain_events(&kubeconfig, &base);
+            let warned = doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["id"] == "operator-not-leading" && f["severity"] != "ok");
+            (!warned).then_some(())
+        },
+    )
+    .await;
 }

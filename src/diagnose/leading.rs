@@ -141,9 +141,9 @@ fn age(now: DateTime<Utc>, then: DateTime<Utc>) -> String {
 fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
     let leases = input.leases.get()?;
     let op = input.operator;
-    if input.running.is_empty() {
-        return None;
-    }
+    // Without a running replica, `operator-not-running` says it all, unless another process
+    // holds a current Lease: then objects ARE handled, by something outside the Deployment.
+    let none_runs = input.running.is_empty();
     let lease_ref = format!("{namespace}/{name}");
     let mut evidence = Vec::new();
     let access = LeaseAccess::of(input, namespace, name);
@@ -151,6 +151,9 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         .iter()
         .find(|l| l.metadata.namespace.as_deref() == Some(namespace) && l.metadata.name.as_deref() == Some(name))
     else {
+        if none_runs {
+            return None;
+        }
         evidence.push(format!("GET coordination.k8s.io/v1 leases {lease_ref}: not found"));
         evidence.push(running(input));
         evidence.extend(access.evidence.clone());
@@ -193,6 +196,10 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
     let holder_is_ours =
         holder_pod.is_some_and(|p| input.pods.iter().any(|pod| pod.metadata.name.as_deref() == Some(p)));
     let holder_runs = holder_pod.is_some_and(|p| input.running.iter().any(|r| r == p));
+    let current_elsewhere = holder.is_some() && !holder_is_ours;
+    if none_runs && !current_elsewhere {
+        return None;
+    }
     let Some(renewed) = renewed else {
         evidence.extend(access.evidence.clone());
         evidence.extend(access.last_lines.clone());
@@ -208,6 +215,9 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         });
     };
     let expired = now > renewed + duration + input.skew;
+    if none_runs && expired {
+        return None;
+    }
     // A released Lease (no holder) is taken by a standby within one retry period.
     let handover = Duration::seconds(2 * RETRY_PERIOD.as_secs() as i64) + input.skew;
     if expired || (holder.is_none() && now - renewed > handover) {
@@ -282,11 +292,12 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
 }
 
 fn running(input: &Input<'_>) -> String {
-    format!(
-        "running Pods of {}: {}",
-        input.operator.display(),
+    let names = if input.running.is_empty() {
+        "none".to_string()
+    } else {
         input.running.join(", ")
-    )
+    };
+    format!("running Pods of {}: {names}", input.operator.display())
 }
 
 fn find_log(op: &OperatorRef) -> String {
