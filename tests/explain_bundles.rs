@@ -354,6 +354,68 @@ fn without_operator_logs_nothing_found_is_undecided() {
     assert_eq!(r.exit_code(), 3, "{:?}", r.findings);
 }
 
+/// Events that cannot be read are not "no events": failures are then not called unposted, except
+/// where the setting or the Kopf version proves it without looking at events.
+#[test]
+fn unreadable_events_are_not_taken_for_no_events() {
+    let forbidden = || {
+        Evidence::missing(
+            "events",
+            GapReason::Forbidden(
+                "events is forbidden: User \"dev@example.com\" cannot list resource \"events\"".into(),
+            ),
+        )
+    };
+    // A conditional setting and 8 failures: only a warning that it cannot be checked.
+    let mut snapshot = bundle::read(&fixtures().join("bundles/conditional-posting")).unwrap();
+    snapshot.events = forbidden();
+    let r = report(&snapshot, "store", "basket-api", Options::default()).unwrap();
+    let f = r.findings.iter().find(|f| f.id == "errors-not-posted").unwrap();
+    assert_eq!(f.severity, Severity::Warning, "{f:?}");
+    assert!(
+        f.evidence[0].ends_with("its events could not be read"),
+        "{:?}",
+        f.evidence
+    );
+    assert!(
+        f.evidence.iter().any(|e| e.contains("undecidable, line 11")),
+        "{:?}",
+        f.evidence
+    );
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.evidence.iter().any(|e| e.contains("0 Warning/Error event")))
+    );
+    // Kopf 1.44 does not post log records by default: unposted whatever the events say.
+    let mut snapshot = bundle::read(&fixtures().join("bundles-synthetic/kopf-1.44-errors-not-posted")).unwrap();
+    snapshot.events = forbidden();
+    let r = report(&snapshot, "store", "basket-api", Options::default()).unwrap();
+    let f = r.findings.iter().find(|f| f.id == "errors-not-posted").unwrap();
+    assert_eq!(f.severity, Severity::Problem, "{f:?}");
+    // A healthy operator without failures: nothing to say about posting.
+    let mut snapshot = bundle::read(&fixtures().join("bundles/healthy")).unwrap();
+    snapshot.events = forbidden();
+    let r = report(&snapshot, "store", "catalog-api", Options::default()).unwrap();
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "errors-not-posted" || f.severity == Severity::Ok),
+        "{:?}",
+        r.findings
+    );
+    // Without its events and without any finding, the summary does not count "0 event(s)".
+    let mut snapshot = bundle::read(&fixtures().join("bundles/healthy")).unwrap();
+    snapshot.events = Evidence::missing("events", GapReason::NotInBundle("events.json".into()));
+    let r = report(&snapshot, "store", "catalog-api", Options::default()).unwrap();
+    assert_eq!(
+        r.summary, "Nothing found hidden, but the events could not be read",
+        "{:?}",
+        r.findings
+    );
+    assert_eq!(r.exit_code(), 3);
+}
+
 // ---- the binary -------------------------------------------------------------------------------
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -323,6 +323,9 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
             format!("Warning events are hidden or the status is stale: {}{tail}", f.title)
         }
         Some(f) => format!("Warning events may be hidden: {}{tail}", f.title),
+        None if ctx.snapshot.events.get().is_none() => {
+            format!("Nothing found hidden, but the events could not be read{tail}")
+        }
         None => {
             let warnings = ctx
                 .own_events
@@ -896,7 +899,11 @@ fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
     // Only failures within the event TTL can still have their events: an older failure without
     // an event says nothing about posting (events-expired reports it).
     let expired_only = !failures.is_empty() && !failures.iter().any(|l| within_ttl(ctx, l));
-    let hidden_failures = !failures.is_empty()
+    // Without the events (not listable, not in the bundle), "no event for them" cannot be said.
+    let events_known = ctx.snapshot.events.get().is_some();
+    let unchecked = !events_known && !failures.is_empty() && !expired_only;
+    let hidden_failures = events_known
+        && !failures.is_empty()
         && !expired_only
         && !ctx
             .own_events
@@ -904,14 +911,21 @@ fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
             .any(|e| matches!(e.type_.as_deref(), Some("Warning") | Some("Error")))
         && post_failure_lines(ctx).is_empty();
     let failure_evidence = || -> Vec<String> {
+        let events = if events_known {
+            format!(
+                "{} Warning/Error event(s) on its uid",
+                ctx.own_events
+                    .iter()
+                    .filter(|e| matches!(e.type_.as_deref(), Some("Warning") | Some("Error")))
+                    .count()
+            )
+        } else {
+            "its events could not be read".to_string()
+        };
         let mut ev = vec![format!(
-            "{} handler failure(s) in the logs for {}, {} Warning/Error event(s) on its uid",
+            "{} handler failure(s) in the logs for {}, {events}",
             failures.len(),
             ctx.key,
-            ctx.own_events
-                .iter()
-                .filter(|e| matches!(e.type_.as_deref(), Some("Warning") | Some("Error")))
-                .count()
         )];
         if let Some(last) = failures.last() {
             ev.push(format!("last failure: {}", last.cite()));
@@ -964,17 +978,49 @@ fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
                 )]
             }
         }
-        OperatorKind::Kopf => kopf_posting(ctx, op, hidden_failures, expired_only, failure_evidence),
+        OperatorKind::Kopf => kopf_posting(
+            ctx,
+            op,
+            Failures {
+                hidden: hidden_failures,
+                expired_only,
+                unchecked,
+            },
+            failure_evidence,
+        ),
     }
+}
+
+/// `operator.py:11: ...: undecidable, line 11 (why: the guard)`.
+fn undecidable_line(at: &settings::SourceLine, guard: Option<&settings::SourceLine>, why: &str) -> String {
+    format!(
+        "{at}: undecidable, line {} ({why}{})",
+        at.line,
+        guard.map(|g| format!(": {}", g.text)).unwrap_or_default()
+    )
+}
+
+/// What the logs and events say about handler failures, for the posting findings.
+struct Failures {
+    /// Failures within the event TTL, and no Warning/Error event nor failed POST for them.
+    hidden: bool,
+    /// Failures, all older than the event TTL.
+    expired_only: bool,
+    /// Failures within the TTL, but the events are not in evidence: cannot tell.
+    unchecked: bool,
 }
 
 fn kopf_posting(
     ctx: &Ctx<'_>,
     op: &OperatorRef,
-    hidden_failures: bool,
-    expired_only: bool,
+    failures: Failures,
     failure_evidence: impl Fn() -> Vec<String>,
 ) -> Vec<Finding> {
+    let Failures {
+        hidden: hidden_failures,
+        expired_only,
+        unchecked,
+    } = failures;
     let version: Option<KopfVersion> = ctx.deployment.and_then(settings::kopf_version);
     let files = sources(ctx);
     let analyses: Vec<settings::PostingSource> = files.iter().map(|(f, s)| settings::posting_settings(f, s)).collect();
@@ -1019,7 +1065,29 @@ fn kopf_posting(
     let unposted_by_default = undecidable.is_none()
         && loggers.is_none()
         && version.as_ref().is_some_and(|v| !v.posts_log_records_by_default());
-    let unposted = hidden_failures || (expired_only && unposted_by_default);
+    let unposted = hidden_failures || ((expired_only || unchecked) && unposted_by_default);
+    if !unposted && unchecked {
+        // Failures whose events could not be read: only an undecidable setting is worth saying.
+        let Some((at, guard, why)) = undecidable else {
+            return Vec::new();
+        };
+        let mut evidence = failure_evidence();
+        evidence.push(version_text);
+        evidence.push(undecidable_line(&at, guard.as_ref(), &why));
+        return vec![finding(
+            "errors-not-posted",
+            Severity::Warning,
+            format!(
+                "handler errors may be only logged: posting may be turned off at {}:{} (undecidable from the source), and the events could not be read to check",
+                at.file, at.line
+            ),
+            evidence,
+            Some(format!(
+                "list the events with rights to (see caller-cannot-list-events), or make posting explicit around line {} of {}",
+                at.line, at.file
+            )),
+        )];
+    }
     if !unposted {
         let mut evidence = vec![version_text];
         if files.is_empty() {
@@ -1035,11 +1103,7 @@ fn kopf_posting(
     let mut evidence = failure_evidence();
     evidence.push(version_text);
     let (title, fix) = if let Some((at, guard, why)) = undecidable {
-        evidence.push(format!(
-            "{at}: undecidable, line {} ({why}{})",
-            at.line,
-            guard.map(|g| format!(": {}", g.text)).unwrap_or_default()
-        ));
+        evidence.push(undecidable_line(&at, guard.as_ref(), &why));
         (
             format!(
                 "handler errors are only logged: posting may be turned off at {}:{} (undecidable from the source)",
