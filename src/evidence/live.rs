@@ -2,7 +2,7 @@
 //! objects: one paginated list of Microservices, one list of core/v1 events with a server-side
 //! field selector (`involvedObject.kind=Microservice`), and — only when a verdict needs it or
 //! `collect` asks — the operator's Deployment, Pods, ConfigMaps, logs (bounded by
-//! `sinceSeconds`/`limitBytes`) and RBAC.
+//! `sinceSeconds`, `tailLines`, `limitBytes`: the newest lines of the last 24 h) and RBAC.
 //!
 //! Before gathering, the caller's own permissions are checked with one
 //! SelfSubjectRulesReview per namespace (SelfSubjectAccessReviews with `-A`); what will be a
@@ -40,8 +40,13 @@ use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
 pub const PAGE_SIZE: u32 = 500;
 /// How far back operator logs are read.
 pub const LOG_SINCE: Duration = Duration::from_secs(24 * 3600);
-/// At most this many bytes of log per container.
-pub const LOG_LIMIT_BYTES: i64 = 8 * 1024 * 1024;
+/// At most this many lines of log per container: the NEWEST ones (`tailLines`). `limitBytes`
+/// alone would keep the oldest part of the window: the kubelet stops after that many bytes from
+/// the window's start, so a chatty operator's recent failures would be cut off.
+pub const LOG_TAIL_LINES: i64 = 20_000;
+/// And at most this many bytes per container (`limitBytes`, applied by the kubelet after
+/// `tailLines`): a bound on memory for very long lines.
+pub const LOG_LIMIT_BYTES: i64 = 16 * 1024 * 1024;
 
 /// What to gather.
 #[derive(Debug, Clone, Default)]
@@ -568,6 +573,7 @@ async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) ->
         timestamps: true,
         previous,
         since_seconds: Some(LOG_SINCE.as_secs() as i64),
+        tail_lines: Some(LOG_TAIL_LINES),
         limit_bytes: Some(LOG_LIMIT_BYTES),
         ..Default::default()
     };
@@ -809,6 +815,27 @@ mod tests {
         assert!(
             paths.contains("/apis/zalando.org/v1/namespaces/todo/kopfpeerings/default"),
             "{paths}"
+        );
+    }
+
+    #[tokio::test]
+    async fn operator_logs_are_the_newest_lines_of_the_window() {
+        // Answers as the kubelet does: with tailLines the newest lines, else from the window's start.
+        let (client, seen) = crate::logs::live::fake_api(|_, query| {
+            if query.contains("tailLines=") {
+                (200, "2026-11-29T17:00:09.000000000Z newest\n".into())
+            } else {
+                (200, "2026-11-28T17:00:00.000000000Z oldest\n".into())
+            }
+        });
+        let pod: Pod =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": "op-1", "namespace": "ops"}})).unwrap();
+        let source = pod_log(&client, &pod, "operator", false).await.unwrap();
+        assert!(source.text.ends_with("newest\n"), "{}", source.text);
+        let query = seen.lock().unwrap().join("\n");
+        assert!(
+            query.contains("sinceSeconds=86400") && query.contains("timestamps=true"),
+            "{query}"
         );
     }
 

@@ -35,7 +35,36 @@ fn open_file(path: &Path, flag: &str) -> Result<std::fs::File, AppError> {
     std::fs::File::open(path).map_err(|e| AppError::Usage(format!("cannot read {flag} {}: {e}", path.display())))
 }
 
-/// Reads the operator log at `path` whole, as a [`LogSource`] named after the file (module docs).
+/// At most this much of a `--log-file` is read: its end, as `pods/log` is asked for (`limitBytes`,
+/// [`crate::evidence::live::LOG_LIMIT_BYTES`]), so a huge exported log costs bounded memory.
+pub const TAIL_LIMIT_BYTES: u64 = crate::evidence::live::LOG_LIMIT_BYTES as u64;
+
+/// The last `limit` bytes of the file at `path`, starting after a line break so that no cut line
+/// is read (all of it when it is smaller). Logs have coverage: a cut log simply begins later.
+fn read_tail(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len <= limit {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        return Ok(bytes);
+    }
+    // One byte more, to see whether the tail starts right after a line break.
+    file.seek(SeekFrom::Start(len - limit - 1))?;
+    let mut bytes = Vec::with_capacity(limit as usize + 1);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    let start = bytes.iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| i + 1);
+    tracing::warn!(
+        "{}: {len} bytes; reading its last {} (the evidence begins there)",
+        path.display(),
+        bytes.len() - start
+    );
+    Ok(bytes.split_off(start))
+}
+
+/// Reads the operator log at `path` (its last [`TAIL_LIMIT_BYTES`]) as a [`LogSource`] named
+/// after the file (module docs).
 ///
 /// Errors (exit 2, naming `--log-file` and the path): `-` (stdin is not read: the file may be
 /// read again, e.g. on every poll of `status --watch`), a path that cannot be opened or read (a
@@ -52,9 +81,7 @@ pub fn read_source(path: &Path) -> Result<LogSource, AppError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .ok_or_else(|| AppError::Usage(format!("--log-file {shown}: expected a file")))?;
-    let mut bytes = Vec::new();
-    open_file(path, "--log-file")?
-        .read_to_end(&mut bytes)
+    let bytes = read_tail(path, TAIL_LIMIT_BYTES)
         .map_err(|e| AppError::Usage(format!("cannot read --log-file {shown}: {e}")))?;
     Ok(LogSource {
         pod: name,
@@ -111,6 +138,27 @@ pub fn add_to(logs: &mut Evidence<Vec<LogSource>>, files: &[LogSource]) {
 mod tests {
     use super::*;
     use crate::evidence::GapReason;
+
+    #[test]
+    fn a_big_file_is_read_from_its_last_whole_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = b"2026-11-29T17:00:00.000Z  INFO first\n2026-11-29T17:00:01.000Z  INFO second\n2026-11-29T17:00:02.000Z  INFO third\n";
+        let path = write(dir.path(), "operate.log", text);
+        assert_eq!(read_tail(&path, 1000).unwrap(), text.to_vec(), "small: whole");
+        // 40 bytes: the end of "second" and all of "third": the cut line is dropped.
+        assert_eq!(
+            read_tail(&path, 40).unwrap(),
+            b"2026-11-29T17:00:02.000Z  INFO third\n".to_vec()
+        );
+        // A limit that ends exactly at a line break keeps that whole line.
+        let third = b"2026-11-29T17:00:02.000Z  INFO third\n".len() as u64;
+        assert_eq!(
+            read_tail(&path, third).unwrap(),
+            b"2026-11-29T17:00:02.000Z  INFO third\n".to_vec()
+        );
+        // No line break in the tail at all: nothing whole to read.
+        assert!(read_tail(&path, 10).unwrap().is_empty());
+    }
 
     fn write(dir: &Path, name: &str, text: &[u8]) -> std::path::PathBuf {
         let path = dir.join(name);
