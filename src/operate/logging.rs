@@ -120,11 +120,17 @@ fn json_line(timestamp: &str, level: &str, f: &Fields) -> String {
     Value::Object(obj).to_string()
 }
 
+/// The log filter unless `RUST_LOG` is set: our lines from info, others' from warn. kube-client's
+/// per-request `failed with error ...` line (kube-client 5, `client/builder.rs`, target
+/// `kube_client::client::builder`) is off: it names neither the call nor the server, and every
+/// failure it reports reaches our code, which logs it with both (or exits naming them).
+pub const DEFAULT_FILTER: &str = "warn,kubectl_microservice=info,kube_client::client::builder=off";
+
 /// Installs the global subscriber: lines to stderr in `format`; filter from `RUST_LOG`, else
-/// `info` for this crate and `warn` for libraries.
+/// [`DEFAULT_FILTER`].
 pub fn init(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,kubectl_microservice=info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_FILTER));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

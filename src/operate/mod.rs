@@ -123,7 +123,7 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
         .with_layer(&WatchProbeLayer::new(health.clone()))
         .build();
     if !args.skip_crd_check {
-        check_crd(&client).await?;
+        check_crd(&client, |err| client::unreachable(global, &config, err)).await?;
     }
     let listener = match args.health_listen {
         Some(addr) => Some(endpoint::bind(addr).await?),
@@ -382,7 +382,9 @@ async fn forget_deleted(ctx: Arc<Context>, stores: Vec<Store<MicroserviceObject>
 }
 
 /// Checks that the CRD exists and serves `v1alpha1` with the status subresource.
-async fn check_crd(client: &Client) -> Result<(), AppError> {
+/// Checks the CRD serves our version with the status subresource. It is the first call: a
+/// transport error becomes `unreachable(err)`, which names the server and context.
+async fn check_crd(client: &Client, unreachable: impl FnOnce(kube::Error) -> AppError) -> Result<(), AppError> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let crd = match api.get(CRD_NAME).await {
         Ok(crd) => crd,
@@ -399,7 +401,8 @@ async fn check_crd(client: &Client) -> Result<(), AppError> {
                 hint: Some("install it: kubectl microservice manifests --namespace OPNS --watch-namespace NS | kubectl apply -f -".into()),
             });
         }
-        Err(err) => return Err(AppError::kube(format!("get CRD {CRD_NAME}"), err)),
+        Err(err @ kube::Error::Api(_)) => return Err(AppError::kube(format!("get CRD {CRD_NAME}"), err)),
+        Err(err) => return Err(unreachable(err)),
     };
     let version = crd.spec.versions.iter().find(|v| v.name == VERSION && v.served);
     match version {
