@@ -63,7 +63,7 @@ fn every_bundle_gets_its_expected_verdict() {
         }
         seen += 1;
     }
-    assert!(seen >= 6 + 3 + 12, "{seen} bundles");
+    assert!(seen >= 6 + 4 + 12, "{seen} bundles");
 }
 
 #[test]

@@ -24,6 +24,7 @@ use crate::evidence::{Gap, GapReason, Snapshot, event_time};
 use crate::kopf::messages::{EventPostFailure, Lifecycle, Outcome};
 use crate::kopf::peering as kopf_peering;
 use crate::kopf::settings::{self, KopfVersion, PostingSetting};
+use crate::kopf::wording::VersionRange;
 use crate::logs::Record;
 use crate::operate::leader::{LEASE_GROUP, LEASE_VERBS};
 use crate::resource::{GROUP, MicroserviceObject, PLURAL};
@@ -1033,9 +1034,22 @@ fn kopf_posting(
         _ => None,
     });
     let loggers = analyses.iter().find_map(|a| a.loggers.clone());
+    // Without a pin or tag, the wording of its own lines bounds the version.
+    let range = VersionRange::from_lines(
+        ctx.lines
+            .iter()
+            .chain(&ctx.unattributed)
+            .map(|l| (l.record.message.as_str(), l.cite())),
+    );
     let version_text = match &version {
         Some(v) => format!("Kopf {} ({})", v.short(), v.source),
+        None if !range.is_empty() => range.describe(),
         None => "Kopf version unknown (no kopf==X.Y pin or kopf image tag in the Deployment)".into(),
+    };
+    // Whether this Kopf posts log records by default, and how to name it: "1.38" or "≥ 1.44".
+    let (label, posts_by_default) = match &version {
+        Some(v) => (v.short(), Some(v.posts_log_records_by_default())),
+        None => (range.bounds(), range.posts_log_records_by_default()),
     };
     if let Some(at) = disabled {
         return vec![finding(
@@ -1062,9 +1076,7 @@ fn kopf_posting(
     }
     // A Kopf that does not post log records by default proves the failures unposted even when
     // their events would have expired by now.
-    let unposted_by_default = undecidable.is_none()
-        && loggers.is_none()
-        && version.as_ref().is_some_and(|v| !v.posts_log_records_by_default());
+    let unposted_by_default = undecidable.is_none() && loggers.is_none() && posts_by_default == Some(false);
     let unposted = hidden_failures || ((expired_only || unchecked) && unposted_by_default);
     if !unposted && unchecked {
         // Failures whose events could not be read: only an undecidable setting is worth saying.
@@ -1115,22 +1127,29 @@ fn kopf_posting(
             ),
         )
     } else {
-        let setting = "settings.posting.loggers";
-        match &version {
-            Some(v) if !v.posts_log_records_by_default() && loggers.is_none() => (
-                format!("handler errors are only logged — Kopf {} does not post log records by default", v.short()),
-                format!("post them: in an @kopf.on.startup function set `{setting}` to include `kopf.objects`, or raise `kopf.PermanentError`/post with `kopf.warn(...)`"),
+        // Kopf ≥ 1.41: `settings.posting.loggers: bool`, False by default from 1.44 (Kopf's
+        // configuration.py). A handler's failure is a log record on its per-object logger, so
+        // raising another exception type does not post it; `kopf.warn(...)` posts explicitly.
+        let turn_on = "in an @kopf.on.startup function set `settings.posting.loggers = True` (Kopf ≥ 1.41), or post from the handler with `kopf.warn(body, reason=..., message=...)`";
+        match (posts_by_default, &loggers) {
+            (Some(false), None) => (
+                format!("handler errors are only logged — Kopf {label} does not post log records by default"),
+                format!("post them: {turn_on}"),
             ),
-            Some(v) => (
+            (_, Some(at)) => (
                 format!(
-                    "handler errors are only logged although Kopf {} posts them by default",
-                    v.short()
+                    "handler errors are only logged although {}:{} sets posting.loggers",
+                    at.file, at.line
                 ),
+                format!("check the value it sets ({at}) and posting.level in the same startup handler"),
+            ),
+            (Some(true), None) => (
+                format!("handler errors are only logged although Kopf {label} posts them by default"),
                 "check posting.level in the startup handler and whether events expired (--event-ttl)".into(),
             ),
-            None => (
+            (None, None) => (
                 "handler errors are only logged: Kopf before 1.44 posts them as type Error (reason Logging), from 1.44 not unless posting.loggers".into(),
-                format!("pin the Kopf version and, for 1.44+, set `{setting}` in an @kopf.on.startup function; before 1.44 list events without a type filter (type Error)"),
+                format!("pin the Kopf version; from 1.44: {turn_on}; before 1.44 list events without a type filter (type Error)"),
             ),
         }
     };

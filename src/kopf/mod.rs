@@ -6,6 +6,7 @@
 //!   our operator speaks too;
 //! - [`settings`]: posting settings in an operator's source, and the Kopf version;
 //! - [`peering`]: which of several Kopf operators works (peering objects, priorities, pauses);
+//! - [`wording`]: the version range Kopf's log wording allows, when nothing pins it;
 //! - [`progress`]: Kopf's per-handler progress records on an object.
 
 pub mod logs;
@@ -13,3 +14,4 @@ pub mod messages;
 pub mod peering;
 pub mod progress;
 pub mod settings;
+pub mod wording;
