@@ -508,6 +508,22 @@ fn the_shipped_examples_diagnose_as_the_readme_says() {
         "{:?}",
         f.evidence
     );
+    // The headline case, and the same evidence as its test fixture.
+    let unposted = explain_in(&examples.join("kopf-1.44-unposted"), "shop3", "checkout-api");
+    assert_eq!(unposted.exit_code(), 1);
+    assert!(
+        unposted
+            .summary
+            .contains("Kopf ≥ 1.44 does not post log records by default; 2 handler failure(s)"),
+        "{}",
+        unposted.summary
+    );
+    let fixture = explain_in(
+        &fixtures().join("bundles-captured/kopf-1.44-errors-not-posted"),
+        "shop3",
+        "checkout-api",
+    );
+    assert_eq!(unposted.findings, fixture.findings);
 }
 
 // ---- ../shared/fixtures/kopf-1.38-real: the conclusions its INDEX.md table names -------------------
