@@ -416,6 +416,126 @@ fn unreadable_events_are_not_taken_for_no_events() {
     assert_eq!(r.exit_code(), 3);
 }
 
+// ---- the operator's Kopf source, read on its syntax tree ---------------------------------------
+
+/// bundles/conditional-posting (real: Kopf 1.38 pinned, 8 hidden handler failures) with its
+/// mounted operator.py replaced by `source`.
+fn conditional_posting_with_source(source: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("bundles/conditional-posting"), tmp.path());
+    let path = tmp.path().join("operator/configmaps.json");
+    let mut list: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    list["items"][0]["data"]["operator.py"] = Value::String(source.into());
+    fs::write(&path, list.to_string()).unwrap();
+    tmp
+}
+
+const HANDLER: &str = "\n\n@kopf.on.create('platform.example.io', 'v1alpha1', 'microservices')\ndef accept(logger, **_):\n    raise kopf.TemporaryError('registry unreachable', delay=5)\n";
+
+#[test]
+fn kopf_source_a_level_above_error_keeps_handler_errors_unposted() {
+    let src = format!(
+        "import logging\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n    settings.posting.level = logging.CRITICAL\n{HANDLER}"
+    );
+    let tmp = conditional_posting_with_source(&src);
+    let r = explain(tmp.path(), "basket-api");
+    assert!(find(&r, "posting-disabled").is_none(), "{:?}", r.findings);
+    let f = find(&r, "errors-not-posted").unwrap();
+    assert_eq!(f.severity, Severity::Problem);
+    assert_eq!(
+        f.title,
+        "handler errors are not posted: posting.level is 50 at operator.py:6, above ERROR (40)"
+    );
+    assert!(
+        f.evidence.iter().any(|e| e
+            .starts_with("operator.py:6: settings.posting.level = logging.CRITICAL (unconditional")
+            && e.contains("K8sPoster.filter")),
+        "{:?}",
+        f.evidence
+    );
+    assert!(
+        f.fix.as_deref().unwrap().contains("line 6 of operator.py"),
+        "{:?}",
+        f.fix
+    );
+}
+
+#[test]
+fn kopf_source_multi_line_and_aliased_startup_proves_posting_disabled() {
+    let src = format!(
+        "from kopf import on\nimport kopf as k\n\n@on.startup(\n    id='configure',\n)\nasync def configure(\n    settings: k.OperatorSettings,\n    **_,\n):\n    posting = settings.posting\n    posting.enabled = (\n        False\n    )\n{HANDLER}"
+    );
+    let tmp = conditional_posting_with_source(&src.replace("@kopf.on.create", "@k.on.create"));
+    let r = explain(tmp.path(), "basket-api");
+    let f = find(&r, "posting-disabled").unwrap();
+    assert_eq!(f.title, "Kopf posting is turned off at operator.py:12");
+    assert!(
+        f.evidence[0].starts_with("operator.py:12: posting.enabled = ( False ) (unconditional"),
+        "{:?}",
+        f.evidence
+    );
+    assert!(find(&r, "errors-not-posted").is_none(), "{:?}", r.findings);
+}
+
+#[test]
+fn kopf_source_a_settings_parameter_under_another_name_is_ignored_with_its_reason() {
+    let src =
+        format!("import kopf\n\n@kopf.on.startup()\ndef configure(s, **_):\n    s.posting.enabled = False\n{HANDLER}");
+    let tmp = conditional_posting_with_source(&src);
+    let r = explain(tmp.path(), "basket-api");
+    assert!(find(&r, "posting-disabled").is_none(), "{:?}", r.findings);
+    let f = find(&r, "errors-not-posted").unwrap();
+    // Kopf 1.38 posts handler errors by default, and nothing in the source turns that off.
+    assert!(
+        f.title.contains("although Kopf 1.38 posts them by default"),
+        "{}",
+        f.title
+    );
+    assert!(
+        f.evidence.iter().any(|e| e
+            .starts_with("operator.py:5: s.posting.enabled = False: ignored (`s` does not receive Kopf's settings")),
+        "{:?}",
+        f.evidence
+    );
+}
+
+#[test]
+fn kopf_source_that_does_not_parse_is_undecidable_at_its_error_line() {
+    // Python 2, and a ConfigMap cut in the middle of a call.
+    for (src, line) in [
+        (format!("import kopf\n\nprint 'starting'\n{HANDLER}"), 3),
+        (
+            "import kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n    settings.posting.enabled = bool(\n"
+                .to_string(),
+            5,
+        ),
+    ] {
+        let tmp = conditional_posting_with_source(&src);
+        let r = explain(tmp.path(), "basket-api");
+        let f = find(&r, "errors-not-posted").unwrap();
+        assert_eq!(
+            f.title,
+            format!(
+                "handler errors are only logged: operator.py does not parse (line {line}), so whether it turns posting off is undecidable"
+            )
+        );
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.contains(&format!("undecidable, line {line} (the source does not parse: "))),
+            "{:?}",
+            f.evidence
+        );
+        assert!(
+            f.fix
+                .as_deref()
+                .unwrap()
+                .contains(&format!("check line {line} of operator.py"))
+        );
+        assert_eq!(r.exit_code(), 1);
+    }
+}
+
 // ---- the binary -------------------------------------------------------------------------------
 
 fn run(args: &[&str]) -> (i32, String, String) {

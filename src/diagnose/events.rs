@@ -23,7 +23,7 @@ use crate::evidence::operator::{Leadership, OperatorKind, OperatorRef, find_oper
 use crate::evidence::{Gap, GapReason, Snapshot, event_time};
 use crate::kopf::messages::{EventPostFailure, Lifecycle, Outcome};
 use crate::kopf::peering as kopf_peering;
-use crate::kopf::settings::{self, KopfVersion, PostingSetting};
+use crate::kopf::settings::{self, KopfVersion, LevelSetting, PostingSetting};
 use crate::kopf::wording::VersionRange;
 use crate::logs::Record;
 use crate::operate::leader::{LEASE_GROUP, LEASE_VERBS};
@@ -1001,6 +1001,37 @@ fn undecidable_line(at: &settings::SourceLine, guard: Option<&settings::SourceLi
     )
 }
 
+/// What in the operator's source may keep handler errors out of events but cannot be decided.
+#[derive(PartialEq)]
+enum Doubt {
+    /// The file does not parse.
+    Unparsed,
+    /// `settings.posting.enabled`.
+    Enabled,
+    /// `settings.posting.level`.
+    Level,
+}
+
+impl Doubt {
+    /// The doubt in words, citing `at`.
+    fn describe(&self, at: &settings::SourceLine) -> String {
+        match self {
+            Doubt::Unparsed => format!(
+                "{} does not parse (line {}), so whether it turns posting off is undecidable",
+                at.file, at.line
+            ),
+            Doubt::Enabled => format!(
+                "posting may be turned off at {}:{} (undecidable from the source)",
+                at.file, at.line
+            ),
+            Doubt::Level => format!(
+                "posting.level may be above ERROR at {}:{} (undecidable from the source)",
+                at.file, at.line
+            ),
+        }
+    }
+}
+
 /// What the logs and events say about handler failures, for the posting findings.
 struct Failures {
     /// Failures within the event TTL, and no Warning/Error event nor failed POST for them.
@@ -1029,10 +1060,40 @@ fn kopf_posting(
         PostingSetting::Disabled(at) => Some(at.clone()),
         _ => None,
     });
-    let undecidable = analyses.iter().find_map(|a| match &a.enabled {
-        PostingSetting::Undecidable { at, guard, why } => Some((at.clone(), guard.clone(), why.clone())),
+    // What may turn posting off (or keep ERROR records out) but cannot be decided, and what.
+    let undecidable = analyses
+        .iter()
+        .find_map(|a| match (&a.enabled, &a.parse_error) {
+            (PostingSetting::Undecidable { at, guard, why }, parse) => Some((
+                at.clone(),
+                guard.clone(),
+                why.clone(),
+                if parse.is_some() {
+                    Doubt::Unparsed
+                } else {
+                    Doubt::Enabled
+                },
+            )),
+            _ => None,
+        })
+        .or_else(|| {
+            analyses.iter().find_map(|a| match &a.level {
+                LevelSetting::Undecidable { at, guard, why } => {
+                    Some((at.clone(), guard.clone(), why.clone(), Doubt::Level))
+                }
+                _ => None,
+            })
+        });
+    // A level above ERROR keeps handler errors (logged at ERROR) out of events.
+    let level_filter = analyses.iter().find_map(|a| match &a.level {
+        LevelSetting::AboveError { at, level } => Some((at.clone(), *level)),
         _ => None,
     });
+    let ignored: Vec<String> = analyses
+        .iter()
+        .flat_map(|a| &a.ignored)
+        .map(|i| format!("{}: ignored ({})", i.at, i.why))
+        .collect();
     let loggers = analyses.iter().find_map(|a| a.loggers.clone());
     // Without a pin or tag, the wording of its own lines bounds the version.
     let range = VersionRange::from_lines(
@@ -1076,22 +1137,24 @@ fn kopf_posting(
     }
     // A Kopf that does not post log records by default proves the failures unposted even when
     // their events would have expired by now.
-    let unposted_by_default = undecidable.is_none() && loggers.is_none() && posts_by_default == Some(false);
+    let unposted_by_default =
+        level_filter.is_some() || (undecidable.is_none() && loggers.is_none() && posts_by_default == Some(false));
     let unposted = hidden_failures || ((expired_only || unchecked) && unposted_by_default);
     if !unposted && unchecked {
         // Failures whose events could not be read: only an undecidable setting is worth saying.
-        let Some((at, guard, why)) = undecidable else {
+        let Some((at, guard, why, doubt)) = undecidable else {
             return Vec::new();
         };
         let mut evidence = failure_evidence();
         evidence.push(version_text);
         evidence.push(undecidable_line(&at, guard.as_ref(), &why));
+        evidence.extend(ignored);
         return vec![finding(
             "errors-not-posted",
             Severity::Warning,
             format!(
-                "handler errors may be only logged: posting may be turned off at {}:{} (undecidable from the source), and the events could not be read to check",
-                at.file, at.line
+                "handler errors may be only logged: {}, and the events could not be read to check",
+                doubt.describe(&at)
             ),
             evidence,
             Some(format!(
@@ -1105,6 +1168,7 @@ fn kopf_posting(
         if files.is_empty() {
             evidence.push("operator source: not in evidence (no mounted ConfigMap with .py files)".into());
         }
+        evidence.extend(ignored);
         let title = if expired_only {
             "the handler failures are older than the event TTL: whether they were posted cannot be told from the events (see events-expired)"
         } else {
@@ -1114,17 +1178,35 @@ fn kopf_posting(
     }
     let mut evidence = failure_evidence();
     evidence.push(version_text);
-    let (title, fix) = if let Some((at, guard, why)) = undecidable {
-        evidence.push(undecidable_line(&at, guard.as_ref(), &why));
+    let (title, fix) = if let Some((at, level)) = level_filter {
+        evidence.push(format!(
+            "{at} (unconditional, in an @kopf.on.startup function): Kopf posts only log records at or above posting.level (kopf/_core/engines/posting.py K8sPoster.filter); handler errors are logged at ERROR (40)"
+        ));
         (
             format!(
-                "handler errors are only logged: posting may be turned off at {}:{} (undecidable from the source)",
+                "handler errors are not posted: posting.level is {level} at {}:{}, above ERROR (40)",
                 at.file, at.line
             ),
             format!(
-                "make posting explicit: remove the condition around line {} of {} or check its inputs (env of deployment {}/{})",
+                "set `settings.posting.level = logging.ERROR` (or lower) at line {} of {}, then restart: kubectl -n {} rollout restart deployment {}",
                 at.line, at.file, op.namespace, op.name
             ),
+        )
+    } else if let Some((at, guard, why, doubt)) = undecidable {
+        evidence.push(undecidable_line(&at, guard.as_ref(), &why));
+        (
+            format!("handler errors are only logged: {}", doubt.describe(&at)),
+            if doubt == Doubt::Unparsed {
+                format!(
+                    "check line {} of {}: it does not parse as Python 3 (is the operator running another Python, or is the ConfigMap cut?); then set posting explicitly in an @kopf.on.startup function",
+                    at.line, at.file
+                )
+            } else {
+                format!(
+                    "make posting explicit: remove the condition around line {} of {} or check its inputs (env of deployment {}/{})",
+                    at.line, at.file, op.namespace, op.name
+                )
+            },
         )
     } else {
         // Kopf ≥ 1.41: `settings.posting.loggers: bool`, False by default from 1.44 (Kopf's
@@ -1153,6 +1235,7 @@ fn kopf_posting(
             ),
         }
     };
+    evidence.extend(ignored);
     vec![finding(
         "errors-not-posted",
         Severity::Problem,
