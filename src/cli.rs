@@ -369,6 +369,16 @@ pub fn parse_dns_subdomain(input: &str) -> Result<String, String> {
     }
 }
 
+/// A duration of at least one second (`--interval`, `--event-ttl`): zero would poll without a
+/// pause or call every failure expired.
+pub fn parse_duration_at_least_1s(input: &str) -> Result<Duration, String> {
+    let d = parse_duration(input)?;
+    if d < Duration::from_secs(1) {
+        return Err(format!("{input:?}: expected at least 1s"));
+    }
+    Ok(d)
+}
+
 /// Parses kubectl-style durations: `10s`, `1m`, `1m30s`, `500ms`, `2h`, or a bare number of seconds.
 ///
 /// Errors name the input and the expected shape.

@@ -19,6 +19,8 @@ use kubectl_microservice::diagnose::events::{FINDING_IDS, Finding, Options, Repo
 use kubectl_microservice::evidence::{Evidence, GapReason, bundle};
 use serde_json::Value;
 
+#[path = "support/kubeconfig.rs"]
+mod kubeconfig;
 mod support;
 use support::{check_snapshot, copy_dir, fixtures, global};
 
@@ -536,6 +538,139 @@ fn kopf_source_that_does_not_parse_is_undecidable_at_its_error_line() {
     }
 }
 
+fn explain_captured(bundle: &str, edit: impl FnOnce(&mut kubectl_microservice::evidence::Snapshot)) -> Report {
+    let mut snapshot = bundle::read(&fixtures().join("bundles-captured").join(bundle)).unwrap();
+    edit(&mut snapshot);
+    report(&snapshot, "todo", "todo-api", Options::default()).unwrap()
+}
+
+fn severity_of(report: &Report, id: &str) -> Option<Severity> {
+    report.findings.iter().find(|f| f.id == id).map(|f| f.severity)
+}
+
+/// A laptop `operate` holding the Lease while the Deployment has no running Pod handles the
+/// objects: not "no handler runs"; once its Lease has expired, nothing leads, and the finding
+/// names the last holder.
+#[test]
+fn a_lease_held_outside_a_deployment_that_does_not_run() {
+    let stopped = |s: &mut kubectl_microservice::evidence::Snapshot| {
+        if let Evidence::Present(pods) = &mut s.operator.pods {
+            for pod in pods {
+                pod.status = None;
+            }
+        }
+    };
+    let r = explain_captured("lease-held-elsewhere", stopped);
+    assert_eq!(
+        severity_of(&r, "operator-not-running"),
+        Some(Severity::Warning),
+        "{:?}",
+        r.findings
+    );
+    let running = r.findings.iter().find(|f| f.id == "operator-not-running").unwrap();
+    assert!(
+        running
+            .title
+            .contains("another process, holding its Lease as kubectl-microservice_0238c19b5809f0e5"),
+        "{}",
+        running.title
+    );
+    let leading = r.findings.iter().find(|f| f.id == "operator-not-leading").unwrap();
+    assert_eq!(leading.severity, Severity::Warning);
+    assert!(
+        leading.title.ends_with("and the Deployment has no running replica"),
+        "{}",
+        leading.title
+    );
+    // Later: its Lease expired, and still no Pod runs.
+    let r = explain_captured("lease-held-elsewhere", |s| {
+        stopped(s);
+        s.captured_at = s.captured_at.map(|t| t + chrono::Duration::minutes(5));
+    });
+    assert_eq!(
+        severity_of(&r, "operator-not-running"),
+        Some(Severity::Problem),
+        "{:?}",
+        r.findings
+    );
+    let leading = r.findings.iter().find(|f| f.id == "operator-not-leading").unwrap();
+    assert_eq!(leading.severity, Severity::Problem);
+    assert!(
+        leading.title.starts_with(
+            "nothing leads: the Lease ops/microservice-operator of kubectl-microservice_0238c19b5809f0e5, not a Pod of"
+        ),
+        "{}",
+        leading.title
+    );
+}
+
+/// Pods missing from the evidence (a hand-made bundle's `-l` that matched none) while the
+/// Deployment reports ready replicas: they run, and the Lease is still judged against them.
+#[test]
+fn pods_missing_from_evidence_are_not_taken_for_none_running() {
+    let r = explain_captured("lease-expired", |s| s.operator.pods = Evidence::Present(Vec::new()));
+    assert_eq!(
+        severity_of(&r, "operator-not-running"),
+        Some(Severity::Ok),
+        "{:?}",
+        r.findings
+    );
+    let leading = r.findings.iter().find(|f| f.id == "operator-not-leading").unwrap();
+    assert_eq!(leading.severity, Severity::Problem);
+    assert!(leading.title.contains("expired"), "{}", leading.title);
+}
+
+/// The `kubectl microservice ...` commands the fixes print, cut where the command ends.
+fn our_commands(text: &str) -> Vec<Vec<String>> {
+    text.match_indices("kubectl microservice ")
+        .map(|(at, m)| {
+            let rest = &text[at + m.len()..];
+            let end = rest.find(['`', '|', ';', ')', '\n']).unwrap_or(rest.len());
+            let command = rest[..end].trim_end_matches(['.', ',']).trim();
+            command.split_whitespace().map(str::to_string).collect()
+        })
+        .collect()
+}
+
+/// Every `kubectl microservice ...` a finding's fix suggests is a command our binary accepts (no
+/// usage error, exit 2), so a user can paste it: a fix once said `manifests | kubectl apply`,
+/// which needs --namespace. Run against a server that refuses connections: a command that needs
+/// the cluster then ends with exit 3, after its arguments were checked.
+#[test]
+fn every_suggested_command_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = kubeconfig::write(dir.path(), "https://127.0.0.1:1");
+    let mut seen = BTreeSet::new();
+    for bundle in all_bundles() {
+        let expected = expected(&bundle);
+        let (namespace, name) = expected["object"].as_str().unwrap().split_once('/').unwrap();
+        let report = explain_in(&bundle, namespace, name);
+        for f in &report.findings {
+            for command in our_commands(f.fix.as_deref().unwrap_or_default()) {
+                if !seen.insert(command.clone()) {
+                    continue;
+                }
+                let out = Command::new(BIN)
+                    .args(&command)
+                    .args(["--request-timeout", "1s", "--kubeconfig"])
+                    .arg(&refused)
+                    .output()
+                    .unwrap();
+                assert_ne!(
+                    out.status.code(),
+                    Some(2),
+                    "{}: {}: `kubectl microservice {}`: {}",
+                    bundle.display(),
+                    f.id,
+                    command.join(" "),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+        }
+    }
+    assert!(seen.len() >= 5, "only {} commands seen: {seen:?}", seen.len());
+}
+
 // ---- the binary -------------------------------------------------------------------------------
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -593,7 +728,12 @@ fn rendered_outputs_are_pinned() {
         ("bundles-captured/kopf-peering-paused", "todo/todo-api"),
     ] {
         let (namespace, name) = name.split_once('/').unwrap();
-        let report = explain_in(&fixtures().join(bundle), namespace, name);
+        let mut report = explain_in(&fixtures().join(bundle), namespace, name);
+        // As the binary prints it from the repository's root: next commands read the same bundle.
+        kubectl_microservice::commands::explain_events::point_at_bundle(
+            &mut report,
+            &Path::new("tests/fixtures").join(bundle),
+        );
         let bundle = bundle.rsplit('/').next().unwrap();
         check_snapshot(
             &format!("explain-{bundle}.txt"),

@@ -126,3 +126,61 @@ fn a_server_that_never_answers_is_a_timeout_naming_the_request_timeout() {
     }
     assert!(!Path::new(&bundle).exists(), "collect wrote something");
 }
+
+/// Values that would make a command spin or say nothing useful are usage errors naming them.
+#[test]
+fn zero_durations_and_meaningless_output_flags_are_usage_errors() {
+    let healthy = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bundles/healthy");
+    let cases: [(&[&str], &str); 3] = [
+        // A zero interval would poll the API server without a pause.
+        (
+            &["status", "-w", "--interval", "0", "--bundle", healthy],
+            "expected at least 1s",
+        ),
+        (
+            &[
+                "explain-events",
+                "catalog-api",
+                "--event-ttl",
+                "0s",
+                "--bundle",
+                healthy,
+            ],
+            "expected at least 1s",
+        ),
+        (&["operate", "-o", "json", "--standalone"], "-o json has no meaning"),
+    ];
+    for (args, want) in cases {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// A meta.json that is not JSON would silently shift "now" and the namespace: exit 2 naming it.
+#[test]
+fn a_corrupt_meta_json_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let healthy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy");
+    for file in ["microservices.json", "events.json"] {
+        std::fs::copy(healthy.join(file), dir.path().join(file)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("meta.json"),
+        "{\"capturedAt\": \"2026-11-29T17:12:03Z\",",
+    )
+    .unwrap();
+    for command in [&["status"][..], &["explain-events", "catalog-api", "-n", "store"]] {
+        let out = Command::new(BIN)
+            .args(command)
+            .arg("--bundle")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(stderr.contains("meta.json cannot be read"), "{command:?}: {stderr}");
+    }
+}

@@ -147,7 +147,8 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             .collect();
         let meta = Meta {
             captured_at: crate::time::rfc3339_seconds(snapshot.captured_at.unwrap_or_else(chrono::Utc::now)),
-            context: global.context.clone(),
+            // The context used: --context, else the kubeconfig's current-context.
+            context: crate::client::context_name(global),
             namespace: namespace.clone(),
             all_namespaces: global.all_namespaces,
             gaps: gaps.clone(),

@@ -35,7 +35,7 @@ pub struct ExplainEventsArgs {
 
     /// The API server's event TTL (kube-apiserver `--event-ttl`): failures older than this have
     /// no events left.
-    #[arg(long, default_value = "1h", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "1h", value_parser = crate::cli::parse_duration_at_least_1s, value_name = "DURATION")]
     pub event_ttl: Duration,
 
     /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
@@ -175,9 +175,45 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     };
     let (mut snapshot, ns) = snapshot;
     crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
-    let report = report(&snapshot, &ns, &args.name, options(args))?;
+    let mut report = report(&snapshot, &ns, &args.name, options(args)).map_err(|e| match (&args.bundle, e) {
+        (Some(dir), AppError::Undecided(message)) => {
+            AppError::Undecided(format!("{message} in the bundle {}", dir.display()))
+        }
+        (_, e) => e,
+    })?;
+    if let Some(dir) = &args.bundle {
+        point_at_bundle(&mut report, dir);
+    }
     super::write_stdout(&render_report(&report, global, color))?;
     Ok(report.exit_code())
+}
+
+/// Our commands in the fixes that read evidence (`logs`, `status`, `explain-events`) get
+/// `--bundle DIR`, so that, answering from a bundle, the next command reads the same evidence
+/// rather than whatever cluster the kubeconfig points at.
+pub fn point_at_bundle(report: &mut Report, dir: &std::path::Path) {
+    let bundle = format!(" --bundle {}", dir.display());
+    for fix in report.findings.iter_mut().filter_map(|f| f.fix.as_mut()) {
+        let mut out = String::with_capacity(fix.len());
+        let mut rest = fix.as_str();
+        while let Some(at) = rest.find("kubectl microservice ") {
+            let (before, command) = rest.split_at(at);
+            out.push_str(before);
+            let end = command.find(['`', '|', ';', ')', '\n']).unwrap_or(command.len());
+            let end = command[..end].trim_end_matches(['.', ',', ' ']).len();
+            let (command, after) = command.split_at(end);
+            out.push_str(command);
+            let reads_evidence = ["logs", "status", "explain-events"]
+                .iter()
+                .any(|sub| command["kubectl microservice ".len()..].starts_with(&format!("{sub} ")));
+            if reads_evidence && !command.contains("--bundle") {
+                out.push_str(&bundle);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        *fix = out;
+    }
 }
 
 async fn gather(
@@ -211,4 +247,51 @@ async fn gather(
     live::add_operator(&client, &mut snapshot, &plan, true).await;
     live::add_everything(&client, &mut snapshot).await;
     Ok((snapshot, ns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::events::Finding;
+
+    #[test]
+    fn fixes_of_a_bundle_answer_read_the_same_bundle() {
+        let fix = |text: &str| Finding {
+            id: "accepted-stale",
+            severity: Severity::Problem,
+            title: String::new(),
+            evidence: Vec::new(),
+            fix: Some(text.into()),
+        };
+        let mut report = Report {
+            schema_version: 1,
+            object: "todo/todo-api".into(),
+            summary: String::new(),
+            findings: vec![
+                fix(
+                    "see the handler's runs since the change: kubectl microservice logs --handler accept todo-api -n todo",
+                ),
+                fix(
+                    "(`kubectl microservice manifests --namespace ops --watch-namespace todo` prints it); then `kubectl microservice status todo-api -n todo`.",
+                ),
+                fix("kubectl microservice logs --handler accept x --bundle already"),
+            ],
+            gaps: Vec::new(),
+            decided: true,
+        };
+        point_at_bundle(&mut report, std::path::Path::new("b/dir"));
+        let fixes: Vec<&str> = report.findings.iter().map(|f| f.fix.as_deref().unwrap()).collect();
+        assert_eq!(
+            fixes[0],
+            "see the handler's runs since the change: kubectl microservice logs --handler accept todo-api -n todo --bundle b/dir"
+        );
+        assert_eq!(
+            fixes[1],
+            "(`kubectl microservice manifests --namespace ops --watch-namespace todo` prints it); then `kubectl microservice status todo-api -n todo --bundle b/dir`."
+        );
+        assert_eq!(
+            fixes[2],
+            "kubectl microservice logs --handler accept x --bundle already"
+        );
+    }
 }

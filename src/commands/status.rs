@@ -43,7 +43,7 @@ pub struct StatusArgs {
     pub watch: bool,
 
     /// Poll interval of `--watch` (only with it).
-    #[arg(long, requires = "watch", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, requires = "watch", default_value = "2s", value_parser = crate::cli::parse_duration_at_least_1s, value_name = "DURATION")]
     pub interval: Duration,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).

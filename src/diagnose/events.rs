@@ -310,13 +310,13 @@ fn within_ttl(ctx: &Ctx<'_>, line: &Line) -> bool {
 fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
     let failures = failures(ctx);
     let recent = failures.iter().filter(|l| within_ttl(ctx, l)).count();
-    let tail = if failures.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; {recent} handler failure(s) in the last {} of logs",
-            human_duration(ctx.options.event_ttl)
-        )
+    let ttl = human_duration(ctx.options.event_ttl);
+    let older = failures.len() - recent;
+    let tail = match (recent, older) {
+        (0, 0) => String::new(),
+        (0, older) => format!("; {older} handler failure(s) in the logs, all older than {ttl}"),
+        (recent, 0) => format!("; {recent} handler failure(s) in the last {ttl} of logs"),
+        (recent, older) => format!("; {recent} handler failure(s) in the last {ttl} of logs ({older} older)"),
     };
     let top = findings.iter().find(|f| f.severity > Severity::Ok);
     match top {
@@ -377,7 +377,10 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 "{} Deployment(s) in evidence; none runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`",
                 deployments.len()
             )],
-            Some("install it (`kubectl microservice manifests | kubectl apply -f -`), or name it: --operator NAMESPACE/deployment/NAME".into()),
+            Some(format!(
+                "install it (`kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace {} | kubectl apply -f -`), or name the one you run: --operator NAMESPACE/deployment/NAME",
+                ctx.ns
+            )),
         )];
     };
     let mut out = Vec::new();
@@ -450,10 +453,13 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
         }
         _ => Vec::new(),
     };
-    out.extend(leading::operator_not_leading(&leading::Input {
+    let status = ctx.deployment.and_then(|d| d.status.as_ref());
+    let ready_replicas = status.and_then(|s| s.ready_replicas).unwrap_or(0);
+    let leading_input = leading::Input {
         operator: op,
         pods: &mine,
         running: &running_names,
+        ready_replicas,
         leases: &ctx.snapshot.operator.leases,
         peerings: &ctx.snapshot.operator.peerings,
         pause_lines: &pause_lines,
@@ -462,10 +468,11 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
         namespace: ctx.ns,
         now: ctx.now,
         skew: ctx.options.skew,
-    }));
+    };
+    out.extend(leading::operator_not_leading(&leading_input));
+    let elsewhere = leading::leader_elsewhere(&leading_input);
     if ctx.snapshot.operator.pods.get().is_some() {
         let running: Vec<&&Pod> = mine.iter().filter(|p| container_running(p, &op.container)).collect();
-        let status = ctx.deployment.and_then(|d| d.status.as_ref());
         let mut evidence = vec![format!(
             "Deployment {}: status.replicas={} readyReplicas={} availableReplicas={}",
             op.display(),
@@ -476,7 +483,35 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
         for p in &mine {
             evidence.push(pod_state(p, &op.container));
         }
-        if running.is_empty() {
+        if mine.is_empty() && ready_replicas > 0 {
+            // The Deployment's status (from the controller) says its Pods are ready; the Pods in
+            // evidence do not match its selector (a hand-made bundle's `-l` that misses them).
+            out.push(finding(
+                "operator-not-running",
+                Severity::Ok,
+                format!(
+                    "the operator {} reports {ready_replicas} ready replica(s) (its Pods are not in evidence)",
+                    op.display()
+                ),
+                evidence,
+                None,
+            ));
+        } else if let (true, Some(holder)) = (running.is_empty(), &elsewhere) {
+            out.push(finding(
+                "operator-not-running",
+                Severity::Warning,
+                format!(
+                    "the operator {} has no running Pod; another process, holding its Lease as {holder}, handles the objects (see operator-not-leading)",
+                    op.display()
+                ),
+                evidence,
+                Some(format!(
+                    "if that process is meant to be temporary (a laptop), get the Deployment running: kubectl -n {ns} describe deployment {n}",
+                    ns = op.namespace,
+                    n = op.name
+                )),
+            ));
+        } else if running.is_empty() {
             out.push(finding(
                 "operator-not-running",
                 Severity::Problem,
@@ -1422,10 +1457,7 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
                 crate::resource::CRD_NAME,
                 by_schema.join(", ")
             )],
-            Some(
-                "add the fields to the CRD's status schema, e.g. `kubectl microservice manifests | kubectl apply -f -`"
-                    .into(),
-            ),
+            Some(crd_status_fix()),
         )];
     }
     let Some(last) = lines.last() else { return Vec::new() };
@@ -1434,8 +1466,16 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
         Severity::Problem,
         "the API server dropped status fields the operator wrote: the CRD's status schema does not allow them".into(),
         vec![format!("{} such line(s); last: {}", lines.len(), last.cite())],
-        Some("add the fields to the CRD's status schema (or `x-kubernetes-preserve-unknown-fields: true` under status), e.g. `kubectl microservice manifests | kubectl apply -f -`".into()),
+        Some(crd_status_fix()),
     )]
+}
+
+/// The fix of `status-pruned`, whichever operator writes the status (the CRD is shared).
+fn crd_status_fix() -> String {
+    format!(
+        "add the fields to the CRD's status schema (or `x-kubernetes-preserve-unknown-fields: true` under `status`): kubectl edit crd {}",
+        crate::resource::CRD_NAME
+    )
 }
 
 fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {

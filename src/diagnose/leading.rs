@@ -70,6 +70,9 @@ pub struct Input<'a> {
     pub pods: &'a [&'a Pod],
     /// Names of those Pods whose operator container is running.
     pub running: &'a [String],
+    /// The Deployment's `status.readyReplicas`: when none of its Pods is in evidence but it
+    /// reports ready replicas, they run (the Pods' evidence missed them).
+    pub ready_replicas: i32,
     /// Leases in evidence.
     pub leases: &'a Evidence<Vec<Lease>>,
     /// Kopf peering objects in evidence.
@@ -143,7 +146,7 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
     let op = input.operator;
     // Without a running replica, `operator-not-running` says it all, unless another process
     // holds a current Lease: then objects ARE handled, by something outside the Deployment.
-    let none_runs = input.running.is_empty();
+    let none_runs = input.running.is_empty() && !(input.pods.is_empty() && input.ready_replicas > 0);
     let lease_ref = format!("{namespace}/{name}");
     let mut evidence = Vec::new();
     let access = LeaseAccess::of(input, namespace, name);
@@ -170,32 +173,25 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         });
     };
     let now = input.now?;
-    let spec = lease.spec.clone().unwrap_or_default();
-    let holder = spec.holder_identity.filter(|h| !h.is_empty());
-    let renewed = spec
-        .renew_time
-        .as_ref()
-        .or(spec.acquire_time.as_ref())
-        .map(|t| from_jiff(t.0));
-    let duration = spec
-        .lease_duration_seconds
-        .map(|s| Duration::seconds(s.into()))
-        .unwrap_or(Duration::seconds(LEASE_DURATION.as_secs() as i64));
+    let view = LeaseView::of(lease, input);
+    let LeaseView {
+        holder,
+        holder_pod,
+        holder_is_ours,
+        holder_runs,
+        renewed,
+        duration,
+        transitions,
+    } = view.clone();
+    let holder_pod = holder_pod.as_deref();
     evidence.push(format!(
-        "Lease {lease_ref}: holderIdentity {}, renewTime {}, leaseDurationSeconds {}, leaseTransitions {}",
+        "Lease {lease_ref}: holderIdentity {}, renewTime {}, leaseDurationSeconds {}, leaseTransitions {transitions}",
         holder.as_deref().unwrap_or("<none>"),
         renewed.map(rfc3339_seconds).unwrap_or_else(|| "<none>".into()),
         duration.num_seconds(),
-        spec.lease_transitions.unwrap_or(0)
     ));
     evidence.push(format!("now: {} (the snapshot's clock)", rfc3339_seconds(now)));
     evidence.push(running(input));
-    let holder_pod = holder
-        .as_deref()
-        .map(|h| h.rsplit_once('_').map_or(h, |(instance, _)| instance));
-    let holder_is_ours =
-        holder_pod.is_some_and(|p| input.pods.iter().any(|pod| pod.metadata.name.as_deref() == Some(p)));
-    let holder_runs = holder_pod.is_some_and(|p| input.running.iter().any(|r| r == p));
     let current_elsewhere = holder.is_some() && !holder_is_ours;
     if none_runs && !current_elsewhere {
         return None;
@@ -216,7 +212,23 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
     };
     let expired = now > renewed + duration + input.skew;
     if none_runs && expired {
-        return None;
+        // The process outside the Deployment that handled has stopped renewing too: nothing
+        // handles now, and this names the last one that did.
+        let h = holder.clone().unwrap_or_default();
+        return Some(Finding {
+            id: ID,
+            severity: Severity::Problem,
+            title: format!(
+                "nothing leads: the Lease {lease_ref} of {h}, not a Pod of {}, expired {} ago, and the Deployment has no running replica",
+                op.display(),
+                age(now, renewed + duration)
+            ),
+            evidence,
+            fix: Some(format!(
+                "that process (holderIdentity `<POD_NAME or host name>_<random>`) stopped; run it again, or get the Deployment's Pods running: kubectl -n {} describe deployment {}",
+                op.namespace, op.name
+            )),
+        });
     }
     // A released Lease (no holder) is taken by a standby within one retry period.
     let handover = Duration::seconds(2 * RETRY_PERIOD.as_secs() as i64) + input.skew;
@@ -280,8 +292,13 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
             id: ID,
             severity: Severity::Warning,
             title: format!(
-                "the Lease {lease_ref} is held by {h}, which is not a Pod of {}: another `operate` process leads, and the Deployment's replicas stand by",
-                op.display()
+                "the Lease {lease_ref} is held by {h}, which is not a Pod of {}: another `operate` process leads and handles, {}",
+                op.display(),
+                if none_runs {
+                    "and the Deployment has no running replica"
+                } else {
+                    "and the Deployment's replicas stand by"
+                }
             ),
             evidence,
             fix: Some(format!(
@@ -289,6 +306,74 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
             )),
         }),
     }
+}
+
+/// A Lease as the elector left it, against the Deployment's Pods.
+#[derive(Debug, Clone)]
+struct LeaseView {
+    /// `spec.holderIdentity`, `None` when released.
+    holder: Option<String>,
+    /// The holder's instance: `holderIdentity` up to its last `_` (the Pod or host name).
+    holder_pod: Option<String>,
+    /// The holder is one of the Deployment's Pods.
+    holder_is_ours: bool,
+    /// ... and it runs.
+    holder_runs: bool,
+    /// `spec.renewTime`, else `spec.acquireTime`.
+    renewed: Option<DateTime<Utc>>,
+    /// `spec.leaseDurationSeconds` (the elector's default when unset).
+    duration: Duration,
+    /// `spec.leaseTransitions`.
+    transitions: i32,
+}
+
+impl LeaseView {
+    fn of(lease: &Lease, input: &Input<'_>) -> LeaseView {
+        let spec = lease.spec.clone().unwrap_or_default();
+        let holder = spec.holder_identity.filter(|h| !h.is_empty());
+        let holder_pod = holder
+            .as_deref()
+            .map(|h| h.rsplit_once('_').map_or(h, |(instance, _)| instance).to_string());
+        // Without its Pods in evidence, a Deployment's Pod is known by its name: `NAME-<hash>-<id>`.
+        let prefix = format!("{}-", input.operator.name);
+        let named = |p: &str| {
+            input.pods.iter().any(|pod| pod.metadata.name.as_deref() == Some(p))
+                || (input.pods.is_empty() && p.starts_with(&prefix))
+        };
+        let runs = |p: &str| input.running.iter().any(|r| r == p);
+        LeaseView {
+            holder_is_ours: holder_pod.as_deref().is_some_and(named),
+            holder_runs: holder_pod.as_deref().is_some_and(runs),
+            renewed: spec
+                .renew_time
+                .as_ref()
+                .or(spec.acquire_time.as_ref())
+                .map(|t| from_jiff(t.0)),
+            duration: spec
+                .lease_duration_seconds
+                .map(|s| Duration::seconds(s.into()))
+                .unwrap_or(Duration::seconds(LEASE_DURATION.as_secs() as i64)),
+            transitions: spec.lease_transitions.unwrap_or(0),
+            holder,
+            holder_pod,
+        }
+    }
+}
+
+/// The `holderIdentity` of a current Lease of ours held by a process that is not one of the
+/// Deployment's Pods (a laptop `operate`): objects ARE handled then, by that process, even when
+/// none of the Deployment's Pods runs.
+pub fn leader_elsewhere(input: &Input<'_>) -> Option<String> {
+    let Leadership::Lease { namespace, name } = input.operator.leadership() else {
+        return None;
+    };
+    let now = input.now?;
+    let lease = input.leases.get()?.iter().find(|l| {
+        l.metadata.namespace.as_deref() == Some(namespace.as_str()) && l.metadata.name.as_deref() == Some(name.as_str())
+    })?;
+    let view = LeaseView::of(lease, input);
+    let current = view.renewed.is_some_and(|r| now <= r + view.duration + input.skew);
+    (current && !view.holder_is_ours).then_some(view.holder).flatten()
 }
 
 fn running(input: &Input<'_>) -> String {
@@ -383,11 +468,12 @@ impl LeaseAccess {
         if !self.denied.is_empty() {
             let rules = serde_yaml::to_string(&crate::manifests::lease_rules(name)).unwrap_or_default();
             return format!(
-                "its ServiceAccount {}/{} may not {} the Lease: grant the elector's verbs in a Role in {namespace} bound to it (`kubectl microservice manifests --namespace {}` prints it as {}):\n{}",
+                "its ServiceAccount {}/{} may not {} the Lease: grant the elector's verbs in a Role in {namespace} bound to it (`kubectl microservice manifests --namespace {} --watch-namespace {}` prints it as {}):\n{}",
                 op.namespace,
                 op.service_account,
                 self.denied.join(", "),
                 op.namespace,
+                input.namespace,
                 crate::manifests::LEASE_ROLE_NAME,
                 rules.trim_end()
             );
@@ -723,6 +809,7 @@ mod tests {
                 operator: &self.op,
                 pods: &pods,
                 running: &self.running,
+                ready_replicas: 0,
                 leases: &self.leases,
                 peerings: &self.peerings,
                 pause_lines: &self.pause_lines,

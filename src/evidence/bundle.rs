@@ -44,7 +44,24 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
             dir.display()
         )));
     }
-    let meta = read_json(dir, "meta.json").ok();
+    // meta.json is optional, but one that cannot be read would silently shift "now" and the
+    // namespace: a usage error naming it.
+    let meta = match read_json(dir, "meta.json") {
+        Ok(meta) => Some(meta),
+        Err(GapReason::NotInBundle(_)) => None,
+        Err(reason) => {
+            return Err(AppError::Usage(format!(
+                "--bundle {}: meta.json cannot be read: {}; fix or delete it (it is optional)",
+                dir.display(),
+                match reason {
+                    GapReason::Failed(e)
+                    | GapReason::Forbidden(e)
+                    | GapReason::NotCollected(e)
+                    | GapReason::NotInBundle(e) => e,
+                }
+            )));
+        }
+    };
     let captured_at = meta
         .as_ref()
         .and_then(|m| m.get("capturedAt"))

@@ -346,6 +346,15 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
             gap => gap,
         },
     };
+    if let Evidence::Gap(gap) = deployments {
+        // A Deployment that could not be read (403, failed) is a gap, never "no operator": the
+        // findings would otherwise say "install it".
+        let unknown = || GapReason::NotCollected(format!("the operator Deployment is unknown ({gap})"));
+        snapshot.operator.pods = Evidence::missing("operator Pods", unknown());
+        snapshot.operator.logs = Evidence::missing("operator logs", unknown());
+        snapshot.operator.deployments = Evidence::Gap(gap);
+        return;
+    }
     let operators: Vec<OperatorRef> = deployments.get().map(|d| find_operators(d)).unwrap_or_default();
     if deployments.get().is_some() && operators.is_empty() {
         snapshot.operator.deployments = Evidence::missing(
@@ -525,13 +534,20 @@ pub async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<
     {
         Ok(list) => Evidence::Present(list.items),
         Err(kube::Error::Api(status)) if status.code == 403 => match namespace {
-            Some(ns) => evidence(
-                "operator Deployment",
-                Api::<Deployment>::namespaced(client.clone(), ns)
-                    .list(&ListParams::default())
-                    .await
-                    .map(|l| l.items),
-            ),
+            Some(ns) => match Api::<Deployment>::namespaced(client.clone(), ns)
+                .list(&ListParams::default())
+                .await
+            {
+                // None here, and the rest of the cluster unreadable: unknown, not absent.
+                Ok(list) if find_operators(&list.items).is_empty() => Evidence::missing(
+                    "operator Deployment",
+                    GapReason::Forbidden(format!(
+                        "none in {ns}, and Deployments cannot be listed cluster-wide: {}; name it with --operator NS/deployment/NAME",
+                        status.message
+                    )),
+                ),
+                result => evidence("operator Deployment", result.map(|l| l.items)),
+            },
             None => Evidence::missing("operator Deployment", GapReason::Forbidden(status.message.clone())),
         },
         Err(err) => Evidence::missing(
@@ -816,6 +832,49 @@ mod tests {
             paths.contains("/apis/zalando.org/v1/namespaces/todo/kopfpeerings/default"),
             "{paths}"
         );
+    }
+
+    /// A Deployment the caller may not read is a gap, not "no operator" (which says "install it").
+    #[tokio::test]
+    async fn an_unreadable_operator_deployment_is_a_gap() {
+        let forbidden = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "deployments.apps \"microservice-operator\" is forbidden: User \"dev\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"ops\"",
+            "reason": "Forbidden", "details": {"name": "microservice-operator", "group": "apps", "kind": "deployments"}, "code": 403});
+        let empty_list =
+            serde_json::json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": []});
+        let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
+            // Cluster-wide list forbidden; the namespace's own list readable but without an operator.
+            "/apis/apps/v1/deployments" => (403, forbidden.to_string()),
+            "/apis/apps/v1/namespaces/store/deployments" => (200, empty_list.to_string()),
+            _ => (403, forbidden.to_string()),
+        });
+        let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy");
+        let plan = |operator: Option<&str>| Plan {
+            namespace: Some("store".into()),
+            selector: None,
+            name: Some("catalog-api".into()),
+            operator: operator.map(str::to_string),
+            context: None,
+            server: "https://127.0.0.1:1".into(),
+        };
+        for operator in [Some("ops/deployment/microservice-operator"), None] {
+            let mut snapshot = super::super::bundle::read(&bundle).unwrap();
+            add_operator(&client, &mut snapshot, &plan(operator), false).await;
+            let gap = snapshot
+                .operator
+                .deployments
+                .gap()
+                .unwrap_or_else(|| panic!("{operator:?}: a gap"));
+            assert!(matches!(gap.reason, GapReason::Forbidden(_)), "{operator:?}: {gap}");
+            let obj = snapshot.microservices.get().unwrap()[0].clone();
+            let report = crate::diagnose::events::explain(&snapshot, &obj, Default::default());
+            assert!(
+                report.findings.iter().all(|f| f.id != "operator-not-found"),
+                "{operator:?}: {:?}",
+                report.findings
+            );
+            assert_eq!(report.exit_code(), 3, "{operator:?}: undecided without the operator");
+        }
     }
 
     #[tokio::test]
