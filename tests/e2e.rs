@@ -1358,6 +1358,12 @@ async fn e2e_explain_events_sees_who_holds_the_lease() {
         "{}",
         String::from_utf8_lossy(&collected.stderr)
     );
+    // The context used is recorded, also when it is the kubeconfig's current-context.
+    let meta: Value = serde_json::from_slice(&std::fs::read(bundle.join("meta.json")).unwrap()).unwrap();
+    let current = kube::config::Kubeconfig::read_from(&kubeconfig)
+        .unwrap()
+        .current_context;
+    assert_eq!(meta["context"].as_str(), current.as_deref(), "{meta:#}");
     let lease: Value = serde_json::from_slice(&std::fs::read(bundle.join("operator/leases.json")).unwrap()).unwrap();
     assert_eq!(lease["items"][0]["kind"], "Lease", "{lease:#}");
     assert!(

@@ -434,6 +434,39 @@ fn conditional_posting_with_source(source: &str) -> tempfile::TempDir {
 
 const HANDLER: &str = "\n\n@kopf.on.create('platform.example.io', 'v1alpha1', 'microservices')\ndef accept(logger, **_):\n    raise kopf.TemporaryError('registry unreachable', delay=5)\n";
 
+/// `settings.posting.loggers` is a bool (Kopf ≥ 1.41): False hides handler errors whatever the
+/// version's default; True is named as what should have posted them.
+#[test]
+fn kopf_source_posting_loggers_by_its_value() {
+    let with = |value: &str| {
+        let src = format!(
+            "import kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n    settings.posting.loggers = {value}\n{HANDLER}"
+        );
+        let tmp = conditional_posting_with_source(&src);
+        explain(tmp.path(), "basket-api")
+    };
+    let off = with("False");
+    let f = find(&off, "errors-not-posted").unwrap();
+    assert_eq!(f.severity, Severity::Problem);
+    assert_eq!(
+        f.title,
+        "handler errors are only logged — operator.py:5 sets posting.loggers = False: log records are not posted"
+    );
+    assert!(
+        f.fix
+            .as_deref()
+            .unwrap()
+            .contains("set it True at line 5 of operator.py")
+    );
+    let on = with("True");
+    let f = find(&on, "errors-not-posted").unwrap();
+    assert!(
+        f.title.ends_with("although operator.py:5 sets posting.loggers = True"),
+        "{}",
+        f.title
+    );
+}
+
 #[test]
 fn kopf_source_a_level_above_error_keeps_handler_errors_unposted() {
     let src = format!(

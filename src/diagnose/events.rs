@@ -1172,8 +1172,21 @@ fn kopf_posting(
     }
     // A Kopf that does not post log records by default proves the failures unposted even when
     // their events would have expired by now.
-    let unposted_by_default =
-        level_filter.is_some() || (undecidable.is_none() && loggers.is_none() && posts_by_default == Some(false));
+    // `settings.posting.loggers = True|False` (Kopf ≥ 1.41, a bool): its literal value, when it
+    // has one; anything else (an expression) is undecidable.
+    let loggers_value: Option<bool> = loggers.as_ref().and_then(|at| {
+        let statement = at.text.replace(' ', "");
+        if statement.ends_with("=True") {
+            Some(true)
+        } else if statement.ends_with("=False") {
+            Some(false)
+        } else {
+            None
+        }
+    });
+    let unposted_by_default = level_filter.is_some()
+        || (undecidable.is_none()
+            && (loggers_value == Some(false) || (loggers.is_none() && posts_by_default == Some(false))));
     let unposted = hidden_failures || ((expired_only || unchecked) && unposted_by_default);
     if !unposted && unchecked {
         // Failures whose events could not be read: only an undecidable setting is worth saying.
@@ -1249,14 +1262,23 @@ fn kopf_posting(
         // raising another exception type does not post it; `kopf.warn(...)` posts explicitly.
         let turn_on = "in an @kopf.on.startup function set `settings.posting.loggers = True` (Kopf ≥ 1.41), or post from the handler with `kopf.warn(body, reason=..., message=...)`";
         match (posts_by_default, &loggers) {
+            (_, Some(at)) if loggers_value == Some(false) => (
+                format!(
+                    "handler errors are only logged — {}:{} sets posting.loggers = False: log records are not posted",
+                    at.file, at.line
+                ),
+                format!("post them: set it True at line {} of {}, or post from the handler with `kopf.warn(body, reason=..., message=...)`", at.line, at.file),
+            ),
             (Some(false), None) => (
                 format!("handler errors are only logged — Kopf {label} does not post log records by default"),
                 format!("post them: {turn_on}"),
             ),
             (_, Some(at)) => (
                 format!(
-                    "handler errors are only logged although {}:{} sets posting.loggers",
-                    at.file, at.line
+                    "handler errors are only logged although {}:{} sets posting.loggers{}",
+                    at.file,
+                    at.line,
+                    if loggers_value == Some(true) { " = True" } else { " (to a value not known before it runs)" }
                 ),
                 format!("check the value it sets ({at}) and posting.level in the same startup handler"),
             ),
