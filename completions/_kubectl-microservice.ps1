@@ -112,13 +112,14 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
         }
         'kubectl-microservice;logs' {
             [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'The handler id; `accept` also matches Kopf''s field handler `accept/spec` (`accept/*`)')
-            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands')
+            [CompletionResult]::new('--log-file', '--log-file', [CompletionResultType]::ParameterName, 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands')
             [CompletionResult]::new('--bundle', '--bundle', [CompletionResultType]::ParameterName, 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)')
             [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'The operator Deployment (default: found among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`)')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The operator''s container (default: the one running the operator)')
             [CompletionResult]::new('--container', '--container', [CompletionResultType]::ParameterName, 'The operator''s container (default: the one running the operator)')
             [CompletionResult]::new('--log-lines', '--log-lines', [CompletionResultType]::ParameterName, 'Read at most the last N lines of each container log (the kubelet''s `tailLines`)')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only runs started within this long before now (`10m`, `1h`)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the file''s last time (a file has no other clock)')
             [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Only the last N runs (after the other filters)')
             [CompletionResult]::new('--cause', '--cause', [CompletionResultType]::ParameterName, 'Only runs with this cause (repeatable or comma-separated)')
             [CompletionResult]::new('--outcome', '--outcome', [CompletionResultType]::ParameterName, 'Only runs with this outcome (repeatable or comma-separated)')

@@ -106,13 +106,14 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         }
         &'kubectl-microservice;logs'= {
             cand --handler 'The handler id; `accept` also matches Kopf''s field handler `accept/spec` (`accept/*`)'
-            cand --file 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes'
+            cand --file 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands'
+            cand --log-file 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands'
             cand --bundle 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)'
             cand --operator 'The operator Deployment (default: found among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`)'
             cand -c 'The operator''s container (default: the one running the operator)'
             cand --container 'The operator''s container (default: the one running the operator)'
             cand --log-lines 'Read at most the last N lines of each container log (the kubelet''s `tailLines`)'
-            cand --since 'Only runs started within this long before now (`10m`, `1h`)'
+            cand --since 'Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the file''s last time (a file has no other clock)'
             cand --tail 'Only the last N runs (after the other filters)'
             cand --cause 'Only runs with this cause (repeatable or comma-separated)'
             cand --outcome 'Only runs with this outcome (repeatable or comma-separated)'

@@ -213,8 +213,9 @@ pub struct LogsArgs {
     pub object: Option<String>,
 
     /// Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or
-    /// without kubelet `--timestamps` prefixes.
-    #[arg(long, value_name = "PATH|-", conflicts_with = "bundle")]
+    /// without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other
+    /// subcommands.
+    #[arg(long, visible_alias = "log-file", value_name = "PATH|-", conflicts_with = "bundle")]
     pub file: Vec<String>,
 
     /// Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`).
@@ -239,7 +240,8 @@ pub struct LogsArgs {
     #[arg(long, value_name = "N", conflicts_with_all = ["file", "bundle"])]
     pub log_lines: Option<i64>,
 
-    /// Only runs started within this long before now (`10m`, `1h`).
+    /// Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the
+    /// file's last time (a file has no other clock).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub since: Option<Duration>,
 

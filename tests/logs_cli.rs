@@ -1,6 +1,10 @@
 //! `kubectl-microservice logs` as a user runs it: files and stdin, filters, output modes, colour,
 //! follow, exit codes.
 
+// Only `copy_dir` of the shared test support is used here.
+#[allow(dead_code)]
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,6 +35,9 @@ fn json_output_is_one_run_per_line_with_the_contract_fields() {
     let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
     let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--file", &file, "-o", "json"]);
     assert_eq!(code, 0, "{stderr}");
+    // `--log-file`, the name the other subcommands use, is the same flag.
+    let (_, same, _) = run(&["logs", "--handler", "accept", "--log-file", &file, "-o", "json"]);
+    assert_eq!(same, stdout);
     let runs = json_runs(&stdout);
     let got: Vec<(&str, &str, &str)> = runs
         .iter()
@@ -349,4 +356,24 @@ fn bundle_errors_exit_2_for_a_bad_path_and_3_without_logs() {
     let (code, _, stderr) = run(&["logs", "--handler", "accept", "--bundle", &healthy, "-c", "sidecar"]);
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("container sidecar"), "{stderr}");
+}
+
+/// A log that `collect --log-file` put into a bundle is a file, not a replaced Pod.
+#[test]
+fn a_collected_log_file_is_described_as_a_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = std::path::Path::new(&fixture("bundles/ours-style-rbac")).to_path_buf();
+    support::copy_dir(&bundle, tmp.path());
+    let logs = tmp.path().join("operator/logs");
+    let pod_log = std::fs::read_dir(&logs).unwrap().next().unwrap().unwrap().path();
+    std::fs::rename(&pod_log, logs.join("operate.log.file.log")).unwrap();
+    let dir = tmp.path().display().to_string();
+    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--bundle", &dir]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("operate.log/file"), "{stdout}");
+    assert!(
+        stdout.contains("read from a file (`--log-file` of collect), not from a Pod"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("replaced before the bundle was made"), "{stdout}");
 }

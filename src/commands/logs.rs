@@ -424,6 +424,9 @@ fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) 
                         crate::logs::live::pod_notes(pod, &source.container, has_previous, deployment_created)
                     }
                     Some(_) => Vec::new(),
+                    None if source.container == crate::logs::file::FILE_CONTAINER => {
+                        vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
+                    }
                     None => vec!["this Pod is not in operator/pods.json (replaced before the bundle was made?)".into()],
                 };
                 coverage.push(ContainerCoverage::of(&stream, None, notes));
