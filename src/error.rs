@@ -78,14 +78,7 @@ pub fn is_timeout(err: &kube::Error) -> bool {
 /// text>)`; the transport's own text otherwise.
 pub fn describe_kube_error(err: &kube::Error) -> String {
     match err {
-        kube::Error::Api(status) => {
-            let reason = if status.reason.is_empty() {
-                "Error"
-            } else {
-                status.reason.as_str()
-            };
-            format!("{reason} ({}): {}", status.code, status.message.trim())
-        }
+        kube::Error::Api(status) => describe_status(status),
         other => {
             let mut text = other.to_string();
             let mut source = std::error::Error::source(other);
@@ -104,6 +97,17 @@ pub fn describe_kube_error(err: &kube::Error) -> String {
             }
         }
     }
+}
+
+/// An API Status in one line: `<reason> (<code>): <message>` (reason `Error` when the Status
+/// has none), e.g. `Forbidden (403): microservices.platform.example.io is forbidden: ...`.
+pub fn describe_status(status: &kube::core::Status) -> String {
+    let reason = if status.reason.is_empty() {
+        "Error"
+    } else {
+        status.reason.as_str()
+    };
+    format!("{reason} ({}): {}", status.code, status.message.trim())
 }
 
 impl AppError {

@@ -124,7 +124,13 @@ fn json_line(timestamp: &str, level: &str, f: &Fields) -> String {
 /// per-request `failed with error ...` line (kube-client 5, `client/builder.rs`, target
 /// `kube_client::client::builder`) is off: it names neither the call nor the server, and every
 /// failure it reports reaches our code, which logs it with both (or exits naming them).
-pub const DEFAULT_FILTER: &str = "warn,kubectl_microservice=info,kube_client::client::builder=off";
+///
+/// kube-runtime 5's watcher warns on every forbidden list or watch with the client error's debug
+/// form (`watch list error with 403: Api(Status { status: Some(Failure), ...`, target
+/// `kube_runtime::watcher`): only its errors are kept, since the operator logs each watch failure
+/// itself, in one line ([`super::watching`]).
+pub const DEFAULT_FILTER: &str =
+    "warn,kubectl_microservice=info,kube_client::client::builder=off,kube_runtime::watcher=error";
 
 /// Installs the global subscriber: lines to stderr in `format`; filter from `RUST_LOG`, else
 /// [`DEFAULT_FILTER`].
@@ -161,6 +167,19 @@ pub(crate) mod tests {
         pub(crate) fn text(&self) -> String {
             String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
         }
+    }
+
+    /// Captures what the operator logs under `filter` (an `EnvFilter` directive, e.g.
+    /// [`DEFAULT_FILTER`]).
+    pub(crate) fn capture_filtered(format: LogFormat, filter: &str) -> (Capture, tracing::dispatcher::DefaultGuard) {
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(move || writer.clone())
+            .event_format(LineFormat { format })
+            .finish();
+        (capture, tracing::subscriber::set_default(subscriber))
     }
 
     pub(crate) fn capture(format: LogFormat) -> (Capture, tracing::dispatcher::DefaultGuard) {

@@ -38,6 +38,8 @@ struct Seen {
     query: BTreeMap<String, String>,
     content_type: String,
     body: Value,
+    /// When the request arrived (tokio's clock: paused-time tests see virtual time).
+    at: tokio::time::Instant,
 }
 
 impl Seen {
@@ -94,6 +96,7 @@ impl FakeApi {
                         .map(|v| v.to_str().unwrap().to_string())
                         .unwrap_or_default(),
                     body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                    at: tokio::time::Instant::now(),
                 };
                 let answer = responder(&seen);
                 log.lock().unwrap().push(seen);
@@ -1273,4 +1276,128 @@ async fn a_new_term_requeues_every_object_even_while_the_watch_fails() {
     );
     handle.abort();
     assert_eq!(status_patches(&h.api, "a").len(), 1, "the resume wrote nothing");
+}
+
+/// A ServiceAccount without list/watch on microservices (the real 403 body of such a list): the
+/// list is retried with client-go's backoff growing to 30 s (it stayed at 0.8–1.6 s while
+/// kube-runtime's `Event::Init` reset it before every list), and the error is logged once, in one
+/// line, under the operator's default log filter (kube-runtime's own line dumped the Status with
+/// `{:?}`); its repeats are counted at growing intervals, and the recovery says how many.
+#[tokio::test(start_paused = true)]
+async fn a_forbidden_list_backs_off_to_30s_and_is_logged_once() {
+    let forbidden = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let flag = forbidden.clone();
+    let h = harness(
+        Box::new(move |seen: &Seen| {
+            if flag.load(Ordering::SeqCst) && seen.method == "GET" {
+                return Some((403, real_body("403-list-microservices-forbidden.txt")));
+            }
+            one_object(seen)
+        }),
+        EventsPolicy::All,
+    );
+    let (logs, _filtered) = super::logging::tests::capture_filtered(LogFormat::Text, super::logging::DEFAULT_FILTER);
+    let (_terms, term_starts) = watch::channel(0);
+    let handle = h.run_controller(term_starts);
+    tokio::time::sleep(Duration::from_secs(300)).await;
+    let lists: Vec<tokio::time::Instant> = h.api.matching("GET", "/microservices").iter().map(|s| s.at).collect();
+    let gaps: Vec<f64> = lists.windows(2).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
+    // 0.8 s doubling to 30 s, each plus up to 100 % jitter: [0.8, 1.6), [1.6, 3.2), ... [30, 60).
+    let mut base = 0.8f64;
+    for (i, gap) in gaps.iter().enumerate() {
+        assert!(
+            *gap >= base - 0.01 && *gap < 2.0 * base + 0.05,
+            "gap {i} is {gap:.2}s; base {base}s; gaps {gaps:.2?}"
+        );
+        base = (base * 2.0).min(30.0);
+    }
+    assert!(lists.len() <= 15, "{} lists in 300 s: {gaps:.2?}", lists.len());
+
+    let text = logs.text();
+    let failed: Vec<&str> = text.lines().filter(|l| l.contains("WARN")).collect();
+    assert!(!text.contains("Status {"), "no debug dump of the Status:\n{text}");
+    assert!(
+        failed[0].contains(r#"Watching microservices failed; retrying with backoff namespaces=todo error="list: Forbidden (403): microservices.platform.example.io is forbidden: User \"system:serviceaccount:todo:no-rights\" cannot list resource \"microservices\" in API group \"platform.example.io\" in the namespace \"todo\"" retry_in="#),
+        "{text}"
+    );
+    // The first line, then one at the 4th and 8th failure in a row.
+    assert_eq!(failed.len(), 3, "{text}");
+    assert!(
+        failed[1].contains("Watching microservices still fails with the same error namespaces=todo times=4 "),
+        "{text}"
+    );
+    assert!(failed[2].contains(" times=8 "), "{text}");
+
+    // Access granted: the next list succeeds, the recovery names the failures.
+    forbidden.store(false, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    until("the object handled", || status_patches(&h.api, "a").len() == 1).await;
+    let text = logs.text();
+    let recovered: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("Watching microservices recovered"))
+        .collect();
+    assert_eq!(recovered.len(), 1, "{text}");
+    assert!(
+        recovered[0].contains(&format!("failures={} last_error_times={} ", lists.len(), lists.len())),
+        "{text}"
+    );
+    handle.abort();
+}
+
+/// SIGTERM with no pass in flight returns at once, also while the watch fails (kube-runtime's
+/// runner never ends then: it waited the whole limit and logged that handlers were abandoned); a
+/// pass in flight is waited for; one that outlasts the limit is abandoned, with the warning.
+#[tokio::test(start_paused = true)]
+async fn sigterm_waits_only_for_passes_in_flight() {
+    let h = harness(
+        Box::new(|seen: &Seen| match seen.method.as_str() {
+            "GET" => Some((403, real_body("403-list-microservices-forbidden.txt"))),
+            _ => healthy(seen),
+        }),
+        EventsPolicy::All,
+    );
+    let (_terms, term_starts) = watch::channel(0);
+    let handle = h.run_controller(term_starts);
+    tokio::time::sleep(Duration::from_secs(40)).await;
+    let started = tokio::time::Instant::now();
+    assert!(super::finish_passes(&h.ctx, super::SHUTDOWN_WRITES).await);
+    assert_eq!(started.elapsed(), Duration::ZERO);
+    assert!(lines_with(&h.logs, "abandoned").is_empty());
+    handle.abort();
+
+    // A pass waiting for a write slot: waited for until it wrote.
+    let h = harness(Box::new(healthy), EventsPolicy::All);
+    let held = h.ctx.writes.acquire_many(4).await.unwrap();
+    let pass = tokio::spawn(reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone()));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let release = async move {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        drop(held);
+    };
+    let started = tokio::time::Instant::now();
+    let (finished, ()) = tokio::join!(super::finish_passes(&h.ctx, super::SHUTDOWN_WRITES), release);
+    assert!(finished);
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(1) && waited < Duration::from_secs(2),
+        "{waited:?}"
+    );
+    assert_eq!(status_patches(&h.api, "todo-api").len(), 1);
+    pass.await.unwrap().unwrap();
+
+    // A pass still waiting at the limit is abandoned.
+    let h = harness(Box::new(healthy), EventsPolicy::All);
+    let _held = h.ctx.writes.acquire_many(4).await.unwrap();
+    let _pass = tokio::spawn(reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone()));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!super::finish_passes(&h.ctx, Duration::from_secs(4)).await);
+    assert_eq!(
+        lines_with(
+            &h.logs,
+            "Handlers still running at the shutdown limit were abandoned limit=4s"
+        )
+        .len(),
+        1
+    );
 }

@@ -27,6 +27,7 @@ pub mod metrics;
 pub mod reconcile;
 pub mod status;
 pub mod validate;
+pub mod watching;
 
 #[cfg(test)]
 mod mock_tests;
@@ -209,14 +210,8 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
     tracing::info!("Signal received. Operator is stopping.");
 
     // Stop taking work; passes in flight and queued events get SHUTDOWN_WRITES in total.
-    ctx.stop_taking_work();
     let deadline = tokio::time::Instant::now() + SHUTDOWN_WRITES;
-    if tokio::time::timeout_at(deadline, &mut runs).await.is_err() {
-        tracing::warn!(
-            limit = format!("{}s", SHUTDOWN_WRITES.as_secs()).as_str(),
-            "Handlers still running at the shutdown limit were abandoned"
-        );
-    }
+    finish_passes(&ctx, SHUTDOWN_WRITES).await;
     let _ = drain.send(());
     if tokio::time::timeout_at(deadline, poster).await.is_err() {
         tracing::warn!(
@@ -232,6 +227,23 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
         task.abort();
     }
     Ok(())
+}
+
+/// On SIGTERM: stops taking work and waits until no pass is in flight, at most `limit`; false
+/// (and a warning) when passes were still running then. With no pass running
+/// it returns at once: not waiting for the controllers' streams to end, since kube-runtime 5's
+/// runner never ends while its store has no initial list (a forbidden or failing list), and
+/// holds retries scheduled for later.
+pub async fn finish_passes(ctx: &Context, limit: Duration) -> bool {
+    ctx.stop_taking_work();
+    if tokio::time::timeout(limit, ctx.passes_finished()).await.is_ok() {
+        return true;
+    }
+    tracing::warn!(
+        limit = format!("{}s", limit.as_secs_f64()).as_str(),
+        "Handlers still running at the shutdown limit were abandoned"
+    );
+    false
 }
 
 /// Applies leadership changes to the controller: a new term forgets what was handled and
@@ -272,8 +284,8 @@ pub fn controller_for(
 ) -> Controller<MicroserviceObject> {
     let (reader, writer) = reflector::store();
     let (listed, listed_rx) = watch::channel(false);
-    let objects = watcher(api, watcher::Config::default())
-        .default_backoff()
+    let events = watcher(api, watcher::Config::default());
+    let objects = watching::with_backoff(events, watcher::DefaultBackoff::default(), scope.clone())
         .reflect(writer)
         .inspect(move |event| observe_watch(event, &scope, &ctx, &listed))
         .applied_objects();
@@ -284,7 +296,7 @@ pub fn controller_for(
 }
 
 /// The controller's own backoff over its input streams: none. The watcher stream already backs
-/// off on errors (`default_backoff`); kube-runtime's trigger backoff would, on top of that, hold
+/// off on errors ([`watching::with_backoff`]); kube-runtime's trigger backoff would, on top of that, hold
 /// back every input while the watch fails, the term trigger included, so a new leader would not
 /// resume its objects until the watch recovered (seen against a restarting API server; a
 /// mocked-API test holds it).
@@ -314,7 +326,7 @@ fn term_starts(terms: watch::Receiver<u64>, listed: watch::Receiver<bool>) -> im
     })
 }
 
-/// Logs the watch's milestones and failures, reports the first initial list to readiness, and
+/// Logs the watch's milestones, reports the first initial list to readiness, and
 /// forgets deleted objects. `listed` turns true when this watch finished its first initial list
 /// (the reflector has stored it: it runs before this).
 fn observe_watch(
@@ -340,17 +352,8 @@ fn observe_watch(
                 ctx.forget(&uid);
             }
         }
-        Ok(_) => {}
-        Err(watcher::Error::WatchError(status)) if status.code == 410 => tracing::info!(
-            namespaces = scope,
-            error = status.message.as_str(),
-            "Watching microservices: resourceVersion too old (410 Gone); relisting"
-        ),
-        Err(err) => tracing::warn!(
-            namespaces = scope,
-            error = err.to_string().as_str(),
-            "Watching microservices failed; retrying with backoff"
-        ),
+        // Failures are logged, and backed off, by watching::with_backoff.
+        Ok(_) | Err(_) => {}
     }
 }
 

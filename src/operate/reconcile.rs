@@ -63,6 +63,9 @@ pub struct Context {
     term: AtomicU64,
     /// Set on SIGTERM: no new pass starts; passes in flight may still write.
     stopping: AtomicBool,
+    /// Passes in flight: started ([`reconcile`] entered) and not finished. SIGTERM waits for
+    /// none ([`Context::passes_finished`]).
+    passes: tokio::sync::watch::Sender<usize>,
     /// Bounds status writes in flight.
     pub(crate) writes: Semaphore,
     /// First retry delay; doubles per failure up to [`MAX_BACKOFF`].
@@ -84,6 +87,7 @@ impl Context {
             pruned_warned: Mutex::default(),
             term: AtomicU64::new(1),
             stopping: AtomicBool::new(false),
+            passes: tokio::sync::watch::Sender::new(0),
             writes: Semaphore::new(max_writes.max(1)),
             base_backoff: Duration::from_secs(1),
         }
@@ -143,6 +147,20 @@ impl Context {
         self.stopping.store(true, Ordering::SeqCst);
     }
 
+    /// Counts a pass in flight until the returned guard drops.
+    fn pass_started(&self) -> PassInFlight<'_> {
+        self.passes.send_modify(|n| *n += 1);
+        PassInFlight(&self.passes)
+    }
+
+    /// Resolves once no pass is in flight. After [`Context::stop_taking_work`] no pass starts
+    /// (one that began before sees `stopping` and ends without writing), so then it resolves
+    /// when the last pass in flight finished, at once when none was running.
+    pub async fn passes_finished(&self) {
+        let mut passes = self.passes.subscribe();
+        let _ = passes.wait_for(|n| *n == 0).await;
+    }
+
     /// The term a new pass may start in: `None` while not leading or stopping.
     pub fn startable_term(&self) -> Option<u64> {
         if self.stopping.load(Ordering::SeqCst) {
@@ -183,6 +201,15 @@ impl Context {
     pub(crate) fn with_base_backoff(mut self, base: Duration) -> Self {
         self.base_backoff = base;
         self
+    }
+}
+
+/// A pass in flight, counted in [`Context::passes_finished`] until dropped.
+struct PassInFlight<'a>(&'a tokio::sync::watch::Sender<usize>);
+
+impl Drop for PassInFlight<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
     }
 }
 
@@ -250,6 +277,8 @@ macro_rules! log_at {
 /// Handles one object (see the module docs). Does nothing outside a leadership term, or after
 /// SIGTERM.
 pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Result<Action, RetryableError> {
+    // Counted before `startable_term` is checked, so SIGTERM's wait sees every pass that may write.
+    let _in_flight = ctx.pass_started();
     if obj.metadata.deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }
