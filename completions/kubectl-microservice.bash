@@ -132,7 +132,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__collect)
+        kubectl__microservice__subcmd__collect)
             opts="-n -A -o -l -h -V --operator --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -202,7 +202,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__completion)
+        kubectl__microservice__subcmd__completion)
             opts="-n -A -o -l -h -V --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version bash zsh fish powershell elvish kubectl"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -264,7 +264,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__explain__subcmd__events)
+        kubectl__microservice__subcmd__explain__subcmd__events)
             opts="-n -A -o -l -h -V --bundle --operator --event-ttl --skew --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -272,7 +272,10 @@ _kubectl__microservice() {
             fi
             case "${prev}" in
                 --bundle)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --operator)
@@ -346,7 +349,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help)
+        kubectl__microservice__subcmd__help)
             opts="operate status logs explain-events collect manifests completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -360,7 +363,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help__subcmd__collect)
+        kubectl__microservice__subcmd__help__subcmd__collect)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -374,7 +377,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help__subcmd__completion)
+        kubectl__microservice__subcmd__help__subcmd__completion)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -388,7 +391,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help__subcmd__explain__subcmd__events)
+        kubectl__microservice__subcmd__help__subcmd__explain__subcmd__events)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -402,7 +405,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help__subcmd__help)
+        kubectl__microservice__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -416,7 +419,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help__subcmd__logs)
+        kubectl__microservice__subcmd__help__subcmd__logs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -430,7 +433,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help__subcmd__manifests)
+        kubectl__microservice__subcmd__help__subcmd__manifests)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -444,7 +447,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help__subcmd__operate)
+        kubectl__microservice__subcmd__help__subcmd__operate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -458,7 +461,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__help__subcmd__status)
+        kubectl__microservice__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -472,7 +475,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__logs)
+        kubectl__microservice__subcmd__logs)
             opts="-c -f -n -A -o -l -h -V --handler --log-file --file --bundle --operator --container --previous --log-lines --since --tail --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -492,7 +495,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --bundle)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --operator)
@@ -586,7 +592,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__manifests)
+        kubectl__microservice__subcmd__manifests)
             opts="-n -A -o -l -h -V --watch-namespace --image --standalone --events --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -660,7 +666,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__operate)
+        kubectl__microservice__subcmd__operate)
             opts="-n -A -o -l -h -V --log-format --events --max-concurrent --standalone --lease-name --lease-namespace --health-listen --skip-crd-check --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -746,7 +752,7 @@ _kubectl__microservice() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__microservice__subcmd__status)
+        kubectl__microservice__subcmd__status)
             opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -754,7 +760,10 @@ _kubectl__microservice() {
             fi
             case "${prev}" in
                 --bundle)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --interval)

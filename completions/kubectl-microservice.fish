@@ -77,7 +77,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s V -l version -d 'Print version'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -f -a "(__fish_complete_directories)"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l interval -d 'Poll interval of `--watch` (only with it)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l operator -d 'The operator, as NAMESPACE/deployment/NAME (default: discovered)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l skew -d 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)' -r
@@ -103,7 +103,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l handler -d 'The handler id; `accept` also matches Kopf\'s field handler `accept/spec` (`accept/*`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l file -l log-file -d 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l bundle -d 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l bundle -d 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)' -r -f -a "(__fish_complete_directories)"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l operator -d 'The operator Deployment (default: found among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s c -l container -d 'The operator\'s container (default: the one running the operator)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l log-lines -d 'Read at most the last N lines of each container log (the kubelet\'s `tailLines`)' -r
@@ -138,7 +138,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s V -l version -d 'Print version'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -f -a "(__fish_complete_directories)"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l operator -d 'The operator, as NAMESPACE/deployment/NAME (default: discovered)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l event-ttl -d 'The API server\'s event TTL (kube-apiserver `--event-ttl`): failures older than this have no events left' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l skew -d 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)' -r

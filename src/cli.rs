@@ -219,7 +219,7 @@ pub struct LogsArgs {
     pub file: Vec<String>,
 
     /// Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub bundle: Option<std::path::PathBuf>,
 
     /// The operator Deployment (default: found among Deployments running `kopf run`,

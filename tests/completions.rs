@@ -62,6 +62,70 @@ fn completions_dir_is_up_to_date() {
     assert_eq!(present, expected, "completions/ holds files no command generates");
 }
 
+/// What bash offers for `words` (the last one is being completed) with the script of
+/// `completion bash` loaded and nothing else: plain `complete -F`, no bash-completion package.
+/// The function is the one the script registers for `kubectl-microservice`, called as bash
+/// calls it (command, current word, previous word; COMP_WORDS/COMP_CWORD set).
+fn bash_completes(words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let program = format!(
+        r#"source <("$KMS_BIN" completion bash) || exit 9
+spec=$(complete -p kubectl-microservice) || exit 8
+fn=${{spec#*-F }}; fn=${{fn%% *}}
+COMP_WORDS=(kubectl-microservice {words})
+COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
+COMP_LINE="${{COMP_WORDS[*]}}"; COMP_POINT=${{#COMP_LINE}}
+"$fn" kubectl-microservice "${{COMP_WORDS[COMP_CWORD]}}" "${{COMP_WORDS[COMP_CWORD-1]}}" 2>/dev/null
+printf '%s\n' "${{COMPREPLY[@]}}""#,
+        words = quoted.join(" ")
+    );
+    let output = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &program])
+        .env("KMS_BIN", BIN)
+        .output()
+        .expect("bash runs");
+    assert!(output.status.success(), "bash: {output:?}");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The bare binary's bash completion completes the flags of every subcommand and their fixed
+/// values: clap_complete's labels for a hyphenated binary never matched (`cmd` was
+/// `kubectl__microservice__subcmd__status`, the label `kubectl__subcmd__microservice__...`), so
+/// `status --col<TAB>` gave nothing and `--color <TAB>` fell back to file names.
+#[test]
+fn bash_completes_flags_and_values_of_every_subcommand() {
+    assert_eq!(bash_completes(&["status", "--col"]), ["--color"]);
+    assert_eq!(bash_completes(&["status", "--color", ""]), ["auto", "always", "never"]);
+    assert_eq!(bash_completes(&["operate", "--events", "w"]), ["warnings"]);
+    assert_eq!(bash_completes(&["explain-events", "-o", ""]), ["json", "yaml", "wide"]);
+    let mut root = <kubectl_microservice::cli::Cli as clap::CommandFactory>::command();
+    root.build();
+    for sc in root.get_subcommands().filter(|sc| sc.get_name() != "help") {
+        let offered = bash_completes(&[sc.get_name(), "--"]);
+        for arg in sc.get_arguments().filter(|a| !a.is_hide_set()) {
+            if let Some(long) = arg.get_long() {
+                let flag = format!("--{long}");
+                assert!(
+                    offered.contains(&flag),
+                    "{} --<TAB> lacks {flag}: {offered:?}",
+                    sc.get_name()
+                );
+            }
+        }
+        assert_eq!(
+            bash_completes(&[sc.get_name(), "--color", "a"]),
+            ["auto", "always"],
+            "{} --color a<TAB>",
+            sc.get_name()
+        );
+    }
+}
+
 /// kubectl only runs `kubectl_complete-microservice` when it is executable.
 #[cfg(unix)]
 #[test]

@@ -21,7 +21,7 @@ use crate::text::sanitize;
 #[derive(Debug, Clone, Args)]
 pub struct CollectArgs {
     /// The directory to create (must not exist, or be empty).
-    #[arg(value_name = "DIR")]
+    #[arg(value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub dir: PathBuf,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).

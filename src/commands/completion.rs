@@ -39,26 +39,41 @@ fi
 echo ":4"
 "#;
 
-/// Long help of `completion`: how to install each script.
+/// Long help of `completion`: how to install each script. Every command is one line of at most
+/// 79 columns, so that clap's wrapping (`wrap_help`, up to the terminal's width) leaves it whole
+/// on an 80-column terminal and a pasted line is a whole command (a test holds it).
 pub const INSTALL_HELP: &str = r#"Installing:
 
-  kubectl microservice <TAB> (kubectl 1.26 or newer, with kubectl's own completion loaded,
-  e.g. `source <(kubectl completion bash)`): kubectl runs an executable named
-  kubectl_complete-microservice found on PATH. krew cannot install it; do it once:
+  kubectl microservice <TAB> (kubectl 1.26 or newer, with kubectl's own
+  completion loaded, e.g. `source <(kubectl completion bash)`, which needs the
+  bash-completion package): kubectl runs an executable named
+  kubectl_complete-microservice found on PATH. krew cannot install it; do it
+  once:
 
-    kubectl microservice completion kubectl > "${KREW_ROOT:-$HOME/.krew}/bin/kubectl_complete-microservice"
-    chmod +x "${KREW_ROOT:-$HOME/.krew}/bin/kubectl_complete-microservice"
+    d="${KREW_ROOT:-$HOME/.krew}/bin"
+    kubectl microservice completion kubectl >"$d/kubectl_complete-microservice"
+    chmod +x "$d/kubectl_complete-microservice"
 
-  It completes subcommands, flags and their values, Microservice names (status, logs,
-  explain-events), namespaces (-n) and handler ids (--handler) from the cluster of the line's
-  --kubeconfig/--context, within a second, and never starts an interactive login.
+  It completes subcommands, flags and their values, Microservice names
+  (status, logs, explain-events), namespaces (-n) and handler ids (--handler)
+  from the cluster of the line's --kubeconfig/--context, within a second, and
+  never starts an interactive login.
 
-  The bare binary kubectl-microservice (static: subcommands, flags, fixed values):
+  The bare binary kubectl-microservice (static: subcommands, flags, fixed
+  values; bash needs no bash-completion package for it):
 
-    bash:       source <(kubectl-microservice completion bash)
-    zsh:        kubectl-microservice completion zsh > "${fpath[1]}/_kubectl-microservice"
-    fish:       kubectl-microservice completion fish > ~/.config/fish/completions/kubectl-microservice.fish
-    powershell: kubectl-microservice completion powershell | Out-String | Invoke-Expression"#;
+  bash:
+    source <(kubectl-microservice completion bash)
+  zsh:
+    kubectl-microservice completion zsh >"${fpath[1]}/_kubectl-microservice"
+  fish:
+    set d ~/.config/fish/completions
+    kubectl-microservice completion fish >$d/kubectl-microservice.fish
+  powershell:
+    kubectl-microservice completion powershell | Out-String | Invoke-Expression"#;
+
+/// The bare binary's name, for which the static scripts are generated.
+const BIN: &str = "kubectl-microservice";
 
 /// The script for `shell`.
 pub fn script(shell: CompletionShell) -> String {
@@ -66,11 +81,26 @@ pub fn script(shell: CompletionShell) -> String {
         Some(shell) => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();
-            clap_complete::generate(shell, &mut cmd, "kubectl-microservice", &mut buf);
-            String::from_utf8(buf).expect("completion scripts are UTF-8")
+            clap_complete::generate(shell, &mut cmd, BIN, &mut buf);
+            let script = String::from_utf8(buf).expect("completion scripts are UTF-8");
+            match shell {
+                Shell::Bash => fix_bash_case_labels(&script, BIN),
+                _ => script,
+            }
         }
         None => KUBECTL_COMPLETE_SCRIPT.to_string(),
     }
+}
+
+/// clap_complete 4.6 spells the `case` labels of a hyphenated binary's subcommands with its
+/// hyphen turned into the subcommand separator (`kubectl__subcmd__microservice__subcmd__status`),
+/// while the word loop sets `cmd=kubectl__microservice__subcmd__status`: no label matched, so
+/// nothing after a subcommand completed, neither flags nor their values (clap-rs/clap#6421).
+/// Respells the labels as the loop does; a no-op once clap_complete agrees with itself.
+fn fix_bash_case_labels(script: &str, bin: &str) -> String {
+    let wrong = format!("{}__subcmd__", bin.replace('-', "__subcmd__"));
+    let right = format!("{}__subcmd__", bin.replace('-', "__"));
+    script.replace(&wrong, &right)
 }
 
 /// The file name under which the script for `shell` is installed and checked in under
@@ -137,6 +167,40 @@ mod tests {
             KUBECTL_COMPLETE_NAME,
             "kubectl-microservice".replacen('-', "_complete-", 1)
         );
+    }
+
+    /// Each install command stays one line in `completion --help` on an 80-column terminal.
+    #[test]
+    fn install_commands_are_not_wrapped() {
+        let mut cmd = Cli::command().term_width(80);
+        let help = cmd
+            .find_subcommand_mut("completion")
+            .expect("the completion subcommand")
+            .render_long_help()
+            .to_string();
+        let rendered: Vec<&str> = help.lines().map(str::trim_end).collect();
+        let commands: Vec<&str> = INSTALL_HELP.lines().filter(|l| l.starts_with("    ")).collect();
+        assert_eq!(commands.len(), 8, "{INSTALL_HELP}");
+        for line in INSTALL_HELP.lines() {
+            assert!(line.len() < 80, "{} columns: {line}", line.len());
+        }
+        for command in commands {
+            assert!(
+                rendered.iter().any(|l| l.trim() == command.trim()),
+                "`{}` is not one line of:\n{help}",
+                command.trim()
+            );
+        }
+    }
+
+    #[test]
+    fn bash_case_labels_match_the_loop() {
+        let s = script(CompletionShell::Bash);
+        assert!(!s.contains("kubectl__subcmd__microservice"), "{s}");
+        for line in s.lines().filter(|l| l.trim_start().starts_with("cmd=\"kubectl")) {
+            let cmd = line.trim().trim_start_matches("cmd=\"").trim_end_matches('"');
+            assert!(s.contains(&format!("\n        {cmd})\n")), "no case label for {cmd}");
+        }
     }
 
     #[test]

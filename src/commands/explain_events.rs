@@ -26,7 +26,7 @@ pub struct ExplainEventsArgs {
     pub name: String,
 
     /// Read evidence from a bundle directory instead of a cluster.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub bundle: Option<PathBuf>,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).

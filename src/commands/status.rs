@@ -31,7 +31,7 @@ pub struct StatusArgs {
     pub name: Option<String>,
 
     /// Read evidence from a bundle directory instead of a cluster.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub bundle: Option<PathBuf>,
 
     /// Exit 1 when any shown object is stale, never-handled or invalid.

@@ -341,15 +341,15 @@ impl<'a> Walk<'a> {
                 directive: Directive::NO_FILE_COMP,
             };
         }
+        let names = value_names(arg);
         let directive = match arg.get_value_hint() {
             ValueHint::DirPath => Directive::FILTER_DIRS,
+            // A value named DIR is a directory also when its type only says "a path" (clap gives
+            // a PathBuf the hint AnyPath).
+            ValueHint::AnyPath | ValueHint::Unknown if names.contains("DIR") => Directive::FILTER_DIRS,
             ValueHint::AnyPath | ValueHint::FilePath | ValueHint::ExecutablePath => Directive::DEFAULT,
             // A String argument that says what it holds in its value name (`--file <PATH|->`).
-            ValueHint::Unknown => match value_names(arg) {
-                names if names.contains("DIR") => Directive::FILTER_DIRS,
-                names if names.contains("PATH") || names.contains("FILE") => Directive::DEFAULT,
-                _ => Directive::NO_FILE_COMP,
-            },
+            ValueHint::Unknown if names.contains("PATH") || names.contains("FILE") => Directive::DEFAULT,
             _ => Directive::NO_FILE_COMP,
         };
         Source::Fixed {
@@ -544,6 +544,31 @@ mod tests {
             values(plan_of(&["status", "-l", ""]).source),
             (Vec::<String>::new(), Directive::NO_FILE_COMP)
         );
+    }
+
+    /// Every flag whose value is a directory (`--bundle DIR` of status, explain-events and logs:
+    /// a PathBuf, which clap hints as any path) completes directories only (cobra's FILTER_DIRS).
+    #[test]
+    fn directory_values_complete_directories() {
+        let root = root();
+        let mut seen = Vec::new();
+        for sc in root.get_subcommands() {
+            for arg in sc.get_arguments().filter(|a| value_names(a) == "DIR") {
+                let Some(long) = arg.get_long() else { continue };
+                let flag = format!("--{long}");
+                let plan = plan_of(&[sc.get_name(), flag.as_str(), ""]);
+                assert_eq!(
+                    values(plan.source).1,
+                    Directive::FILTER_DIRS,
+                    "{} {flag}",
+                    sc.get_name()
+                );
+                seen.push(format!("{} {flag}", sc.get_name()));
+            }
+        }
+        for expected in ["status --bundle", "explain-events --bundle", "logs --bundle"] {
+            assert!(seen.iter().any(|s| s == expected), "{expected} not among {seen:?}");
+        }
     }
 
     #[test]
