@@ -17,6 +17,7 @@ pub mod logs;
 pub mod manifests;
 pub mod operate;
 pub mod resource;
+pub mod selector;
 pub mod text;
 pub mod time;
 

@@ -261,3 +261,124 @@ fn command_line_exit_codes() {
     assert_eq!(undecided.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&undecided.stderr).contains("microservices: not in the bundle"));
 }
+
+/// Runs the binary with colour off; (exit code, stdout, stderr).
+fn status_cli(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN).args(args).env("NO_COLOR", "1").output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `-l` filters a bundle's Microservices as a live list with `labelSelector` does, and is
+/// validated as the API server validates it (it was ignored with --bundle, `!!bad` accepted).
+#[test]
+fn label_selector_applies_to_a_bundle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("b");
+    copy_dir(&fixtures().join("bundles/healthy"), &dir);
+    let path = dir.join("microservices.json");
+    let mut list: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let mut web = list["items"][0].clone();
+    list["items"][0]["metadata"]["labels"] = json!({"app": "catalog", "tier": "api"});
+    web["metadata"]["name"] = json!("catalog-web");
+    web["metadata"]["uid"] = json!("uid-catalog-web");
+    web["metadata"]["labels"] = json!({"app": "catalog", "tier": "web", "rev": "7"});
+    list["items"].as_array_mut().unwrap().push(web);
+    fs::write(&path, list.to_string()).unwrap();
+    let bundle = dir.to_str().unwrap();
+    let names = |selector: &str| -> Vec<String> {
+        let (code, out, err) = status_cli(&["status", "--bundle", bundle, "-l", selector, "-o", "json"]);
+        assert_eq!(code, Some(0), "-l {selector}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names("app=catalog"), ["catalog-api", "catalog-web"]);
+    assert_eq!(names("tier=api"), ["catalog-api"]);
+    assert_eq!(names("tier in (web),rev>5"), ["catalog-web"]);
+    assert_eq!(names("!rev"), ["catalog-api"]);
+    assert_eq!(names("app=nothing"), Vec::<String>::new());
+    let (code, out, err) = status_cli(&["status", "--bundle", bundle, "-l", "app=nothing"]);
+    assert_eq!((code, out.as_str(), err.trim()), (Some(0), "", "No resources found"));
+    for (bad, message) in [
+        ("!!bad", "unable to parse requirement: found '!', expected: identifier"),
+        (
+            "a b",
+            "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt",
+        ),
+        ("app=a,,b=c", "found ',', expected: identifier after ','"),
+    ] {
+        let (code, out, err) = status_cli(&["status", "--bundle", bundle, "-l", bad]);
+        assert_eq!(code, Some(2), "-l {bad}");
+        assert_eq!(out, "");
+        assert_eq!(err.trim(), format!("error: invalid -l/--selector {bad:?}: {message}"));
+    }
+    // A name and a selector exclude each other, as in kubectl.
+    let (code, _, err) = status_cli(&["status", "--bundle", bundle, "catalog-api", "-l", "tier=api"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("a NAME and -l/--selector exclude each other"), "{err}");
+}
+
+/// `--operator NS/deployment/NAME` with a bundle of two operators diagnoses the one named; one
+/// the bundle does not hold is a gap naming it, never another operator in its place.
+#[test]
+fn operator_flag_selects_the_bundles_deployment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("b");
+    copy_dir(&fixtures().join("bundles/healthy"), &dir);
+    let deployment: Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("operator/deployment.json")).unwrap()).unwrap();
+    let mut second = deployment.clone();
+    second["metadata"]["name"] = json!("second-operator");
+    second["spec"]["selector"] = json!({"matchLabels": {"app": "second-operator"}});
+    second["spec"]["template"]["metadata"]["labels"] = json!({"app": "second-operator"});
+    fs::write(
+        dir.join("operator/deployment.json"),
+        json!({"apiVersion": "v1", "kind": "List", "items": [deployment, second]}).to_string(),
+    )
+    .unwrap();
+    let bundle = dir.to_str().unwrap();
+    let operator_of = |flag: &str| {
+        let (code, out, err) = status_cli(&["status", "--bundle", bundle, "--operator", flag, "-o", "json"]);
+        assert_eq!(code, Some(0), "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        (v["items"][0]["operator"].clone(), err)
+    };
+    for name in ["catalog-operator", "second-operator"] {
+        let (operator, err) = operator_of(&format!("store/deployment/{name}"));
+        assert_eq!(operator, json!(format!("store/deployment/{name}")), "{err}");
+    }
+    let (operator, err) = operator_of("ops/deployment/nope");
+    assert_eq!(operator, Value::Null);
+    assert!(
+        err.contains(
+            "operator Deployment: not in the bundle (ops/deployment/nope is not in operator/deployment.json, which holds store/deployment/catalog-operator, store/deployment/second-operator)"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = status_cli(&[
+        "explain-events",
+        "catalog-api",
+        "--bundle",
+        bundle,
+        "--operator",
+        "ops/deployment/nope",
+    ]);
+    assert!(
+        out.contains("ops/deployment/nope is not in operator/deployment.json"),
+        "{code:?} {out}{err}"
+    );
+    let (code, _, err) = status_cli(&["status", "--bundle", bundle, "--operator", "nope"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("invalid --operator \"nope\": expected NAMESPACE/deployment/NAME"),
+        "{err}"
+    );
+}

@@ -184,3 +184,27 @@ fn a_corrupt_meta_json_is_named() {
         assert!(stderr.contains("meta.json cannot be read"), "{command:?}: {stderr}");
     }
 }
+
+/// A bad `-l` is a usage error before any cluster call (the cluster here refuses connections,
+/// which would be exit 3), for `status` and `collect` alike, in the API server's words.
+#[test]
+fn a_bad_selector_is_refused_before_the_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig::write(dir.path(), "https://127.0.0.1:1");
+    let target = dir.path().join("bundle");
+    for command in [vec!["status"], vec!["collect", target.to_str().unwrap()]] {
+        let out = Command::new(BIN)
+            .args(&command)
+            .args(["-l", "!!bad", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{command:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).trim(),
+            r#"error: invalid -l/--selector "!!bad": unable to parse requirement: found '!', expected: identifier"#,
+            "{command:?}"
+        );
+    }
+    assert!(!target.exists());
+}

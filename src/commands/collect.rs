@@ -98,6 +98,9 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     if global.namespaces.len() > 1 {
         return Err(AppError::Usage("collect takes one --namespace (or -A)".into()));
     }
+    if let Some(text) = &global.selector {
+        crate::selector::LabelSelector::from_flag(text)?;
+    }
     check_target(&args.dir)?;
     let files = args.log_files.read()?;
     let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {

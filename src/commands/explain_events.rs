@@ -150,13 +150,19 @@ fn one_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
 pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
     let namespace = one_namespace(global)?;
-    if let Some(spec) = &args.operator {
-        crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
-    }
+    let operator = match &args.operator {
+        Some(spec) => Some(crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?),
+        None => None,
+    };
     let files = args.log_files.read()?;
     let snapshot = match &args.bundle {
         Some(dir) => {
-            let snapshot = crate::evidence::bundle::read(dir)?;
+            let mut snapshot = crate::evidence::bundle::read(dir)?;
+            if let Some((ns, name)) = &operator {
+                snapshot
+                    .operator
+                    .select_deployment(ns, name, "operator/deployment.json");
+            }
             let ns = namespace.or_else(|| snapshot.namespace.clone()).ok_or_else(|| {
                 AppError::Usage(format!(
                     "{}: the bundle names no namespace (meta.json): give -n NAMESPACE",

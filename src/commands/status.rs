@@ -511,6 +511,22 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         namespace = Some(ns.to_string());
         args.name = Some(name.to_string());
     }
+    // -l is parsed here, as the API server parses it, so that a bundle is filtered as a live
+    // list is, and a bad selector is a usage error before any cluster call.
+    let selector = match &global.selector {
+        Some(_) if args.name.is_some() => {
+            return Err(AppError::Usage(
+                "a NAME and -l/--selector exclude each other (name cannot be provided when a selector is specified)"
+                    .into(),
+            ));
+        }
+        Some(text) => Some(crate::selector::LabelSelector::from_flag(text)?),
+        None => None,
+    };
+    let operator = match &args.operator {
+        Some(spec) => Some(crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?),
+        None => None,
+    };
     let args = &args;
     let mut global = global.clone();
     if let Some(ns) = &namespace {
@@ -526,6 +542,14 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
             ));
         }
         let mut snapshot = crate::evidence::bundle::read(dir)?;
+        if let Some((ns, name)) = &operator {
+            snapshot
+                .operator
+                .select_deployment(ns, name, "operator/deployment.json");
+        }
+        if let (Some(selector), Evidence::Present(objects)) = (&selector, &mut snapshot.microservices) {
+            selector.retain(objects);
+        }
         crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
         // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
         let lookup_ns = namespace
@@ -627,9 +651,6 @@ async fn run_live(
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
     };
-    if let Some(spec) = &args.operator {
-        crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
-    }
     let scope = match &namespace {
         Some(ns) => format!("in namespace {ns}"),
         None => "in all namespaces".into(),

@@ -195,6 +195,87 @@ impl OperatorEvidence {
             self.peerings = Evidence::missing(PEERINGS, not_needed("Kopf peering"));
         }
     }
+
+    /// Keeps only the operator Deployment `namespace/name` (`--operator` with a bundle, which
+    /// may hold several), its Pods (those in its namespace that its `spec.selector` selects,
+    /// matched with kube's `Selector`) and their logs; a log of a Pod the evidence does not list
+    /// is kept when named after the Deployment (`NAME-<hash>-<suffix>`: a replaced Pod). When
+    /// the Deployments do not hold it, or it runs no operator, the Deployment is a gap naming it
+    /// (and what the evidence holds), and its Pods and logs are unknown: another operator is
+    /// never diagnosed in its place. `source` names where the Deployments were read, e.g.
+    /// `operator/deployment.json`. A gap in the Deployments stays as it is.
+    pub fn select_deployment(&mut self, namespace: &str, name: &str, source: &str) {
+        use kube::core::{Selector, SelectorExt};
+        let Some(deployments) = self.deployments.get() else {
+            return;
+        };
+        let wanted = format!("{namespace}/deployment/{name}");
+        let is_wanted = |d: &Deployment| {
+            d.metadata.namespace.as_deref() == Some(namespace) && d.metadata.name.as_deref() == Some(name)
+        };
+        let gap = match deployments.iter().find(|d| is_wanted(d)) {
+            None => {
+                let held: Vec<String> = deployments
+                    .iter()
+                    .map(|d| {
+                        format!(
+                            "{}/deployment/{}",
+                            d.metadata.namespace.as_deref().unwrap_or(""),
+                            d.metadata.name.as_deref().unwrap_or("")
+                        )
+                    })
+                    .collect();
+                let held = if held.is_empty() {
+                    "no Deployment".to_string()
+                } else {
+                    held.join(", ")
+                };
+                Some(GapReason::NotInBundle(format!(
+                    "{wanted} is not in {source}, which holds {held}"
+                )))
+            }
+            Some(d) if operator::recognise(d).is_none() => Some(GapReason::Failed(format!(
+                "{wanted} runs neither `kopf run`, `python -m kopf` nor `kubectl-microservice operate`"
+            ))),
+            Some(_) => None,
+        };
+        if let Some(reason) = gap {
+            let gap = Gap {
+                evidence: "operator Deployment".into(),
+                reason,
+            };
+            let unknown = || GapReason::NotCollected(format!("the operator Deployment is unknown ({gap})"));
+            self.pods = Evidence::missing("operator Pods", unknown());
+            self.logs = Evidence::missing("operator logs", unknown());
+            self.deployments = Evidence::Gap(gap);
+            return;
+        }
+        let deployment = deployments.iter().find(|d| is_wanted(d)).cloned().expect("found above");
+        let selector = deployment
+            .spec
+            .as_ref()
+            .and_then(|s| Selector::try_from(s.selector.clone()).ok());
+        let mut all_pods = Vec::new();
+        if let Evidence::Present(pods) = &mut self.pods {
+            all_pods = pods.iter().filter_map(|p| p.metadata.name.clone()).collect();
+            pods.retain(|p| {
+                p.metadata.namespace.as_deref() == Some(namespace)
+                    && selector
+                        .as_ref()
+                        .is_some_and(|s| s.matches(&p.metadata.labels.clone().unwrap_or_default()))
+            });
+        }
+        if let (Evidence::Present(pods), Evidence::Present(logs)) = (&self.pods, &mut self.logs) {
+            let selected: Vec<&str> = pods.iter().filter_map(|p| p.metadata.name.as_deref()).collect();
+            let replaced_prefix = format!("{name}-");
+            logs.retain(|log| {
+                selected.contains(&log.pod.as_str())
+                    || (!all_pods.contains(&log.pod) && log.pod.starts_with(&replaced_prefix))
+            });
+        }
+        self.deployments = Evidence::Present(vec![deployment]);
+        self.settle_leadership();
+    }
 }
 
 /// RBAC evidence: the operator ServiceAccount's access reviews, and the rules themselves.
@@ -394,5 +475,60 @@ mod tests {
         }
         assert_eq!(Gap::parse("events: gone (x)"), None);
         assert_eq!(Gap::parse("no colon"), None);
+    }
+
+    fn operator_evidence() -> OperatorEvidence {
+        let deployment = |name: &str, image_cmd: &str| -> Deployment {
+            serde_json::from_value(json!({
+                "metadata": {"namespace": "ops", "name": name},
+                "spec": {"selector": {"matchLabels": {"app": name}},
+                         "template": {"spec": {"containers": [{"name": "operator", "image": "x", "command": [image_cmd, "run", "op.py"]}]}}}
+            }))
+            .unwrap()
+        };
+        let pod = |name: &str, app: &str| -> Pod {
+            serde_json::from_value(json!({"metadata": {"namespace": "ops", "name": name, "labels": {"app": app}}}))
+                .unwrap()
+        };
+        let log = |pod: &str| LogSource {
+            pod: pod.into(),
+            container: "operator".into(),
+            previous: false,
+            text: String::new(),
+        };
+        OperatorEvidence {
+            deployments: Evidence::Present(vec![deployment("a", "kopf"), deployment("b", "kopf")]),
+            pods: Evidence::Present(vec![pod("a-1-x", "a"), pod("b-1-y", "b")]),
+            configmaps: Evidence::Present(vec![]),
+            logs: Evidence::Present(vec![log("a-1-x"), log("b-1-y"), log("a-0-old"), log("b-0-old")]),
+            leases: Evidence::Present(vec![]),
+            peerings: Evidence::Present(vec![]),
+        }
+    }
+
+    #[test]
+    fn selecting_a_deployment_keeps_its_pods_and_logs_only() {
+        let mut op = operator_evidence();
+        op.select_deployment("ops", "a", "operator/deployment.json");
+        let names = |d: &[Deployment]| d.iter().map(|d| d.metadata.name.clone().unwrap()).collect::<Vec<_>>();
+        assert_eq!(names(op.deployments.get().unwrap()), ["a"]);
+        let pods: Vec<_> = op
+            .pods
+            .get()
+            .unwrap()
+            .iter()
+            .map(|p| p.metadata.name.clone().unwrap())
+            .collect();
+        assert_eq!(pods, ["a-1-x"]);
+        let logs: Vec<_> = op.logs.get().unwrap().iter().map(|l| l.pod.as_str()).collect();
+        assert_eq!(logs, ["a-1-x", "a-0-old"], "a replaced Pod's log is kept by its name");
+
+        let mut op = operator_evidence();
+        op.select_deployment("ops", "c", "operator/deployment.json");
+        assert_eq!(
+            op.deployments.gap().unwrap().to_string(),
+            "operator Deployment: not in the bundle (ops/deployment/c is not in operator/deployment.json, which holds ops/deployment/a, ops/deployment/b)"
+        );
+        assert!(op.pods.gap().is_some() && op.logs.gap().is_some());
     }
 }
