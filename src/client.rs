@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use kube::config::{ExecInteractiveMode, KubeConfigOptions, Kubeconfig};
+use kube::config::{ExecInteractiveMode, KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 
 use crate::cli::GlobalArgs;
@@ -31,31 +31,28 @@ pub const DEFAULT_DIAGNOSTIC_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Builds the client configuration from the global flags.
 ///
-/// Order, as kubectl: `--kubeconfig PATH` (errors name the path; exit 2), else `$KUBECONFIG` /
-/// `~/.kube/config` when `--context` is given, else inference (in-cluster service account, then
-/// kubeconfig). Impersonation and timeouts are applied on top.
+/// Order, as kubectl: `--kubeconfig PATH`, else `$KUBECONFIG` / `~/.kube/config` when
+/// `--context` is given (errors name the file, and a context it lacks with the contexts it has;
+/// exit 2), else inference (kubeconfig, then the in-cluster service account). Impersonation and
+/// timeouts are applied on top.
 pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppError> {
     let options = KubeConfigOptions {
         context: global.context.clone(),
         cluster: None,
         user: None,
     };
-    let mut config = if let Some(path) = &global.kubeconfig {
-        let kubeconfig = Kubeconfig::read_from(path).map_err(|e| AppError::Config {
-            message: format!("cannot read --kubeconfig {}: {e}", path.display()),
+    let mut config = if global.kubeconfig.is_some() || global.context.is_some() {
+        let (kubeconfig, source) = read_kubeconfig(global)?;
+        check_context(&kubeconfig, global.context.as_deref(), &source).map_err(|message| AppError::Config {
+            message,
             user_input: true,
         })?;
         Config::from_custom_kubeconfig(kubeconfig, &options)
             .await
             .map_err(|e| AppError::Config {
-                message: format!("cannot use --kubeconfig {}: {e}", path.display()),
+                message: format!("cannot use {source}: {}", describe_kubeconfig_error(&e, None)),
                 user_input: true,
             })?
-    } else if global.context.is_some() {
-        Config::from_kubeconfig(&options).await.map_err(|e| AppError::Config {
-            message: format!("cannot use --context {}: {e}", global.context.as_deref().unwrap_or("")),
-            user_input: true,
-        })?
     } else {
         Config::infer().await.map_err(|e| AppError::Config {
             message: format!("no cluster configured (no in-cluster service account, no usable kubeconfig): {e}"),
@@ -93,6 +90,82 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
         forbid_interactive_login(&mut config)?;
     }
     Ok(config)
+}
+
+/// The kubeconfig of the flags: `--kubeconfig PATH`, else `$KUBECONFIG` (its files merged), else
+/// `~/.kube/config`; with how messages name it (`--kubeconfig PATH`, `KUBECONFIG=a:b`, or the
+/// default path). A file that cannot be read or parsed is a usage error naming it once.
+fn read_kubeconfig(global: &GlobalArgs) -> Result<(Kubeconfig, String), AppError> {
+    let default_path = std::env::home_dir().map(|h| h.join(".kube").join("config"));
+    let env_paths: Vec<std::path::PathBuf> = std::env::var_os("KUBECONFIG")
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let (read, source, named) = match &global.kubeconfig {
+        Some(path) => (
+            Kubeconfig::read_from(path),
+            format!("--kubeconfig {}", path.display()),
+            Some(path.as_path()),
+        ),
+        None => match std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
+            Some(value) => (
+                Kubeconfig::read(),
+                format!("KUBECONFIG={}", value.to_string_lossy()),
+                // One file: the message names it already.
+                match env_paths.as_slice() {
+                    [one] => Some(one.as_path()),
+                    _ => None,
+                },
+            ),
+            None => (
+                Kubeconfig::read(),
+                default_path
+                    .as_ref()
+                    .map_or_else(|| "~/.kube/config".into(), |p| p.display().to_string()),
+                default_path.as_deref(),
+            ),
+        },
+    };
+    let kubeconfig = read.map_err(|e| AppError::Config {
+        message: format!("cannot read {source}: {}", describe_kubeconfig_error(&e, named)),
+        user_input: true,
+    })?;
+    Ok((kubeconfig, source))
+}
+
+/// A kubeconfig error in one line. kube-client quotes the file's path with `{:?}` inside quotes
+/// (`failed to read kubeconfig from '"/tmp/x"': ...`); here the path is named once, plainly, and
+/// not at all when it is `named` already (the message names `--kubeconfig PATH`).
+fn describe_kubeconfig_error(err: &KubeconfigError, named: Option<&std::path::Path>) -> String {
+    match err {
+        KubeconfigError::ReadConfig(io, path) if Some(path.as_path()) == named => io.to_string(),
+        KubeconfigError::ReadConfig(io, path) => format!("{}: {io}", path.display()),
+        other => other.to_string(),
+    }
+}
+
+/// Checks that the context to use (`wanted`, else the kubeconfig's `current-context`) is among
+/// the kubeconfig's contexts: `context "nope" not in --kubeconfig PATH (contexts: a, b)`.
+/// No context at all is left to kube-client's own error.
+pub fn check_context(kubeconfig: &Kubeconfig, wanted: Option<&str>, source: &str) -> Result<(), String> {
+    let (name, what) = match (wanted, kubeconfig.current_context.as_deref()) {
+        (Some(name), _) => (name, "context"),
+        (None, Some(name)) if !name.is_empty() => (name, "current-context"),
+        _ => return Ok(()),
+    };
+    if kubeconfig.contexts.iter().any(|c| c.name == name) {
+        return Ok(());
+    }
+    let names: Vec<&str> = kubeconfig.contexts.iter().map(|c| c.name.as_str()).collect();
+    let contexts = if names.is_empty() {
+        "it has no contexts".to_string()
+    } else {
+        format!("contexts: {}", names.join(", "))
+    };
+    Err(format!("{what} {name:?} not in {source} ({contexts})"))
 }
 
 /// Makes an exec credential plugin (kubeconfig `users[].user.exec`) run the way kubectl runs it
@@ -159,4 +232,45 @@ pub fn context_name(global: &GlobalArgs) -> Option<String> {
         None => Kubeconfig::read().ok(),
     };
     kubeconfig.and_then(|k| k.current_context)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kubeconfig(yaml: &str) -> Kubeconfig {
+        Kubeconfig::from_yaml(yaml).unwrap()
+    }
+
+    #[test]
+    fn a_missing_context_names_the_file_and_the_contexts() {
+        let k = kubeconfig(
+            "apiVersion: v1\nkind: Config\ncurrent-context: a\ncontexts: [{name: a, context: {cluster: c}}, {name: b, context: {cluster: c}}]\n",
+        );
+        assert_eq!(check_context(&k, Some("a"), "--kubeconfig k"), Ok(()));
+        assert_eq!(check_context(&k, None, "--kubeconfig k"), Ok(()));
+        assert_eq!(
+            check_context(&k, Some("nope"), "--kubeconfig /tmp/k"),
+            Err(r#"context "nope" not in --kubeconfig /tmp/k (contexts: a, b)"#.into())
+        );
+        let broken = kubeconfig("apiVersion: v1\nkind: Config\ncurrent-context: gone\ncontexts: []\n");
+        assert_eq!(
+            check_context(&broken, None, "KUBECONFIG=/x"),
+            Err(r#"current-context "gone" not in KUBECONFIG=/x (it has no contexts)"#.into())
+        );
+    }
+
+    #[test]
+    fn a_kubeconfig_path_is_named_once_and_plainly() {
+        let err = Kubeconfig::read_from("/tmp/nope.kubeconfig").unwrap_err();
+        let path = std::path::Path::new("/tmp/nope.kubeconfig");
+        assert_eq!(
+            describe_kubeconfig_error(&err, Some(path)),
+            "No such file or directory (os error 2)"
+        );
+        assert_eq!(
+            describe_kubeconfig_error(&err, None),
+            "/tmp/nope.kubeconfig: No such file or directory (os error 2)"
+        );
+    }
 }

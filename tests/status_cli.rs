@@ -45,7 +45,53 @@ fn a_missing_kubeconfig_is_a_usage_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/kubeconfig"));
+    // The path once, plainly (kube-client's own text quoted it twice: '"/no/such/kubeconfig"').
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "error: cannot read --kubeconfig /no/such/kubeconfig: No such file or directory (os error 2)"
+    );
+}
+
+/// Runs `command` with `flags` and `--kubeconfig kubeconfig`; asserts exit 2 and no stdout, and
+/// returns stderr, trimmed.
+fn usage_error(command: &[&str], flags: &[&str], kubeconfig: &Path) -> String {
+    let out = Command::new(BIN)
+        .args(command)
+        .args(flags)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{command:?} {flags:?}");
+    assert!(out.stdout.is_empty(), "{command:?} {flags:?}");
+    String::from_utf8_lossy(&out.stderr).trim().to_string()
+}
+
+/// A `--context` the kubeconfig lacks names the kubeconfig and the contexts it has, exit 2,
+/// whether the kubeconfig comes from --kubeconfig or KUBECONFIG, for every command that
+/// builds a client.
+#[test]
+fn an_unknown_context_names_the_kubeconfig_and_its_contexts() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig::write(dir.path(), "https://127.0.0.1:1");
+    let shown = kubeconfig.display().to_string();
+    for command in [&["status"][..], &["operate", "--standalone"], &["explain-events", "x"]] {
+        assert_eq!(
+            usage_error(command, &["--context", "nope"], &kubeconfig),
+            format!("error: context \"nope\" not in --kubeconfig {shown} (contexts: down)"),
+            "{command:?}"
+        );
+    }
+    let out = Command::new(BIN)
+        .args(["status", "--context", "nope"])
+        .env("KUBECONFIG", &kubeconfig)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        format!("error: context \"nope\" not in KUBECONFIG={shown} (contexts: down)")
+    );
 }
 
 #[test]
@@ -193,15 +239,8 @@ fn a_bad_selector_is_refused_before_the_cluster() {
     let kubeconfig = kubeconfig::write(dir.path(), "https://127.0.0.1:1");
     let target = dir.path().join("bundle");
     for command in [vec!["status"], vec!["collect", target.to_str().unwrap()]] {
-        let out = Command::new(BIN)
-            .args(&command)
-            .args(["-l", "!!bad", "--kubeconfig"])
-            .arg(&kubeconfig)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{command:?}");
         assert_eq!(
-            String::from_utf8_lossy(&out.stderr).trim(),
+            usage_error(&command, &["-l", "!!bad"], &kubeconfig),
             r#"error: invalid -l/--selector "!!bad": unable to parse requirement: found '!', expected: identifier"#,
             "{command:?}"
         );
