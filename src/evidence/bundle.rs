@@ -91,14 +91,65 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         crd: recorded.explain(single(dir, "crd.json", "CRD")),
         events: recorded.explain(list(dir, "events.json", "events")),
         operator,
-        rbac: RbacEvidence {
-            access_reviews: recorded.explain(list(dir, "rbac/access-reviews.json", "access reviews")),
-            roles: recorded.explain(list(dir, "rbac/roles.json", "Roles")),
-            role_bindings: recorded.explain(list(dir, "rbac/rolebindings.json", "RoleBindings")),
-            cluster_roles: recorded.explain(list(dir, "rbac/clusterroles.json", "ClusterRoles")),
-            cluster_role_bindings: recorded.explain(list(dir, "rbac/clusterrolebindings.json", "ClusterRoleBindings")),
-        },
+        rbac: rbac(dir, &recorded),
     })
+}
+
+/// The RBAC evidence. Roles, RoleBindings, ClusterRoles and ClusterRoleBindings are taken by
+/// their `kind` from whichever of their four files holds them, since `kubectl get
+/// roles,rolebindings -o json > rbac/roles.json` writes two kinds to one file (read by file,
+/// the RoleBindings were dropped as unreadable Roles, silently). An item without a `kind`
+/// belongs to its file's. A kind is a gap only when its own file is missing and no other holds it.
+fn rbac(dir: &Path, recorded: &Recorded) -> RbacEvidence {
+    const FILES: [(&str, &str, &str); 4] = [
+        ("rbac/roles.json", "Role", "Roles"),
+        ("rbac/rolebindings.json", "RoleBinding", "RoleBindings"),
+        ("rbac/clusterroles.json", "ClusterRole", "ClusterRoles"),
+        (
+            "rbac/clusterrolebindings.json",
+            "ClusterRoleBinding",
+            "ClusterRoleBindings",
+        ),
+    ];
+    let mut pool: Vec<Value> = Vec::new();
+    let mut missing: Vec<(&str, GapReason)> = Vec::new();
+    for (file, kind, _) in FILES {
+        match read_json(dir, file) {
+            Ok(doc) => pool.extend(super::raw_items(doc).into_iter().map(|mut item| {
+                if let Some(object) = item.as_object_mut() {
+                    object.entry("kind").or_insert_with(|| kind.into());
+                }
+                item
+            })),
+            Err(reason) => missing.push((kind, reason)),
+        }
+    }
+    fn take<T: DeserializeOwned>(
+        pool: &[Value],
+        missing: &[(&str, GapReason)],
+        kind: &str,
+        what: &str,
+    ) -> Evidence<Vec<T>> {
+        let items: Vec<Value> = pool.iter().filter(|i| i["kind"] == kind).cloned().collect();
+        match missing.iter().find(|(k, _)| *k == kind) {
+            Some((_, reason)) if items.is_empty() => Evidence::missing(what, reason.clone()),
+            _ => {
+                let (parsed, errors) = super::parse_items(items);
+                for error in errors {
+                    tracing::warn!("rbac/: skipped an unreadable {kind}: {error}");
+                }
+                Evidence::Present(parsed)
+            }
+        }
+    }
+    let [roles, bindings, cluster_roles, cluster_bindings] = FILES.map(|(_, kind, what)| (kind, what));
+    RbacEvidence {
+        access_reviews: recorded.explain(list(dir, "rbac/access-reviews.json", "access reviews")),
+        roles: recorded.explain(take(&pool, &missing, roles.0, roles.1)),
+        role_bindings: recorded.explain(take(&pool, &missing, bindings.0, bindings.1)),
+        cluster_roles: recorded.explain(take(&pool, &missing, cluster_roles.0, cluster_roles.1)),
+        cluster_role_bindings: recorded.explain(take(&pool, &missing, cluster_bindings.0, cluster_bindings.1)),
+    }
 }
 
 /// The gaps `collect` recorded in `meta.json` (`"gaps": ["events: forbidden (<API message>)",
@@ -346,6 +397,61 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/bundles")
             .join(name)
+    }
+
+    /// `kubectl get roles,rolebindings -o json > rbac/roles.json` (the README's recipe once did
+    /// this) loses nothing: RBAC objects are taken by kind, whichever file holds them.
+    #[test]
+    fn rbac_objects_are_read_by_kind_whichever_file_holds_them() {
+        let names = |s: &Snapshot| {
+            let roles: Vec<String> = s
+                .rbac
+                .roles
+                .get()
+                .unwrap()
+                .iter()
+                .filter_map(|r| r.metadata.name.clone())
+                .collect();
+            let bindings: Vec<String> = s
+                .rbac
+                .role_bindings
+                .get()
+                .unwrap()
+                .iter()
+                .filter_map(|r| r.metadata.name.clone())
+                .collect();
+            (roles, bindings, s.rbac.cluster_roles.get().unwrap().len())
+        };
+        let original = read(&shared_bundle("ours-style-rbac")).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        fs::create_dir_all(dir.join("rbac")).unwrap();
+        for file in [
+            "microservices.json",
+            "rbac/clusterroles.json",
+            "rbac/clusterrolebindings.json",
+        ] {
+            fs::copy(shared_bundle("ours-style-rbac").join(file), dir.join(file)).unwrap();
+        }
+        let mut merged = Vec::new();
+        for file in ["rbac/roles.json", "rbac/rolebindings.json"] {
+            let doc: Value =
+                serde_json::from_str(&fs::read_to_string(shared_bundle("ours-style-rbac").join(file)).unwrap())
+                    .unwrap();
+            merged.extend(crate::evidence::raw_items(doc));
+        }
+        fs::write(
+            dir.join("rbac/roles.json"),
+            json!({"apiVersion": "v1", "kind": "List", "items": merged}).to_string(),
+        )
+        .unwrap();
+        let combined = read(dir).unwrap();
+        assert!(!names(&original).1.is_empty());
+        assert_eq!(names(&combined), names(&original));
+        // A kind no file holds is still a gap naming its own file.
+        fs::remove_file(dir.join("rbac/clusterroles.json")).unwrap();
+        let gap = read(dir).unwrap().rbac.cluster_roles.gap().unwrap().to_string();
+        assert_eq!(gap, "ClusterRoles: not in the bundle (rbac/clusterroles.json)");
     }
 
     #[test]

@@ -413,7 +413,13 @@ pub fn event_time(event: &Event) -> Option<DateTime<Utc>> {
 /// object gives itself. Each item is parsed on its own; unparseable items are returned as errors
 /// naming their index and name, so one odd item never hides the rest.
 pub fn items<T: DeserializeOwned>(doc: Value) -> (Vec<T>, Vec<String>) {
-    let raw: Vec<Value> = match doc {
+    parse_items(raw_items(doc))
+}
+
+/// The objects of a `kubectl get -o json` document, unparsed: a `List`'s items, an array's
+/// elements, or the single object.
+pub fn raw_items(doc: Value) -> Vec<Value> {
+    match doc {
         Value::Object(mut map) if map.get("items").is_some_and(Value::is_array) => match map.remove("items") {
             Some(Value::Array(items)) => items,
             _ => Vec::new(),
@@ -421,7 +427,11 @@ pub fn items<T: DeserializeOwned>(doc: Value) -> (Vec<T>, Vec<String>) {
         Value::Array(items) => items,
         Value::Null => Vec::new(),
         other => vec![other],
-    };
+    }
+}
+
+/// Parses `raw` objects leniently: those that parse, and a message per one that does not.
+pub fn parse_items<T: DeserializeOwned>(raw: Vec<Value>) -> (Vec<T>, Vec<String>) {
     let mut parsed = Vec::with_capacity(raw.len());
     let mut errors = Vec::new();
     for (index, item) in raw.into_iter().enumerate() {
