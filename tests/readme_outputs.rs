@@ -63,7 +63,10 @@ fn quoted_bundle_outputs_are_what_the_binary_prints() {
         "explain-events todo-api --bundle tests/fixtures/bundles-captured/lease-expired",
         "status -n store --bundle tests/fixtures/bundles/stale-port",
     ] {
-        assert!(commands.iter().any(|c| c == expected), "README no longer quotes `{expected}`: {commands:?}");
+        assert!(
+            commands.iter().any(|c| c == expected),
+            "README no longer quotes `{expected}`: {commands:?}"
+        );
     }
     let mut stale = Vec::new();
     for quote in &quotes {

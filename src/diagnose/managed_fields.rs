@@ -1,6 +1,6 @@
 //! managedFields as evidence of *when* spec and status were last written.
 //!
-//! Facts (DESIGN.md): managedFields times have one-second resolution and belong to a whole
+//! Facts (the API server's): managedFields times have one-second resolution and belong to a whole
 //! manager entry — a change by the same manager to any field it owns moves the time. So an entry
 //! says "spec changed at T" only when it owns nothing but `spec` fields.
 

@@ -1,5 +1,5 @@
-//! Bundle directories: plain `kubectl get -o json` outputs and log files, layout per DESIGN.md
-//! Contracts. Any file may be missing; that evidence is then a gap. [`read`] turns a directory
+//! Bundle directories: plain `kubectl get -o json` outputs and log files, layout per the
+//! README's Contracts. Any file may be missing; that evidence is then a gap. [`read`] turns a directory
 //! into a [`Snapshot`]; [`write`] does the reverse for `collect`.
 //!
 //! ```text

@@ -1,5 +1,5 @@
-//! Kopf knowledge: what a Kopf operator writes and how to read it (facts and versions in
-//! `reference/kopf-kube-krew-facts.md` §1).
+//! Kopf knowledge: what a Kopf operator writes and how to read it (facts and versions from
+//! Kopf's source and git history, cited where used).
 //!
 //! - [`logs`]: Kopf's log line formats (`full`, `plain`, `json`);
 //! - [`messages`]: Kopf's lifecycle vocabulary (handler outcomes, cycles, event posts), which

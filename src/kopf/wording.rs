@@ -1,6 +1,6 @@
 //! What Kopf's log wording says about its version. Without a `kopf==X.Y` pin or an image tag,
 //! the operator's own lines still bound the version, because Kopf reworded some of them
-//! (`reference/kopf-kube-krew-facts.md` §1.1 and §1.5, from Kopf's git history):
+//! (from Kopf's git history):
 //!
 //! | line | version |
 //! |---|---|

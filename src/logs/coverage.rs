@@ -1,4 +1,4 @@
-//! What the logs can and cannot show (DESIGN.md "Logs have coverage"): per container, the first
+//! What the logs can and cannot show (kubelet rotation and replaced Pods drop the past): per container, the first
 //! and last line and what became of every line; and whether "no run since X" may be said.
 //!
 //! Kubelet rotation and replaced Pods drop the past, so "no run since the spec changed at X" is

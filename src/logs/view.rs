@@ -1,4 +1,4 @@
-//! How `logs --handler` prints runs: `-o json` (one JSON object per line per run, DESIGN.md
+//! How `logs --handler` prints runs: `-o json` (one JSON object per line per run, README,
 //! Contracts), grouped human blocks, or `--raw` lines. Renderers return strings; human text is
 //! sanitised (terminal control characters escaped) and coloured only when asked.
 

@@ -1,6 +1,6 @@
 //! Events the operator posts, off the reconcile path.
 //!
-//! Conventions (DESIGN.md, `reference/kopf-kube-krew-facts.md` §0): explicit events only, one per
+//! Conventions (those experienced Kopf and kube-rs authors use): explicit events only, one per
 //! outcome, posted through `events.k8s.io/v1` (RBAC: `create` and `patch` on
 //! `events.events.k8s.io`). A bounded queue decouples handling from posting: a full queue drops
 //! the event with a WARN line, never blocks a handler. Each event gets at most

@@ -15,7 +15,7 @@ use super::protocol::{Candidate, Directive};
 
 /// Handler ids that `--handler` offers: our operator's and Kopf's handler `accept`, and Kopf's
 /// field handler `accept/spec` (Kopf names a handler declared with `field="spec"` `<id>/spec`;
-/// DESIGN.md "Facts that shape the evidence").
+/// `generate_id` in Kopf's `kopf/_core/intents/registries.py`).
 pub const HANDLER_IDS: [(&str, &str); 2] = [
     (
         crate::operate::reconcile::HANDLER,
