@@ -247,3 +247,34 @@ fn a_bad_selector_is_refused_before_the_cluster() {
     }
     assert!(!target.exists());
 }
+
+/// `-l` is global, as kubectl's, but only `status` and `collect` select by label: elsewhere it
+/// would be silently ignored.
+#[test]
+fn a_selector_where_nothing_selects_by_label_is_a_usage_error() {
+    let healthy = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bundles/healthy");
+    for (args, hint) in [
+        (
+            &["explain-events", "catalog-api", "--bundle", healthy][..],
+            "give the NAME",
+        ),
+        (&["logs", "--handler", "accept", "--bundle", healthy], "give OBJECT"),
+        (&["operate", "--standalone"], "handles every Microservice"),
+    ] {
+        let out = Command::new(BIN).args(args).args(["-l", "app=todo"]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("-l app=todo:")
+                && stderr.contains("does not select Microservices by label")
+                && stderr.contains(hint),
+            "{args:?}: {stderr}"
+        );
+    }
+    // status takes it, with a bundle too.
+    let out = Command::new(BIN)
+        .args(["status", "--bundle", healthy, "-l", "app=todo"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
