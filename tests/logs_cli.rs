@@ -88,11 +88,16 @@ fn filters_select_runs() {
     assert_eq!(count(&["--since", "12s"]), 2);
     let (_, stdout, _) = run(&["logs", "--handler", "accept/spec", "--file", &file, "-o", "json"]);
     assert_eq!(json_runs(&stdout).len(), 2);
-    let (_, stdout, stderr) = run(&["logs", "--handler", "other", "--file", &file]);
+    let (code, stdout, stderr) = run(&["logs", "--handler", "other", "--file", &file]);
     assert!(
-        stdout.contains("No run of handler other in these logs."),
+        stdout.contains("No run of handler other in these logs.\nHandlers in these logs: accept, accept/spec.\n"),
         "{stdout}{stderr}"
     );
+    assert_eq!(code, 0);
+    // A known handler filtered to nothing is not a mistyped one: no list.
+    let (_, stdout, _) = run(&["logs", "--handler", "accept", "--outcome", "failed", "--file", &file]);
+    assert!(stdout.contains("No run of handler accept in these logs."), "{stdout}");
+    assert!(!stdout.contains("Handlers in these logs"), "{stdout}");
 }
 
 #[test]

@@ -236,8 +236,19 @@ fn finish_batch(
             .filter_map(|r| r.started.map(|s| s.at))
     };
     let span = (starts().min(), starts().max());
+    // A mistyped handler looks like "no run": name the handlers these logs do have.
+    let other_handlers =
+        (!runs.is_empty() && !runs.iter().any(|r| r.matches_handler(&plan.filter.handler))).then(|| {
+            let mut handlers: Vec<&str> = runs.iter().map(|r| r.handler.as_str()).collect();
+            handlers.sort_unstable();
+            handlers.dedup();
+            format!("Handlers in these logs: {}.\n", sanitize(&handlers.join(", ")))
+        });
     let selected = select(runs, &plan.filter, plan.tail);
     let mut closing = report(plan, Tally::of(&selected), coverage);
+    if let Some(line) = other_handlers {
+        closing.insert_str(closing.find("Coverage:\n").unwrap_or(0), &line);
+    }
     if let Some(line) = object.and_then(|o| since_statement(plan, o, span, coverage)) {
         closing.insert_str(
             closing.find("Coverage:\n").unwrap_or(0),
