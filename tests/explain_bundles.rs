@@ -655,12 +655,14 @@ fn pods_missing_from_evidence_are_not_taken_for_none_running() {
 
 /// The `kubectl microservice ...` commands the fixes print, cut where the command ends.
 fn our_commands(text: &str) -> Vec<Vec<String>> {
-    text.match_indices("kubectl microservice ")
-        .map(|(at, m)| {
-            let rest = &text[at + m.len()..];
-            let end = rest.find(['`', '|', ';', ')', '\n']).unwrap_or(rest.len());
-            let command = rest[..end].trim_end_matches(['.', ',']).trim();
-            command.split_whitespace().map(str::to_string).collect()
+    use kubectl_microservice::commands::explain_events::{OUR_COMMAND, suggested_commands};
+    suggested_commands(text)
+        .into_iter()
+        .map(|span| {
+            text[span.start + OUR_COMMAND.len()..span.end]
+                .split_whitespace()
+                .map(str::to_string)
+                .collect()
         })
         .collect()
 }

@@ -200,26 +200,33 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
 pub fn point_at_bundle(report: &mut Report, dir: &std::path::Path) {
     let bundle = format!(" --bundle {}", dir.display());
     for fix in report.findings.iter_mut().filter_map(|f| f.fix.as_mut()) {
-        let mut out = String::with_capacity(fix.len());
-        let mut rest = fix.as_str();
-        while let Some(at) = rest.find("kubectl microservice ") {
-            let (before, command) = rest.split_at(at);
-            out.push_str(before);
-            let end = command.find(['`', '|', ';', ')', '\n']).unwrap_or(command.len());
-            let end = command[..end].trim_end_matches(['.', ',', ' ']).len();
-            let (command, after) = command.split_at(end);
-            out.push_str(command);
-            let reads_evidence = ["logs", "status", "explain-events"]
+        // From the last command back, so that the earlier spans stay where they are.
+        for span in suggested_commands(fix).into_iter().rev() {
+            let args = &fix[span.start + OUR_COMMAND.len()..span.end];
+            let reads_evidence = ["logs ", "status ", "explain-events "]
                 .iter()
-                .any(|sub| command["kubectl microservice ".len()..].starts_with(&format!("{sub} ")));
-            if reads_evidence && !command.contains("--bundle") {
-                out.push_str(&bundle);
+                .any(|sub| args.starts_with(sub));
+            if reads_evidence && !args.contains("--bundle") {
+                fix.insert_str(span.end, &bundle);
             }
-            rest = after;
         }
-        out.push_str(rest);
-        *fix = out;
     }
+}
+
+/// How a fix writes our commands.
+pub const OUR_COMMAND: &str = "kubectl microservice ";
+
+/// Where each `kubectl microservice ...` command in a fix's text stands, as byte ranges: from
+/// `kubectl` to the command's end — a backtick, `|`, `;`, `)`, a line break or the end of the
+/// text, without a trailing `.`, `,` or space.
+pub fn suggested_commands(text: &str) -> Vec<std::ops::Range<usize>> {
+    text.match_indices(OUR_COMMAND)
+        .map(|(at, _)| {
+            let rest = &text[at..];
+            let end = rest.find(['`', '|', ';', ')', '\n']).unwrap_or(rest.len());
+            at..at + rest[..end].trim_end_matches(['.', ',', ' ']).len()
+        })
+        .collect()
 }
 
 async fn gather(

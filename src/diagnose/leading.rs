@@ -150,6 +150,19 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
     let lease_ref = format!("{namespace}/{name}");
     let mut evidence = Vec::new();
     let access = LeaseAccess::of(input, namespace, name);
+    // Nobody leads: the rights on the Lease and the elector's own lines say why, and the fix
+    // follows from them.
+    let nobody_leads = |title: String, mut evidence: Vec<String>, stuck_holder: Option<&str>| {
+        evidence.extend(access.evidence.iter().cloned());
+        evidence.extend(access.last_lines.iter().cloned());
+        Finding {
+            id: ID,
+            severity: Severity::Problem,
+            title,
+            evidence,
+            fix: Some(access.fix(input, namespace, name, stuck_holder)),
+        }
+    };
     let Some(lease) = leases
         .iter()
         .find(|l| l.metadata.namespace.as_deref() == Some(namespace) && l.metadata.name.as_deref() == Some(name))
@@ -159,21 +172,16 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         }
         evidence.push(format!("GET coordination.k8s.io/v1 leases {lease_ref}: not found"));
         evidence.push(running(input));
-        evidence.extend(access.evidence.clone());
-        evidence.extend(access.last_lines.clone());
-        return Some(Finding {
-            id: ID,
-            severity: Severity::Problem,
-            title: format!(
+        return Some(nobody_leads(
+            format!(
                 "no replica of {} leads: its Lease {lease_ref} does not exist",
                 op.display()
             ),
             evidence,
-            fix: Some(access.fix(input, namespace, name, None)),
-        });
+            None,
+        ));
     };
     let now = input.now?;
-    let view = LeaseView::of(lease, input);
     let LeaseView {
         holder,
         holder_pod,
@@ -182,7 +190,7 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         renewed,
         duration,
         transitions,
-    } = view.clone();
+    } = LeaseView::of(lease, input);
     let holder_pod = holder_pod.as_deref();
     evidence.push(format!(
         "Lease {lease_ref}: holderIdentity {}, renewTime {}, leaseDurationSeconds {}, leaseTransitions {transitions}",
@@ -197,18 +205,14 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         return None;
     }
     let Some(renewed) = renewed else {
-        evidence.extend(access.evidence.clone());
-        evidence.extend(access.last_lines.clone());
-        return Some(Finding {
-            id: ID,
-            severity: Severity::Problem,
-            title: format!(
+        return Some(nobody_leads(
+            format!(
                 "no replica of {} leads: its Lease {lease_ref} was never renewed",
                 op.display()
             ),
             evidence,
-            fix: Some(access.fix(input, namespace, name, None)),
-        });
+            None,
+        ));
     };
     let expired = now > renewed + duration + input.skew;
     if none_runs && expired {
@@ -245,18 +249,10 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
                 age(now, renewed)
             ),
         };
-        evidence.extend(access.evidence.clone());
-        evidence.extend(access.last_lines.clone());
         let stuck_holder = holder_runs.then_some(holder_pod).flatten();
-        return Some(Finding {
-            id: ID,
-            severity: Severity::Problem,
-            title,
-            evidence,
-            fix: Some(access.fix(input, namespace, name, stuck_holder)),
-        });
+        return Some(nobody_leads(title, evidence, stuck_holder));
     }
-    evidence.extend(access.last_lines.clone());
+    evidence.extend(access.last_lines.iter().cloned());
     match (&holder, holder_is_ours, holder_runs) {
         (None, _, _) => Some(ok(
             format!(
@@ -434,13 +430,7 @@ impl LeaseAccess {
         }
         // The elector's own lines: the last one of each log, and every 403 (the API's message
         // names the verb it was denied).
-        let mut last: Vec<&ElectionLine> = Vec::new();
-        for line in input.election_lines {
-            match last.iter_mut().find(|l| l.source == line.source) {
-                Some(slot) => *slot = line,
-                None => last.push(line),
-            }
-        }
+        let last = last_per_log(input.election_lines, |l| &l.source);
         for line in input.election_lines.iter().filter(|l| l.message.contains("(403)")) {
             if let Some(verb) = forbidden_verb(&line.message)
                 && !denied.contains(&verb)
@@ -503,7 +493,7 @@ fn forbidden_verb(message: &str) -> Option<String> {
 
 fn kopf(input: &Input<'_>, name: &str, mandatory: bool, clusterwide: bool, priority: i64) -> Option<Finding> {
     let op = input.operator;
-    let paused_lines: Vec<&PauseEvidence> = last_pause_lines(input.pause_lines)
+    let paused_lines: Vec<&PauseEvidence> = last_per_log(input.pause_lines, |l| &l.source)
         .into_iter()
         .filter(|p| p.line == PauseLine::Paused)
         .collect();
@@ -690,11 +680,11 @@ fn kopf(input: &Input<'_>, name: &str, mandatory: bool, clusterwide: bool, prior
     })
 }
 
-/// The last pause/resume line of each log: its current state.
-fn last_pause_lines(lines: &[PauseEvidence]) -> Vec<&PauseEvidence> {
-    let mut last: Vec<&PauseEvidence> = Vec::new();
+/// The last line of each log (lines in log order, `source` naming the log): its current state.
+fn last_per_log<T>(lines: &[T], source: impl Fn(&T) -> &str) -> Vec<&T> {
+    let mut last: Vec<&T> = Vec::new();
     for line in lines {
-        match last.iter_mut().find(|l| l.source == line.source) {
+        match last.iter_mut().find(|l| source(l) == source(line)) {
             Some(slot) => *slot = line,
             None => last.push(line),
         }

@@ -449,12 +449,12 @@ async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec
                 }
             }
             Leadership::Kopf(PeeringMode::Peering { name, clusterwide, .. }) => {
+                let scopes: Vec<Option<&str>> = match (&op.watches, clusterwide) {
+                    (Some(namespaces), false) => namespaces.iter().map(|n| Some(n.as_str())).collect(),
+                    _ => vec![None],
+                };
                 for group in PEERING_GROUPS {
-                    let scopes: Vec<Option<&str>> = match (&op.watches, clusterwide) {
-                        (Some(namespaces), false) => namespaces.iter().map(|n| Some(n.as_str())).collect(),
-                        _ => vec![None],
-                    };
-                    for namespace in scopes {
+                    for &namespace in &scopes {
                         let (kind, plural) = match namespace {
                             Some(_) => ("KopfPeering", "kopfpeerings"),
                             None => ("ClusterKopfPeering", "clusterkopfpeerings"),
