@@ -758,7 +758,7 @@ fn rendered_outputs_are_pinned() {
         ("bundles/ours-style-rbac", "store/catalog-api"),
         ("bundles/conditional-posting", "store/basket-api"),
         ("bundles/recreated-uid", "store/wishlist-api"),
-        // README's Lease walk-through shows this one.
+        // docs/diagnostics.md's Lease walk-through shows this one.
         ("bundles-captured/lease-expired", "todo/todo-api"),
         ("bundles-captured/kopf-peering-paused", "todo/todo-api"),
     ] {
@@ -779,14 +779,14 @@ fn rendered_outputs_are_pinned() {
             &render_report(&report, &global(Some(OutputFormat::Json)), false),
         );
     }
-    // README quotes the Lease walk-through verbatim.
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    // docs/diagnostics.md quotes the Lease walk-through verbatim.
+    let page = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/diagnostics.md")).unwrap();
     let pinned =
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/explain-lease-expired.txt"))
             .unwrap();
     assert!(
-        readme.contains(pinned.trim_end()),
-        "README's Lease walk-through differs from tests/snapshots/explain-lease-expired.txt"
+        page.contains(pinned.trim_end()),
+        "docs/diagnostics.md's Lease walk-through differs from tests/snapshots/explain-lease-expired.txt"
     );
 }
 
