@@ -1,11 +1,15 @@
 //! `kubectl-microservice`: the controller for the `Microservice` custom resource
-//! (`microservices.platform.example.io/v1alpha1`) and, later, diagnostics that explain from the
+//! (`microservices.platform.example.io/v1alpha1`) and diagnostics that explain from the
 //! cluster's own evidence what happened to a Microservice.
 //!
-//! Layout: [`cli`] (flags), [`app`] (dispatch and exit codes), [`resource`] (the CRD and the
-//! watched type), [`operate`] (the controller), [`manifests`] (install manifests),
-//! [`commands`] (other subcommands), [`client`] (kubeconfig → `kube::Client`), [`text`]
-//! (escaping of cluster-sourced text), [`time`] (the one jiff ↔ chrono boundary).
+//! Layout (one line per module and file: CONTRIBUTING.md): [`cli`] (flags), [`app`] (dispatch)
+//! and [`error`] (errors → exit codes), [`resource`] (the CRD and the watched type), [`operate`]
+//! (the controller), [`manifests`] (install manifests), [`commands`] (the other subcommands),
+//! [`evidence`] (snapshots from the API or a bundle), [`diagnose`] (pure verdicts), [`kopf`]
+//! (Kopf's formats and vocabulary), [`logs`] (operator logs as evidence), [`render`] (tables,
+//! colour, JSON/YAML), [`selector`] (label selectors), [`client`] (kubeconfig →
+//! `kube::Client`), [`text`] (escaping of cluster-sourced text), [`time`] (the one jiff ↔
+//! chrono boundary).
 
 pub mod app;
 pub mod cli;

@@ -1,4 +1,4 @@
-//! `kubectl microservice collect DIR [-n NS | -A]`: writes a bundle (README, Contracts) with
+//! `kubectl microservice collect DIR [-n NS | -A]`: writes a bundle (docs/contracts.md) with
 //! everything the diagnostics read — Microservices with managedFields, the CRD, events, the
 //! operator's Deployment, Pods, mounted ConfigMaps, current and previous logs with timestamps,
 //! RBAC objects and access reviews for its ServiceAccount. Never Secrets. `--log-file FILE` adds

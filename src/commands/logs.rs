@@ -16,7 +16,7 @@
 //! live), the answer also says whether the handler ran since the spec changed — only when the
 //! logs begin before that change ([`crate::logs::coverage::since`]).
 //!
-//! Exit codes (README, Contracts): 0 whether or not runs were found; 2 for usage errors (bad
+//! Exit codes (docs/contracts.md): 0 whether or not runs were found; 2 for usage errors (bad
 //! flag, unreadable `--file` path, bad `--bundle` path); 3 when the operator or the object
 //! cannot be found, the cluster cannot be asked, or no log at all could be read.
 

@@ -1,5 +1,5 @@
 //! `explain-events`: why is there no Warning event on a Microservice? Findings over a
-//! [`Snapshot`] (pure, no I/O), each with a stable id (README, Contracts), a severity, the
+//! [`Snapshot`] (pure, no I/O), each with a stable id (docs/contracts.md), a severity, the
 //! evidence it rests on (log lines with their time and clock, access reviews with their method,
 //! settings with file:line, field values) and a concrete fix.
 //!
@@ -30,8 +30,8 @@ use crate::operate::leader::{LEASE_GROUP, LEASE_VERBS};
 use crate::resource::{GROUP, MicroserviceObject, PLURAL};
 use crate::time::rfc3339_millis;
 
-/// Every finding id `explain-events` reports (`findings[].id` of `-o json`): the ids of the README's
-/// Contracts, which users and scripts match on, so an id is never renamed (new ones may be
+/// Every finding id `explain-events` reports (`findings[].id` of `-o json`): the ids of
+/// docs/contracts.md, which users and scripts match on, so an id is never renamed (new ones may be
 /// added). `operator-not-leading` ([`super::leading`]) joins this list together with a bundle
 /// that proves it. A unit test holds this list and the ids the code emits equal;
 /// tests/explain_bundles.rs requires a bundle that must find each listed id.

@@ -1,6 +1,6 @@
 //! The staleness verdict of `status`: is `Accepted` still true for the spec the object has now?
 //!
-//! Evidence, in order of strength (README, `status`):
+//! Evidence, in order of strength (docs/diagnostics.md, `status`):
 //! 1. ours: `status.observedGeneration` vs `metadata.generation`;
 //! 2. a Kopf operator: the `*/last-handled-configuration` spec vs the current spec (each changed
 //!    field named, old → new). Equal only means a cycle finished — Kopf rewrites the annotation
@@ -21,7 +21,7 @@ use crate::operate::cause::{LAST_HANDLED_SUFFIX, kopf_record};
 use crate::resource::MicroserviceObject;
 use crate::time::rfc3339_seconds;
 
-/// The verdicts of `status` (README, Contracts).
+/// The verdicts of `status` (docs/contracts.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {

@@ -1,5 +1,5 @@
-//! Bundle directories: plain `kubectl get -o json` outputs and log files, layout per the
-//! README's Contracts. Any file may be missing; that evidence is then a gap. [`read`] turns a directory
+//! Bundle directories: plain `kubectl get -o json` outputs and log files, layout per
+//! docs/contracts.md. Any file may be missing; that evidence is then a gap. [`read`] turns a directory
 //! into a [`Snapshot`]; [`write`] does the reverse for `collect`.
 //!
 //! ```text
@@ -40,7 +40,7 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
             "does not exist"
         };
         return Err(AppError::Usage(format!(
-            "--bundle {}: {what}; expected a bundle directory (see README: Bundles)",
+            "--bundle {}: {what}; expected a bundle directory (see docs/bundles.md)",
             dir.display()
         )));
     }
@@ -399,8 +399,8 @@ mod tests {
             .join(name)
     }
 
-    /// `kubectl get roles,rolebindings -o json > rbac/roles.json` (the README's recipe once did
-    /// this) loses nothing: RBAC objects are taken by kind, whichever file holds them.
+    /// `kubectl get roles,rolebindings -o json > rbac/roles.json` (a recipe the README once
+    /// gave) loses nothing: RBAC objects are taken by kind, whichever file holds them.
     #[test]
     fn rbac_objects_are_read_by_kind_whichever_file_holds_them() {
         let names = |s: &Snapshot| {

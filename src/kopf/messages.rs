@@ -1,4 +1,4 @@
-//! Kopf's lifecycle vocabulary, which our operator speaks too (README, "Log format"):
+//! Kopf's lifecycle vocabulary, which our operator speaks too (docs/operate.md, "Log format"):
 //! what a log message says about a handler run, a handling cycle or an event post.
 //!
 //! Sources: `kopf/_core/actions/execution.py` (handler outcomes), `kopf/_core/reactor/processing.py`
@@ -7,7 +7,7 @@
 //! exception. Will retry.` → `... and will try again in N seconds: <err>`, look-ahead
 //! `failed temporarily but will exceed/time out`) and 1.44 (`Patching failed with
 //! inconsistencies` → `Merge-patching finished with inconsistencies`). Outcomes map as in
-//! the README's Contracts: "failed temporarily" / "will try again" / "Will retry" → retrying;
+//! docs/contracts.md: "failed temporarily" / "will try again" / "Will retry" → retrying;
 //! "permanently" / "will stop" / "exceeded" / "timed out" → failed; "will ignore" → succeeded.
 //! Kopf's look-ahead "failed temporarily but will exceed N retries" / "but will time out" ends
 //! the handler (`Outcome(final=True)`), so it is failed.
@@ -30,7 +30,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// `succeeded`, `retrying`, `failed`, `unknown` (README, Contracts).
+    /// `succeeded`, `retrying`, `failed`, `unknown` (docs/contracts.md).
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Succeeded => "succeeded",

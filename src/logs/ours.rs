@@ -1,4 +1,4 @@
-//! Reading our operator's log lines (written by [`crate::operate::logging`]; README, Contracts):
+//! Reading our operator's log lines (written by [`crate::operate::logging`]; docs/contracts.md):
 //!
 //! - text: `<RFC3339 time> <LEVEL> [ns/name] <message> <key=value>... handler=<id> cause=<cause>`,
 //!   level right-aligned to 5 columns, values plain tokens or JSON-quoted strings

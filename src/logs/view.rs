@@ -1,5 +1,5 @@
-//! How `logs --handler` prints runs: `-o json` (one JSON object per line per run, README,
-//! Contracts), grouped human blocks, or `--raw` lines. Renderers return strings; human text is
+//! How `logs --handler` prints runs: `-o json` (one JSON object per line per run,
+//! docs/contracts.md), grouped human blocks, or `--raw` lines. Renderers return strings; human text is
 //! sanitised (terminal control characters escaped) and coloured only when asked.
 
 use chrono::SecondsFormat;

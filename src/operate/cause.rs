@@ -1,5 +1,5 @@
 //! Which cause, if any, a watched object gives the `accept` handler: create, update or resume,
-//! with Kopf's meaning (README, `operate`).
+//! with Kopf's meaning (docs/operate.md, `operate`).
 //!
 //! Evidence, in order:
 //! 1. this process's own record of the generation it last handled for the object's uid: the same

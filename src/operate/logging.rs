@@ -1,4 +1,4 @@
-//! The operator's log lines, in the two formats pinned by the README's Contracts:
+//! The operator's log lines, in the two formats pinned by docs/contracts.md:
 //!
 //! - text: `<RFC3339 time> <LEVEL> [ns/name] <message> <key=value>... handler=<id> cause=<cause>`
 //!   (level right-aligned to 5 columns, e.g.
