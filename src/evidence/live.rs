@@ -63,6 +63,10 @@ pub struct Plan {
     pub context: Option<String>,
     /// API server URL, for the snapshot's source.
     pub server: String,
+    /// Keep only operators that serve `namespace`, even when none does (`collect`: a bundle
+    /// holds no other team's operator). Otherwise, when none serves it, every operator found is
+    /// kept so that the findings can name what runs and what it watches.
+    pub only_serving: bool,
 }
 
 /// What the caller may do, as far as the gathering is concerned.
@@ -342,7 +346,12 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
             Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
         },
         None => match discover(client, plan.namespace.as_deref()).await {
-            Evidence::Present(found) => Evidence::Present(serving(found, plan.namespace.as_deref())),
+            Evidence::Present(found) => match (plan.only_serving, plan.namespace.as_deref()) {
+                (true, Some(ns)) if !found.iter().any(|d| serves(d, ns)) => {
+                    Evidence::missing("operator Deployment", GapReason::Failed(none_serves(&found, ns)))
+                }
+                _ => Evidence::Present(serving(found, plan.namespace.as_deref())),
+            },
             gap => gap,
         },
     };
@@ -436,8 +445,12 @@ async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec
     let mut peerings = Vec::new();
     let mut lease_gap = None;
     let mut peering_gap = None;
-    for op in operators {
-        match op.leadership() {
+    let styles: Vec<(&OperatorRef, Leadership)> = operators
+        .iter()
+        .flat_map(|op| op.leadership_styles().into_iter().map(move |style| (op, style)))
+        .collect();
+    for (op, style) in styles {
+        match style {
             Leadership::Standalone | Leadership::Kopf(PeeringMode::Standalone) => {}
             Leadership::Lease { namespace, name } => {
                 match Api::<Lease>::namespaced(client.clone(), &namespace)
@@ -489,12 +502,37 @@ pub fn serving(deployments: Vec<Deployment>, namespace: Option<&str>) -> Vec<Dep
     let Some(ns) = namespace else {
         return deployments;
     };
-    let serves = |d: &Deployment| recognise(d).is_some_and(|op| op.watches(ns));
-    if deployments.iter().any(serves) {
-        deployments.into_iter().filter(serves).collect()
+    if deployments.iter().any(|d| serves(d, ns)) {
+        deployments.into_iter().filter(|d| serves(d, ns)).collect()
     } else {
         deployments
     }
+}
+
+/// Whether `deployment` runs an operator that watches `namespace`.
+fn serves(deployment: &Deployment, namespace: &str) -> bool {
+    recognise(deployment).is_some_and(|op| op.watches(namespace))
+}
+
+/// "no operator serves namespace NS", and what each operator found watches instead.
+fn none_serves(found: &[Deployment], namespace: &str) -> String {
+    let operators = find_operators(found);
+    if operators.is_empty() {
+        return format!(
+            "no operator serves namespace {namespace}: no Deployment runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`"
+        );
+    }
+    let each: Vec<String> = operators
+        .iter()
+        .map(|op| match &op.watches {
+            Some(list) => format!("{} watches {}", op.display(), list.join(",")),
+            None => format!("{} watches all namespaces", op.display()),
+        })
+        .collect();
+    format!(
+        "no operator serves namespace {namespace} (found: {}); give --operator NS/deployment/NAME to collect one anyway",
+        each.join("; ")
+    )
 }
 
 /// `GET` an object that may not exist: `None` on any 404, also when the API server does not serve
@@ -697,7 +735,16 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
                 asks.push((target.clone(), group, resource, verb, None));
             }
         }
-        if let Leadership::Lease { namespace, name } = op.leadership() {
+        let mut leases: Vec<(String, String)> = object_namespaces
+            .iter()
+            .filter_map(|target| match op.leadership_in(target) {
+                Leadership::Lease { namespace, name } => Some((namespace, name)),
+                _ => None,
+            })
+            .collect();
+        leases.sort();
+        leases.dedup();
+        for (namespace, name) in leases {
             for (verb, named) in LEASE_VERBS {
                 asks.push((
                     namespace.clone(),
@@ -801,7 +848,7 @@ mod tests {
             "status": {"op-7f67-x9cr2": {"lastseen": "2026-11-29T20:39:58.102521+00:00", "lifetime": 60, "priority": 0}}});
         let (client, seen) = crate::logs::live::fake_api(move |path, _| match path {
             "/apis/kopf.dev/v1/namespaces/todo/kopfpeerings/default" => (200, peering.to_string()),
-            "/apis/coordination.k8s.io/v1/namespaces/ops/leases/microservice-operator" => (404, not_found.clone()),
+            "/apis/coordination.k8s.io/v1/namespaces/todo/leases/microservice-operator" => (404, not_found.clone()),
             _ => (404, unserved.clone()),
         });
         let operator = |command: serde_json::Value| {
