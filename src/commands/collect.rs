@@ -227,3 +227,42 @@ impl Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOT_FOUND: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"missing\" not found","reason":"NotFound","details":{"name":"missing","kind":"namespaces"},"code":404}"#;
+    const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"todo\" is forbidden","reason":"Forbidden","code":403}"#;
+
+    #[tokio::test]
+    async fn a_namespace_that_does_not_exist_is_undecided_and_named() {
+        let (client, seen) = crate::logs::live::fake_api(|path, _| match path {
+            "/api/v1/namespaces/missing" => (404, NOT_FOUND.into()),
+            "/api/v1/namespaces/todo" => (403, FORBIDDEN.into()),
+            _ => (
+                200,
+                r#"{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"shop"}}"#.into(),
+            ),
+        });
+        let err = namespace_exists(&client, "missing", "https://127.0.0.1:6443 (context dev)")
+            .await
+            .unwrap_err();
+        assert!(matches!(err, AppError::Undecided(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "namespace missing not found in https://127.0.0.1:6443 (context dev): nothing was collected (kubectl get namespaces lists them)"
+        );
+        // May not get namespaces: go on (the Microservices list tells); one that exists: go on.
+        namespace_exists(&client, "todo", "x").await.unwrap();
+        namespace_exists(&client, "shop", "x").await.unwrap();
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                "/api/v1/namespaces/missing",
+                "/api/v1/namespaces/todo",
+                "/api/v1/namespaces/shop"
+            ]
+        );
+    }
+}

@@ -346,12 +346,7 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
             Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
         },
         None => match discover(client, plan.namespace.as_deref()).await {
-            Evidence::Present(found) => match (plan.only_serving, plan.namespace.as_deref()) {
-                (true, Some(ns)) if !found.iter().any(|d| serves(d, ns)) => {
-                    Evidence::missing("operator Deployment", GapReason::Failed(none_serves(&found, ns)))
-                }
-                _ => Evidence::Present(serving(found, plan.namespace.as_deref())),
-            },
+            Evidence::Present(found) => chosen(found, plan),
             gap => gap,
         },
     };
@@ -506,6 +501,17 @@ pub fn serving(deployments: Vec<Deployment>, namespace: Option<&str>) -> Vec<Dep
         deployments.into_iter().filter(|d| serves(d, ns)).collect()
     } else {
         deployments
+    }
+}
+
+/// Of discovered Deployments, those `plan` keeps ([`serving`]); with `plan.only_serving` and
+/// none serving its namespace, a gap naming what each operator found watches.
+fn chosen(found: Vec<Deployment>, plan: &Plan) -> Evidence<Vec<Deployment>> {
+    match (plan.only_serving, plan.namespace.as_deref()) {
+        (true, Some(ns)) if !found.iter().any(|d| serves(d, ns)) => {
+            Evidence::missing("operator Deployment", GapReason::Failed(none_serves(&found, ns)))
+        }
+        _ => Evidence::Present(serving(found, plan.namespace.as_deref())),
     }
 }
 
@@ -903,6 +909,7 @@ mod tests {
             operator: operator.map(str::to_string),
             context: None,
             server: "https://127.0.0.1:1".into(),
+            only_serving: false,
         };
         for operator in [Some("ops/deployment/microservice-operator"), None] {
             let mut snapshot = super::super::bundle::read(&bundle).unwrap();
@@ -970,6 +977,38 @@ mod tests {
             "none serves it: keep all"
         );
         assert_eq!(names(serving(found, None)).len(), 3);
+    }
+
+    /// `collect` (only_serving) keeps no other team's operator: when none serves the namespace,
+    /// the Deployment is a gap naming what each operator found watches (so no Pod or log of
+    /// theirs is read); otherwise the diagnostics keep them all to name what runs.
+    #[test]
+    fn collect_keeps_no_operator_that_does_not_serve_the_namespace() {
+        let found: Vec<Deployment> = serde_json::from_value(serde_json::json!([
+            {"metadata": {"name": "microservice-operator", "namespace": "team-b"},
+             "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "operator", "image": "x",
+                "command": ["kubectl-microservice", "operate", "--namespace", "shop"]}]}}}},
+            {"metadata": {"name": "catalog", "namespace": "team-c"},
+             "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "op", "image": "python",
+                "command": ["kopf", "run", "--namespace=store", "op.py"]}]}}}}
+        ]))
+        .unwrap();
+        let mut plan = Plan {
+            namespace: Some("todo".into()),
+            only_serving: true,
+            ..Default::default()
+        };
+        let kept = chosen(found.clone(), &plan);
+        let gap = kept.gap().expect("a gap, not every team's operator").to_string();
+        assert!(
+            gap.contains("no operator serves namespace todo (found: team-b/deployment/microservice-operator watches shop; team-c/deployment/catalog watches store)"),
+            "{gap}"
+        );
+        plan.namespace = Some("shop".into());
+        assert_eq!(chosen(found.clone(), &plan).get().map(Vec::len), Some(1));
+        plan.only_serving = false;
+        plan.namespace = Some("todo".into());
+        assert_eq!(chosen(found, &plan).get().map(Vec::len), Some(2));
     }
 
     #[test]
