@@ -1117,7 +1117,7 @@ async fn e2e_explain_events_finds_the_missing_events_rule() {
             apply_object(&admin, &discovery, &without).await;
             continue;
         }
-        apply_object(&admin, &discovery, item).await;
+        apply_object(&admin, &discovery, &without_replicas(item)).await;
     }
     let sa_kubeconfig = operator_kubeconfig(&admin, &kubeconfig, &ns).await;
     let operate_args = [
@@ -1292,9 +1292,21 @@ async fn install_manifests(admin: &Client, ns: &str) {
         if item["kind"] == "CustomResourceDefinition" {
             apply_crd(admin, item.clone()).await;
         } else {
-            apply_object(admin, &discovery, item).await;
+            apply_object(admin, &discovery, &without_replicas(item)).await;
         }
     }
+}
+
+/// `item`, with `spec.replicas: 0` when it is the operator Deployment: these tests run the
+/// operator as a laptop `operate` beside the installed Deployment, whose Pods must not change
+/// state between a live answer and its bundle (on a cluster with a node they would be scheduled
+/// and fail to pull an image that is not there, or start and take the Lease).
+fn without_replicas(item: &Value) -> Value {
+    let mut item = item.clone();
+    if item["kind"] == "Deployment" {
+        item["spec"]["replicas"] = json!(0);
+    }
+    item
 }
 
 /// `operator-not-leading` live: a laptop `operate` (the manifests' ServiceAccount, no POD_NAME)
