@@ -1500,3 +1500,58 @@ async fn e2e_operators_of_different_namespaces_do_not_block_each_other() {
     standby.stop();
     leader.stop();
 }
+
+/// Issue 14, acceptance 4: `collect DIR -n missing` exits 3 and writes nothing; `collect` of a
+/// namespace that no operator serves writes no other team's operator (its Deployment is a gap
+/// naming what each operator found watches).
+#[tokio::test]
+async fn e2e_collect_writes_nothing_for_a_missing_namespace_and_no_foreign_operator() {
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns: served,
+    }) = setup("kms-e2e-collect-served").await
+    else {
+        return;
+    };
+    install_manifests(&admin, &served).await;
+    let unserved = unique("kms-e2e-collect-unserved");
+    create_namespace(&admin, &unserved).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let collect = |dir: &Path, ns: &str| {
+        Command::new(BIN)
+            .args(["collect", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .arg(dir)
+            .args(["-n", ns])
+            .output()
+            .expect("collect runs")
+    };
+
+    let missing = tmp.path().join("missing");
+    let out = collect(&missing, "kms-e2e-no-such-namespace");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("namespace kms-e2e-no-such-namespace not found"),
+        "{stderr}"
+    );
+    assert!(!missing.exists(), "collect wrote {}", missing.display());
+
+    let bundle = tmp.path().join("unserved");
+    let out = collect(&bundle, &unserved);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !bundle.join("operator/deployment.json").exists(),
+        "an operator that does not serve {unserved} was collected"
+    );
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(bundle.join("meta.json")).unwrap()).unwrap();
+    let gaps = meta["gaps"].to_string();
+    assert!(
+        gaps.contains(&format!("no operator serves namespace {unserved}"))
+            && gaps.contains(&format!("{served}/deployment/microservice-operator watches {served}")),
+        "{gaps}"
+    );
+}
