@@ -179,12 +179,16 @@ pub struct OperateArgs {
     #[arg(long)]
     pub standalone: bool,
 
-    /// Name of the Lease used for leader election.
-    #[arg(long, value_name = "NAME", default_value = crate::operate::leader::DEFAULT_LEASE_NAME, conflicts_with = "standalone", value_parser = parse_dns_subdomain)]
-    pub lease_name: String,
+    /// Name of one Lease that governs every watched namespace. Without this and
+    /// `--lease-namespace`, each watched namespace has its own Lease `microservice-operator` in
+    /// that namespace (so operators of different namespaces never block each other); with `-A`,
+    /// one Lease `microservice-operator` in the operator's own namespace.
+    #[arg(long, value_name = "NAME", conflicts_with = "standalone", value_parser = parse_dns_subdomain)]
+    pub lease_name: Option<String>,
 
-    /// Namespace of the Lease (default: the operator's own namespace: the service account's in a
-    /// Pod, else the kubeconfig context's).
+    /// Namespace of one Lease that governs every watched namespace (its name: `--lease-name`,
+    /// default `microservice-operator`). Default: see `--lease-name`; with `-A`, the operator's
+    /// own namespace (the service account's in a Pod, else the kubeconfig context's).
     #[arg(long, value_name = "NS", conflicts_with = "standalone", value_parser = parse_dns_label)]
     pub lease_namespace: Option<String>,
 
@@ -449,7 +453,7 @@ mod tests {
             unreachable!()
         };
         assert!(!args.standalone);
-        assert_eq!(args.lease_name, "microservice-operator");
+        assert_eq!(args.lease_name, None);
         assert_eq!(args.lease_namespace, None);
         assert_eq!(args.health_listen, None);
         let cli = Cli::try_parse_from([
@@ -466,7 +470,7 @@ mod tests {
         let Command::Operate(args) = cli.command else {
             unreachable!()
         };
-        assert_eq!(args.lease_name, "ops.lock");
+        assert_eq!(args.lease_name.as_deref(), Some("ops.lock"));
         assert_eq!(args.lease_namespace.as_deref(), Some("ops"));
         assert_eq!(args.health_listen, Some("0.0.0.0:8080".parse().unwrap()));
         for (bad, needle) in [

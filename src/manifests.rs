@@ -195,17 +195,33 @@ pub fn objects(plan: &Plan) -> Vec<Value> {
         }
     }
     if !plan.standalone {
-        out.extend(role_and_binding(
-            LEASE_ROLE_NAME,
-            ns,
-            lease_rules(DEFAULT_LEASE_NAME),
-            &labels,
-            &subject,
-        ));
+        for lease in lease_plans(plan) {
+            out.extend(role_and_binding(
+                LEASE_ROLE_NAME,
+                &lease.namespace,
+                lease_rules(&lease.name),
+                &labels,
+                &subject,
+            ));
+        }
     }
     out.push(deployment(plan, &labels));
     out.extend(user_roles());
     out
+}
+
+/// The Leases the Deployment's replicas elect on ([`crate::operate::leader::plan_leases`] over
+/// the args [`deployment`] writes): one in each watched namespace, or one in the operator's
+/// namespace with `-A`.
+fn lease_plans(plan: &Plan) -> Vec<crate::operate::leader::LeasePlan> {
+    let watches = (!plan.watch.is_empty()).then_some(plan.watch.as_slice());
+    let explicit = watches.is_none().then_some(DEFAULT_LEASE_NAME);
+    crate::operate::leader::plan_leases(
+        watches,
+        explicit.map(|_| plan.operator_namespace.as_str()),
+        explicit,
+        &plan.operator_namespace,
+    )
 }
 
 /// A Role `name` in `namespace` with `rules`, and its RoleBinding to `subject`.
@@ -243,12 +259,17 @@ fn deployment(plan: &Plan, labels: &Value) -> Value {
         command.push("--standalone".into());
         (1, json!({"type": "Recreate"}))
     } else {
-        command.extend([
-            "--lease-name".into(),
-            DEFAULT_LEASE_NAME.into(),
-            "--lease-namespace".into(),
-            plan.operator_namespace.clone(),
-        ]);
+        // With watch namespaces the operator's default applies (a Lease in each watched
+        // namespace), the one a laptop `operate -n NS` also elects on; with -A, one Lease in
+        // the operator's namespace, named as `operate` would name it.
+        if plan.watch.is_empty() {
+            command.extend([
+                "--lease-name".into(),
+                DEFAULT_LEASE_NAME.into(),
+                "--lease-namespace".into(),
+                plan.operator_namespace.clone(),
+            ]);
+        }
         (
             REPLICAS,
             json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}),
@@ -432,38 +453,61 @@ mod tests {
                 "--log-format",
                 "text",
                 "--health-listen",
-                "0.0.0.0:8080",
-                "--lease-name",
-                "microservice-operator",
-                "--lease-namespace",
-                "ops"
+                "0.0.0.0:8080"
             ])
         );
         assert_eq!(deployment["metadata"]["namespace"], "ops");
         assert_eq!(deployment["spec"]["replicas"], 2);
         assert_eq!(deployment["spec"]["strategy"]["type"], "RollingUpdate");
         assert_eq!(deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"], 0);
-        // The Lease: a Role in the operator's namespace with the verbs the elector uses, bound to
-        // the operator's ServiceAccount.
-        let role = objects
-            .iter()
-            .find(|o| o["kind"] == "Role" && o["metadata"]["name"] == LEASE_ROLE_NAME)
-            .expect("a Role for the Lease");
-        assert_eq!(role["metadata"]["namespace"], "ops");
-        assert_eq!(
-            role["rules"],
-            json!([
-                {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
-                {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["microservice-operator"], "verbs": ["get", "update"]}
-            ])
+        // The Leases: one in each watched namespace (operate's default, which a laptop
+        // `operate -n todo` shares), each a Role with the verbs the elector uses, bound to the
+        // operator's ServiceAccount.
+        let in_namespace = |kind: &str| {
+            let mut found: Vec<&Value> = objects
+                .iter()
+                .filter(|o| o["kind"] == kind && o["metadata"]["name"] == LEASE_ROLE_NAME)
+                .collect();
+            found.sort_by_key(|o| o["metadata"]["namespace"].to_string());
+            found
+        };
+        let roles = in_namespace("Role");
+        let namespaces: Vec<&Value> = roles.iter().map(|r| &r["metadata"]["namespace"]).collect();
+        assert_eq!(namespaces, [&json!("store"), &json!("todo")]);
+        for role in roles {
+            assert_eq!(
+                role["rules"],
+                json!([
+                    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+                    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["microservice-operator"], "verbs": ["get", "update"]}
+                ])
+            );
+        }
+        let bindings = in_namespace("RoleBinding");
+        assert_eq!(bindings.len(), 2);
+        for binding in bindings {
+            assert_eq!(binding["roleRef"]["name"], LEASE_ROLE_NAME);
+            assert_eq!(binding["subjects"][0]["name"], OPERATOR_NAME);
+            assert_eq!(binding["subjects"][0]["namespace"], "ops");
+        }
+    }
+
+    #[test]
+    fn all_namespaces_elect_on_one_lease_in_the_operator_namespace() {
+        let objects = docs(&render_args(&["manifests", "-n", "ops", "-A"]).unwrap());
+        let command = &deployment_of(&objects)["spec"]["template"]["spec"]["containers"][0]["command"];
+        let args: Vec<&str> = command.as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert!(
+            args.windows(4)
+                .any(|w| w == ["--lease-name", "microservice-operator", "--lease-namespace", "ops"]),
+            "{args:?}"
         );
-        let binding = objects
+        let roles: Vec<&Value> = objects
             .iter()
-            .find(|o| o["kind"] == "RoleBinding" && o["metadata"]["name"] == LEASE_ROLE_NAME)
-            .expect("a RoleBinding for the Lease");
-        assert_eq!(binding["metadata"]["namespace"], "ops");
-        assert_eq!(binding["roleRef"]["name"], LEASE_ROLE_NAME);
-        assert_eq!(binding["subjects"][0]["name"], OPERATOR_NAME);
+            .filter(|o| o["kind"] == "Role" && o["metadata"]["name"] == LEASE_ROLE_NAME)
+            .collect();
+        assert_eq!(roles.len(), 1);
+        assert_eq!(roles[0]["metadata"]["namespace"], "ops");
     }
 
     #[test]

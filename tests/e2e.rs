@@ -1110,7 +1110,7 @@ async fn e2e_explain_events_finds_the_missing_events_rule() {
             apply_object(&admin, &discovery, &without).await;
             continue;
         }
-        apply_object(&admin, &discovery, item).await;
+        apply_object(&admin, &discovery, &without_replicas(item)).await;
     }
     let sa_kubeconfig = operator_kubeconfig(&admin, &kubeconfig, &ns).await;
     let operate_args = [
@@ -1285,9 +1285,21 @@ async fn install_manifests(admin: &Client, ns: &str) {
         if item["kind"] == "CustomResourceDefinition" {
             apply_crd(admin, item.clone()).await;
         } else {
-            apply_object(admin, &discovery, item).await;
+            apply_object(admin, &discovery, &without_replicas(item)).await;
         }
     }
+}
+
+/// `item`, with `spec.replicas: 0` when it is the operator Deployment: these tests run the
+/// operator as a laptop `operate` beside the installed Deployment, whose Pods must not change
+/// state between a live answer and its bundle (on a cluster with a node they would be scheduled
+/// and fail to pull an image that is not there, or start and take the Lease).
+fn without_replicas(item: &Value) -> Value {
+    let mut item = item.clone();
+    if item["kind"] == "Deployment" {
+        item["spec"]["replicas"] = json!(0);
+    }
+    item
 }
 
 /// `operator-not-leading` live: a laptop `operate` (the manifests' ServiceAccount, no POD_NAME)
@@ -1386,4 +1398,151 @@ async fn e2e_explain_events_sees_who_holds_the_lease() {
         },
     )
     .await;
+}
+
+/// Issue 14, acceptance 3: `operate -n a` and `operate -n b` with default flags both handle
+/// their objects on one cluster (each elects on a Lease in the namespace it watches, as Kopf's
+/// namespaced peering lives in the namespace it serves); an `operate -n a,b` beside them stands
+/// by on both Leases and takes over `a` alone when its leader stops. Two processes sharing one
+/// named Lease over different namespaces: the standby says which namespaces nobody serves.
+#[tokio::test]
+async fn e2e_operators_of_different_namespaces_do_not_block_each_other() {
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns: a,
+    }) = setup("kms-e2e-scope-a").await
+    else {
+        return;
+    };
+    let b = unique("kms-e2e-scope-b");
+    create_namespace(&admin, &b).await;
+    let lease_of = |ns: &str| {
+        let leases: Api<k8s_openapi::api::coordination::v1::Lease> = Api::namespaced(admin.clone(), ns);
+        async move { leases.get("microservice-operator").await.ok() }
+    };
+
+    let for_a = Operator::start(&kubeconfig, &["--namespace", a.as_str()]);
+    let for_b = Operator::start(&kubeconfig, &["--namespace", b.as_str()]);
+    for op in [&for_a, &for_b] {
+        op.wait_line("Became the leader: acquired the lease", Duration::from_secs(10))
+            .await;
+    }
+    for (ns, op) in [(&a, &for_a), (&b, &for_b)] {
+        let api = microservices(&admin, ns);
+        create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
+        wait_accepted(&api, "todo-api", 1, Duration::from_secs(5)).await;
+        op.wait_line(
+            &format!("[{ns}/todo-api] Creation is processed: 1 succeeded; 0 failed."),
+            Duration::from_secs(5),
+        )
+        .await;
+        let lease = lease_of(ns).await.expect("a Lease in the watched namespace");
+        assert_eq!(
+            lease.metadata.annotations.unwrap_or_default()["microservice.platform.example.io/watch-namespaces"],
+            *ns
+        );
+    }
+    assert_eq!(for_a.count(&format!("[{b}/")), 0, "the operator of {a} handled {b}");
+    assert_eq!(for_b.count(&format!("[{a}/")), 0, "the operator of {b} handled {a}");
+
+    // A third over both stands by on both Leases, and takes over a alone when a's leader stops.
+    let both = format!("{a},{b}");
+    let third = Operator::start(&kubeconfig, &["--namespace", both.as_str()]);
+    eventually(
+        Duration::from_secs(10),
+        "the third stands by on both Leases",
+        || async { (third.count("Standing by: the lease is held by another replica") == 2).then_some(()) },
+    )
+    .await;
+    for_a.stop();
+    third
+        .wait_line(
+            &format!("[{a}/todo-api] Resuming is processed: 1 succeeded; 0 failed."),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert_eq!(third.count(&format!("[{b}/")), 0, "the standby of {b} handled {b}");
+    assert_eq!(third.count("Became the leader: acquired the lease"), 1);
+    third.stop();
+    for_b.stop();
+
+    // One named Lease shared over different namespaces: the standby names what is unserved.
+    let shared = ["--lease-name", "shared-lease", "--lease-namespace", a.as_str()];
+    let leader = Operator::start(&kubeconfig, &[&["--namespace", a.as_str()][..], &shared].concat());
+    leader
+        .wait_line("Became the leader: acquired the lease", Duration::from_secs(10))
+        .await;
+    let standby = Operator::start(&kubeconfig, &[&["--namespace", b.as_str()][..], &shared].concat());
+    standby
+        .wait_line(
+            "Standing by, but the leader watches other namespaces",
+            Duration::from_secs(10),
+        )
+        .await;
+    let line = standby
+        .lines()
+        .into_iter()
+        .find(|l| l.contains("Standing by, but the leader watches other namespaces"))
+        .unwrap();
+    assert!(line.contains(&format!("unserved={b}")), "{line}");
+    assert!(line.contains(&format!("holder_watches={a}")), "{line}");
+    standby.stop();
+    leader.stop();
+}
+
+/// Issue 14, acceptance 4: `collect DIR -n missing` exits 3 and writes nothing; `collect` of a
+/// namespace that no operator serves writes no other team's operator (its Deployment is a gap
+/// naming what each operator found watches).
+#[tokio::test]
+async fn e2e_collect_writes_nothing_for_a_missing_namespace_and_no_foreign_operator() {
+    let Some(Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns: served,
+    }) = setup("kms-e2e-collect-served").await
+    else {
+        return;
+    };
+    install_manifests(&admin, &served).await;
+    let unserved = unique("kms-e2e-collect-unserved");
+    create_namespace(&admin, &unserved).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let collect = |dir: &Path, ns: &str| {
+        Command::new(BIN)
+            .args(["collect", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .arg(dir)
+            .args(["-n", ns])
+            .output()
+            .expect("collect runs")
+    };
+
+    let missing = tmp.path().join("missing");
+    let out = collect(&missing, "kms-e2e-no-such-namespace");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("namespace kms-e2e-no-such-namespace not found"),
+        "{stderr}"
+    );
+    assert!(!missing.exists(), "collect wrote {}", missing.display());
+
+    let bundle = tmp.path().join("unserved");
+    let out = collect(&bundle, &unserved);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !bundle.join("operator/deployment.json").exists(),
+        "an operator that does not serve {unserved} was collected"
+    );
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(bundle.join("meta.json")).unwrap()).unwrap();
+    let gaps = meta["gaps"].to_string();
+    assert!(
+        gaps.contains(&format!("no operator serves namespace {unserved}"))
+            && gaps.contains(&format!("{served}/deployment/microservice-operator watches {served}")),
+        "{gaps}"
+    );
 }

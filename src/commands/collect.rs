@@ -126,6 +126,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             operator: args.operator.clone(),
             context: global.context.clone(),
             server: config.cluster_url.to_string(),
+            only_serving: true,
             ..Default::default()
         };
         let where_ = format!(
@@ -136,11 +137,19 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         let access = live::caller_access(&client, namespace.as_deref())
             .await
             .map_err(|e| crate::client::unreachable(global, &config, e))?;
+        if let Some(ns) = &namespace {
+            namespace_exists(&client, ns, &where_).await?;
+        }
+        let progress = Progress::on_terminal();
+        progress.step("Microservices and their events");
         let mut snapshot = live::gather_objects(&client, &plan, &access)
             .await
             .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;
+        progress.step("the operator: Deployment, Pods and logs");
         live::add_operator(&client, &mut snapshot, &plan, true).await;
+        progress.step("RBAC, Leases, the CRD and ConfigMaps");
         live::add_everything(&client, &mut snapshot).await;
+        progress.done();
         crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
         let gaps: Vec<String> = snapshot
             .gaps()
@@ -175,4 +184,85 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         );
         Ok(0)
     })
+}
+
+/// Fails with exit 3 when `namespace` does not exist, before anything is written: a bundle of a
+/// namespace that is not there would hold only other teams' operators. A caller who may not
+/// `get` namespaces goes on (the Microservices list then tells).
+async fn namespace_exists(client: &kube::Client, namespace: &str, where_: &str) -> Result<(), AppError> {
+    use k8s_openapi::api::core::v1::Namespace;
+    match kube::Api::<Namespace>::all(client.clone()).get(namespace).await {
+        Err(kube::Error::Api(status)) if status.code == 404 => Err(AppError::Undecided(format!(
+            "namespace {namespace} not found in {where_}: nothing was collected (kubectl get namespaces lists them)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// What `collect` is doing, one line per step on stderr, only when stderr is a terminal (a
+/// script's stderr gets only the summary). Our own: a few fixed steps need no progress-bar crate.
+struct Progress {
+    on: bool,
+    started: std::time::Instant,
+}
+
+impl Progress {
+    fn on_terminal() -> Self {
+        use std::io::IsTerminal;
+        Progress {
+            on: std::io::stderr().is_terminal(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn step(&self, what: &str) {
+        if self.on {
+            eprintln!("collecting {what} ({:.1}s)", self.started.elapsed().as_secs_f64());
+        }
+    }
+
+    fn done(&self) {
+        if self.on {
+            eprintln!("collected in {:.1}s", self.started.elapsed().as_secs_f64());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOT_FOUND: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"missing\" not found","reason":"NotFound","details":{"name":"missing","kind":"namespaces"},"code":404}"#;
+    const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"todo\" is forbidden","reason":"Forbidden","code":403}"#;
+
+    #[tokio::test]
+    async fn a_namespace_that_does_not_exist_is_undecided_and_named() {
+        let (client, seen) = crate::logs::live::fake_api(|path, _| match path {
+            "/api/v1/namespaces/missing" => (404, NOT_FOUND.into()),
+            "/api/v1/namespaces/todo" => (403, FORBIDDEN.into()),
+            _ => (
+                200,
+                r#"{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"shop"}}"#.into(),
+            ),
+        });
+        let err = namespace_exists(&client, "missing", "https://127.0.0.1:6443 (context dev)")
+            .await
+            .unwrap_err();
+        assert!(matches!(err, AppError::Undecided(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "namespace missing not found in https://127.0.0.1:6443 (context dev): nothing was collected (kubectl get namespaces lists them)"
+        );
+        // May not get namespaces: go on (the Microservices list tells); one that exists: go on.
+        namespace_exists(&client, "todo", "x").await.unwrap();
+        namespace_exists(&client, "shop", "x").await.unwrap();
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                "/api/v1/namespaces/missing",
+                "/api/v1/namespaces/todo",
+                "/api/v1/namespaces/shop"
+            ]
+        );
+    }
 }

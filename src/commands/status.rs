@@ -650,6 +650,7 @@ async fn run_live(
         operator: args.operator.clone(),
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
+        only_serving: false,
     };
     let scope = match &namespace {
         Some(ns) => format!("in namespace {ns}"),

@@ -431,7 +431,7 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 .join(" "),
         })
         .collect();
-    let lease_access: Vec<(String, Answer)> = match op.leadership() {
+    let lease_access: Vec<(String, Answer)> = match op.leadership_in(ctx.ns) {
         Leadership::Lease { namespace, name } => {
             let account = Account {
                 namespace: &op.namespace,

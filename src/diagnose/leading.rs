@@ -95,7 +95,7 @@ pub struct Input<'a> {
 /// `operator-not-leading` for `input.operator`, or `None` when the evidence cannot tell (a gap,
 /// no "now") or when no replica runs (`operator-not-running` says that).
 pub fn operator_not_leading(input: &Input<'_>) -> Option<Finding> {
-    match input.operator.leadership() {
+    match input.operator.leadership_in(input.namespace) {
         Leadership::Standalone => Some(ok(
             format!(
                 "the operator {} runs with --standalone: no Lease, every replica handles",
@@ -360,7 +360,7 @@ impl LeaseView {
 /// Deployment's Pods (a laptop `operate`): objects ARE handled then, by that process, even when
 /// none of the Deployment's Pods runs.
 pub fn leader_elsewhere(input: &Input<'_>) -> Option<String> {
-    let Leadership::Lease { namespace, name } = input.operator.leadership() else {
+    let Leadership::Lease { namespace, name } = input.operator.leadership_in(input.namespace) else {
         return None;
     };
     let now = input.now?;
@@ -764,7 +764,16 @@ mod tests {
     impl Case {
         fn ours(leases: Vec<Lease>, now: &'static str) -> Case {
             Case {
-                op: operator(json!(["kubectl-microservice", "operate", "-n", "todo"])),
+                // As `manifests` wrote it before the default became one Lease per watched
+                // namespace: one named Lease in the operator's namespace.
+                op: operator(json!([
+                    "kubectl-microservice",
+                    "operate",
+                    "-n",
+                    "todo",
+                    "--lease-namespace",
+                    "ops"
+                ])),
                 pods: vec![pod("microservice-operator-5d7f-a"), pod("microservice-operator-5d7f-b")],
                 running: vec![
                     "microservice-operator-5d7f-a".into(),

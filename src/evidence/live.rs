@@ -63,6 +63,10 @@ pub struct Plan {
     pub context: Option<String>,
     /// API server URL, for the snapshot's source.
     pub server: String,
+    /// Keep only operators that serve `namespace`, even when none does (`collect`: a bundle
+    /// holds no other team's operator). Otherwise, when none serves it, every operator found is
+    /// kept so that the findings can name what runs and what it watches.
+    pub only_serving: bool,
 }
 
 /// What the caller may do, as far as the gathering is concerned.
@@ -342,7 +346,7 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
             Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
         },
         None => match discover(client, plan.namespace.as_deref()).await {
-            Evidence::Present(found) => Evidence::Present(serving(found, plan.namespace.as_deref())),
+            Evidence::Present(found) => chosen(found, plan),
             gap => gap,
         },
     };
@@ -436,8 +440,12 @@ async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec
     let mut peerings = Vec::new();
     let mut lease_gap = None;
     let mut peering_gap = None;
-    for op in operators {
-        match op.leadership() {
+    let styles: Vec<(&OperatorRef, Leadership)> = operators
+        .iter()
+        .flat_map(|op| op.leadership_styles().into_iter().map(move |style| (op, style)))
+        .collect();
+    for (op, style) in styles {
+        match style {
             Leadership::Standalone | Leadership::Kopf(PeeringMode::Standalone) => {}
             Leadership::Lease { namespace, name } => {
                 match Api::<Lease>::namespaced(client.clone(), &namespace)
@@ -489,12 +497,48 @@ pub fn serving(deployments: Vec<Deployment>, namespace: Option<&str>) -> Vec<Dep
     let Some(ns) = namespace else {
         return deployments;
     };
-    let serves = |d: &Deployment| recognise(d).is_some_and(|op| op.watches(ns));
-    if deployments.iter().any(serves) {
-        deployments.into_iter().filter(serves).collect()
+    if deployments.iter().any(|d| serves(d, ns)) {
+        deployments.into_iter().filter(|d| serves(d, ns)).collect()
     } else {
         deployments
     }
+}
+
+/// Of discovered Deployments, those `plan` keeps ([`serving`]); with `plan.only_serving` and
+/// none serving its namespace, a gap naming what each operator found watches.
+fn chosen(found: Vec<Deployment>, plan: &Plan) -> Evidence<Vec<Deployment>> {
+    match (plan.only_serving, plan.namespace.as_deref()) {
+        (true, Some(ns)) if !found.iter().any(|d| serves(d, ns)) => {
+            Evidence::missing("operator Deployment", GapReason::Failed(none_serves(&found, ns)))
+        }
+        _ => Evidence::Present(serving(found, plan.namespace.as_deref())),
+    }
+}
+
+/// Whether `deployment` runs an operator that watches `namespace`.
+fn serves(deployment: &Deployment, namespace: &str) -> bool {
+    recognise(deployment).is_some_and(|op| op.watches(namespace))
+}
+
+/// "no operator serves namespace NS", and what each operator found watches instead.
+fn none_serves(found: &[Deployment], namespace: &str) -> String {
+    let operators = find_operators(found);
+    if operators.is_empty() {
+        return format!(
+            "no operator serves namespace {namespace}: no Deployment runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`"
+        );
+    }
+    let each: Vec<String> = operators
+        .iter()
+        .map(|op| match &op.watches {
+            Some(list) => format!("{} watches {}", op.display(), list.join(",")),
+            None => format!("{} watches all namespaces", op.display()),
+        })
+        .collect();
+    format!(
+        "no operator serves namespace {namespace} (found: {}); give --operator NS/deployment/NAME to collect one anyway",
+        each.join("; ")
+    )
 }
 
 /// `GET` an object that may not exist: `None` on any 404, also when the API server does not serve
@@ -697,7 +741,16 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
                 asks.push((target.clone(), group, resource, verb, None));
             }
         }
-        if let Leadership::Lease { namespace, name } = op.leadership() {
+        let mut leases: Vec<(String, String)> = object_namespaces
+            .iter()
+            .filter_map(|target| match op.leadership_in(target) {
+                Leadership::Lease { namespace, name } => Some((namespace, name)),
+                _ => None,
+            })
+            .collect();
+        leases.sort();
+        leases.dedup();
+        for (namespace, name) in leases {
             for (verb, named) in LEASE_VERBS {
                 asks.push((
                     namespace.clone(),
@@ -801,7 +854,7 @@ mod tests {
             "status": {"op-7f67-x9cr2": {"lastseen": "2026-11-29T20:39:58.102521+00:00", "lifetime": 60, "priority": 0}}});
         let (client, seen) = crate::logs::live::fake_api(move |path, _| match path {
             "/apis/kopf.dev/v1/namespaces/todo/kopfpeerings/default" => (200, peering.to_string()),
-            "/apis/coordination.k8s.io/v1/namespaces/ops/leases/microservice-operator" => (404, not_found.clone()),
+            "/apis/coordination.k8s.io/v1/namespaces/todo/leases/microservice-operator" => (404, not_found.clone()),
             _ => (404, unserved.clone()),
         });
         let operator = |command: serde_json::Value| {
@@ -856,6 +909,7 @@ mod tests {
             operator: operator.map(str::to_string),
             context: None,
             server: "https://127.0.0.1:1".into(),
+            only_serving: false,
         };
         for operator in [Some("ops/deployment/microservice-operator"), None] {
             let mut snapshot = super::super::bundle::read(&bundle).unwrap();
@@ -923,6 +977,38 @@ mod tests {
             "none serves it: keep all"
         );
         assert_eq!(names(serving(found, None)).len(), 3);
+    }
+
+    /// `collect` (only_serving) keeps no other team's operator: when none serves the namespace,
+    /// the Deployment is a gap naming what each operator found watches (so no Pod or log of
+    /// theirs is read); otherwise the diagnostics keep them all to name what runs.
+    #[test]
+    fn collect_keeps_no_operator_that_does_not_serve_the_namespace() {
+        let found: Vec<Deployment> = serde_json::from_value(serde_json::json!([
+            {"metadata": {"name": "microservice-operator", "namespace": "team-b"},
+             "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "operator", "image": "x",
+                "command": ["kubectl-microservice", "operate", "--namespace", "shop"]}]}}}},
+            {"metadata": {"name": "catalog", "namespace": "team-c"},
+             "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "op", "image": "python",
+                "command": ["kopf", "run", "--namespace=store", "op.py"]}]}}}}
+        ]))
+        .unwrap();
+        let mut plan = Plan {
+            namespace: Some("todo".into()),
+            only_serving: true,
+            ..Default::default()
+        };
+        let kept = chosen(found.clone(), &plan);
+        let gap = kept.gap().expect("a gap, not every team's operator").to_string();
+        assert!(
+            gap.contains("no operator serves namespace todo (found: team-b/deployment/microservice-operator watches shop; team-c/deployment/catalog watches store)"),
+            "{gap}"
+        );
+        plan.namespace = Some("shop".into());
+        assert_eq!(chosen(found.clone(), &plan).get().map(Vec::len), Some(1));
+        plan.only_serving = false;
+        plan.namespace = Some("todo".into());
+        assert_eq!(chosen(found, &plan).get().map(Vec::len), Some(2));
     }
 
     #[test]

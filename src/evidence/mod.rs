@@ -177,7 +177,7 @@ impl OperatorEvidence {
         };
         let styles: Vec<Leadership> = operator::find_operators(deployments)
             .iter()
-            .map(operator::OperatorRef::leadership)
+            .flat_map(operator::OperatorRef::leadership_styles)
             .collect();
         let uses_lease = styles.iter().any(|s| matches!(s, Leadership::Lease { .. }));
         let uses_peering = styles

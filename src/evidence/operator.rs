@@ -6,7 +6,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Container;
 
 use crate::kopf::peering::{self, PeeringMode};
-use crate::operate::leader::DEFAULT_LEASE_NAME;
+use crate::operate::leader::{LeasePlan, plan_leases};
 
 /// Which implementation runs the handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -45,9 +45,8 @@ pub struct OperatorRef {
 pub enum Leadership {
     /// Ours with `--standalone`: every replica handles; no Lease.
     Standalone,
-    /// Ours: the replica holding this `coordination.k8s.io/v1` Lease handles
-    /// (`--lease-namespace`, default the Deployment's namespace; `--lease-name`, default
-    /// [`DEFAULT_LEASE_NAME`]).
+    /// Ours: the replica holding this `coordination.k8s.io/v1` Lease handles (see
+    /// [`plan_leases`]: by default one Lease per watched namespace, in it).
     Lease {
         /// The Lease's namespace.
         namespace: String,
@@ -76,16 +75,57 @@ impl OperatorRef {
         flag_values(&self.argv, long, None).last().copied()
     }
 
-    /// How it decides which replica handles: from its argv (and, for Kopf, its environment).
-    pub fn leadership(&self) -> Leadership {
+    /// How it decides which of its replicas handles objects in `namespace`: from its argv (and,
+    /// for Kopf, its environment). Ours elects on the Lease that governs `namespace`
+    /// ([`plan_leases`]: by default one Lease in each watched namespace); when that namespace
+    /// is not one it watches, the first of its Leases.
+    pub fn leadership_in(&self, namespace: &str) -> Leadership {
         match self.kind {
             OperatorKind::Ours if self.argv.iter().any(|a| a == "--standalone") => Leadership::Standalone,
-            OperatorKind::Ours => Leadership::Lease {
-                namespace: self.flag("--lease-namespace").unwrap_or(&self.namespace).to_string(),
-                name: self.flag("--lease-name").unwrap_or(DEFAULT_LEASE_NAME).to_string(),
-            },
+            OperatorKind::Ours => {
+                let plans = self.lease_plans();
+                let plan = plans.iter().find(|p| p.governs(namespace)).or(plans.first());
+                match plan {
+                    Some(plan) => Leadership::Lease {
+                        namespace: plan.namespace.clone(),
+                        name: plan.name.clone(),
+                    },
+                    // An operator watching no namespace at all elects on nothing.
+                    None => Leadership::Standalone,
+                }
+            }
             OperatorKind::Kopf => Leadership::Kopf(peering::mode(&self.argv, &self.env, self.watches.is_none())),
         }
+    }
+
+    /// Every Lease ours elects on, from its argv ([`plan_leases`]; its own namespace is the
+    /// Deployment's); empty for Kopf and for `--standalone`.
+    pub fn lease_plans(&self) -> Vec<LeasePlan> {
+        if self.kind != OperatorKind::Ours || self.argv.iter().any(|a| a == "--standalone") {
+            return Vec::new();
+        }
+        plan_leases(
+            self.watches.as_deref(),
+            self.flag("--lease-namespace"),
+            self.flag("--lease-name"),
+            &self.namespace,
+        )
+    }
+
+    /// How it decides who handles, for every namespace it serves: one entry per Lease of ours,
+    /// else its one mode (Kopf, or `--standalone`).
+    pub fn leadership_styles(&self) -> Vec<Leadership> {
+        let plans = self.lease_plans();
+        if plans.is_empty() {
+            return vec![self.leadership_in(&self.namespace)];
+        }
+        plans
+            .into_iter()
+            .map(|p| Leadership::Lease {
+                namespace: p.namespace,
+                name: p.name,
+            })
+            .collect()
     }
 }
 
@@ -197,6 +237,7 @@ fn watched_namespaces(argv: &[String]) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operate::leader::DEFAULT_LEASE_NAME;
     use serde_json::json;
 
     fn deployment(container: serde_json::Value) -> Deployment {
@@ -228,12 +269,33 @@ mod tests {
         assert_eq!(op.flag("--events"), Some("all"));
         assert_eq!(op.watches, Some(vec!["store".to_string()]));
         assert_eq!(
-            op.leadership(),
+            op.leadership_in("store"),
             Leadership::Lease {
                 namespace: "store".into(),
                 name: DEFAULT_LEASE_NAME.into()
             }
         );
+    }
+
+    #[test]
+    fn ours_elects_on_a_lease_in_each_watched_namespace_unless_one_is_named() {
+        let per_namespace = deployment(
+            json!({"name": "c", "image": "x", "command": ["kubectl-microservice", "operate", "--namespace", "a", "--namespace=b"]}),
+        );
+        let op = recognise(&per_namespace).unwrap();
+        let lease = |ns: &str| Leadership::Lease {
+            namespace: ns.into(),
+            name: DEFAULT_LEASE_NAME.into(),
+        };
+        assert_eq!(op.leadership_in("a"), lease("a"));
+        assert_eq!(op.leadership_in("b"), lease("b"));
+        assert_eq!(op.leadership_styles(), [lease("a"), lease("b")]);
+        let named = deployment(
+            json!({"name": "c", "image": "x", "command": ["kubectl-microservice", "operate", "-n", "a,b", "--lease-namespace", "ops"]}),
+        );
+        let op = recognise(&named).unwrap();
+        assert_eq!(op.leadership_in("b"), lease("ops"));
+        assert_eq!(op.leadership_styles(), [lease("ops")]);
     }
 
     #[test]
@@ -243,14 +305,14 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(
-            recognise(&real_kopf).unwrap().leadership(),
+            recognise(&real_kopf).unwrap().leadership_in("todo"),
             Leadership::Kopf(PeeringMode::Standalone)
         );
         let ours = deployment(
             json!({"name": "c", "image": "x", "command": ["kubectl-microservice", "operate", "--lease-name=ops-lock", "--lease-namespace", "ops"]}),
         );
         assert_eq!(
-            recognise(&ours).unwrap().leadership(),
+            recognise(&ours).unwrap().leadership_in("todo"),
             Leadership::Lease {
                 namespace: "ops".into(),
                 name: "ops-lock".into()
@@ -258,13 +320,16 @@ mod tests {
         );
         let standalone =
             deployment(json!({"name": "c", "image": "x", "args": ["kubectl-microservice", "operate", "--standalone"]}));
-        assert_eq!(recognise(&standalone).unwrap().leadership(), Leadership::Standalone);
+        assert_eq!(
+            recognise(&standalone).unwrap().leadership_in("todo"),
+            Leadership::Standalone
+        );
         let peered = deployment(
             json!({"name": "c", "image": "python", "command": ["kopf", "run", "op.py"],
             "env": [{"name": "KOPF_RUN_PEERING", "value": "team"}, {"name": "POD_ID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}),
         );
         assert_eq!(
-            recognise(&peered).unwrap().leadership(),
+            recognise(&peered).unwrap().leadership_in("todo"),
             Leadership::Kopf(PeeringMode::Peering {
                 name: "team".into(),
                 mandatory: true,

@@ -27,6 +27,7 @@
 //! retries with a backoff growing to 30 s, so it can keep handling after a standby has taken over;
 //! renewals are strategic-merge patches without a `resourceVersion` precondition.
 
+use std::collections::{BTreeMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
@@ -56,15 +57,90 @@ pub const RENEW_DEADLINE: Duration = Duration::from_secs(10);
 /// How often the Lease is read, and renewed by the leader (client-go default).
 pub const RETRY_PERIOD: Duration = Duration::from_secs(2);
 
+/// Annotation our elector writes on its Lease: the namespaces the holder handles while it
+/// leads, comma-separated in the order given, or `*` for all namespaces. A standby reads it to
+/// tell when the leader serves other namespaces than it would (two `operate` processes sharing
+/// one Lease over different `--namespace`s: one of them is never served).
+pub const WATCH_NAMESPACES_ANNOTATION: &str = "microservice.platform.example.io/watch-namespaces";
+
+/// One Lease and the watched namespaces it governs (see [`plan_leases`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeasePlan {
+    /// Namespace of the Lease.
+    pub namespace: String,
+    /// Name of the Lease.
+    pub name: String,
+    /// The watched namespaces handled only while holding it; `None`: all namespaces (`-A`).
+    pub serves: Option<Vec<String>>,
+}
+
+impl LeasePlan {
+    /// `namespace/name`.
+    pub fn lease_ref(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+
+    /// Whether the holder of this Lease handles objects in `namespace`.
+    pub fn governs(&self, namespace: &str) -> bool {
+        self.serves
+            .as_ref()
+            .is_none_or(|list| list.iter().any(|ns| ns == namespace))
+    }
+
+    /// The value of [`WATCH_NAMESPACES_ANNOTATION`] for this plan.
+    pub fn serves_annotation(&self) -> String {
+        match &self.serves {
+            None => "*".into(),
+            Some(list) => list.join(","),
+        }
+    }
+}
+
+/// Which Lease(s) an `operate` process elects on, from its flags. Pure: `operate` and the
+/// diagnostics (reading a Deployment's args) use this one rule.
+///
+/// - `--lease-namespace` or `--lease-name` given, or `-A` (`watches` = `None`): ONE Lease
+///   (`--lease-namespace`, default `own_namespace`; `--lease-name`, default
+///   [`DEFAULT_LEASE_NAME`]) governs every watched namespace, as in client-go.
+/// - Otherwise, one Lease [`DEFAULT_LEASE_NAME`] IN EACH watched namespace, governing that
+///   namespace alone: Kopf's namespaced peering lives in the namespace it serves too. So
+///   `operate -n a` and `operate -n b` on one cluster both handle their objects, while an
+///   `operate -n todo` on a laptop and the Deployment of `manifests --watch-namespace todo` share
+///   `todo/microservice-operator` and only one of them handles.
+pub fn plan_leases(
+    watches: Option<&[String]>,
+    lease_namespace: Option<&str>,
+    lease_name: Option<&str>,
+    own_namespace: &str,
+) -> Vec<LeasePlan> {
+    match watches {
+        Some(list) if lease_namespace.is_none() && lease_name.is_none() => list
+            .iter()
+            .map(|ns| LeasePlan {
+                namespace: ns.clone(),
+                name: DEFAULT_LEASE_NAME.into(),
+                serves: Some(vec![ns.clone()]),
+            })
+            .collect(),
+        _ => vec![LeasePlan {
+            namespace: lease_namespace.unwrap_or(own_namespace).to_string(),
+            name: lease_name.unwrap_or(DEFAULT_LEASE_NAME).to_string(),
+            serves: watches.map(<[String]>::to_vec),
+        }],
+    }
+}
+
 /// Where the Lease is, who we are, and the timings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElectionConfig {
-    /// Namespace of the Lease (`--lease-namespace`; default: the operator's namespace).
+    /// Namespace of the Lease (`--lease-namespace`; default: see [`plan_leases`]).
     pub namespace: String,
     /// Name of the Lease (`--lease-name`).
     pub name: String,
     /// This replica's `holderIdentity`: unique per process (see [`identity`]).
     pub identity: String,
+    /// What we handle while holding it, written as [`WATCH_NAMESPACES_ANNOTATION`].
+    pub serves: String,
     /// Written as `leaseDurationSeconds`; whole seconds, at least 1.
     pub lease_duration: Duration,
     /// See [`RENEW_DEADLINE`]; must be shorter than `lease_duration`.
@@ -80,9 +156,18 @@ impl ElectionConfig {
             namespace: namespace.into(),
             name: name.into(),
             identity: identity.into(),
+            serves: String::new(),
             lease_duration: LEASE_DURATION,
             renew_deadline: RENEW_DEADLINE,
             retry_period: RETRY_PERIOD,
+        }
+    }
+
+    /// The election for `plan`, as `identity`.
+    pub fn for_plan(plan: &LeasePlan, identity: impl Into<String>) -> Self {
+        ElectionConfig {
+            serves: plan.serves_annotation(),
+            ..ElectionConfig::new(&plan.namespace, &plan.name, identity)
         }
     }
 
@@ -90,6 +175,23 @@ impl ElectionConfig {
     pub fn lease_ref(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
     }
+}
+
+/// What a standby says about a leader that serves other namespaces than it would: `None` when
+/// the leader's [`WATCH_NAMESPACES_ANNOTATION`] is absent (not ours, or an older version) or
+/// covers every namespace `ours` names; else the namespaces of `ours` it does not handle (`*`
+/// when we watch all and it does not).
+pub fn unserved_by_leader(leader_serves: Option<&str>, ours: &str) -> Option<String> {
+    let theirs = leader_serves?;
+    if theirs == "*" || theirs == ours {
+        return None;
+    }
+    if ours == "*" {
+        return Some("*".into());
+    }
+    let theirs: HashSet<&str> = theirs.split(',').collect();
+    let missing: Vec<&str> = ours.split(',').filter(|ns| !theirs.contains(ns)).collect();
+    (!missing.is_empty()).then(|| missing.join(","))
 }
 
 /// Lease writes name our field manager, so the Lease's managedFields say who wrote it.
@@ -212,8 +314,9 @@ pub fn taken_spec(old: Option<&LeaseSpec>, me: &str, lease_duration: Duration, n
 enum Attempt {
     /// We hold the Lease now (acquired or renewed).
     Holding,
-    /// Another replica holds it and it is valid.
-    HeldBy(String),
+    /// Another replica holds it and it is valid: its identity and what it serves
+    /// ([`WATCH_NAMESPACES_ANNOTATION`], when written).
+    HeldBy(String, Option<String>),
     /// Our write lost a race (409): the Lease changed since we read it.
     Conflict,
 }
@@ -256,6 +359,13 @@ impl Elector {
 
     fn leading(&self) -> bool {
         self.renewed_at.is_some()
+    }
+
+    /// The Lease's annotations with ours set to what we serve (others kept).
+    fn serves_annotation(&self, existing: Option<BTreeMap<String, String>>) -> BTreeMap<String, String> {
+        let mut annotations = existing.unwrap_or_default();
+        annotations.insert(WATCH_NAMESPACES_ANNOTATION.into(), self.config.serves.clone());
+        annotations
     }
 
     /// Runs the election until `release` fires (or its sender is dropped); then, if leading,
@@ -312,17 +422,27 @@ impl Elector {
                 }
                 self.renewed_at = Some(started);
             }
-            Attempt::HeldBy(holder) => {
+            Attempt::HeldBy(holder, serves) => {
                 if self.leading() {
                     self.step_down(&format!("the lease is held by {holder}"));
                 }
                 let known = matches!(&*self.tx.borrow(), Role::Standby { holder: Some(h) } if *h == holder);
                 if !known {
-                    tracing::info!(
-                        lease = self.config.lease_ref().as_str(),
-                        holder = holder.as_str(),
-                        "Standing by: the lease is held by another replica"
-                    );
+                    match unserved_by_leader(serves.as_deref(), &self.config.serves) {
+                        None => tracing::info!(
+                            lease = self.config.lease_ref().as_str(),
+                            holder = holder.as_str(),
+                            "Standing by: the lease is held by another replica"
+                        ),
+                        Some(unserved) => tracing::warn!(
+                            lease = self.config.lease_ref().as_str(),
+                            holder = holder.as_str(),
+                            holder_watches = serves.as_deref().unwrap_or_default(),
+                            watches = self.config.serves.as_str(),
+                            unserved = unserved.as_str(),
+                            "Standing by, but the leader watches other namespaces: these are handled by no one while it leads; give this operator a Lease of its own (--lease-name NAME, or no --lease-namespace/--lease-name: one Lease per watched namespace)"
+                        ),
+                    }
                     let _ = self.tx.send(Role::Standby { holder: Some(holder) });
                 }
             }
@@ -375,6 +495,7 @@ impl Elector {
                     metadata: ObjectMeta {
                         name: Some(self.config.name.clone()),
                         namespace: Some(self.config.namespace.clone()),
+                        annotations: Some(self.serves_annotation(None)),
                         ..Default::default()
                     },
                     spec: Some(taken_spec(None, &self.config.identity, self.config.lease_duration, now)),
@@ -392,11 +513,18 @@ impl Elector {
             self.config.lease_duration,
         ) {
             Step::Wait { holder } => {
+                let serves = current
+                    .metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(WATCH_NAMESPACES_ANNOTATION))
+                    .cloned();
                 self.last_lease = Some(current);
-                Ok(Attempt::HeldBy(holder))
+                Ok(Attempt::HeldBy(holder, serves))
             }
             Step::Take => {
                 let mut lease = current;
+                lease.metadata.annotations = Some(self.serves_annotation(lease.metadata.annotations.take()));
                 lease.spec = Some(taken_spec(
                     lease.spec.as_ref(),
                     &self.config.identity,
@@ -552,6 +680,58 @@ mod tests {
         assert_eq!(renewed.renew_time, Some(now.clone()));
         let created = taken_spec(None, "me", LEASE_DURATION, now);
         assert_eq!(created.lease_transitions, Some(0));
+    }
+
+    #[test]
+    fn each_watched_namespace_has_its_own_lease_unless_one_is_named() {
+        let ns = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let plan = |ns: &str, name: &str, serves: Option<&[&str]>| LeasePlan {
+            namespace: ns.into(),
+            name: name.into(),
+            serves: serves.map(|l| l.iter().map(|s| s.to_string()).collect()),
+        };
+        // operate -n a and operate -n b: different Leases, both handle.
+        assert_eq!(
+            plan_leases(Some(&ns(&["a"])), None, None, "laptop"),
+            [plan("a", DEFAULT_LEASE_NAME, Some(&["a"]))]
+        );
+        assert_eq!(
+            plan_leases(Some(&ns(&["a", "b"])), None, None, "ops"),
+            [
+                plan("a", DEFAULT_LEASE_NAME, Some(&["a"])),
+                plan("b", DEFAULT_LEASE_NAME, Some(&["b"]))
+            ]
+        );
+        // -A: one Lease in the operator's own namespace.
+        assert_eq!(
+            plan_leases(None, None, None, "ops"),
+            [plan("ops", DEFAULT_LEASE_NAME, None)]
+        );
+        // A named Lease governs every watched namespace, as before.
+        assert_eq!(
+            plan_leases(Some(&ns(&["a", "b"])), Some("ops"), None, "x"),
+            [plan("ops", DEFAULT_LEASE_NAME, Some(&["a", "b"]))]
+        );
+        assert_eq!(
+            plan_leases(Some(&ns(&["a"])), None, Some("mine"), "x"),
+            [plan("x", "mine", Some(&["a"]))]
+        );
+        let one = plan("ops", "l", Some(&["a", "b"]));
+        assert!(one.governs("a") && !one.governs("c"));
+        assert!(plan("ops", "l", None).governs("anything"));
+        assert_eq!(one.serves_annotation(), "a,b");
+        assert_eq!(plan("ops", "l", None).serves_annotation(), "*");
+    }
+
+    #[test]
+    fn a_standby_names_the_namespaces_its_leader_leaves_unserved() {
+        assert_eq!(unserved_by_leader(None, "a"), None);
+        assert_eq!(unserved_by_leader(Some("a"), "a"), None);
+        assert_eq!(unserved_by_leader(Some("*"), "a,b"), None);
+        assert_eq!(unserved_by_leader(Some("a,b"), "b"), None);
+        assert_eq!(unserved_by_leader(Some("a"), "b"), Some("b".into()));
+        assert_eq!(unserved_by_leader(Some("a,c"), "a,b,d"), Some("b,d".into()));
+        assert_eq!(unserved_by_leader(Some("a"), "*"), Some("*".into()));
     }
 
     #[test]

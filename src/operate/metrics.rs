@@ -8,7 +8,7 @@
 //! | `microservice_operator_event_post_failures_total` | counter | `code` | events given up on, by HTTP code (`0`: no HTTP answer), from [`EventStats`] |
 //! | `microservice_operator_events_posted_total` | counter | | events stored (created or series-patched) |
 //! | `microservice_operator_events_dropped_total` | counter | | events dropped because the queue was full |
-//! | `microservice_operator_leader` | gauge | | 1 while this replica holds the Lease (always 1 with `--standalone`) |
+//! | `microservice_operator_leader` | gauge | | Leases this replica holds and handles under (one per watched namespace by default, one with `--lease-name`/`--lease-namespace` or `-A`; always 1 with `--standalone`) |
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -78,7 +78,7 @@ impl Metrics {
         let leader = Gauge::default();
         registry.register(
             "leader",
-            "1 while this replica holds the Lease and handles objects",
+            "Leases this replica holds (one per watched namespace by default; 1 with --standalone): it handles the objects they govern",
             leader.clone(),
         );
         registry.register_collector(Box::new(EventCollector(events)));
@@ -118,9 +118,10 @@ impl Metrics {
             .get()
     }
 
-    /// Sets the leader gauge.
+    /// Counts one Lease more (`true`) or less held by this replica on the leader gauge. With one
+    /// Lease per watched namespace a replica may hold several: the gauge counts them.
     pub fn set_leader(&self, leading: bool) {
-        self.leader.set(i64::from(leading));
+        self.leader.inc_by(if leading { 1 } else { -1 });
     }
 
     /// The exposition text (see [`CONTENT_TYPE`]).

@@ -131,20 +131,33 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
         None => None,
     };
     let reporter = events::Reporter::from_env();
-    let election = (!args.standalone).then(|| {
-        let namespace = args
-            .lease_namespace
-            .clone()
-            .unwrap_or_else(|| config.default_namespace.clone());
-        ElectionConfig::new(namespace, &args.lease_name, leader::identity(&reporter.instance))
+    let leases = (!args.standalone).then(|| {
+        let watches = match &scope {
+            Scope::AllNamespaces => None,
+            Scope::Namespaces(list) => Some(list.as_slice()),
+        };
+        leader::plan_leases(
+            watches,
+            args.lease_namespace.as_deref(),
+            args.lease_name.as_deref(),
+            &config.default_namespace,
+        )
     });
+    let identity = leader::identity(&reporter.instance);
     tracing::info!(
         version = crate::VERSION_LINE,
         namespaces = scope.describe().as_str(),
         events = args.events.as_arg(),
         max_concurrent = args.max_concurrent,
-        leader_election = match &election {
-            Some(e) => format!("lease {}", e.lease_ref()),
+        leader_election = match &leases {
+            Some(plans) => format!(
+                "lease {}",
+                plans
+                    .iter()
+                    .map(leader::LeasePlan::lease_ref)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
             None => "off (--standalone)".into(),
         }
         .as_str(),
@@ -154,7 +167,8 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
     let (sink, poster) = events::channel(client.clone(), reporter, args.events);
     let (drain, drained) = oneshot::channel::<()>();
     let poster = tokio::spawn(poster.run_until(drained));
-    let ctx = Arc::new(Context::new(client.clone(), sink, args.max_concurrent.into()).with_health(health.clone()));
+    let base = Context::new(client.clone(), sink.clone(), args.max_concurrent.into()).with_health(health.clone());
+    let metrics = base.metrics.clone();
     let endpoint = listener.map(|listener| {
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(
@@ -162,56 +176,81 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
                 "Serving /healthz, /readyz and /metrics"
             );
         }
-        tokio::spawn(endpoint::serve(listener, health.clone(), ctx.metrics.clone()))
+        tokio::spawn(endpoint::serve(listener, health.clone(), metrics.clone()))
     });
 
-    let (terms, term_starts) = watch::channel(0u64);
-    let mut elector = None;
-    match election {
-        None => {
-            ctx.begin_term(1);
-            ctx.metrics.set_leader(true);
-        }
-        Some(config) => {
-            ctx.end_term();
-            let (candidate, roles) = Elector::new(client.clone(), config);
-            let (release, released) = oneshot::channel::<()>();
-            elector = Some((release, tokio::spawn(candidate.run(released))));
-            tokio::spawn(follow_leadership(roles, ctx.clone(), terms));
-        }
-    }
-
-    let shutdown = shutdown_signal().shared();
-    let apis: Vec<(Api<MicroserviceObject>, String)> = match &scope {
+    // One lane per Lease (or one for --standalone): its own leadership term and memory of
+    // what was handled, over the watches of the namespaces that Lease governs.
+    let watched: Vec<(Api<MicroserviceObject>, String)> = match &scope {
         Scope::AllNamespaces => vec![(Api::all(client.clone()), "all namespaces".to_string())],
         Scope::Namespaces(list) => list
             .iter()
             .map(|ns| (Api::namespaced(client.clone(), ns), ns.clone()))
             .collect(),
     };
+    let lanes: Vec<(Option<leader::LeasePlan>, Vec<(Api<MicroserviceObject>, String)>)> = match leases {
+        None => vec![(None, watched)],
+        Some(plans) if plans.len() == 1 => plans.into_iter().map(|plan| (Some(plan), watched.clone())).collect(),
+        Some(plans) => plans
+            .into_iter()
+            .map(|plan| {
+                let apis = watched
+                    .iter()
+                    .filter(|(_, label)| plan.governs(label))
+                    .cloned()
+                    .collect();
+                (Some(plan), apis)
+            })
+            .collect(),
+    };
+    let shutdown = shutdown_signal().shared();
+    let mut contexts = Vec::new();
+    let mut electors = Vec::new();
     let mut stores = Vec::new();
     let mut runs = Vec::new();
-    for (api, label) in apis {
-        let controller = controller_for(api, label, ctx.clone(), args.max_concurrent, term_starts.clone())
-            .graceful_shutdown_on(shutdown.clone());
-        stores.push(controller.store());
-        runs.push(
-            controller
-                .run(reconcile, error_policy, ctx.clone())
-                .for_each(log_controller_result),
-        );
+    for (plan, apis) in lanes {
+        let ctx = Arc::new(base.sibling());
+        let (terms, term_starts) = watch::channel(0u64);
+        match plan {
+            None => {
+                ctx.begin_term(1);
+                ctx.metrics.set_leader(true);
+            }
+            Some(plan) => {
+                ctx.end_term();
+                let (candidate, roles) =
+                    Elector::new(client.clone(), ElectionConfig::for_plan(&plan, identity.clone()));
+                let (release, released) = oneshot::channel::<()>();
+                electors.push((release, tokio::spawn(candidate.run(released))));
+                tokio::spawn(follow_leadership(roles, ctx.clone(), terms));
+            }
+        }
+        let mut lane_stores = Vec::new();
+        for (api, label) in apis {
+            let controller = controller_for(api, label, ctx.clone(), args.max_concurrent, term_starts.clone())
+                .graceful_shutdown_on(shutdown.clone());
+            lane_stores.push(controller.store());
+            runs.push(
+                controller
+                    .run(reconcile, error_policy, ctx.clone())
+                    .for_each(log_controller_result)
+                    .boxed(),
+            );
+        }
+        stores.push(forget_deleted(ctx.clone(), lane_stores).boxed());
+        contexts.push(ctx);
     }
     let mut runs = std::pin::pin!(futures::future::join_all(runs));
     tokio::select! {
         _ = &mut runs => {}
-        _ = forget_deleted(ctx.clone(), stores) => {}
+        _ = futures::future::select_all(stores) => {}
         _ = shutdown.clone() => {}
     }
     tracing::info!("Signal received. Operator is stopping.");
 
     // Stop taking work; passes in flight and queued events get SHUTDOWN_WRITES in total.
     let deadline = tokio::time::Instant::now() + SHUTDOWN_WRITES;
-    finish_passes(&ctx, SHUTDOWN_WRITES).await;
+    futures::future::join_all(contexts.iter().map(|ctx| finish_passes(ctx, SHUTDOWN_WRITES))).await;
     let _ = drain.send(());
     if tokio::time::timeout_at(deadline, poster).await.is_err() {
         tracing::warn!(
@@ -219,10 +258,11 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
             "Queued events not posted by the shutdown limit were dropped"
         );
     }
-    if let Some((release, task)) = elector {
+    let releases = electors.into_iter().map(|(release, task)| {
         let _ = release.send(());
-        let _ = tokio::time::timeout(RELEASE_TIMEOUT, task).await;
-    }
+        tokio::time::timeout(RELEASE_TIMEOUT, task)
+    });
+    futures::future::join_all(releases).await;
     if let Some(task) = endpoint {
         task.abort();
     }
@@ -249,23 +289,30 @@ pub async fn finish_passes(ctx: &Context, limit: Duration) -> bool {
 /// Applies leadership changes to the controller: a new term forgets what was handled and
 /// re-queues every object (through `terms`); the end of a term stops handling.
 pub async fn follow_leadership(mut roles: watch::Receiver<Role>, ctx: Arc<Context>, terms: watch::Sender<u64>) {
+    let mut leading = false;
+    let mut lead = |now: bool| {
+        if now != leading {
+            ctx.metrics.set_leader(now);
+            leading = now;
+        }
+    };
     loop {
         let role = roles.borrow_and_update().clone();
         match role.term() {
             Some(term) if !ctx.holds_term(term) => {
                 ctx.begin_term(term);
-                ctx.metrics.set_leader(true);
+                lead(true);
                 let _ = terms.send(term);
             }
             Some(_) => {}
             None => {
                 ctx.end_term();
-                ctx.metrics.set_leader(false);
+                lead(false);
             }
         }
         if roles.changed().await.is_err() {
             ctx.end_term();
-            ctx.metrics.set_leader(false);
+            lead(false);
             return;
         }
     }

@@ -67,7 +67,7 @@ pub struct Context {
     /// none ([`Context::passes_finished`]).
     passes: tokio::sync::watch::Sender<usize>,
     /// Bounds status writes in flight.
-    pub(crate) writes: Semaphore,
+    pub(crate) writes: Arc<Semaphore>,
     /// First retry delay; doubles per failure up to [`MAX_BACKOFF`].
     base_backoff: Duration,
 }
@@ -88,8 +88,28 @@ impl Context {
             term: AtomicU64::new(1),
             stopping: AtomicBool::new(false),
             passes: tokio::sync::watch::Sender::new(0),
-            writes: Semaphore::new(max_writes.max(1)),
+            writes: Arc::new(Semaphore::new(max_writes.max(1))),
             base_backoff: Duration::from_secs(1),
+        }
+    }
+
+    /// A context for another Lease's lane: the same client, event sink, metrics, health and
+    /// bound on writes in flight; its own term (not leading yet) and memory of what was handled.
+    pub fn sibling(&self) -> Self {
+        Context {
+            client: self.client.clone(),
+            events: self.events.clone(),
+            metrics: self.metrics.clone(),
+            health: self.health.clone(),
+            handled: Mutex::default(),
+            failures: Mutex::default(),
+            noticed: Mutex::default(),
+            pruned_warned: Mutex::default(),
+            term: AtomicU64::new(0),
+            stopping: AtomicBool::new(false),
+            passes: tokio::sync::watch::Sender::new(0),
+            writes: self.writes.clone(),
+            base_backoff: self.base_backoff,
         }
     }
 
