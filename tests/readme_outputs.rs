@@ -29,7 +29,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
 /// checked to parse and to get as far as the cluster; each must still be in the README.
 const README_CLUSTER_COMMANDS: &[&str] = &[
     "operate",
-    "operate --namespace todo --lease-namespace ops",
+    "operate --namespace todo",
     "status -n todo",
     "status todo-api -n todo",
     "logs --handler accept todo-api -n todo",
