@@ -48,10 +48,9 @@ pub struct ExplainEventsArgs {
 }
 
 fn options(args: &ExplainEventsArgs) -> Options {
-    let chrono = |d: Duration, fallback| chrono::Duration::from_std(d).unwrap_or(fallback);
     Options {
-        event_ttl: chrono(args.event_ttl, chrono::Duration::hours(1)),
-        skew: chrono(args.skew, chrono::Duration::seconds(2)),
+        event_ttl: crate::time::delta(args.event_ttl),
+        skew: crate::time::delta(args.skew),
     }
 }
 

@@ -120,7 +120,7 @@ pub struct Report {
 /// keeps one object.
 pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, skew: Duration) -> Report {
     let options = staleness::Options {
-        skew: chrono::Duration::from_std(skew).unwrap_or(chrono::Duration::seconds(2)),
+        skew: crate::time::delta(skew),
     };
     let facts = log_facts(snapshot);
     let unavailable = LogFacts::Unavailable(
