@@ -46,7 +46,8 @@ pub struct GlobalArgs {
         long = "namespace",
         global = true,
         value_name = "NS",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = crate::names::namespace
     )]
     pub namespaces: Vec<String>,
 
@@ -180,12 +181,12 @@ pub struct OperateArgs {
     pub standalone: bool,
 
     /// Name of the Lease used for leader election.
-    #[arg(long, value_name = "NAME", default_value = crate::operate::leader::DEFAULT_LEASE_NAME, conflicts_with = "standalone", value_parser = parse_dns_subdomain)]
+    #[arg(long, value_name = "NAME", default_value = crate::operate::leader::DEFAULT_LEASE_NAME, conflicts_with = "standalone", value_parser = crate::names::lease)]
     pub lease_name: String,
 
     /// Namespace of the Lease (default: the operator's own namespace: the service account's in a
     /// Pod, else the kubeconfig context's).
-    #[arg(long, value_name = "NS", conflicts_with = "standalone", value_parser = parse_dns_label)]
+    #[arg(long, value_name = "NS", conflicts_with = "standalone", value_parser = crate::names::namespace)]
     pub lease_namespace: Option<String>,
 
     /// Serve /healthz, /readyz and /metrics (Prometheus text) over HTTP on this address, e.g.
@@ -209,7 +210,7 @@ pub struct LogsArgs {
     pub handler: String,
 
     /// Only runs for this object: `NAME` (in `-n NS` if given, else any namespace) or `NS/NAME`.
-    #[arg(value_name = "OBJECT")]
+    #[arg(value_name = "OBJECT", value_parser = crate::names::object_ref_arg)]
     pub object: Option<String>,
 
     /// Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or
@@ -224,11 +225,11 @@ pub struct LogsArgs {
 
     /// The operator Deployment (default: found among Deployments running `kopf run`,
     /// `python -m kopf` or `kubectl-microservice operate`).
-    #[arg(long, value_name = "NS/deployment/NAME", conflicts_with_all = ["file", "bundle"])]
+    #[arg(long, value_name = "NS/deployment/NAME", conflicts_with_all = ["file", "bundle"], value_parser = crate::names::operator_ref_arg)]
     pub operator: Option<String>,
 
     /// The operator's container (default: the one running the operator).
-    #[arg(short = 'c', long, value_name = "NAME")]
+    #[arg(short = 'c', long, value_name = "NAME", value_parser = crate::names::container)]
     pub container: Option<String>,
 
     /// Also read the container before its last restart (live; a bundle's `.previous.log`
@@ -300,7 +301,7 @@ pub enum RunOutcome {
 #[derive(Debug, Clone, Args)]
 pub struct ManifestsArgs {
     /// Namespace the operator watches (repeatable or comma-separated). Give this or `-A`.
-    #[arg(long = "watch-namespace", value_name = "NS", value_delimiter = ',')]
+    #[arg(long = "watch-namespace", value_name = "NS", value_delimiter = ',', value_parser = crate::names::namespace)]
     pub watch_namespaces: Vec<String>,
 
     /// Operator image.
@@ -339,36 +340,6 @@ pub enum CompletionShell {
     Elvish,
     /// `kubectl_complete-microservice` (POSIX sh), which kubectl >= 1.26 runs for `kubectl microservice <TAB>`.
     Kubectl,
-}
-
-/// Accepts a DNS-1123 label (a namespace name): lowercase letters, digits and '-', at most 63.
-pub fn parse_dns_label(input: &str) -> Result<String, String> {
-    let ok = !input.is_empty()
-        && input.len() <= 63
-        && input
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !input.starts_with('-')
-        && !input.ends_with('-');
-    if ok {
-        Ok(input.to_string())
-    } else {
-        Err(format!(
-            "invalid name {input:?}: expected a DNS label (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit)"
-        ))
-    }
-}
-
-/// Accepts a DNS-1123 subdomain (an object name such as a Lease's): dot-separated DNS labels,
-/// at most 253 characters.
-pub fn parse_dns_subdomain(input: &str) -> Result<String, String> {
-    if input.len() <= 253 && input.split('.').all(|part| parse_dns_label(part).is_ok()) {
-        Ok(input.to_string())
-    } else {
-        Err(format!(
-            "invalid name {input:?}: expected a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253)"
-        ))
-    }
 }
 
 /// A duration of at least one second (`--interval`, `--event-ttl`): zero would poll without a
@@ -567,8 +538,14 @@ mod tests {
         assert_eq!(args.health_listen, Some("0.0.0.0:8080".parse().unwrap()));
         for (bad, needle) in [
             (&["--standalone", "--lease-name", "x"][..], "cannot be used with"),
-            (&["--lease-name", "Bad_Name"][..], "\"Bad_Name\""),
-            (&["--lease-namespace", "Ops"][..], "\"Ops\""),
+            (
+                &["--lease-name", "Bad_Name"][..],
+                "'Bad_Name' for '--lease-name <NAME>': expected a Lease name",
+            ),
+            (
+                &["--lease-namespace", "Ops"][..],
+                "'Ops' for '--lease-namespace <NS>': expected a namespace name",
+            ),
             (&["--health-listen", "localhost"][..], "localhost"),
         ] {
             let err = Cli::try_parse_from(

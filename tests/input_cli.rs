@@ -165,3 +165,114 @@ fn negative_log_lines_is_a_usage_error() {
         "error: invalid value '99999999999999999999' for '--log-lines <N>': expected a whole number, 0 or more (at most 9223372036854775807)",
     );
 }
+
+const LABEL: &str =
+    "a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
+const SUBDOMAIN: &str = "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', each '.'-separated part starting and ending with a letter or digit";
+
+/// Was a raw 404 or `invalid uri character` from the API server (exit 3).
+#[test]
+fn explain_events_names_that_are_not_kubernetes_names_are_usage_errors() {
+    for name in ["../../etc", "a b", "", "UPPER"] {
+        usage_error(
+            &["explain-events", name],
+            &format!("error: invalid value '{name}' for '<NAME>': expected a Microservice name ({SUBDOMAIN})"),
+        );
+    }
+}
+
+/// `status NAME` and `logs OBJECT` take NAME or NAMESPACE/NAME; the part at fault is named.
+#[test]
+fn object_names_with_or_without_namespace_are_checked() {
+    let cases = [
+        (&["status"][..], "[NAME]"),
+        (&["logs", "--handler", "accept"][..], "[OBJECT]"),
+    ];
+    for (command, shown) in cases {
+        usage_error(
+            &[command, &["../../etc"]].concat(),
+            &format!(
+                "error: invalid value '../../etc' for '{shown}': expected NAME or NAMESPACE/NAME: \"..\" is not a namespace name ({LABEL})"
+            ),
+        );
+        usage_error(
+            &[command, &["UPPER"]].concat(),
+            &format!(
+                "error: invalid value 'UPPER' for '{shown}': expected NAME or NAMESPACE/NAME: \"UPPER\" is not a Microservice name ({SUBDOMAIN})"
+            ),
+        );
+        usage_error(
+            &[command, &["Todo/api"]].concat(),
+            &format!(
+                "error: invalid value 'Todo/api' for '{shown}': expected NAME or NAMESPACE/NAME: \"Todo\" is not a namespace name ({LABEL})"
+            ),
+        );
+    }
+}
+
+/// `-n` is a namespace name in every subcommand that takes it, before or after the subcommand,
+/// each comma-separated part on its own.
+#[test]
+fn namespaces_are_checked_in_every_subcommand() {
+    let commands: [&[&str]; 6] = [
+        &["status"],
+        &["logs", "--handler", "accept"],
+        &["explain-events", "x"],
+        &["collect", "bundle"],
+        &["operate"],
+        &["manifests", "-A"],
+    ];
+    for command in commands {
+        for bad in ["a b", "", "UPPER", "../../etc", "x.y"] {
+            let want =
+                format!("error: invalid value '{bad}' for '--namespace <NS>': expected a namespace name ({LABEL})");
+            usage_error(&[command, &["-n", bad]].concat(), &want);
+            usage_error(&[&["-n", bad][..], command].concat(), &want);
+        }
+        usage_error(
+            &[command, &["-n", "ok,Not_Ok"]].concat(),
+            &format!("error: invalid value 'Not_Ok' for '--namespace <NS>': expected a namespace name ({LABEL})"),
+        );
+    }
+}
+
+/// `--operator NS/deployment/NAME`: its shape and both names, wherever it is taken.
+#[test]
+fn operator_references_are_checked() {
+    let commands: [&[&str]; 4] = [
+        &["status"],
+        &["logs", "--handler", "accept"],
+        &["explain-events", "x"],
+        &["collect", "bundle"],
+    ];
+    let flag = "--operator <NS/deployment/NAME>";
+    for command in commands {
+        usage_error(
+            &[command, &["--operator", "ops/op"]].concat(),
+            &format!("error: invalid value 'ops/op' for '{flag}': expected NAMESPACE/deployment/NAME"),
+        );
+        usage_error(
+            &[command, &["--operator", "../deployment/op"]].concat(),
+            &format!(
+                "error: invalid value '../deployment/op' for '{flag}': expected NAMESPACE/deployment/NAME: \"..\" is not a namespace name ({LABEL})"
+            ),
+        );
+        usage_error(
+            &[command, &["--operator", "ops/deployment/Op"]].concat(),
+            &format!(
+                "error: invalid value 'ops/deployment/Op' for '{flag}': expected NAMESPACE/deployment/NAME: \"Op\" is not a Deployment name ({SUBDOMAIN})"
+            ),
+        );
+    }
+}
+
+/// `logs -c` is a container name (a DNS-1123 label).
+#[test]
+fn container_names_are_checked() {
+    for bad in ["app.v2", "a b", "", "App"] {
+        usage_error(
+            &["logs", "--handler", "accept", "-c", bad],
+            &format!("error: invalid value '{bad}' for '--container <NAME>': expected a container name ({LABEL})"),
+        );
+    }
+}

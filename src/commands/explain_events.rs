@@ -22,7 +22,7 @@ use crate::text::sanitize;
 #[derive(Debug, Clone, Args)]
 pub struct ExplainEventsArgs {
     /// The Microservice's name.
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", value_parser = crate::names::microservice)]
     pub name: String,
 
     /// Read evidence from a bundle directory instead of a cluster.
@@ -30,7 +30,7 @@ pub struct ExplainEventsArgs {
     pub bundle: Option<PathBuf>,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME")]
+    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
     pub operator: Option<String>,
 
     /// The API server's event TTL (kube-apiserver `--event-ttl`): failures older than this have

@@ -1003,9 +1003,17 @@ mod tests {
         let (global, args) = parse(&["--operator", "ops/deployment/missing"]);
         let err = resolve_target(&client, &global, &args).await.unwrap_err();
         assert_eq!(err.exit_code(), 3);
-        let (global, args) = parse(&["--operator", "ops/missing"]);
-        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        // A malformed --operator never gets this far: it is refused while parsing.
+        let err = Cli::try_parse_from([
+            "kubectl-microservice",
+            "logs",
+            "--handler",
+            "accept",
+            "--operator",
+            "ops/missing",
+        ])
+        .unwrap_err();
         assert_eq!(err.exit_code(), 2);
-        assert!(err.to_string().contains("ops/missing"), "{err}");
+        assert!(err.to_string().contains("'ops/missing'"), "{err}");
     }
 }
