@@ -46,7 +46,8 @@ pub struct GlobalArgs {
         long = "namespace",
         global = true,
         value_name = "NS",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = crate::names::namespace
     )]
     pub namespaces: Vec<String>,
 
@@ -183,13 +184,13 @@ pub struct OperateArgs {
     /// `--lease-namespace`, each watched namespace has its own Lease `microservice-operator` in
     /// that namespace (so operators of different namespaces never block each other); with `-A`,
     /// one Lease `microservice-operator` in the operator's own namespace.
-    #[arg(long, value_name = "NAME", conflicts_with = "standalone", value_parser = parse_dns_subdomain)]
+    #[arg(long, value_name = "NAME", conflicts_with = "standalone", value_parser = crate::names::lease)]
     pub lease_name: Option<String>,
 
     /// Namespace of one Lease that governs every watched namespace (its name: `--lease-name`,
     /// default `microservice-operator`). Default: see `--lease-name`; with `-A`, the operator's
     /// own namespace (the service account's in a Pod, else the kubeconfig context's).
-    #[arg(long, value_name = "NS", conflicts_with = "standalone", value_parser = parse_dns_label)]
+    #[arg(long, value_name = "NS", conflicts_with = "standalone", value_parser = crate::names::namespace)]
     pub lease_namespace: Option<String>,
 
     /// Serve /healthz, /readyz and /metrics (Prometheus text) over HTTP on this address, e.g.
@@ -213,7 +214,7 @@ pub struct LogsArgs {
     pub handler: String,
 
     /// Only runs for this object: `NAME` (in `-n NS` if given, else any namespace) or `NS/NAME`.
-    #[arg(value_name = "OBJECT")]
+    #[arg(value_name = "OBJECT", value_parser = crate::names::object_ref_arg)]
     pub object: Option<String>,
 
     /// Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or
@@ -228,11 +229,11 @@ pub struct LogsArgs {
 
     /// The operator Deployment (default: found among Deployments running `kopf run`,
     /// `python -m kopf` or `kubectl-microservice operate`).
-    #[arg(long, value_name = "NS/deployment/NAME", conflicts_with_all = ["file", "bundle"])]
+    #[arg(long, value_name = "NS/deployment/NAME", conflicts_with_all = ["file", "bundle"], value_parser = crate::names::operator_ref_arg)]
     pub operator: Option<String>,
 
     /// The operator's container (default: the one running the operator).
-    #[arg(short = 'c', long, value_name = "NAME")]
+    #[arg(short = 'c', long, value_name = "NAME", value_parser = crate::names::container)]
     pub container: Option<String>,
 
     /// Also read the container before its last restart (live; a bundle's `.previous.log`
@@ -241,7 +242,7 @@ pub struct LogsArgs {
     pub previous: bool,
 
     /// Read at most the last N lines of each container log (the kubelet's `tailLines`).
-    #[arg(long, value_name = "N", conflicts_with_all = ["file", "bundle"])]
+    #[arg(long, value_name = "N", conflicts_with_all = ["file", "bundle"], value_parser = parse_count, allow_negative_numbers = true)]
     pub log_lines: Option<i64>,
 
     /// Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the
@@ -304,7 +305,7 @@ pub enum RunOutcome {
 #[derive(Debug, Clone, Args)]
 pub struct ManifestsArgs {
     /// Namespace the operator watches (repeatable or comma-separated). Give this or `-A`.
-    #[arg(long = "watch-namespace", value_name = "NS", value_delimiter = ',')]
+    #[arg(long = "watch-namespace", value_name = "NS", value_delimiter = ',', value_parser = crate::names::namespace)]
     pub watch_namespaces: Vec<String>,
 
     /// Operator image.
@@ -345,82 +346,105 @@ pub enum CompletionShell {
     Kubectl,
 }
 
-/// Accepts a DNS-1123 label (a namespace name): lowercase letters, digits and '-', at most 63.
-pub fn parse_dns_label(input: &str) -> Result<String, String> {
-    let ok = !input.is_empty()
-        && input.len() <= 63
-        && input
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !input.starts_with('-')
-        && !input.ends_with('-');
-    if ok {
-        Ok(input.to_string())
-    } else {
-        Err(format!(
-            "invalid name {input:?}: expected a DNS label (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit)"
-        ))
-    }
-}
-
-/// Accepts a DNS-1123 subdomain (an object name such as a Lease's): dot-separated DNS labels,
-/// at most 253 characters.
-pub fn parse_dns_subdomain(input: &str) -> Result<String, String> {
-    if input.len() <= 253 && input.split('.').all(|part| parse_dns_label(part).is_ok()) {
-        Ok(input.to_string())
-    } else {
-        Err(format!(
-            "invalid name {input:?}: expected a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253)"
-        ))
-    }
-}
-
 /// A duration of at least one second (`--interval`, `--event-ttl`): zero would poll without a
 /// pause or call every failure expired.
 pub fn parse_duration_at_least_1s(input: &str) -> Result<Duration, String> {
     let d = parse_duration(input)?;
     if d < Duration::from_secs(1) {
-        return Err(format!("{input:?}: expected at least 1s"));
+        return Err(format!("expected at least 1s, got {input:?}"));
     }
     Ok(d)
 }
 
-/// Parses kubectl-style durations: `10s`, `1m`, `1m30s`, `500ms`, `2h`, or a bare number of seconds.
+/// A count of lines (`--log-lines`, the kubelet's `tailLines`): a whole number, 0 or more, that
+/// fits the API's int64. The error says so (clap's own range error prints `0..9223372036854775807`).
+pub fn parse_count(input: &str) -> Result<i64, String> {
+    input
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n >= 0)
+        .ok_or_else(|| "expected a whole number, 0 or more (at most 9223372036854775807)".to_string())
+}
+
+/// The longest duration a flag accepts: Go's `time.Duration` maximum (2^63 − 1 ns, 2562047h47m16s,
+/// about 292 years), the limit kubectl's own duration flags have. Anything this long added to or
+/// subtracted from a timestamp of years 0–9999 stays inside chrono's range (±262143 years), and
+/// it converts to a `chrono::TimeDelta` without loss.
+pub const MAX_DURATION: Duration = Duration::new(9_223_372_036, 854_775_807);
+
+/// Parses kubectl-style durations: `10s`, `1m`, `1m30s`, `500ms`, `1.5h`, `2h`, Go's `ns`, `us`
+/// (`µs`), or a bare number of seconds; at most [`MAX_DURATION`].
 ///
-/// Errors name the input and the expected shape.
+/// Our own code rather than a crate's (humantime, go-parse-duration) because the accepted shape
+/// must be kubectl's (bare seconds included, Go's units) with kubectl's range, and it is
+/// computed exactly in whole nanoseconds (no float rounding, no overflow on any input).
+/// Errors say what was expected; clap's message around them names the flag and the input
+/// (`invalid value '9999999999999h' for '--since <DURATION>': expected at most ...`).
 pub fn parse_duration(input: &str) -> Result<Duration, String> {
     let s = input.trim();
-    let expected = || format!("invalid duration {input:?}: expected e.g. 10s, 1m, 1m30s, 500ms, 2h");
+    let expected = || "expected a duration such as 10s, 1m, 1m30s, 500ms or 2h".to_string();
+    let too_long = || "expected at most 2562047h (about 292 years, kubectl's limit)".to_string();
     if s.is_empty() {
         return Err(expected());
     }
-    if let Ok(secs) = s.parse::<u64>() {
-        return Ok(Duration::from_secs(secs));
-    }
-    let mut total = Duration::ZERO;
+    let max_nanos = MAX_DURATION.as_nanos();
+    // A bare number is seconds.
+    let s_owned;
+    let s = if s.bytes().all(|b| b.is_ascii_digit()) {
+        s_owned = format!("{s}s");
+        s_owned.as_str()
+    } else {
+        s
+    };
+    let mut total: u128 = 0;
     let mut rest = s;
     while !rest.is_empty() {
-        let digits = rest
+        let number_len = rest
             .find(|c: char| !c.is_ascii_digit() && c != '.')
             .unwrap_or(rest.len());
-        if digits == 0 {
+        let (number, after) = rest.split_at(number_len);
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
             return Err(expected());
         }
-        let number: f64 = rest[..digits].parse().map_err(|_| expected())?;
-        rest = &rest[digits..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
-        let unit = &rest[..unit_len];
-        rest = &rest[unit_len..];
-        let scale = match unit {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, after) = after.split_at(unit_len);
+        let unit_nanos: u128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
             _ => return Err(expected()),
         };
-        total += Duration::from_secs_f64(number * scale);
+        // Whole part: digit by digit, stopping as soon as it exceeds the maximum.
+        let mut part: u128 = 0;
+        for digit in whole.bytes() {
+            part = part * 10 + u128::from(digit - b'0');
+            if part * unit_nanos > max_nanos {
+                return Err(too_long());
+            }
+        }
+        part *= unit_nanos;
+        // Fraction: digits beyond the 18th are below a nanosecond even in hours.
+        let mut scale: u128 = 1;
+        let mut numerator: u128 = 0;
+        for digit in fraction.bytes().take(18) {
+            numerator = numerator * 10 + u128::from(digit - b'0');
+            scale *= 10;
+        }
+        part += numerator * unit_nanos / scale;
+        total += part;
+        if total > max_nanos {
+            return Err(too_long());
+        }
+        rest = after;
     }
-    Ok(total)
+    let secs = u64::try_from(total / 1_000_000_000).map_err(|_| too_long())?;
+    Ok(Duration::new(secs, (total % 1_000_000_000) as u32))
 }
 
 #[cfg(test)]
@@ -440,10 +464,53 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
         assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
-        let err = parse_duration("ten").unwrap_err();
-        assert!(err.contains("\"ten\"") && err.contains("expected"), "{err}");
+        assert_eq!(
+            parse_duration("ten"),
+            Err("expected a duration such as 10s, 1m, 1m30s, 500ms or 2h".into())
+        );
         assert!(parse_duration("5x").is_err());
         assert!(parse_duration("").is_err());
+        assert_eq!(parse_duration("1.5h"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("0.1s"), Ok(Duration::from_millis(100)));
+        assert_eq!(parse_duration("1h2m3s4ms5us6ns"), Ok(Duration::new(3723, 4_005_006)));
+        assert_eq!(parse_duration("2µs"), Ok(Duration::from_micros(2)));
+        for bad in [
+            "-5s", "1h30", ".s", "1..2s", "1.2.3s", "s", "1e5s", "10 s", "NaN", "inf",
+        ] {
+            let err = parse_duration(bad).unwrap_err();
+            assert!(err.starts_with("expected a duration such as"), "{bad}: {err}");
+        }
+    }
+
+    /// Go's `time.Duration` range, as kubectl's flags: the maximum parses, one nanosecond more
+    /// does not, and no input overflows on the way (these panicked in `Duration::from_secs_f64`).
+    #[test]
+    fn durations_stop_at_kubectls_maximum() {
+        assert_eq!(parse_duration("2562047h47m16.854775807s"), Ok(MAX_DURATION));
+        assert_eq!(parse_duration("9223372036854775807ns"), Ok(MAX_DURATION));
+        assert_eq!(parse_duration("9223372036"), Ok(Duration::from_secs(9_223_372_036)));
+        for bad in [
+            "2562047h47m16.854775808s",
+            "2562048h",
+            "9223372037",
+            "99999999999999999999",
+            "99999999999999999999s",
+            "99999999999999999999h",
+            "9999999999999h",
+            "1h2562047h",
+            "340282366920938463463374607431768211456ns",
+        ] {
+            assert_eq!(
+                parse_duration(bad),
+                Err("expected at most 2562047h (about 292 years, kubectl's limit)".into()),
+                "{bad}"
+            );
+        }
+        // MAX_DURATION fits chrono, and stays in range around any RFC 3339 timestamp.
+        let max = chrono::TimeDelta::from_std(MAX_DURATION).unwrap();
+        let last = chrono::DateTime::parse_from_rfc3339("9999-12-31T23:59:59Z").unwrap();
+        let first = chrono::DateTime::parse_from_rfc3339("0000-01-01T00:00:00Z").unwrap();
+        assert!(last.checked_add_signed(max).is_some() && first.checked_sub_signed(max).is_some());
     }
 
     #[test]
@@ -475,8 +542,14 @@ mod tests {
         assert_eq!(args.health_listen, Some("0.0.0.0:8080".parse().unwrap()));
         for (bad, needle) in [
             (&["--standalone", "--lease-name", "x"][..], "cannot be used with"),
-            (&["--lease-name", "Bad_Name"][..], "\"Bad_Name\""),
-            (&["--lease-namespace", "Ops"][..], "\"Ops\""),
+            (
+                &["--lease-name", "Bad_Name"][..],
+                "'Bad_Name' for '--lease-name <NAME>': expected a Lease name",
+            ),
+            (
+                &["--lease-namespace", "Ops"][..],
+                "'Ops' for '--lease-namespace <NS>': expected a namespace name",
+            ),
             (&["--health-listen", "localhost"][..], "localhost"),
         ] {
             let err = Cli::try_parse_from(

@@ -19,6 +19,7 @@ pub mod error;
 pub mod kopf;
 pub mod logs;
 pub mod manifests;
+pub mod names;
 pub mod operate;
 pub mod resource;
 pub mod selector;

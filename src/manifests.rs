@@ -15,7 +15,7 @@
 
 use serde_json::{Value, json};
 
-use crate::cli::{GlobalArgs, ManifestsArgs, OutputFormat, parse_dns_label};
+use crate::cli::{GlobalArgs, ManifestsArgs, OutputFormat};
 use crate::error::AppError;
 use crate::operate::leader::{DEFAULT_LEASE_NAME, LEASE_VERBS};
 use crate::resource::{CRD_NAME, GROUP, IMAGE_PATTERN, PLURAL, crd};
@@ -51,7 +51,7 @@ pub struct Plan {
 
 impl Plan {
     /// Validates the flags: exactly one `--namespace`, and `--watch-namespace` or `-A` (not both),
-    /// namespace names as DNS labels, an OCI image reference. Errors name the flag (exit 2).
+    /// an OCI image reference (namespace names are checked while parsing, [`crate::names`]). Errors name the flag (exit 2).
     pub fn from_flags(global: &GlobalArgs, args: &ManifestsArgs) -> Result<Self, AppError> {
         let operator_namespace = match global.namespaces.as_slice() {
             [ns] => ns.clone(),
@@ -79,11 +79,6 @@ impl Plan {
                 ));
             }
             _ => {}
-        }
-        for ns in std::iter::once(&operator_namespace).chain(&args.watch_namespaces) {
-            if let Err(message) = parse_dns_label(ns) {
-                return Err(AppError::Usage(message.replace("invalid name", "invalid namespace")));
-            }
         }
         if !regex::Regex::new(IMAGE_PATTERN)
             .expect("pattern compiles")
@@ -618,16 +613,25 @@ mod tests {
                 "one --namespace",
             ),
             (
-                &["manifests", "-n", "ops", "--watch-namespace", "Bad_NS"][..],
-                "\"Bad_NS\"",
-            ),
-            (
                 &["manifests", "-n", "ops", "-A", "--image", "Not An Image"][..],
                 "--image \"Not An Image\"",
             ),
             (&["manifests", "-n", "ops", "-A", "-o", "wide"][..], "not wide"),
         ] {
             let err = render_args(args).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{args:?}");
+            assert!(err.to_string().contains(needle), "{args:?}: {err}");
+        }
+        // Namespace names are refused while parsing (crate::names), naming flag and input.
+        for (args, needle) in [
+            (
+                &["--watch-namespace", "Bad_NS"][..],
+                "'Bad_NS' for '--watch-namespace <NS>'",
+            ),
+            (&["-n", "Ops", "-A"][..], "'Ops' for '--namespace <NS>'"),
+        ] {
+            let err =
+                Cli::try_parse_from(["kubectl-microservice", "manifests", "-n", "ops"].iter().chain(args)).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{args:?}");
             assert!(err.to_string().contains(needle), "{args:?}: {err}");
         }

@@ -185,7 +185,7 @@ fn usage_errors_exit_2_and_name_the_input() {
         ),
         (
             vec!["logs", "--handler", "accept", "--file", &file, "a/b/c"],
-            "\"a/b/c\"",
+            "'a/b/c' for '[OBJECT]'",
         ),
         (
             vec!["logs", "--handler", "accept", "--file", &file, "--raw", "-o", "json"],

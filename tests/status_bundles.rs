@@ -378,7 +378,7 @@ fn operator_flag_selects_the_bundles_deployment() {
     let (code, _, err) = status_cli(&["status", "--bundle", bundle, "--operator", "nope"]);
     assert_eq!(code, Some(2));
     assert!(
-        err.contains("invalid --operator \"nope\": expected NAMESPACE/deployment/NAME"),
+        err.contains("invalid value 'nope' for '--operator <NS/deployment/NAME>': expected NAMESPACE/deployment/NAME"),
         "{err}"
     );
 }

@@ -25,7 +25,7 @@ pub struct CollectArgs {
     pub dir: PathBuf,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME")]
+    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
     pub operator: Option<String>,
 
     /// `--log-file FILE`: the operator's log from a file, written into the bundle.

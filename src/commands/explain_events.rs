@@ -22,7 +22,7 @@ use crate::text::sanitize;
 #[derive(Debug, Clone, Args)]
 pub struct ExplainEventsArgs {
     /// The Microservice's name.
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", value_parser = crate::names::microservice)]
     pub name: String,
 
     /// Read evidence from a bundle directory instead of a cluster.
@@ -30,7 +30,7 @@ pub struct ExplainEventsArgs {
     pub bundle: Option<PathBuf>,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME")]
+    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
     pub operator: Option<String>,
 
     /// The API server's event TTL (kube-apiserver `--event-ttl`): failures older than this have
@@ -48,10 +48,9 @@ pub struct ExplainEventsArgs {
 }
 
 fn options(args: &ExplainEventsArgs) -> Options {
-    let chrono = |d: Duration, fallback| chrono::Duration::from_std(d).unwrap_or(fallback);
     Options {
-        event_ttl: chrono(args.event_ttl, chrono::Duration::hours(1)),
-        skew: chrono(args.skew, chrono::Duration::seconds(2)),
+        event_ttl: crate::time::delta(args.event_ttl),
+        skew: crate::time::delta(args.skew),
     }
 }
 

@@ -156,7 +156,7 @@ impl Plan {
     /// Sets `--since` against `now`.
     pub fn anchor_since(&mut self, now: Option<DateTime<Utc>>) {
         if let (Some(since), Some(now)) = (self.since, now) {
-            self.filter.started_after = Some(now - chrono::Duration::from_std(since).unwrap_or(chrono::Duration::MAX));
+            self.filter.started_after = Some(crate::time::minus(now, crate::time::delta(since)));
         }
     }
 }
@@ -326,9 +326,9 @@ fn since_statement(
         .creation_timestamp
         .as_ref()
         .map(|t| crate::time::from_jiff(t.0));
-    let skew = chrono::Duration::from_std(crate::logs::coverage::SKEW).unwrap_or_default();
+    let skew = crate::time::delta(crate::logs::coverage::SKEW);
     let predecessor = match (created, first_run) {
-        (Some(created), Some(first)) if first + skew < created => format!(
+        (Some(created), Some(first)) if crate::time::plus(first, skew) < created => format!(
             " Runs before {} predate this object: they were for an earlier object with the same name (Kopf's logs carry no uid).",
             crate::time::rfc3339_seconds(created)
         ),
@@ -786,13 +786,13 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
     let mut stream = LogStream::new(label.clone(), plan.config.clone(), Vec::new());
     let mut shown = Tally::default();
     let mut last_data = Instant::now();
-    let linger = chrono::Duration::from_std(LINGER).unwrap_or_default();
+    let linger = crate::time::delta(LINGER);
     loop {
         let released = match rx.recv_timeout(IDLE) {
             Ok(Some(chunk)) => {
                 stream.push_bytes(&chunk);
                 last_data = Instant::now();
-                let cutoff = stream_latest(&stream).map(|t| t - linger);
+                let cutoff = stream_latest(&stream).map(|t| crate::time::minus(t, linger));
                 cutoff.map(|c| stream.drain(Some(c))).unwrap_or_default()
             }
             Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -804,7 +804,7 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 stream.flush_record();
                 if let Some(latest) = stream_latest(&stream) {
-                    let quiet = chrono::Duration::from_std(last_data.elapsed()).unwrap_or_default();
+                    let quiet = crate::time::delta(last_data.elapsed());
                     stream.expire(latest + quiet);
                 }
                 stream.drain(None)
@@ -1003,9 +1003,17 @@ mod tests {
         let (global, args) = parse(&["--operator", "ops/deployment/missing"]);
         let err = resolve_target(&client, &global, &args).await.unwrap_err();
         assert_eq!(err.exit_code(), 3);
-        let (global, args) = parse(&["--operator", "ops/missing"]);
-        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        // A malformed --operator never gets this far: it is refused while parsing.
+        let err = Cli::try_parse_from([
+            "kubectl-microservice",
+            "logs",
+            "--handler",
+            "accept",
+            "--operator",
+            "ops/missing",
+        ])
+        .unwrap_err();
         assert_eq!(err.exit_code(), 2);
-        assert!(err.to_string().contains("ops/missing"), "{err}");
+        assert!(err.to_string().contains("'ops/missing'"), "{err}");
     }
 }

@@ -27,7 +27,7 @@ use crate::time::rfc3339_seconds;
 #[derive(Debug, Clone, Args)]
 pub struct StatusArgs {
     /// A Microservice name: explain its verdict in sentences.
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
     pub name: Option<String>,
 
     /// Read evidence from a bundle directory instead of a cluster.
@@ -47,7 +47,7 @@ pub struct StatusArgs {
     pub interval: Duration,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME")]
+    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
     pub operator: Option<String>,
 
     /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
@@ -120,7 +120,7 @@ pub struct Report {
 /// keeps one object.
 pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, skew: Duration) -> Report {
     let options = staleness::Options {
-        skew: chrono::Duration::from_std(skew).unwrap_or(chrono::Duration::seconds(2)),
+        skew: crate::time::delta(skew),
     };
     let facts = log_facts(snapshot);
     let unavailable = LogFacts::Unavailable(
@@ -496,13 +496,10 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     let mut namespace = single_namespace(global)?;
     let mut args = args.clone();
     // `NS/NAME`, as `logs` takes it.
-    if let Some((ns, name)) = args.name.clone().as_deref().and_then(|n| n.split_once('/')) {
-        if ns.is_empty() || name.is_empty() || name.contains('/') {
-            return Err(AppError::Usage(format!(
-                "invalid NAME {:?}: expected NAME or NAMESPACE/NAME",
-                args.name.unwrap_or_default()
-            )));
-        }
+    let given = args.name.clone();
+    if let Some(given) = &given
+        && let (Some(ns), name) = crate::names::object_ref(given).map_err(AppError::Usage)?
+    {
         if namespace.as_deref().is_some_and(|n| n != ns) || global.all_namespaces {
             return Err(AppError::Usage(format!(
                 "{ns}/{name} names namespace {ns}; it contradicts -n/-A"

@@ -208,7 +208,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
             match &record.object {
                 Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
                     let before = match (record.time(), created) {
-                        (Some(t), Some(c)) => t + options.skew < c,
+                        (Some(t), Some(c)) => crate::time::plus(t, options.skew) < c,
                         _ => false,
                     };
                     let other_uid = record

@@ -22,7 +22,7 @@ use crate::evidence::Evidence;
 use crate::evidence::operator::{Leadership, OperatorRef};
 use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
 use crate::operate::leader::{LEASE_DURATION, RETRY_PERIOD};
-use crate::time::{from_jiff, rfc3339_seconds};
+use crate::time::{from_jiff, plus, rfc3339_seconds, seconds, sum};
 
 /// The finding's id (Contracts).
 pub const ID: &str = "operator-not-leading";
@@ -214,7 +214,8 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
             None,
         ));
     };
-    let expired = now > renewed + duration + input.skew;
+    let deadline = plus(renewed, duration);
+    let expired = now > plus(deadline, input.skew);
     if none_runs && expired {
         // The process outside the Deployment that handled has stopped renewing too: nothing
         // handles now, and this names the last one that did.
@@ -225,7 +226,7 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
             title: format!(
                 "nothing leads: the Lease {lease_ref} of {h}, not a Pod of {}, expired {} ago, and the Deployment has no running replica",
                 op.display(),
-                age(now, renewed + duration)
+                age(now, deadline)
             ),
             evidence,
             fix: Some(format!(
@@ -235,13 +236,13 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
         });
     }
     // A released Lease (no holder) is taken by a standby within one retry period.
-    let handover = Duration::seconds(2 * RETRY_PERIOD.as_secs() as i64) + input.skew;
+    let handover = sum(Duration::seconds(2 * RETRY_PERIOD.as_secs() as i64), input.skew);
     if expired || (holder.is_none() && now - renewed > handover) {
         let title = match &holder {
             Some(h) => format!(
                 "no replica of {} leads: the Lease {lease_ref} of {h} expired {} ago",
                 op.display(),
-                age(now, renewed + duration)
+                age(now, deadline)
             ),
             None => format!(
                 "no replica of {} leads: the Lease {lease_ref} was released {} ago and nobody took it",
@@ -276,7 +277,7 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
             severity: Severity::Warning,
             title: format!(
                 "the Lease {lease_ref} is held by {h}, whose Pod is not running: nobody handles until it expires at {}",
-                rfc3339_seconds(renewed + duration)
+                rfc3339_seconds(plus(renewed, duration))
             ),
             evidence,
             fix: Some(format!(
@@ -347,7 +348,7 @@ impl LeaseView {
                 .map(|t| from_jiff(t.0)),
             duration: spec
                 .lease_duration_seconds
-                .map(|s| Duration::seconds(s.into()))
+                .map(|s| seconds(s.into()))
                 .unwrap_or(Duration::seconds(LEASE_DURATION.as_secs() as i64)),
             transitions: spec.lease_transitions.unwrap_or(0),
             holder,
@@ -368,7 +369,9 @@ pub fn leader_elsewhere(input: &Input<'_>) -> Option<String> {
         l.metadata.namespace.as_deref() == Some(namespace.as_str()) && l.metadata.name.as_deref() == Some(name.as_str())
     })?;
     let view = LeaseView::of(lease, input);
-    let current = view.renewed.is_some_and(|r| now <= r + view.duration + input.skew);
+    let current = view
+        .renewed
+        .is_some_and(|r| now <= plus(plus(r, view.duration), input.skew));
     (current && !view.holder_is_ours).then_some(view.holder).flatten()
 }
 

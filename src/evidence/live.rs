@@ -557,14 +557,7 @@ where
 
 /// `NS/deployment/NAME` (also `NS/deploy/NAME`) → (NS, NAME).
 pub fn parse_operator_spec(spec: &str) -> Result<(String, String), String> {
-    match spec.split('/').collect::<Vec<_>>().as_slice() {
-        [ns, "deployment" | "deploy" | "deployments", name] if !ns.is_empty() && !name.is_empty() => {
-            Ok((ns.to_string(), name.to_string()))
-        }
-        _ => Err(format!(
-            "invalid --operator {spec:?}: expected NAMESPACE/deployment/NAME"
-        )),
-    }
+    crate::names::operator_ref(spec).map_err(|e| format!("invalid --operator {spec:?}: {e}"))
 }
 
 /// Lists the Deployments an operator may be among: cluster-wide, else (when that is forbidden)

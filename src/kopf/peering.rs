@@ -106,7 +106,7 @@ impl Peer {
     /// When the entry expires (`lastseen + lifetime`); `None` without a `lastseen` (Kopf then
     /// takes "now", i.e. alive).
     pub fn deadline(&self) -> Option<DateTime<Utc>> {
-        self.lastseen.map(|t| t + self.lifetime)
+        self.lastseen.map(|t| crate::time::plus(t, self.lifetime))
     }
 
     /// Whether the entry is alive at `now`.
@@ -172,7 +172,7 @@ impl Peering {
                 Some(Peer {
                     identity: identity.clone(),
                     priority: entry.get("priority").and_then(Value::as_i64).unwrap_or(0),
-                    lifetime: Duration::seconds(
+                    lifetime: crate::time::seconds(
                         entry
                             .get("lifetime")
                             .and_then(Value::as_i64)
@@ -301,6 +301,25 @@ mod tests {
         assert!(!laptop.is_pod("lap"));
         assert!(p.peers.iter().any(|x| x.is_pod("microservice-operator-7d9c-abcde")));
         assert!(Peering::parse(&json!({"kind": "Pod", "metadata": {"name": "x"}})).is_none());
+    }
+
+    /// A lifetime beyond chrono's range (data from a bundle or a cluster) once panicked in
+    /// `TimeDelta::seconds`; it now means "alive for ever", and a negative one "dead".
+    #[test]
+    fn extreme_lifetimes_do_not_panic() {
+        let entry = |lifetime: i64| {
+            let obj = json!({
+                "kind": "KopfPeering", "metadata": {"name": "default", "namespace": "todo"},
+                "status": {"x": {"priority": 0, "lifetime": lifetime, "lastseen": "2026-11-29T17:00:00Z"}}
+            });
+            Peering::parse(&obj).unwrap().peers.remove(0)
+        };
+        let t = DateTime::parse_from_rfc3339("2026-11-29T17:01:29Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert!(entry(i64::MAX).alive_at(t));
+        assert_eq!(entry(i64::MAX).deadline(), Some(DateTime::<Utc>::MAX_UTC));
+        assert!(!entry(i64::MIN).alive_at(t));
     }
 
     #[test]

@@ -142,12 +142,12 @@ pub fn since(
     last_run: Option<DateTime<Utc>>,
     logs_begin: Option<DateTime<Utc>>,
 ) -> SinceVerdict {
-    let skew = chrono::Duration::from_std(SKEW).unwrap_or_default();
-    if let Some(run) = last_run.filter(|r| *r >= changed_at - skew) {
+    let skew = crate::time::delta(SKEW);
+    if let Some(run) = last_run.filter(|r| *r >= crate::time::minus(changed_at, skew)) {
         return SinceVerdict::RanSince(run);
     }
     match logs_begin {
-        Some(begin) if begin + skew < changed_at => SinceVerdict::NoRunSince { logs_begin: begin },
+        Some(begin) if crate::time::plus(begin, skew) < changed_at => SinceVerdict::NoRunSince { logs_begin: begin },
         other => SinceVerdict::CannotTell { logs_begin: other },
     }
 }

@@ -19,20 +19,14 @@ pub struct ObjectSelector {
 impl ObjectSelector {
     /// Reads `NAME` or `NS/NAME`; `default_namespace` (from `-n`) applies to a bare `NAME`.
     ///
-    /// Errors: an empty name or more than one `/`, naming the input.
+    /// Errors: a part that is not a Kubernetes name ([`crate::names::object_ref`]), naming the input.
     pub fn parse(input: &str, default_namespace: Option<&str>) -> Result<Self, String> {
-        let bad = || format!("invalid object {input:?}: expected NAME or NAMESPACE/NAME");
-        match input.split('/').collect::<Vec<_>>().as_slice() {
-            [name] if !name.is_empty() => Ok(ObjectSelector {
-                namespace: default_namespace.map(str::to_string),
-                name: name.to_string(),
-            }),
-            [ns, name] if !ns.is_empty() && !name.is_empty() => Ok(ObjectSelector {
-                namespace: Some(ns.to_string()),
-                name: name.to_string(),
-            }),
-            _ => Err(bad()),
-        }
+        let (namespace, name) =
+            crate::names::object_ref(input).map_err(|e| format!("invalid object {input:?}: {e}"))?;
+        Ok(ObjectSelector {
+            namespace: namespace.or(default_namespace).map(str::to_string),
+            name: name.to_string(),
+        })
     }
 
     /// Whether `key` is selected.

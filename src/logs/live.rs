@@ -272,7 +272,7 @@ pub async fn follow(
     let mut done: Vec<ContainerCoverage> = Vec::new();
     let mut poll = tokio::time::interval(POLL);
     let mut tick = tokio::time::interval(TICK);
-    let linger = chrono::Duration::from_std(LINGER).unwrap_or_default();
+    let linger = crate::time::delta(LINGER);
     let mut first_poll = true;
     tokio::pin!(stop);
     loop {
@@ -323,7 +323,7 @@ pub async fn follow(
                 for stream in streams.values_mut() {
                     stream.flush_record();
                     stream.expire(now);
-                    let runs = stream.drain(Some(now - linger));
+                    let runs = stream.drain(Some(crate::time::minus(now, linger)));
                     if !runs.is_empty() {
                         out(Followed::Runs(runs));
                     }

@@ -301,7 +301,7 @@ impl Grouper {
 
     /// Closes runs left open longer than the run timeout before `now` (log time), as `unknown`.
     pub fn expire(&mut self, now: DateTime<Utc>) {
-        let timeout = chrono::Duration::from_std(self.config.run_timeout).unwrap_or(chrono::Duration::MAX);
+        let timeout = crate::time::delta(self.config.run_timeout);
         let stale: Vec<ObjectKey> = self
             .objects
             .iter()
@@ -368,12 +368,12 @@ impl Grouper {
     }
 
     fn apply_hint(&self, run: &mut Run) {
-        let skew = chrono::Duration::from_std(HINT_SKEW).unwrap_or_default();
+        let skew = crate::time::delta(HINT_SKEW);
         let hint = self.hints.iter().find(|h| {
             h.object == run.object
                 && h.handler.replace('/', ".") == run.handler.replace('/', ".")
                 && match (h.started, run.started) {
-                    (Some(hs), Some(rs)) => rs.at >= hs - skew,
+                    (Some(hs), Some(rs)) => rs.at >= crate::time::minus(hs, skew),
                     _ => true,
                 }
         });

@@ -1,0 +1,278 @@
+//! Values on the command line that once crashed the binary or reached the API server: each is a
+//! usage error (exit 2) whose first line names the flag, the input and what was expected, and
+//! nothing is printed on stdout. The cluster is unreachable (loopback port 1), so a value that
+//! slipped through validation would show as exit 3 instead.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+#[path = "support/kubeconfig.rs"]
+mod kubeconfig;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
+
+fn fixture(rel: &str) -> String {
+    format!("{}/tests/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A kubeconfig for a server that refuses connections, in a directory kept for the test.
+fn unreachable() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = kubeconfig::write(dir.path(), "https://127.0.0.1:1");
+    (dir, path)
+}
+
+fn run(args: &[&str], kubeconfig: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Asserts exit 2, empty stdout, and `first_line` as stderr's first line.
+#[track_caller]
+fn usage_error(args: &[&str], first_line: &str) {
+    let (_dir, kubeconfig) = unreachable();
+    let out = run(args, &kubeconfig);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert_eq!(stderr.lines().next(), Some(first_line), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+}
+
+const TOO_LONG: &str = "expected at most 2562047h (about 292 years, kubectl's limit)";
+
+/// Was a panic: `DateTime - TimeDelta overflowed` (exit 134 in a release build).
+#[test]
+fn since_of_9999999999999h_is_a_usage_error() {
+    let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
+    usage_error(
+        &[
+            "logs",
+            "--handler",
+            "accept",
+            "--file",
+            &file,
+            "--since",
+            "9999999999999h",
+        ],
+        &format!("error: invalid value '9999999999999h' for '--since <DURATION>': {TOO_LONG}"),
+    );
+}
+
+/// Was a panic: `cannot convert float seconds to Duration`.
+#[test]
+fn since_of_99999999999999999999s_is_a_usage_error() {
+    usage_error(
+        &["logs", "--handler", "accept", "--since", "99999999999999999999s"],
+        &format!("error: invalid value '99999999999999999999s' for '--since <DURATION>': {TOO_LONG}"),
+    );
+}
+
+/// Was a panic: `cannot convert float seconds to Duration`.
+#[test]
+fn request_timeout_of_99999999999999999999h_is_a_usage_error() {
+    for command in [
+        &["status"][..],
+        &["explain-events", "x"],
+        &["operate"],
+        &["collect", "b"],
+    ] {
+        let args = [command, &["--request-timeout", "99999999999999999999h"]].concat();
+        usage_error(
+            &args,
+            &format!("error: invalid value '99999999999999999999h' for '--request-timeout <DURATION>': {TOO_LONG}"),
+        );
+    }
+}
+
+/// Every other duration flag has the same range.
+#[test]
+fn every_duration_flag_stops_at_kubectls_maximum() {
+    let healthy = fixture("bundles/healthy");
+    let cases: [(&[&str], &str); 5] = [
+        (&["status", "--bundle", &healthy, "--skew"], "--skew <DURATION>"),
+        (
+            &["status", "--bundle", &healthy, "-w", "--interval"],
+            "--interval <DURATION>",
+        ),
+        (
+            &["explain-events", "x", "--bundle", &healthy, "--event-ttl"],
+            "--event-ttl <DURATION>",
+        ),
+        (
+            &["explain-events", "x", "--bundle", &healthy, "--skew"],
+            "--skew <DURATION>",
+        ),
+        (
+            &["logs", "--handler", "accept", "--run-timeout"],
+            "--run-timeout <DURATION>",
+        ),
+    ];
+    for (args, flag) in cases {
+        let args = [args, &["2562048h"]].concat();
+        usage_error(
+            &args,
+            &format!("error: invalid value '2562048h' for '{flag}': {TOO_LONG}"),
+        );
+    }
+}
+
+/// The longest accepted `--since` reaches back before any log line: every run is shown, and the
+/// subtraction from "now" does not overflow.
+#[test]
+fn the_longest_since_keeps_every_run() {
+    let (_dir, kubeconfig) = unreachable();
+    let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
+    let base = ["logs", "--handler", "accept", "--file", &file, "-o", "json"];
+    let all = run(&base, &kubeconfig);
+    let longest = run(
+        &[&base[..], &["--since", "2562047h47m16.854775807s"]].concat(),
+        &kubeconfig,
+    );
+    assert_eq!(
+        longest.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&longest.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&longest.stdout).lines().count(), 3);
+    assert_eq!(longest.stdout, all.stdout);
+}
+
+/// A malformed duration names what was expected.
+#[test]
+fn a_malformed_duration_names_the_expected_shape() {
+    usage_error(
+        &["status", "--request-timeout", "1h30"],
+        "error: invalid value '1h30' for '--request-timeout <DURATION>': expected a duration such as 10s, 1m, 1m30s, 500ms or 2h",
+    );
+}
+
+/// `--log-lines` is the kubelet's `tailLines`, which is never negative.
+#[test]
+fn negative_log_lines_is_a_usage_error() {
+    usage_error(
+        &["logs", "--handler", "accept", "--log-lines", "-1"],
+        "error: invalid value '-1' for '--log-lines <N>': expected a whole number, 0 or more (at most 9223372036854775807)",
+    );
+    usage_error(
+        &["logs", "--handler", "accept", "--log-lines", "99999999999999999999"],
+        "error: invalid value '99999999999999999999' for '--log-lines <N>': expected a whole number, 0 or more (at most 9223372036854775807)",
+    );
+}
+
+const LABEL: &str =
+    "a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
+const SUBDOMAIN: &str = "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', each '.'-separated part starting and ending with a letter or digit";
+
+/// Was a raw 404 or `invalid uri character` from the API server (exit 3).
+#[test]
+fn explain_events_names_that_are_not_kubernetes_names_are_usage_errors() {
+    for name in ["../../etc", "a b", "", "UPPER"] {
+        usage_error(
+            &["explain-events", name],
+            &format!("error: invalid value '{name}' for '<NAME>': expected a Microservice name ({SUBDOMAIN})"),
+        );
+    }
+}
+
+/// `status NAME` and `logs OBJECT` take NAME or NAMESPACE/NAME; the part at fault is named.
+#[test]
+fn object_names_with_or_without_namespace_are_checked() {
+    let cases = [
+        (&["status"][..], "[NAME]"),
+        (&["logs", "--handler", "accept"][..], "[OBJECT]"),
+    ];
+    for (command, shown) in cases {
+        usage_error(
+            &[command, &["../../etc"]].concat(),
+            &format!(
+                "error: invalid value '../../etc' for '{shown}': expected NAME or NAMESPACE/NAME: \"..\" is not a namespace name ({LABEL})"
+            ),
+        );
+        usage_error(
+            &[command, &["UPPER"]].concat(),
+            &format!(
+                "error: invalid value 'UPPER' for '{shown}': expected NAME or NAMESPACE/NAME: \"UPPER\" is not a Microservice name ({SUBDOMAIN})"
+            ),
+        );
+        usage_error(
+            &[command, &["Todo/api"]].concat(),
+            &format!(
+                "error: invalid value 'Todo/api' for '{shown}': expected NAME or NAMESPACE/NAME: \"Todo\" is not a namespace name ({LABEL})"
+            ),
+        );
+    }
+}
+
+/// `-n` is a namespace name in every subcommand that takes it, before or after the subcommand,
+/// each comma-separated part on its own.
+#[test]
+fn namespaces_are_checked_in_every_subcommand() {
+    let commands: [&[&str]; 6] = [
+        &["status"],
+        &["logs", "--handler", "accept"],
+        &["explain-events", "x"],
+        &["collect", "bundle"],
+        &["operate"],
+        &["manifests", "-A"],
+    ];
+    for command in commands {
+        for bad in ["a b", "", "UPPER", "../../etc", "x.y"] {
+            let want =
+                format!("error: invalid value '{bad}' for '--namespace <NS>': expected a namespace name ({LABEL})");
+            usage_error(&[command, &["-n", bad]].concat(), &want);
+            usage_error(&[&["-n", bad][..], command].concat(), &want);
+        }
+        usage_error(
+            &[command, &["-n", "ok,Not_Ok"]].concat(),
+            &format!("error: invalid value 'Not_Ok' for '--namespace <NS>': expected a namespace name ({LABEL})"),
+        );
+    }
+}
+
+/// `--operator NS/deployment/NAME`: its shape and both names, wherever it is taken.
+#[test]
+fn operator_references_are_checked() {
+    let commands: [&[&str]; 4] = [
+        &["status"],
+        &["logs", "--handler", "accept"],
+        &["explain-events", "x"],
+        &["collect", "bundle"],
+    ];
+    let flag = "--operator <NS/deployment/NAME>";
+    for command in commands {
+        usage_error(
+            &[command, &["--operator", "ops/op"]].concat(),
+            &format!("error: invalid value 'ops/op' for '{flag}': expected NAMESPACE/deployment/NAME"),
+        );
+        usage_error(
+            &[command, &["--operator", "../deployment/op"]].concat(),
+            &format!(
+                "error: invalid value '../deployment/op' for '{flag}': expected NAMESPACE/deployment/NAME: \"..\" is not a namespace name ({LABEL})"
+            ),
+        );
+        usage_error(
+            &[command, &["--operator", "ops/deployment/Op"]].concat(),
+            &format!(
+                "error: invalid value 'ops/deployment/Op' for '{flag}': expected NAMESPACE/deployment/NAME: \"Op\" is not a Deployment name ({SUBDOMAIN})"
+            ),
+        );
+    }
+}
+
+/// `logs -c` is a container name (a DNS-1123 label).
+#[test]
+fn container_names_are_checked() {
+    for bad in ["app.v2", "a b", "", "App"] {
+        usage_error(
+            &["logs", "--handler", "accept", "-c", bad],
+            &format!("error: invalid value '{bad}' for '--container <NAME>': expected a container name ({LABEL})"),
+        );
+    }
+}
