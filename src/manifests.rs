@@ -113,12 +113,7 @@ pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppEr
     match global.output {
         None | Some(OutputFormat::Yaml) => Ok(objects
             .iter()
-            .map(|o| {
-                format!(
-                    "---\n{}",
-                    serde_yaml::to_string(o).expect("manifests serialise to YAML")
-                )
-            })
+            .map(|o| format!("---\n{}", crate::render::yaml(o)))
             .collect()),
         Some(OutputFormat::Json) => Ok(format!(
             "{}\n",
@@ -346,11 +341,8 @@ mod tests {
     }
 
     fn docs(yaml: &str) -> Vec<Value> {
-        serde_yaml::Deserializer::from_str(yaml)
-            .map(|d| serde_json::to_value(serde_yaml::Value::deserialize(d).unwrap()).unwrap())
-            .collect()
+        serde_saphyr::from_multiple(yaml).unwrap()
     }
-    use serde::Deserialize;
 
     fn all_rules(objects: &[Value]) -> Vec<&Value> {
         objects

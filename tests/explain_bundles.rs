@@ -830,7 +830,7 @@ fn kopf_real(object: &str, events: &str, log: &str, with_deployment: bool) -> te
     let real = fixtures().join("kopf-1.38-real");
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let obj: Value = serde_yaml::from_str(&fs::read_to_string(real.join(object)).unwrap()).unwrap();
+    let obj: Value = serde_saphyr::from_str(&fs::read_to_string(real.join(object)).unwrap()).unwrap();
     fs::write(
         dir.join("microservices.json"),
         serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [obj]}).to_string(),

@@ -153,7 +153,7 @@ fn ours_invalid() {
 fn smoke_bundle(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let raw = fs::read_to_string(fixtures().join("s-smoke-cr-after-manual-status-patch.yaml")).unwrap();
-    let mut obj: Value = serde_yaml::from_str(&raw).unwrap();
+    let mut obj: Value = serde_saphyr::from_str(&raw).unwrap();
     edit(&mut obj);
     let list = json!({"apiVersion": "v1", "kind": "List", "items": [obj]});
     fs::write(tmp.path().join("microservices.json"), list.to_string()).unwrap();
