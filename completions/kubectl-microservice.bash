@@ -94,11 +94,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -164,11 +164,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -226,11 +226,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -311,11 +311,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -554,11 +554,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -628,11 +628,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -714,11 +714,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -799,11 +799,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)

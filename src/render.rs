@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use comfy_table::{Cell, ContentArrangement, Table, presets};
 use serde::Serialize;
 
-use crate::cli::ColorChoice;
+use crate::cli::{ColorChoice, OutputFormat};
+use crate::error::AppError;
 use crate::text::sanitize;
 
 /// Whether to colour stdout: `--color always|never` wins; `auto` colours a terminal unless
@@ -146,6 +147,37 @@ pub fn age(now: Option<DateTime<Utc>>, then: Option<DateTime<Utc>>) -> String {
 /// are escaped by JSON itself.
 pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("output serialises") + "\n"
+}
+
+/// The `-o` formats that print the command's JSON document: `json`, `yaml`, `jsonpath=`,
+/// `jsonpath-as-json=` (evaluated over the same document `-o json` prints). `None` for the
+/// other formats (tables, `name`), which each command renders itself. A template that cannot
+/// be evaluated is a usage error naming it.
+pub fn document<T: Serialize>(value: &T, output: Option<&OutputFormat>) -> Result<Option<String>, AppError> {
+    let template = |t: &crate::jsonpath::Template, as_json: bool| {
+        let doc = serde_json::to_value(value).expect("output serialises");
+        t.render(&doc, as_json).map(Some).map_err(AppError::Usage)
+    };
+    match output {
+        Some(OutputFormat::Json) => Ok(Some(json(value))),
+        Some(OutputFormat::Yaml) => Ok(Some(yaml(value))),
+        Some(OutputFormat::JsonPath(t)) => template(t, false),
+        Some(OutputFormat::JsonPathAsJson(t)) => template(t, true),
+        Some(OutputFormat::Wide | OutputFormat::Name) | None => Ok(None),
+    }
+}
+
+/// kubectl's `-o name` line for an object: `KIND.GROUP/NAME` with the kind in lower case
+/// (`microservice.platform.example.io/todo-api`, `deployment.apps/op`), `KIND/NAME` for the core
+/// group (`serviceaccount/op`), as `kubectl get -o name` prints it.
+pub fn name_line(kind: &str, group: &str, name: &str) -> String {
+    let kind = kind.to_lowercase();
+    let line = if group.is_empty() {
+        format!("{kind}/{name}")
+    } else {
+        format!("{kind}.{group}/{name}")
+    };
+    sanitize(&line) + "\n"
 }
 
 /// A YAML document (no `---` marker), with a trailing newline. Strings stay on one line (a

@@ -50,7 +50,7 @@ use crate::text::sanitize;
 const IDLE: Duration = Duration::from_secs(1);
 
 /// What to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {
     /// Grouped runs, then the coverage.
     Human {
@@ -61,6 +61,14 @@ pub enum Output {
     Raw,
     /// `-o json`: one object per line per run.
     Json,
+    /// `-o jsonpath=` / `-o jsonpath-as-json=`: the template over each run's `-o json`
+    /// object, printed as it comes (no line break added, as `kubectl get -w -o jsonpath`).
+    Template {
+        /// The template.
+        template: crate::jsonpath::Template,
+        /// `jsonpath-as-json`.
+        as_json: bool,
+    },
 }
 
 /// The validated command line.
@@ -86,17 +94,36 @@ impl Plan {
                 "--handler must name a handler id, e.g. --handler accept".into(),
             ));
         }
-        let output = match (global.output, args.raw) {
+        let output = match (&global.output, args.raw) {
             (None, false) => Output::Human { color },
             (None, true) => Output::Raw,
+            (
+                Some(other @ (OutputFormat::Json | OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_))),
+                true,
+            ) => {
+                return Err(AppError::Usage(format!(
+                    "--raw and -o {} exclude each other",
+                    other.kind()
+                )));
+            }
             (Some(OutputFormat::Json), false) => Output::Json,
-            (Some(OutputFormat::Json), true) => {
-                return Err(AppError::Usage("--raw and -o json exclude each other".into()));
+            (Some(OutputFormat::JsonPath(template)), false) => Output::Template {
+                template: template.clone(),
+                as_json: false,
+            },
+            (Some(OutputFormat::JsonPathAsJson(template)), false) => Output::Template {
+                template: template.clone(),
+                as_json: true,
+            },
+            (Some(OutputFormat::Name), _) => {
+                return Err(AppError::Usage(
+                    "logs prints handler runs, not objects: -o name has no meaning here; use -o jsonpath='{.object}{\"\\n\"}' for the objects of the runs".into(),
+                ));
             }
             (Some(other), _) => {
                 return Err(AppError::Usage(format!(
-                    "logs prints runs as grouped text, --raw lines or -o json; -o {} is not supported",
-                    format!("{other:?}").to_lowercase()
+                    "logs prints runs as grouped text, --raw lines, -o json or -o jsonpath=TEMPLATE; -o {} is not supported",
+                    other.kind()
                 )));
             }
         };
@@ -709,7 +736,7 @@ async fn follow_cluster(
 fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError> {
     let mut out = String::new();
     for run in runs {
-        out.push_str(&render_run(plan.output, run));
+        out.push_str(&render_run(&plan.output, run)?);
         if matches!(plan.output, Output::Human { .. }) {
             out.push('\n');
         }
@@ -719,7 +746,7 @@ fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError>
             out.push_str(closing);
             write_stdout(&out)
         }
-        Output::Raw | Output::Json => {
+        Output::Raw | Output::Json | Output::Template { .. } => {
             write_stdout(&out)?;
             eprint!("{closing}");
             Ok(())
@@ -727,12 +754,16 @@ fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError>
     }
 }
 
-fn render_run(output: Output, run: &Run) -> String {
-    match output {
-        Output::Human { color } => view::human_block(run, color),
+fn render_run(output: &Output, run: &Run) -> Result<String, AppError> {
+    Ok(match output {
+        Output::Human { color } => view::human_block(run, *color),
         Output::Raw => view::raw_lines(run),
         Output::Json => view::json_line(run),
-    }
+        Output::Template { template, as_json } => {
+            let document = serde_json::to_value(view::run_json(run)).expect("a run always serialises");
+            template.render(&document, *as_json).map_err(AppError::Usage)?
+        }
+    })
 }
 
 /// The answer's closing lines: what was found, and what the logs cover.
@@ -832,7 +863,7 @@ fn emit(plan: &mut Plan, since: Option<Duration>, runs: &[Run], shown: &mut Tall
     }
     let mut out = String::new();
     for run in runs.iter().filter(|r| plan.filter.matches(r)) {
-        out.push_str(&render_run(plan.output, run));
+        out.push_str(&render_run(&plan.output, run)?);
         if matches!(plan.output, Output::Human { .. }) {
             out.push('\n');
         }
