@@ -115,9 +115,9 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l bundle -d 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)' -r -f -a "(__fish_complete_directories)"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l operator -d 'The operator Deployment (default: found among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s c -l container -d 'The operator\'s container (default: the one running the operator)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l log-lines -d 'Read at most the last N lines of each container log (the kubelet\'s `tailLines`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l tail -d 'Read only the last N lines of each container log, as `kubectl logs --tail` (the kubelet\'s `tailLines`; -1: all). For the last N runs, see --last. (`--log-lines` is an old name of this flag.)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l since -d 'Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the file\'s last time (a file has no other clock)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l tail -d 'Only the last N runs (after the other filters)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l last -d 'Only the last N runs (after the other filters; not with --follow). For the last lines of each log, see --tail' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l cause -d 'Only runs with this cause (repeatable or comma-separated)' -r -f -a "create\t'Creation'
 update\t'Updating (a spec change)'
 resume\t'Resuming (operator restart)'

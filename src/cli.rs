@@ -333,18 +333,21 @@ pub struct LogsArgs {
     #[arg(long, conflicts_with = "file")]
     pub previous: bool,
 
-    /// Read at most the last N lines of each container log (the kubelet's `tailLines`).
-    #[arg(long, value_name = "N", conflicts_with_all = ["file", "bundle"])]
-    pub log_lines: Option<i64>,
+    /// Read only the last N lines of each container log, as `kubectl logs --tail` (the
+    /// kubelet's `tailLines`; -1: all). For the last N runs, see --last. (`--log-lines` is an old
+    /// name of this flag.)
+    #[arg(long, alias = "log-lines", value_name = "LINES", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..), conflicts_with_all = ["file", "bundle"])]
+    pub tail: Option<i64>,
 
     /// Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the
     /// file's last time (a file has no other clock).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub since: Option<Duration>,
 
-    /// Only the last N runs (after the other filters).
-    #[arg(long, value_name = "N")]
-    pub tail: Option<usize>,
+    /// Only the last N runs (after the other filters; not with --follow). For the last lines of
+    /// each log, see --tail.
+    #[arg(long, value_name = "RUNS", conflicts_with = "follow")]
+    pub last: Option<usize>,
 
     /// Only runs with this cause (repeatable or comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
