@@ -94,11 +94,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -164,11 +164,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -226,11 +226,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -311,11 +311,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -476,7 +476,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__logs)
-            opts="-c -f -n -A -o -l -h -V --handler --log-file --file --bundle --operator --container --previous --log-lines --since --tail --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-c -f -n -A -o -l -h -V --handler --log-file --file --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -513,7 +513,7 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --log-lines)
+                --tail)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -521,7 +521,7 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tail)
+                --last)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -554,11 +554,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -628,11 +628,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -714,11 +714,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -799,11 +799,11 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "json yaml wide" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
                 --selector)

@@ -27,9 +27,12 @@ end
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
-wide\t'A wider table'"
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -61,9 +64,12 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
-wide\t'A wider table'"
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -85,9 +91,12 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
-wide\t'A wider table'"
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -106,9 +115,9 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l bundle -d 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)' -r -f -a "(__fish_complete_directories)"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l operator -d 'The operator Deployment (default: found among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s c -l container -d 'The operator\'s container (default: the one running the operator)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l log-lines -d 'Read at most the last N lines of each container log (the kubelet\'s `tailLines`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l tail -d 'Read only the last N lines of each container log, as `kubectl logs --tail` (the kubelet\'s `tailLines`; -1: all). For the last N runs, see --last. (`--log-lines` is an old name of this flag.)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l since -d 'Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the file\'s last time (a file has no other clock)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l tail -d 'Only the last N runs (after the other filters)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l last -d 'Only the last N runs (after the other filters; not with --follow). For the last lines of each log, see --tail' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l cause -d 'Only runs with this cause (repeatable or comma-separated)' -r -f -a "create\t'Creation'
 update\t'Updating (a spec change)'
 resume\t'Resuming (operator restart)'
@@ -121,9 +130,12 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
-wide\t'A wider table'"
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -146,9 +158,12 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
-wide\t'A wider table'"
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -165,9 +180,12 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
-wide\t'A wider table'"
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -187,9 +205,12 @@ none\t'Post nothing; outcomes are only in the logs and in `status`'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
-wide\t'A wider table'"
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -205,9 +226,12 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
-wide\t'A wider table'"
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l as-group -d 'Group to impersonate (repeatable)' -r

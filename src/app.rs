@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
 use crate::error::AppError;
-use clap::ValueEnum;
 
 /// Runs the parsed command line. `Ok` carries the exit code of a completed run.
 pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
@@ -20,13 +19,10 @@ pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Operate(args) => {
-            if let Some(output) = cli.global.output {
+            if let Some(output) = &cli.global.output {
                 return Err(AppError::Usage(format!(
                     "operate does not print objects, so -o {} has no meaning: its log format is --log-format text|json",
-                    output
-                        .to_possible_value()
-                        .map(|v| v.get_name().to_string())
-                        .unwrap_or_default()
+                    output.kind()
                 )));
             }
             let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {

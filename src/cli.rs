@@ -55,8 +55,9 @@ pub struct GlobalArgs {
     #[arg(short = 'A', long = "all-namespaces", global = true)]
     pub all_namespaces: bool,
 
-    /// Output format.
-    #[arg(short = 'o', long = "output", global = true, value_enum, value_name = "FORMAT")]
+    /// Output format, as kubectl's; jsonpath templates (-o jsonpath='{.items[*].name}')
+    /// evaluate over the -o json document.
+    #[arg(short = 'o', long = "output", global = true, value_parser = OutputFormatParser, value_name = "FORMAT")]
     pub output: Option<OutputFormat>,
 
     /// Label selector, as kubectl's (`app=todo,tier!=db`).
@@ -88,7 +89,7 @@ pub struct GlobalArgs {
 }
 
 /// `-o` values, as kubectl's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutputFormat {
     /// JSON documents.
     Json,
@@ -96,6 +97,102 @@ pub enum OutputFormat {
     Yaml,
     /// A wider table.
     Wide,
+    /// `RESOURCE.GROUP/NAME` per object, as `kubectl get -o name`.
+    Name,
+    /// `jsonpath=TEMPLATE`: kubectl's JSONPath template over the `-o json` document.
+    JsonPath(crate::jsonpath::Template),
+    /// `jsonpath-as-json=TEMPLATE`: the template's values as JSON arrays.
+    JsonPathAsJson(crate::jsonpath::Template),
+}
+
+impl OutputFormat {
+    /// The value as written after `-o`, for messages: `json`, `name`, `jsonpath=...`.
+    pub fn flag_value(&self) -> String {
+        match self {
+            OutputFormat::Json => "json".into(),
+            OutputFormat::Yaml => "yaml".into(),
+            OutputFormat::Wide => "wide".into(),
+            OutputFormat::Name => "name".into(),
+            OutputFormat::JsonPath(t) => format!("jsonpath={}", t.source()),
+            OutputFormat::JsonPathAsJson(t) => format!("jsonpath-as-json={}", t.source()),
+        }
+    }
+
+    /// The kind of format (`json`, `jsonpath`, ...), without a template.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OutputFormat::Json => "json",
+            OutputFormat::Yaml => "yaml",
+            OutputFormat::Wide => "wide",
+            OutputFormat::Name => "name",
+            OutputFormat::JsonPath(_) => "jsonpath",
+            OutputFormat::JsonPathAsJson(_) => "jsonpath-as-json",
+        }
+    }
+
+    /// Parses a `-o` value as kubectl spells it: `json`, `yaml`, `wide`, `name`,
+    /// `jsonpath=TEMPLATE`, `jsonpath-as-json=TEMPLATE`. Errors name the value and list the
+    /// formats; a template error names the template.
+    pub fn parse(value: &str) -> Result<OutputFormat, String> {
+        let template = |t: &str| crate::jsonpath::Template::parse(t);
+        match value {
+            "json" => Ok(OutputFormat::Json),
+            "yaml" => Ok(OutputFormat::Yaml),
+            "wide" => Ok(OutputFormat::Wide),
+            "name" => Ok(OutputFormat::Name),
+            "jsonpath" | "jsonpath-as-json" => {
+                Err(format!("-o {value} needs a template: -o {value}='{{.items[*].name}}'"))
+            }
+            _ => {
+                if let Some(t) = value.strip_prefix("jsonpath=") {
+                    Ok(OutputFormat::JsonPath(template(t)?))
+                } else if let Some(t) = value.strip_prefix("jsonpath-as-json=") {
+                    Ok(OutputFormat::JsonPathAsJson(template(t)?))
+                } else {
+                    Err(format!(
+                        "invalid -o {value:?}: expected json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// clap's parser for `-o`: [`OutputFormat::parse`], with the fixed values listed for help and
+/// shell completion (`jsonpath=` and `jsonpath-as-json=` as prefixes to complete).
+#[derive(Debug, Clone, Copy)]
+pub struct OutputFormatParser;
+
+impl clap::builder::TypedValueParser for OutputFormatParser {
+    type Value = OutputFormat;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<OutputFormat, clap::Error> {
+        let text = value.to_str().ok_or_else(|| {
+            clap::Error::raw(clap::error::ErrorKind::InvalidUtf8, "-o: the value is not UTF-8\n").with_cmd(cmd)
+        })?;
+        OutputFormat::parse(text)
+            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, format!("{e}\n")).with_cmd(cmd))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue;
+        Some(Box::new(
+            [
+                PossibleValue::new("json").help("JSON documents"),
+                PossibleValue::new("yaml").help("YAML documents"),
+                PossibleValue::new("wide").help("A wider table"),
+                PossibleValue::new("name").help("RESOURCE.GROUP/NAME per object"),
+                PossibleValue::new("jsonpath=").help("kubectl's JSONPath template, e.g. jsonpath='{.items[*].name}'"),
+                PossibleValue::new("jsonpath-as-json=").help("The template's values as JSON arrays"),
+            ]
+            .into_iter(),
+        ))
+    }
 }
 
 /// `--color` values.
@@ -241,18 +338,21 @@ pub struct LogsArgs {
     #[arg(long, conflicts_with = "file")]
     pub previous: bool,
 
-    /// Read at most the last N lines of each container log (the kubelet's `tailLines`).
-    #[arg(long, value_name = "N", conflicts_with_all = ["file", "bundle"], value_parser = parse_count, allow_negative_numbers = true)]
-    pub log_lines: Option<i64>,
+    /// Read only the last N lines of each container log, as `kubectl logs --tail` (the
+    /// kubelet's `tailLines`; -1: all). For the last N runs, see --last. (`--log-lines` is an old
+    /// name of this flag.)
+    #[arg(long, alias = "log-lines", value_name = "LINES", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..), conflicts_with_all = ["file", "bundle"])]
+    pub tail: Option<i64>,
 
     /// Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the
     /// file's last time (a file has no other clock).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub since: Option<Duration>,
 
-    /// Only the last N runs (after the other filters).
-    #[arg(long, value_name = "N")]
-    pub tail: Option<usize>,
+    /// Only the last N runs (after the other filters; not with --follow). For the last lines of
+    /// each log, see --tail.
+    #[arg(long, value_name = "RUNS", conflicts_with = "follow")]
+    pub last: Option<usize>,
 
     /// Only runs with this cause (repeatable or comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod error;
+pub mod jsonpath;
 pub mod kopf;
 pub mod logs;
 pub mod manifests;

@@ -101,28 +101,31 @@ impl Plan {
     }
 }
 
-/// Renders the manifests as YAML documents (default) or, with `-o json`, one `v1` `List`.
+/// Renders the manifests as YAML documents (default) or, with `-o json`, one `v1` `List`;
+/// `-o name` prints `KIND.GROUP/NAME` per object (as `kubectl apply --dry-run=client -o name`
+/// would), `-o jsonpath=` evaluates over the `List`.
 pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppError> {
     let plan = Plan::from_flags(global, args)?;
     let objects = objects(&plan);
-    match global.output {
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
+    match &global.output {
         None | Some(OutputFormat::Yaml) => Ok(objects
             .iter()
+            .map(|o| format!("---\n{}", crate::render::yaml(o)))
+            .collect()),
+        Some(OutputFormat::Name) => Ok(objects
+            .iter()
             .map(|o| {
-                format!(
-                    "---\n{}",
-                    serde_yaml::to_string(o).expect("manifests serialise to YAML")
-                )
+                let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+                let api_version = text(&o["apiVersion"]);
+                let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+                crate::render::name_line(&text(&o["kind"]), group, &text(&o["metadata"]["name"]))
             })
             .collect()),
-        Some(OutputFormat::Json) => Ok(format!(
-            "{}\n",
-            serde_json::to_string_pretty(&json!({"apiVersion": "v1", "kind": "List", "items": objects}))
-                .expect("manifests serialise to JSON")
-        )),
         Some(OutputFormat::Wide) => Err(AppError::Usage(
-            "manifests prints -o yaml (default) or -o json, not wide".into(),
+            "manifests prints -o yaml (default), json, name or jsonpath=TEMPLATE, not wide".into(),
         )),
+        output => Ok(crate::render::document(&list, output.as_ref())?.unwrap_or_default()),
     }
 }
 
@@ -362,11 +365,8 @@ mod tests {
     }
 
     fn docs(yaml: &str) -> Vec<Value> {
-        serde_yaml::Deserializer::from_str(yaml)
-            .map(|d| serde_json::to_value(serde_yaml::Value::deserialize(d).unwrap()).unwrap())
-            .collect()
+        serde_saphyr::from_multiple(yaml).unwrap()
     }
-    use serde::Deserialize;
 
     fn all_rules(objects: &[Value]) -> Vec<&Value> {
         objects

@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use comfy_table::{Cell, ContentArrangement, Table, presets};
 use serde::Serialize;
 
-use crate::cli::ColorChoice;
+use crate::cli::{ColorChoice, OutputFormat};
+use crate::error::AppError;
 use crate::text::sanitize;
 
 /// Whether to colour stdout: `--color always|never` wins; `auto` colours a terminal unless
@@ -148,9 +149,45 @@ pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("output serialises") + "\n"
 }
 
-/// A YAML document.
+/// The `-o` formats that print the command's JSON document: `json`, `yaml`, `jsonpath=`,
+/// `jsonpath-as-json=` (evaluated over the same document `-o json` prints). `None` for the
+/// other formats (tables, `name`), which each command renders itself. A template that cannot
+/// be evaluated is a usage error naming it.
+pub fn document<T: Serialize>(value: &T, output: Option<&OutputFormat>) -> Result<Option<String>, AppError> {
+    let template = |t: &crate::jsonpath::Template, as_json: bool| {
+        let doc = serde_json::to_value(value).expect("output serialises");
+        t.render(&doc, as_json).map(Some).map_err(AppError::Usage)
+    };
+    match output {
+        Some(OutputFormat::Json) => Ok(Some(json(value))),
+        Some(OutputFormat::Yaml) => Ok(Some(yaml(value))),
+        Some(OutputFormat::JsonPath(t)) => template(t, false),
+        Some(OutputFormat::JsonPathAsJson(t)) => template(t, true),
+        Some(OutputFormat::Wide | OutputFormat::Name) | None => Ok(None),
+    }
+}
+
+/// kubectl's `-o name` line for an object: `KIND.GROUP/NAME` with the kind in lower case
+/// (`microservice.platform.example.io/todo-api`, `deployment.apps/op`), `KIND/NAME` for the core
+/// group (`serviceaccount/op`), as `kubectl get -o name` prints it.
+pub fn name_line(kind: &str, group: &str, name: &str) -> String {
+    let kind = kind.to_lowercase();
+    let line = if group.is_empty() {
+        format!("{kind}/{name}")
+    } else {
+        format!("{kind}.{group}/{name}")
+    };
+    sanitize(&line) + "\n"
+}
+
+/// A YAML document (no `---` marker), with a trailing newline. Strings stay on one line (a
+/// line break inside a string is written `\n` in double quotes): no folded or literal blocks,
+/// so that a value can be found with grep; strings that YAML 1.1 would read as another type
+/// (`'true'`, a timestamp) are quoted.
 pub fn yaml<T: Serialize>(value: &T) -> String {
-    serde_yaml::to_string(value).expect("output serialises")
+    let mut options = serde_saphyr::SerializerOptions::default();
+    options.prefer_block_scalars = false;
+    serde_saphyr::to_string_with_options(value, options).expect("output serialises")
 }
 
 #[cfg(test)]
@@ -185,6 +222,31 @@ mod tests {
         assert_eq!(ago(400 * 86400), "400d");
         assert_eq!(ago(3 * 365 * 86400 + 20 * 86400), "3y20d");
         assert_eq!(age(None, Some(now)), "<unknown>");
+    }
+
+    #[test]
+    fn yaml_reads_back_as_the_same_document_with_one_line_strings() {
+        let long = "word ".repeat(30);
+        let doc = serde_json::json!({
+            "schemaVersion": 1,
+            "captured": "2026-11-29T17:12:03Z",
+            "flag": "true",
+            "empty": "",
+            "fix": "first line\nsecond line",
+            "long": long.trim_end(),
+            "items": [{"name": "todo-api", "port": 8080, "observed": null}],
+            "gaps": []
+        });
+        let text = yaml(&doc);
+        let back: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+        assert_eq!(back, doc);
+        assert_eq!(
+            text,
+            format!(
+                "captured: \"2026-11-29T17:12:03Z\"\nempty: \"\"\nfix: \"first line\\nsecond line\"\nflag: \"true\"\ngaps: []\nitems:\n- name: todo-api\n  observed: null\n  port: 8080\nlong: {}\nschemaVersion: 1\n",
+                long.trim_end()
+            )
+        );
     }
 
     #[test]

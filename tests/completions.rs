@@ -102,7 +102,10 @@ fn bash_completes_flags_and_values_of_every_subcommand() {
     assert_eq!(bash_completes(&["status", "--col"]), ["--color"]);
     assert_eq!(bash_completes(&["status", "--color", ""]), ["auto", "always", "never"]);
     assert_eq!(bash_completes(&["operate", "--events", "w"]), ["warnings"]);
-    assert_eq!(bash_completes(&["explain-events", "-o", ""]), ["json", "yaml", "wide"]);
+    assert_eq!(
+        bash_completes(&["explain-events", "-o", ""]),
+        ["json", "yaml", "wide", "name", "jsonpath=", "jsonpath-as-json="]
+    );
     let mut root = <kubectl_microservice::cli::Cli as clap::CommandFactory>::command();
     root.build();
     for sc in root.get_subcommands().filter(|sc| sc.get_name() != "help") {

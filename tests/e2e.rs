@@ -399,7 +399,7 @@ async fn operate_scenarios(admin: &Client, kubeconfig: &Path, ns: &str, expect_n
 
 /// Under the loose CRD: 3 valid objects and one with port "eighty" → 3 Accepted, 1 Invalid.
 async fn loose_crd_scenario(admin: &Client, kubeconfig: &Path, ns: &str) {
-    let loose: Value = serde_yaml::from_str(include_str!("fixtures/loose-crd.yaml")).unwrap();
+    let loose: Value = serde_saphyr::from_str(include_str!("fixtures/loose-crd.yaml")).unwrap();
     apply_crd(admin, loose).await;
     let api = microservices(admin, ns);
     let operator = Operator::start(kubeconfig, &["--namespace", ns, "--lease-namespace", ns]);
@@ -555,7 +555,7 @@ async fn operator_kubeconfig(admin: &Client, kubeconfig: &Path, ns: &str) -> Pat
 
 /// A kubeconfig for the same cluster that authenticates with a ServiceAccount token.
 fn write_token_kubeconfig(admin: &Path, token: &str, ns: &str) -> PathBuf {
-    let mut config: Value = serde_yaml::from_str(&std::fs::read_to_string(admin).unwrap()).unwrap();
+    let mut config: Value = serde_saphyr::from_str(&std::fs::read_to_string(admin).unwrap()).unwrap();
     let current = config["current-context"].as_str().unwrap().to_string();
     let context = config["contexts"]
         .as_array()
@@ -580,7 +580,7 @@ fn write_token_kubeconfig(admin: &Path, token: &str, ns: &str) -> PathBuf {
     });
     // Relative certificate paths in the admin kubeconfig stay valid: write next to it.
     let path = admin.with_file_name(format!("{ns}.sa.kubeconfig"));
-    std::fs::write(&path, serde_yaml::to_string(&config).unwrap()).unwrap();
+    std::fs::write(&path, serde_saphyr::to_string(&config).unwrap()).unwrap();
     path
 }
 

@@ -772,11 +772,11 @@ fn rendered_outputs_are_pinned() {
         let bundle = bundle.rsplit('/').next().unwrap();
         check_snapshot(
             &format!("explain-{bundle}.txt"),
-            &render_report(&report, &global(None), false),
+            &render_report(&report, &global(None), false).unwrap(),
         );
         check_snapshot(
             &format!("explain-{bundle}.json"),
-            &render_report(&report, &global(Some(OutputFormat::Json)), false),
+            &render_report(&report, &global(Some(OutputFormat::Json)), false).unwrap(),
         );
     }
     // docs/diagnostics.md quotes the Lease walk-through verbatim.
@@ -830,7 +830,7 @@ fn kopf_real(object: &str, events: &str, log: &str, with_deployment: bool) -> te
     let real = fixtures().join("kopf-1.38-real");
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let obj: Value = serde_yaml::from_str(&fs::read_to_string(real.join(object)).unwrap()).unwrap();
+    let obj: Value = serde_saphyr::from_str(&fs::read_to_string(real.join(object)).unwrap()).unwrap();
     fs::write(
         dir.join("microservices.json"),
         serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [obj]}).to_string(),
@@ -974,10 +974,10 @@ fn human_output_colours_only_when_asked_and_escapes_control_characters() {
         .replace("reason=Accepted", "reason=Acc\u{1b}[2Jepted");
     fs::write(&log, text).unwrap();
     let report = explain(tmp.path(), "catalog-api");
-    let plain = render_report(&report, &global(None), false);
+    let plain = render_report(&report, &global(None), false).unwrap();
     assert!(!plain.contains('\u{1b}'), "{plain}");
     assert!(plain.contains("PROBLEM  rbac-events"), "{plain}");
-    let coloured = render_report(&report, &global(None), true);
+    let coloured = render_report(&report, &global(None), true).unwrap();
     assert!(coloured.contains("\u{1b}[31mPROBLEM\u{1b}[39m"), "{coloured}");
     assert!(!coloured.contains("\u{1b}[2J"), "{coloured}");
 }

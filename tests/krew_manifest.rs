@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde::Deserialize;
-use serde_yaml::Value;
+use serde_json::Value;
 
 mod krew {
     //! krew's rules, in krew's order and with krew's messages.
@@ -282,7 +282,7 @@ mod krew {
     /// file's name, each platform used, no overlap.
     pub fn validate_manifest_file(path: &Path) -> Result<Plugin, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("failed to read plugin file: {e}"))?;
-        let p: Plugin = serde_yaml::from_str(&text).map_err(|e| format!("failed to parse yaml file: {e}"))?;
+        let p: Plugin = serde_saphyr::from_str(&text).map_err(|e| format!("failed to parse yaml file: {e}"))?;
         validate_plugin(&p.metadata.name, &p).map_err(|e| format!("plugin manifest validation error: {e}"))?;
         let file_name = path.file_name().unwrap().to_string_lossy();
         let (stem, extension) = match file_name.rfind('.') {
@@ -450,7 +450,7 @@ fn no_archive_means_no_manifest() {
 #[test]
 fn the_template_offers_each_platform_once() {
     let text = std::fs::read_to_string(Path::new(REPO).join("plugin.yaml")).unwrap();
-    let plugin: krew::Plugin = serde_yaml::from_str(&text).unwrap();
+    let plugin: krew::Plugin = serde_saphyr::from_str(&text).unwrap();
     let offered: Vec<String> = plugin.spec.platforms.iter().map(os_arch).collect();
     assert_eq!(offered, PLATFORMS);
     for (p, os_arch) in plugin.spec.platforms.iter().zip(PLATFORMS) {
@@ -477,13 +477,13 @@ fn the_validator_rejects_what_krew_rejects() {
     fake_archives(dist.path(), &PLATFORMS);
     assert!(render(dist.path()).status.success());
     let good: Value =
-        serde_yaml::from_str(&std::fs::read_to_string(dist.path().join("microservice.yaml")).unwrap()).unwrap();
+        serde_saphyr::from_str(&std::fs::read_to_string(dist.path().join("microservice.yaml")).unwrap()).unwrap();
 
     let check = |file: &str, mutate: &dyn Fn(&mut Value), expected: &str| {
         let mut doc = good.clone();
         mutate(&mut doc);
         let path: PathBuf = dist.path().join(file);
-        std::fs::write(&path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+        std::fs::write(&path, serde_saphyr::to_string(&doc).unwrap()).unwrap();
         match krew::validate_manifest_file(&path) {
             Ok(_) => panic!("accepted, but krew rejects ({expected})"),
             Err(e) => assert!(e.contains(expected), "{e:?} does not say {expected:?}"),
@@ -515,7 +515,7 @@ fn the_validator_rejects_what_krew_rejects() {
     );
     check(
         m,
-        &|d| d["spec"]["platforms"] = Value::Sequence(vec![]),
+        &|d| d["spec"]["platforms"] = Value::Array(vec![]),
         "platform specified",
     );
     check(m, &|d| d["spec"]["version"] = VERSION.into(), "not starting with 'v'");
@@ -534,23 +534,23 @@ fn the_validator_rejects_what_krew_rejects() {
     check(m, &|d| platform0(d)["bin"] = "".into(), "`bin` has to be set");
     check(
         m,
-        &|d| platform0(d)["files"] = Value::Sequence(vec![]),
+        &|d| platform0(d)["files"] = Value::Array(vec![]),
         "unspecified or non-empty",
     );
     check(
         m,
-        &|d| platform0(d)["files"] = serde_yaml::from_str("[{from: '*'}]").unwrap(),
+        &|d| platform0(d)["files"] = serde_saphyr::from_str("[{from: '*'}]").unwrap(),
         "`to` field",
     );
     check(
         m,
-        &|d| platform0(d)["files"] = serde_yaml::from_str("[{to: '.'}]").unwrap(),
+        &|d| platform0(d)["files"] = serde_saphyr::from_str("[{to: '.'}]").unwrap(),
         "`from` field",
     );
     check(m, &|d| platform0(d)["selector"] = Value::Null, "nil selector");
     check(
         m,
-        &|d| platform0(d)["selector"] = serde_yaml::from_str("{}").unwrap(),
+        &|d| platform0(d)["selector"] = serde_saphyr::from_str("{}").unwrap(),
         "empty selector",
     );
     check(
@@ -561,9 +561,10 @@ fn the_validator_rejects_what_krew_rejects() {
     check(
         m,
         &|d| {
-            platform0(d)["selector"] =
-                serde_yaml::from_str("{matchLabels: {}, matchExpressions: [{key: os, operator: In, values: [linux]}]}")
-                    .unwrap()
+            platform0(d)["selector"] = serde_saphyr::from_str(
+                "{matchLabels: {}, matchExpressions: [{key: os, operator: In, values: [linux]}]}",
+            )
+            .unwrap()
         },
         "`matchLabels` specified but empty",
     );
@@ -581,7 +582,8 @@ fn the_validator_rejects_what_krew_rejects() {
         m,
         &|d| {
             platform0(d)["selector"] =
-                serde_yaml::from_str("{matchExpressions: [{key: os, operator: In, values: [linux, darwin]}]}").unwrap()
+                serde_saphyr::from_str("{matchExpressions: [{key: os, operator: In, values: [linux, darwin]}]}")
+                    .unwrap()
         },
         "overlapping",
     );
@@ -599,7 +601,7 @@ fn versions_parse_as_krew_parses_them() {
 
 #[test]
 fn selectors_match_as_label_selectors_do() {
-    let sel = |yaml: &str| -> krew::LabelSelector { serde_yaml::from_str(yaml).unwrap() };
+    let sel = |yaml: &str| -> krew::LabelSelector { serde_saphyr::from_str(yaml).unwrap() };
     let linux_amd64 = ("linux", "amd64");
     assert!(krew::selector_matches(
         Some(&sel("{matchLabels: {os: linux}}")),

@@ -36,7 +36,8 @@ fn real(file: &str) -> PathBuf {
 fn e_bundle_without_logs(with_deployment: bool) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let obj: Value = serde_yaml::from_str(&fs::read_to_string(real("e-todo-api-after-create.yaml")).unwrap()).unwrap();
+    let obj: Value =
+        serde_saphyr::from_str(&fs::read_to_string(real("e-todo-api-after-create.yaml")).unwrap()).unwrap();
     fs::write(
         dir.join("microservices.json"),
         serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [obj]}).to_string(),

@@ -80,7 +80,7 @@ fn filters_select_runs() {
     assert_eq!(count(&["--cause", "update"]), 2);
     assert_eq!(count(&["--cause", "create,resume"]), 1);
     assert_eq!(count(&["--outcome", "failed"]), 0);
-    assert_eq!(count(&["--tail", "1"]), 1);
+    assert_eq!(count(&["--last", "1"]), 1);
     assert_eq!(count(&["todo-api"]), 3);
     assert_eq!(count(&["-n", "other", "todo-api"]), 0);
     assert_eq!(count(&["todo/todo-api"]), 3);
@@ -200,7 +200,12 @@ fn usage_errors_exit_2_and_name_the_input() {
             "ten",
         ),
         (
-            vec!["logs", "--handler", "accept", "--file", &file, "-f", "--tail", "2"],
+            vec!["logs", "--handler", "accept", "--file", &file, "-f", "--last", "2"],
+            "--last",
+        ),
+        // --tail is lines of a container log (kubectl's), which a file does not have.
+        (
+            vec!["logs", "--handler", "accept", "--file", &file, "--tail", "2"],
             "--tail",
         ),
         (

@@ -149,7 +149,7 @@ fn temporary_failures_are_four_retrying_runs_in_both_formats() {
 #[test]
 fn temporary_failures_take_their_cause_from_the_progress_annotation() {
     let yaml = std::fs::read_to_string(fixture("kopf-1.38-real/d-temperr-posting-default.todo-api.yaml")).unwrap();
-    let object: Value = serde_yaml::from_str(&yaml).unwrap();
+    let object: Value = serde_saphyr::from_str(&yaml).unwrap();
     let hints = cause_hints(&object);
     check(
         "kopf-1.38-real/d-temperr-posting-default.log",

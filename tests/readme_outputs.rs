@@ -557,7 +557,7 @@ fn usage_lines_name_only_flags_that_exist() {
 #[test]
 fn the_readme_microservice_is_valid() {
     let text = std::fs::read_to_string(root().join("examples/todo-api.yaml")).unwrap();
-    let object: serde_json::Value = serde_yaml::from_str(&text).unwrap();
+    let object: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
     assert_eq!(object["apiVersion"], "platform.example.io/v1alpha1");
     assert_eq!(object["kind"], "Microservice");
     assert_eq!(object["metadata"]["namespace"], "todo");

@@ -153,7 +153,7 @@ fn ours_invalid() {
 fn smoke_bundle(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let raw = fs::read_to_string(fixtures().join("s-smoke-cr-after-manual-status-patch.yaml")).unwrap();
-    let mut obj: Value = serde_yaml::from_str(&raw).unwrap();
+    let mut obj: Value = serde_saphyr::from_str(&raw).unwrap();
     edit(&mut obj);
     let list = json!({"apiVersion": "v1", "kind": "List", "items": [obj]});
     fs::write(tmp.path().join("microservices.json"), list.to_string()).unwrap();
@@ -205,16 +205,16 @@ fn rendered_outputs_are_pinned() {
     let stale = bundle_report(&fixtures().join("bundles/stale-port"));
     check_snapshot(
         "status-stale-port.table.txt",
-        &render_report(&stale, &global(None), None, false),
+        &render_report(&stale, &global(None), None, false).unwrap(),
     );
     check_snapshot(
         "status-stale-port.wide.txt",
-        &render_report(&stale, &global(Some(OutputFormat::Wide)), None, false),
+        &render_report(&stale, &global(Some(OutputFormat::Wide)), None, false).unwrap(),
     );
     check_snapshot("status-stale-port.detail.txt", &detail(&stale, &stale.items[0], false));
     check_snapshot(
         "status-stale-port.json",
-        &render_report(&stale, &global(Some(OutputFormat::Json)), None, false),
+        &render_report(&stale, &global(Some(OutputFormat::Json)), None, false).unwrap(),
     );
     let retrying = bundle_report(&fixtures().join("bundles/conditional-posting"));
     check_snapshot(
@@ -226,7 +226,8 @@ fn rendered_outputs_are_pinned() {
 #[test]
 fn json_output_follows_the_contract() {
     let r = bundle_report(&fixtures().join("bundles/stale-port"));
-    let v: Value = serde_json::from_str(&render_report(&r, &global(Some(OutputFormat::Json)), None, false)).unwrap();
+    let v: Value =
+        serde_json::from_str(&render_report(&r, &global(Some(OutputFormat::Json)), None, false).unwrap()).unwrap();
     assert_eq!(v["schemaVersion"], 1);
     let item = &v["items"][0];
     for key in ["namespace", "name", "phase", "verdict", "reasons"] {

@@ -122,13 +122,25 @@ pub fn human(report: &Report, color: bool) -> String {
     out
 }
 
-/// Renders the report in the requested format.
-pub fn render_report(report: &Report, global: &GlobalArgs, color: bool) -> String {
-    match global.output {
-        Some(OutputFormat::Json) => render::json(report),
-        Some(OutputFormat::Yaml) => render::yaml(report),
-        _ => human(report, color),
+/// Renders the report in the requested format: the human view, or the `-o json` document
+/// (also through `-o yaml` and the jsonpath templates). `-o wide` and `-o name` are usage
+/// errors: the answer is findings, not a table of objects.
+pub fn render_report(report: &Report, global: &GlobalArgs, color: bool) -> Result<String, AppError> {
+    if let Some(document) = render::document(report, global.output.as_ref())? {
+        return Ok(document);
     }
+    match &global.output {
+        None => Ok(human(report, color)),
+        Some(other) => Err(refused_output(other)),
+    }
+}
+
+/// The usage error for `-o wide` and `-o name`, naming the command and what it prints instead.
+pub fn refused_output(output: &OutputFormat) -> AppError {
+    AppError::Usage(format!(
+        "explain-events prints findings about one Microservice, not a list of objects: -o {} has no meaning here; use -o json, -o yaml or -o jsonpath='{{.findings[*].id}}'",
+        output.kind()
+    ))
 }
 
 fn one_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
@@ -148,6 +160,9 @@ fn one_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
 /// stale) or 3 (could not decide); 2 for usage errors (a bad `--bundle` or `--log-file` path).
 pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
+    if let Some(output @ (OutputFormat::Wide | OutputFormat::Name)) = &global.output {
+        return Err(refused_output(output));
+    }
     let namespace = one_namespace(global)?;
     let operator = match &args.operator {
         Some(spec) => Some(crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?),
@@ -189,7 +204,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     if let Some(dir) = &args.bundle {
         point_at_bundle(&mut report, dir);
     }
-    super::write_stdout(&render_report(&report, global, color))?;
+    super::write_stdout(&render_report(&report, global, color)?)?;
     Ok(report.exit_code())
 }
 

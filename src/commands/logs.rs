@@ -7,7 +7,7 @@
 //! so there is no Lease holder to prefer: every Pod of the Deployment is read and merged).
 //!
 //! Flow: sources → one [`LogStream`] per container log (bytes → records → runs) → filters
-//! ([`RunFilter`], `--tail`) → output (grouped human blocks, `--raw` lines, or `-o json` one
+//! ([`RunFilter`], `--last`) → output (grouped human blocks, `--raw` lines, or `-o json` one
 //! object per run) → what the logs cover ([`ContainerCoverage`]). Human output goes to stdout
 //! with the coverage after the runs; with `-o json` and `--raw` the coverage goes to stderr so
 //! stdout stays machine-readable.
@@ -50,7 +50,7 @@ use crate::text::sanitize;
 const IDLE: Duration = Duration::from_secs(1);
 
 /// What to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {
     /// Grouped runs, then the coverage.
     Human {
@@ -61,6 +61,14 @@ pub enum Output {
     Raw,
     /// `-o json`: one object per line per run.
     Json,
+    /// `-o jsonpath=` / `-o jsonpath-as-json=`: the template over each run's `-o json`
+    /// object, printed as it comes (no line break added, as `kubectl get -w -o jsonpath`).
+    Template {
+        /// The template.
+        template: crate::jsonpath::Template,
+        /// `jsonpath-as-json`.
+        as_json: bool,
+    },
 }
 
 /// The validated command line.
@@ -70,8 +78,8 @@ pub struct Plan {
     pub filter: RunFilter,
     /// `--since`, applied against "now" once known.
     pub since: Option<Duration>,
-    /// `--tail`.
-    pub tail: Option<usize>,
+    /// `--last`: only the last N runs.
+    pub last: Option<usize>,
     /// How.
     pub output: Output,
     /// Grouping settings (`--run-timeout`).
@@ -86,25 +94,39 @@ impl Plan {
                 "--handler must name a handler id, e.g. --handler accept".into(),
             ));
         }
-        let output = match (global.output, args.raw) {
+        let output = match (&global.output, args.raw) {
             (None, false) => Output::Human { color },
             (None, true) => Output::Raw,
+            (
+                Some(other @ (OutputFormat::Json | OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_))),
+                true,
+            ) => {
+                return Err(AppError::Usage(format!(
+                    "--raw and -o {} exclude each other",
+                    other.kind()
+                )));
+            }
             (Some(OutputFormat::Json), false) => Output::Json,
-            (Some(OutputFormat::Json), true) => {
-                return Err(AppError::Usage("--raw and -o json exclude each other".into()));
+            (Some(OutputFormat::JsonPath(template)), false) => Output::Template {
+                template: template.clone(),
+                as_json: false,
+            },
+            (Some(OutputFormat::JsonPathAsJson(template)), false) => Output::Template {
+                template: template.clone(),
+                as_json: true,
+            },
+            (Some(OutputFormat::Name), _) => {
+                return Err(AppError::Usage(
+                    "logs prints handler runs, not objects: -o name has no meaning here; use -o jsonpath='{.object}{\"\\n\"}' for the objects of the runs".into(),
+                ));
             }
             (Some(other), _) => {
                 return Err(AppError::Usage(format!(
-                    "logs prints runs as grouped text, --raw lines or -o json; -o {} is not supported",
-                    format!("{other:?}").to_lowercase()
+                    "logs prints runs as grouped text, --raw lines, -o json or -o jsonpath=TEMPLATE; -o {} is not supported",
+                    other.kind()
                 )));
             }
         };
-        if args.follow && args.tail.is_some() {
-            return Err(AppError::Usage(
-                "--tail selects the last N runs of logs read to their end; it cannot be combined with --follow".into(),
-            ));
-        }
         if global.namespaces.len() > 1 {
             return Err(AppError::Usage("logs takes at most one -n NAMESPACE".into()));
         }
@@ -144,7 +166,7 @@ impl Plan {
                     .collect(),
             },
             since: args.since,
-            tail: args.tail,
+            last: args.last,
             output,
             config: GroupConfig {
                 run_timeout: args.run_timeout,
@@ -244,7 +266,7 @@ fn finish_batch(
             handlers.dedup();
             format!("Handlers in these logs: {}.\n", sanitize(&handlers.join(", ")))
         });
-    let selected = select(runs, &plan.filter, plan.tail);
+    let selected = select(runs, &plan.filter, plan.last);
     let mut closing = report(plan, Tally::of(&selected), coverage);
     if let Some(line) = other_handlers {
         closing.insert_str(closing.find("Coverage:\n").unwrap_or(0), &line);
@@ -624,6 +646,16 @@ async fn objects_in_evidence(
     }
 }
 
+/// What to ask `pods/log` for: `--previous`, `--since` (whole seconds, at least 1) and `--tail`
+/// (`tailLines`; -1, as kubectl's, is every line).
+fn fetch(args: &LogsArgs, plan: &Plan) -> Fetch {
+    Fetch {
+        previous: args.previous,
+        since_seconds: plan.since.map(|d| d.as_secs().max(1) as i64),
+        tail_lines: args.tail.filter(|n| *n >= 0),
+    }
+}
+
 /// The operator's Pods, read to the end or followed.
 async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> Result<ExitCode, AppError> {
     let usage = if args.follow {
@@ -636,11 +668,7 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
     let namespace = global.namespaces.first().map(String::as_str);
     let (objects, objects_note) = objects_in_evidence(&client, plan, namespace).await?;
     let hints = hints_of(&objects);
-    let fetch = Fetch {
-        previous: args.previous,
-        since_seconds: plan.since.map(|d| d.as_secs().max(1) as i64),
-        tail_lines: args.log_lines,
-    };
+    let fetch = fetch(args, plan);
     if let Some(note) = &objects_note {
         eprintln!("note: {}", sanitize(note));
     }
@@ -709,7 +737,7 @@ async fn follow_cluster(
 fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError> {
     let mut out = String::new();
     for run in runs {
-        out.push_str(&render_run(plan.output, run));
+        out.push_str(&render_run(&plan.output, run)?);
         if matches!(plan.output, Output::Human { .. }) {
             out.push('\n');
         }
@@ -719,7 +747,7 @@ fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError>
             out.push_str(closing);
             write_stdout(&out)
         }
-        Output::Raw | Output::Json => {
+        Output::Raw | Output::Json | Output::Template { .. } => {
             write_stdout(&out)?;
             eprint!("{closing}");
             Ok(())
@@ -727,12 +755,16 @@ fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError>
     }
 }
 
-fn render_run(output: Output, run: &Run) -> String {
-    match output {
-        Output::Human { color } => view::human_block(run, color),
+fn render_run(output: &Output, run: &Run) -> Result<String, AppError> {
+    Ok(match output {
+        Output::Human { color } => view::human_block(run, *color),
         Output::Raw => view::raw_lines(run),
         Output::Json => view::json_line(run),
-    }
+        Output::Template { template, as_json } => {
+            let document = serde_json::to_value(view::run_json(run)).expect("a run always serialises");
+            template.render(&document, *as_json).map_err(AppError::Usage)?
+        }
+    })
 }
 
 /// The answer's closing lines: what was found, and what the logs cover.
@@ -832,7 +864,7 @@ fn emit(plan: &mut Plan, since: Option<Duration>, runs: &[Run], shown: &mut Tall
     }
     let mut out = String::new();
     for run in runs.iter().filter(|r| plan.filter.matches(r)) {
-        out.push_str(&render_run(plan.output, run));
+        out.push_str(&render_run(&plan.output, run)?);
         if matches!(plan.output, Output::Human { .. }) {
             out.push('\n');
         }
@@ -875,6 +907,41 @@ mod tests {
     }
 
     const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"forbidden"}"#;
+
+    #[test]
+    fn tail_counts_lines_as_kubectl_and_last_counts_runs() {
+        let (global, args) = parse(&["--tail", "20", "--last", "3"]);
+        let plan = Plan::new(&global, &args, false).unwrap();
+        assert_eq!(fetch(&args, &plan).tail_lines, Some(20));
+        assert_eq!(plan.last, Some(3));
+        // The old name of --tail still works; -1 is every line, as kubectl's.
+        let (global, args) = parse(&["--log-lines", "7"]);
+        assert_eq!(
+            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            Some(7)
+        );
+        let (global, args) = parse(&["--tail", "-1"]);
+        assert_eq!(
+            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            None
+        );
+        let (global, args) = parse(&["--tail", "0", "-f"]);
+        assert_eq!(
+            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            Some(0)
+        );
+        for (bad, needle) in [
+            (&["--tail", "-2"][..], "-2"),
+            (&["--tail", "x"][..], "x"),
+            (&["--last", "2", "-f"][..], "--last"),
+            (&["--last", "-1"][..], "-1"),
+        ] {
+            let err = Cli::try_parse_from([&["kubectl-microservice", "logs", "--handler", "accept"], bad].concat())
+                .unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad:?}");
+            assert!(err.to_string().contains(needle), "{bad:?}: {err}");
+        }
+    }
 
     #[tokio::test]
     async fn the_lease_holder_names_the_operator_namespace_and_pod() {

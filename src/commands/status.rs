@@ -405,11 +405,25 @@ fn next_command(item: &Item) -> String {
     }
 }
 
-/// Renders the report in the requested format.
-pub fn render_report(report: &Report, global: &GlobalArgs, name: Option<&str>, color: bool) -> String {
-    match global.output {
-        Some(OutputFormat::Json) => render::json(report),
-        Some(OutputFormat::Yaml) => render::yaml(report),
+/// Renders the report in the requested format: the table (`-o wide` wider), the detail view
+/// for a NAME, `-o name` lines (`microservice.platform.example.io/NAME`, as `kubectl get
+/// microservices -o name`), or the `-o json` document (also through `-o yaml` and the
+/// jsonpath templates). A template that cannot be evaluated is a usage error.
+pub fn render_report(
+    report: &Report,
+    global: &GlobalArgs,
+    name: Option<&str>,
+    color: bool,
+) -> Result<String, AppError> {
+    if let Some(document) = render::document(report, global.output.as_ref())? {
+        return Ok(document);
+    }
+    Ok(match &global.output {
+        Some(OutputFormat::Name) => report
+            .items
+            .iter()
+            .map(|i| render::name_line(crate::resource::KIND, crate::resource::GROUP, &i.name))
+            .collect(),
         // kubectl prints nothing on stdout for an empty answer (the note goes to stderr).
         _ if report.items.is_empty() => String::new(),
         // With -A, one name may exist in several namespaces: explain each.
@@ -421,12 +435,12 @@ pub fn render_report(report: &Report, global: &GlobalArgs, name: Option<&str>, c
             .join("\n"),
         other => table(
             report,
-            other == Some(OutputFormat::Wide),
+            other == &Some(OutputFormat::Wide),
             global.all_namespaces,
             global.no_headers,
             color,
         ),
-    }
+    })
 }
 
 /// The exit code for a rendered report: 1 with `--exit-code` when any item is a problem.
@@ -557,7 +571,7 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         print_gaps(&report);
         note_if_empty(&report, lookup_ns.as_deref());
         let report = with_bundle_hint(report, dir);
-        super::write_stdout(&render_report(&report, global, args.name.as_deref(), color))?;
+        super::write_stdout(&render_report(&report, global, args.name.as_deref(), color)?)?;
         return Ok(exit_code(&report, args.exit_code));
     }
     let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
@@ -669,7 +683,7 @@ async fn run_live(
     let mut current = gather().await?;
     print_gaps(&current);
     note_if_empty(&current, namespace.as_deref());
-    super::write_stdout(&render_report(&current, global, args.name.as_deref(), color))?;
+    super::write_stdout(&render_report(&current, global, args.name.as_deref(), color)?)?;
     let mut code = exit_code(&current, args.exit_code);
     if args.watch {
         loop {
@@ -688,7 +702,7 @@ async fn run_live(
             if !changed.items.is_empty() {
                 let mut quiet = global.clone();
                 quiet.no_headers = true;
-                super::write_stdout(&render_report(&changed, &quiet, None, color))?;
+                super::write_stdout(&render_report(&changed, &quiet, None, color)?)?;
             }
             code = code.max(exit_code(&next, args.exit_code));
             current = next;

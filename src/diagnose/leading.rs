@@ -459,7 +459,7 @@ impl LeaseAccess {
     fn fix(&self, input: &Input<'_>, namespace: &str, name: &str, stuck_holder: Option<&str>) -> String {
         let op = input.operator;
         if !self.denied.is_empty() {
-            let rules = serde_yaml::to_string(&crate::manifests::lease_rules(name)).unwrap_or_default();
+            let rules = crate::render::yaml(&crate::manifests::lease_rules(name));
             return format!(
                 "its ServiceAccount {}/{} may not {} the Lease: grant the elector's verbs in a Role in {namespace} bound to it (`kubectl microservice manifests --namespace {} --watch-namespace {}` prints it as {}):\n{}",
                 op.namespace,

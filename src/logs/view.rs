@@ -46,9 +46,9 @@ fn time(s: Option<Stamp>) -> Option<String> {
     s.map(|s| s.at.to_rfc3339_opts(SecondsFormat::AutoSi, true))
 }
 
-/// One line of JSON for `run`.
-pub fn json_line(run: &Run) -> String {
-    let doc = RunJson {
+/// The `-o json` document of `run`.
+pub fn run_json(run: &Run) -> RunJson<'_> {
+    RunJson {
         schema_version: 1,
         handler: &run.handler,
         object: run.object.to_string(),
@@ -65,8 +65,12 @@ pub fn json_line(run: &Run) -> String {
             .iter()
             .flat_map(|r| r.lines.iter().map(String::as_str))
             .collect(),
-    };
-    let mut line = serde_json::to_string(&doc).expect("a run always serialises");
+    }
+}
+
+/// One line of JSON for `run`.
+pub fn json_line(run: &Run) -> String {
+    let mut line = serde_json::to_string(&run_json(run)).expect("a run always serialises");
     line.push('\n');
     line
 }

@@ -331,15 +331,19 @@ impl<'a> Walk<'a> {
         }
         let values = arg.get_possible_values();
         if !values.is_empty() {
-            let candidates = values
+            let candidates: Vec<Candidate> = values
                 .iter()
                 .filter(|v| !v.is_hide_set() && v.get_name().starts_with(current))
                 .map(|v| Candidate::new(v.get_name().to_string(), v.get_help().map(first_line)))
                 .collect();
-            return Source::Fixed {
-                candidates,
-                directive: Directive::NO_FILE_COMP,
+            // `-o jsonpath=` is the start of a value: the template follows without a space.
+            let prefixes_only = !candidates.is_empty() && candidates.iter().all(|c| c.value.ends_with('='));
+            let directive = if prefixes_only {
+                Directive(Directive::NO_FILE_COMP.0 | Directive::NO_SPACE.0)
+            } else {
+                Directive::NO_FILE_COMP
             };
+            return Source::Fixed { candidates, directive };
         }
         let names = value_names(arg);
         let directive = match arg.get_value_hint() {
@@ -523,8 +527,20 @@ mod tests {
         }
         assert_eq!(plan_of(&["logs", "--context", ""]).source, Source::Contexts);
         assert_eq!(
-            values(plan_of(&["status", "-o", ""]).source).0,
-            ["json", "yaml", "wide"]
+            values(plan_of(&["status", "-o", ""]).source),
+            (
+                ["json", "yaml", "wide", "name", "jsonpath=", "jsonpath-as-json="]
+                    .map(String::from)
+                    .to_vec(),
+                Directive::NO_FILE_COMP
+            )
+        );
+        assert_eq!(
+            values(plan_of(&["status", "-o", "jsonp"]).source),
+            (
+                ["jsonpath=", "jsonpath-as-json="].map(String::from).to_vec(),
+                Directive(Directive::NO_FILE_COMP.0 | Directive::NO_SPACE.0)
+            )
         );
         assert_eq!(
             values(plan_of(&["status", "--color="]).source).0,
