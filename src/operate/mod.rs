@@ -5,7 +5,8 @@
 //! - [`validate`]: spec validation of leniently read objects (pure);
 //! - [`status`]: the status to write, and whether a write is needed (pure);
 //! - [`reconcile`]: one pass over one object (API writes, events, log lines);
-//! - [`events`]: the bounded event queue and its poster;
+//! - [`events`]: the bounded event queues (one per type, so Warnings are never shed for
+//!   Normals) and their concurrent posters;
 //! - [`logging`]: the text and json log line formats;
 //! - [`leader`]: leader election on a Lease (only the leader handles objects);
 //! - [`health`], [`metrics`], [`endpoint`]: `/healthz`, `/readyz`, `/metrics` (`--health-listen`).
