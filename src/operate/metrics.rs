@@ -7,7 +7,7 @@
 //! | `microservice_operator_handler_duration_seconds` | histogram | `handler`, `cause` | wall time of one run, status write included |
 //! | `microservice_operator_event_post_failures_total` | counter | `code` | events given up on, by HTTP code (`0`: no HTTP answer), from [`EventStats`] |
 //! | `microservice_operator_events_posted_total` | counter | | events stored (created or series-patched) |
-//! | `microservice_operator_events_dropped_total` | counter | | events dropped because the queue was full |
+//! | `microservice_operator_events_shed_total` | counter | `type`, `reason` | events never sent because their queue was full (or closed at shutdown), by the event's type (`Normal`, `Warning`) and reason (`Accepted`, ...) |
 //! | `microservice_operator_leader` | gauge | | Leases this replica holds and handles under (one per watched namespace by default, one with `--lease-name`/`--lease-namespace` or `-A`; always 1 with `--standalone`) |
 
 use std::sync::Arc;
@@ -45,6 +45,12 @@ struct DurationLabels {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct CodeLabels {
     code: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ShedLabels {
+    r#type: &'static str,
+    reason: &'static str,
 }
 
 /// The registry and the metrics the controller updates.
@@ -158,20 +164,25 @@ impl Collector for EventCollector {
             let labels = CodeLabels { code: code.to_string() };
             ConstCounter::new(n).encode(family.encode_family(&labels)?)?;
         }
-        for (name, help, value) in [
-            (
-                "events_posted",
-                "Events stored (created or series-patched)",
-                &self.0.posted,
-            ),
-            (
-                "events_dropped",
-                "Events dropped because the event queue was full",
-                &self.0.dropped,
-            ),
-        ] {
-            let counter = ConstCounter::new(value.load(Ordering::Relaxed));
-            counter.encode(encoder.encode_descriptor(name, help, None, counter.metric_type())?)?;
+        let posted = ConstCounter::new(self.0.posted.load(Ordering::Relaxed));
+        posted.encode(encoder.encode_descriptor(
+            "events_posted",
+            "Events stored (created or series-patched)",
+            None,
+            posted.metric_type(),
+        )?)?;
+        let mut family = encoder.encode_descriptor(
+            "events_shed",
+            "Events never sent because their queue was full (or closed at shutdown), by event type and reason",
+            None,
+            probe.metric_type(),
+        )?;
+        for ((type_, reason), n) in self.0.shed_counts() {
+            let labels = ShedLabels {
+                r#type: type_.as_str(),
+                reason,
+            };
+            ConstCounter::new(n).encode(family.encode_family(&labels)?)?;
         }
         Ok(())
     }
@@ -180,12 +191,16 @@ impl Collector for EventCollector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operate::events::EventType;
 
     #[test]
     fn exposition_has_every_metric_in_prometheus_text() {
         let stats = Arc::new(EventStats::default());
         stats.failed_by_code.lock().unwrap().insert(403, 2);
         stats.posted.store(5, Ordering::Relaxed);
+        for _ in 0..3 {
+            stats.count_shed(EventType::Normal, "Accepted");
+        }
         let metrics = Metrics::new(stats);
         metrics.handler_run("accept", Cause::Create, RunOutcome::Succeeded, Duration::from_millis(3));
         metrics.handler_run("accept", Cause::Update, RunOutcome::Retrying, Duration::from_millis(20));
@@ -202,7 +217,8 @@ mod tests {
             "# TYPE microservice_operator_event_post_failures_total counter",
             "microservice_operator_event_post_failures_total{code=\"403\"} 2",
             "microservice_operator_events_posted_total 5",
-            "microservice_operator_events_dropped_total 0",
+            "# TYPE microservice_operator_events_shed_total counter",
+            "microservice_operator_events_shed_total{type=\"Normal\",reason=\"Accepted\"} 3",
             "# TYPE microservice_operator_leader gauge",
             "microservice_operator_leader 1",
         ] {

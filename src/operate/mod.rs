@@ -2,10 +2,12 @@
 //! Kopf operator whose one handler `accept` records the spec it received in status.
 //!
 //! - [`cause`]: create / update / resume, and the Kopf takeover (pure);
+//! - [`cache`]: what the controller keeps of each watched object (pure);
 //! - [`validate`]: spec validation of leniently read objects (pure);
 //! - [`status`]: the status to write, and whether a write is needed (pure);
 //! - [`reconcile`]: one pass over one object (API writes, events, log lines);
-//! - [`events`]: the bounded event queue and its poster;
+//! - [`events`]: the bounded event queues (one per type, so Warnings are never shed for
+//!   Normals) and their concurrent posters;
 //! - [`logging`]: the text and json log line formats;
 //! - [`leader`]: leader election on a Lease (only the leader handles objects);
 //! - [`health`], [`metrics`], [`endpoint`]: `/healthz`, `/readyz`, `/metrics` (`--health-listen`).
@@ -17,6 +19,7 @@
 //! pass starts, passes in flight and queued events get up to [`SHUTDOWN_WRITES`] in total,
 //! pending retries are dropped, the Lease is released, and the process exits 0.
 
+pub mod cache;
 pub mod cause;
 pub mod endpoint;
 pub mod events;
@@ -331,7 +334,7 @@ pub fn controller_for(
 ) -> Controller<MicroserviceObject> {
     let (reader, writer) = reflector::store();
     let (listed, listed_rx) = watch::channel(false);
-    let events = watcher(api, watcher::Config::default());
+    let events = watcher(api, watch_config()).modify(cache::keep_needed);
     let objects = watching::with_backoff(events, watcher::DefaultBackoff::default(), scope.clone())
         .reflect(writer)
         .inspect(move |event| observe_watch(event, &scope, &ctx, &listed))
@@ -340,6 +343,22 @@ pub fn controller_for(
         .with_config(controller::Config::default().concurrency(concurrency))
         .trigger_backoff(NoTriggerBackoff)
         .reconcile_all_on(term_starts(terms, listed_rx))
+}
+
+/// Objects per page of the initial list and of every relist.
+pub const LIST_PAGE_SIZE: u32 = 500;
+
+/// The watch of Microservices: the initial list (and every relist) in pages of
+/// [`LIST_PAGE_SIZE`] objects, read from etcd (`ListSemantic::MostRecent`, client-go's
+/// reflector default). Not `ListSemantic::Any` (`resourceVersion=0`): the API server serves
+/// that from its watch cache, which (Kubernetes 1.28: `shouldDelegateList` in the apiserver's
+/// cacher) ignores `limit` and answers with every object in one response (10,000 objects: one
+/// body of tens of MiB held at once while parsed). Each page
+/// is stripped object by object ([`cache::keep_needed`]) before the reflector stores it.
+pub fn watch_config() -> watcher::Config {
+    watcher::Config::default()
+        .page_size(LIST_PAGE_SIZE)
+        .list_semantic(watcher::ListSemantic::MostRecent)
 }
 
 /// The controller's own backoff over its input streams: none. The watcher stream already backs
