@@ -93,7 +93,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --as-group 'Group to impersonate (repeatable)'
             cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
             cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
-            cand --exit-code 'Exit 1 when any shown object is stale, never-handled or invalid'
+            cand --exit-code 'Exit 1 when any shown object is stale, never-handled, invalid or terminating'
             cand -w 'After the table, print a row whenever an object''s phase, generation or verdict changes'
             cand --watch 'After the table, print a row whenever an object''s phase, generation or verdict changes'
             cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'

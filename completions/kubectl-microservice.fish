@@ -104,7 +104,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l exit-code -d 'Exit 1 when any shown object is stale, never-handled or invalid'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l exit-code -d 'Exit 1 when any shown object is stale, never-handled, invalid or terminating'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s w -l watch -d 'After the table, print a row whenever an object\'s phase, generation or verdict changes'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l no-headers -d 'Do not print table headers'

@@ -110,7 +110,8 @@ impl MicroserviceObject {
 /// The `Microservice` CRD that `manifests` installs: `v1alpha1`, namespaced, short name `ms`,
 /// status subresource, printer columns Phase, Image, Port, Age.
 ///
-/// Status schema: `phase` (`Accepted` | `Invalid`), `observedGeneration` (int64), and
+/// Status schema: `phase` (`Accepted` | `Invalid`), `observedGeneration` (int64),
+/// `acceptedSpec` (`image`, `port`: the spec the handler accepted at observedGeneration), and
 /// `conditions` in the shape of metav1.Condition (including `conditions[].observedGeneration`,
 /// so `kubectl wait --for=condition=Accepted` is meaningful), a map list keyed by `type` so
 /// server-side apply merges them.
@@ -184,6 +185,14 @@ fn crd_json() -> Value {
                                     "format": "int64",
                                     "description": "metadata.generation that the handler last saw."
                                 },
+                                "acceptedSpec": {
+                                    "type": "object",
+                                    "description": "The spec the handler accepted at observedGeneration (kept when a later spec is Invalid).",
+                                    "properties": {
+                                        "image": {"type": "string"},
+                                        "port": {"type": "integer", "format": "int32"}
+                                    }
+                                },
                                 "conditions": {
                                     "type": "array",
                                     "x-kubernetes-list-type": "map",
@@ -245,6 +254,8 @@ mod tests {
             "integer"
         );
         assert_eq!(status["observedGeneration"]["format"], "int64");
+        assert_eq!(status["acceptedSpec"]["properties"]["port"]["type"], "integer");
+        assert_eq!(status["acceptedSpec"]["properties"]["image"]["type"], "string");
     }
 
     #[test]

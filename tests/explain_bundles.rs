@@ -165,11 +165,36 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 4);
+    assert_eq!(bundles_in("bundles-captured").len(), 6);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
     }
+}
+
+/// A real Kopf 1.38 operator added its finalizer, was removed, and the object was deleted: the
+/// first finding is `deletion-pending` (what `status` says: `terminating`), with the guarded patch,
+/// and the deletion's generation bump is not `accepted-stale`.
+#[test]
+fn a_kopf_finalizer_left_behind_is_the_first_finding() {
+    let dir = fixtures().join("bundles-captured/kopf-finalizer-terminating");
+    let report = explain_in(&dir, "kms-i11-terminating", "todo-api");
+    let first = &report.findings[0];
+    assert_eq!((first.id, first.severity), ("deletion-pending", Severity::Problem));
+    assert!(
+        first.title.contains("kopf.zalando.org/KopfFinalizerMarker"),
+        "{}",
+        first.title
+    );
+    assert!(
+        first.fix.as_deref().unwrap_or("").contains(
+            r#"kubectl -n kms-i11-terminating patch microservice todo-api --type=json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"kopf.zalando.org/KopfFinalizerMarker"},{"op":"remove","path":"/metadata/finalizers/0"}]'"#
+        ),
+        "{:?}",
+        first.fix
+    );
+    assert!(report.summary.contains("Terminating"), "{}", report.summary);
+    assert!(find(&report, "accepted-stale").is_none());
 }
 
 #[test]

@@ -99,6 +99,64 @@ fn kopf_verdicts_say_which_evidence() {
     );
 }
 
+/// Issue 11 item 3, captured live: a Kopf operator restarted and its resume handler retries. With
+/// the log from before the restart (its success line) given too, the verdict stays `retrying`:
+/// the success is not the latest cycle.
+#[test]
+fn a_resume_retrying_after_a_restart_is_not_fresh() {
+    let dir = fixtures().join("bundles-captured/kopf-resume-retrying-after-restart");
+    let out = Command::new(BIN)
+        .args(["status", "todo-api", "-o", "json", "--bundle"])
+        .arg(&dir)
+        .arg("--log-file")
+        .arg(dir.join("before-restart.kopf-operator.log.txt"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let item = &json["items"][0];
+    assert_eq!(item["verdict"], "stale", "{item}");
+    let reason = &item["reasons"][0];
+    assert_eq!(reason["code"], "retrying", "{item}");
+    let message = reason["message"].as_str().unwrap();
+    assert!(
+        message.contains("tried 3 time(s) for purpose resume")
+            && message.contains("image pull check failed")
+            && message.contains("next try at 2026-12-01T04:28:06Z"),
+        "{message}"
+    );
+    let evidence = reason["evidence"].to_string();
+    assert!(
+        evidence.contains("earlier cycle end, not the latest news")
+            && evidence.contains("Creation is processed: 1 succeeded"),
+        "{evidence}"
+    );
+}
+
+/// Issue 11 item 5, captured live: Kopf's finalizer left behind holds a deletion; `status` says
+/// `terminating` with the guarded patch, and `--exit-code` exits 1.
+#[test]
+fn a_kopf_finalizer_left_behind_is_terminating() {
+    let dir = fixtures().join("bundles-captured/kopf-finalizer-terminating");
+    let out = Command::new(BIN)
+        .args(["status", "todo-api", "--exit-code", "--bundle"])
+        .arg(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("kms-i11-terminating/todo-api: terminating"), "{text}");
+    assert!(
+        text.contains("[deletion-pending]") && !text.contains("generation-ahead"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"Next:           remove kopf.zalando.org/KopfFinalizerMarker (its owner is not running; the test op makes the patch fail if the list changed): kubectl -n kms-i11-terminating patch microservice todo-api --type=json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"kopf.zalando.org/KopfFinalizerMarker"},{"op":"remove","path":"/metadata/finalizers/0"}]'"#),
+        "{text}"
+    );
+}
+
 /// Copies a real bundle to a temporary directory and lets `edit` change its microservices.
 fn derived(from: &str, edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();

@@ -34,7 +34,7 @@ pub struct StatusArgs {
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub bundle: Option<PathBuf>,
 
-    /// Exit 1 when any shown object is stale, never-handled or invalid.
+    /// Exit 1 when any shown object is stale, never-handled, invalid or terminating.
     #[arg(long)]
     pub exit_code: bool,
 
@@ -97,6 +97,10 @@ pub struct Item {
     pub created: Option<DateTime<Utc>>,
     /// The operator watching this namespace, as NS/deployment/NAME, when found.
     pub operator: Option<String>,
+    /// The pending deletion (deletionTimestamp, age, each finalizer with its owner and removal
+    /// command), only when `verdict` is `terminating`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deletion: Option<crate::diagnose::deletion::Pending>,
     /// The bundle the answer came from, for the next commands (not in JSON).
     #[serde(skip)]
     pub bundle: Option<String>,
@@ -119,8 +123,11 @@ pub struct Report {
 /// Builds the report from a snapshot (pure). `namespace` filters objects when set; `name`
 /// keeps one object.
 pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, skew: Duration) -> Report {
+    let operator_list = snapshot.operator.deployments.get().map(|d| find_operators(d));
     let options = staleness::Options {
         skew: crate::time::delta(skew),
+        now: snapshot.now(),
+        operators: operator_list.as_deref(),
     };
     let facts = log_facts(snapshot);
     let unavailable = LogFacts::Unavailable(
@@ -131,12 +138,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             .map(ToString::to_string)
             .unwrap_or_else(|| "operator logs: none".into()),
     );
-    let operators = snapshot
-        .operator
-        .deployments
-        .get()
-        .map(|d| find_operators(d))
-        .unwrap_or_default();
+    let operators = operator_list.clone().unwrap_or_default();
     let mut items: Vec<Item> = snapshot
         .microservices
         .get()
@@ -193,6 +195,7 @@ fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>, operat
             .as_ref()
             .map(|t| crate::time::from_jiff(t.0)),
         operator,
+        deletion: a.deletion,
         bundle: None,
     }
 }
@@ -221,7 +224,7 @@ fn verdict_tone(v: Verdict) -> Tone {
     match v {
         Verdict::Fresh => Tone::Good,
         Verdict::Stale | Verdict::Invalid => Tone::Bad,
-        Verdict::NeverHandled => Tone::Warn,
+        Verdict::NeverHandled | Verdict::Terminating => Tone::Warn,
         Verdict::Unknown => Tone::Muted,
     }
 }
@@ -357,6 +360,18 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
             push(&mut out, format!("    {}: {} → {}", c.field, c.old, c.new));
         }
     }
+    if let Some(d) = &item.deletion {
+        push(&mut out, "  Finalizers:".into());
+        if d.finalizers.is_empty() {
+            push(&mut out, "    none left".into());
+        }
+        for f in &d.finalizers {
+            push(
+                &mut out,
+                format!("    [{}] {}: to be removed by {}", f.index, f.finalizer, f.owner),
+            );
+        }
+    }
     push(&mut out, "  Why:".into());
     for reason in &item.reasons {
         push(&mut out, format!("    {} [{}]", reason.message, reason.code));
@@ -402,6 +417,11 @@ fn next_command(item: &Item) -> String {
             "collect evidence for a closer look: kubectl microservice collect DIR -n {}",
             item.namespace
         ),
+        Verdict::Terminating => item
+            .deletion
+            .as_ref()
+            .and_then(|d| d.fix())
+            .unwrap_or_else(|| "wait: no finalizer is left, the API server removes the object".into()),
     }
 }
 

@@ -87,6 +87,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
                 covers_from,
                 last_cycle: last_cycle.get(&key).cloned(),
                 last_retry: last_retry.get(&key).map(|(_, l)| l.clone()),
+                last_retry_time: last_retry.get(&key).and_then(|(t, _)| *t),
             };
             (key, facts)
         })
@@ -96,6 +97,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             covers_from,
             last_cycle: None,
             last_retry: None,
+            last_retry_time: None,
         });
     }
     facts

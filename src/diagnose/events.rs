@@ -50,6 +50,7 @@ pub const FINDING_IDS: &[&str] = &[
     "rbac-resource",
     "operator-not-found",
     "operator-not-leading",
+    "deletion-pending",
 ];
 
 /// How bad a finding is (Contracts: `ok` | `warning` | `problem`).
@@ -246,6 +247,8 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         own_events,
     };
     let mut findings = Vec::new();
+    // First: a pending deletion is `status`'s verdict too (`terminating`), and the sort is stable.
+    findings.extend(deletion_pending(&ctx));
     findings.extend(operator_findings(&ctx));
     findings.extend(rbac_findings(&ctx));
     findings.extend(post_failures(&ctx));
@@ -1509,7 +1512,11 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
     let a = staleness::assess(
         ctx.obj,
         facts.get(&ctx.key).unwrap_or(&unavailable),
-        staleness::Options { skew: ctx.options.skew },
+        staleness::Options {
+            skew: ctx.options.skew,
+            now: ctx.now,
+            operators: None,
+        },
     );
     if a.verdict != Verdict::Stale {
         return Vec::new();
@@ -1532,6 +1539,28 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
             "see the handler's runs since the change: kubectl microservice logs --handler accept {} -n {}",
             ctx.name, ctx.ns
         )),
+    )]
+}
+
+/// `deletion-pending`: the object has a deletionTimestamp and finalizers hold it (the same facts
+/// as `status`'s `terminating` verdict). A problem when a finalizer's owner is not running (nothing
+/// will remove it), else a warning.
+fn deletion_pending(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let operators = ctx.snapshot.operator.deployments.get().map(|d| find_operators(d));
+    let Some(pending) = super::deletion::pending(ctx.obj, ctx.now, operators.as_deref()) else {
+        return Vec::new();
+    };
+    let severity = if pending.finalizers.iter().any(|f| f.owner_running == Some(false)) {
+        Severity::Problem
+    } else {
+        Severity::Warning
+    };
+    vec![finding(
+        "deletion-pending",
+        severity,
+        pending.message(),
+        pending.evidence(ctx.obj),
+        pending.fix(),
     )]
 }
 

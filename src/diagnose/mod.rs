@@ -3,11 +3,13 @@
 //! - [`staleness`]: is `Accepted` still true for the spec each object has now (`status`);
 //! - [`events`]: why is there no Warning event (`explain-events`), with [`rbac`] for permissions;
 //! - [`leading`]: whether a replica of the operator is the one that handles (Lease, Kopf peering);
+//! - [`deletion`]: a pending deletion and the finalizers that hold it;
 //! - [`managed_fields`]: what managedFields say about who wrote spec and status, and when;
 //! - [`cycles`]: what the operator's logs say about each object's handling cycles (for
 //!   [`staleness`] and [`events`]).
 
 pub mod cycles;
+pub mod deletion;
 pub mod events;
 pub mod leading;
 pub mod managed_fields;

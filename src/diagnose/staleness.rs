@@ -11,12 +11,18 @@
 //!    wrote more than the skew tolerance after the latest status write; otherwise unknown.
 //!
 //! A resume that has not happened yet is not staleness (a resume writes nothing).
+//!
+//! Before all of these: an object with `metadata.deletionTimestamp` is `terminating`
+//! ([`super::deletion`]); the deletion's generation bump is never read as a spec change.
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::deletion::{self, Pending};
 use super::managed_fields::{self, Entry};
+use crate::evidence::operator::OperatorRef;
+use crate::kopf::progress::{self, Progress};
 use crate::operate::cause::{LAST_HANDLED_SUFFIX, kopf_record};
 use crate::resource::MicroserviceObject;
 use crate::time::rfc3339_seconds;
@@ -35,6 +41,9 @@ pub enum Verdict {
     Invalid,
     /// The evidence cannot decide.
     Unknown,
+    /// A deletion is pending (`metadata.deletionTimestamp` set), held by finalizers
+    /// ([`super::deletion`]). Added in schemaVersion 1 as a new enum value.
+    Terminating,
 }
 
 impl Verdict {
@@ -46,12 +55,17 @@ impl Verdict {
             Verdict::NeverHandled => "never-handled",
             Verdict::Invalid => "invalid",
             Verdict::Unknown => "unknown",
+            Verdict::Terminating => "terminating",
         }
     }
 
-    /// Whether `status --exit-code` exits 1 for it.
+    /// Whether `status --exit-code` exits 1 for it. `terminating` is: the object neither serves
+    /// its spec nor is gone, and the reason names who must act.
     pub fn is_problem(self) -> bool {
-        matches!(self, Verdict::Stale | Verdict::NeverHandled | Verdict::Invalid)
+        matches!(
+            self,
+            Verdict::Stale | Verdict::NeverHandled | Verdict::Invalid | Verdict::Terminating
+        )
     }
 }
 
@@ -118,20 +132,29 @@ pub enum LogFacts {
         last_cycle: Option<CycleEnd>,
         /// The last `failed temporarily` / retry line for the object, if any.
         last_retry: Option<String>,
+        /// That line's time, when it has one.
+        last_retry_time: Option<DateTime<Utc>>,
     },
 }
 
-/// Tunables of the verdict.
+/// Tunables and context of the verdict.
 #[derive(Debug, Clone, Copy)]
-pub struct Options {
+pub struct Options<'a> {
     /// Clock skew below which two times cannot be ordered (managedFields have 1 s resolution).
     pub skew: Duration,
+    /// The evidence's "now" (for ages), when known.
+    pub now: Option<DateTime<Utc>>,
+    /// The recognised operator Deployments (who should remove a finalizer); `None` when they
+    /// could not be listed.
+    pub operators: Option<&'a [OperatorRef]>,
 }
 
-impl Default for Options {
+impl Default for Options<'_> {
     fn default() -> Self {
         Options {
             skew: Duration::seconds(2),
+            now: None,
+            operators: None,
         }
     }
 }
@@ -152,10 +175,13 @@ pub struct Assessment {
     pub last_handled: Option<DateTime<Utc>>,
     /// The latest spec write (managedFields), when known.
     pub spec_changed: Option<DateTime<Utc>>,
+    /// The pending deletion, when `verdict` is `terminating` (absent from JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deletion: Option<Pending>,
 }
 
 /// Assesses `obj` (see the module docs).
-pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> Assessment {
+pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -> Assessment {
     let generation = obj.metadata.generation.unwrap_or(0);
     let entries = managed_fields::entries(obj.metadata.managed_fields.as_ref());
     let (status_entry, spec_entry) = managed_fields::latest_status_and_spec(&entries);
@@ -166,7 +192,26 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
         changed_fields: Vec::new(),
         last_handled: status_entry.and_then(|e| e.time),
         spec_changed: spec_entry.and_then(|e| e.time),
+        deletion: None,
     };
+
+    if let Some(pending) = deletion::pending(obj, options.now, options.operators) {
+        a.verdict = Verdict::Terminating;
+        a.handled_by = if obj.observed_generation().is_some() {
+            HandledBy::KubectlMicroservice
+        } else if kopf_record(obj.metadata.annotations.as_ref()).is_some() {
+            HandledBy::Kopf
+        } else {
+            HandledBy::Unknown
+        };
+        a.reasons.push(Reason {
+            code: "deletion-pending",
+            message: pending.message(),
+            evidence: pending.evidence(obj),
+        });
+        a.deletion = Some(pending);
+        return a;
+    }
 
     if let Some(observed) = obj.observed_generation() {
         a.handled_by = HandledBy::KubectlMicroservice;
@@ -176,14 +221,38 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
         ];
         if observed < generation {
             a.verdict = Verdict::Stale;
-            let written = managed_fields::spec_fields_written_after(&entries, a.last_handled);
-            let fields = if written.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; spec fields written since the last status write: {}",
-                    written.join(", ")
-                )
+            let accepted = obj.status.as_ref().and_then(|s| s.get("acceptedSpec"));
+            let fields = match accepted {
+                // Our handler recorded what it accepted: the exact changed fields, old → new.
+                Some(accepted) => {
+                    let current = serde_json::json!({
+                        "image": obj.spec.get("image").cloned().unwrap_or(Value::Null),
+                        "port": obj.spec.get("port").cloned().unwrap_or(Value::Null),
+                    });
+                    a.changed_fields = diff("spec", accepted, &current);
+                    let names: Vec<String> = a
+                        .changed_fields
+                        .iter()
+                        .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
+                        .collect();
+                    if names.is_empty() {
+                        "; spec.image and spec.port equal status.acceptedSpec (another spec field changed)".to_string()
+                    } else {
+                        format!("; changed since accepted: {}", names.join(", "))
+                    }
+                }
+                // Written by an older version: managedFields name a manager's fields, not which changed.
+                None => {
+                    let written = managed_fields::spec_fields_written_after(&entries, a.last_handled);
+                    if written.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; spec fields written since: {} (managedFields cannot tell which of a manager's fields changed)",
+                            written.join(", ")
+                        )
+                    }
+                }
             };
             a.reasons.push(Reason {
                 code: "generation-ahead",
@@ -233,6 +302,11 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
                     .chain(spec_entry.map(|e| format!("last spec write: {}", e.describe())))
                     .collect(),
             });
+            return a;
+        }
+        if let Some(reason) = retrying(obj, logs, &annotation_fact) {
+            a.verdict = Verdict::Stale;
+            a.reasons.push(reason);
             return a;
         }
         match logs {
@@ -352,7 +426,77 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options) -> As
     a
 }
 
-fn undecidable_message(status: &Entry, spec: &Entry, options: Options) -> String {
+/// The `retrying` reason: the handling of the current spec is still being retried, by Kopf's
+/// progress annotation (a record with retries and no success: Kopf purges records when a cycle
+/// ends) or by the logs (a retry line later than the last cycle end, e.g. a resume failing after
+/// a restart whose earlier cycle succeeded). `None` when neither shows a retry.
+fn retrying(obj: &MicroserviceObject, logs: &LogFacts, annotation_fact: &str) -> Option<Reason> {
+    let object = serde_json::to_value(obj).ok()?;
+    let records: Vec<Progress> = progress::read(&object).into_iter().filter(Progress::retrying).collect();
+    let (retry_line, retry_time, cycle) = match logs {
+        LogFacts::Read {
+            last_retry,
+            last_retry_time,
+            last_cycle,
+            ..
+        } => (last_retry.as_ref(), *last_retry_time, last_cycle.as_ref()),
+        LogFacts::Unavailable(_) => (None, None, None),
+    };
+    // A retry line after the last cycle end (or with no cycle end at all) is the latest news.
+    let log_retry = retry_line.filter(|_| match (cycle, retry_time) {
+        (None, _) => true,
+        (Some(c), Some(rt)) => c.time.is_some_and(|ct| rt > ct),
+        (Some(_), None) => false,
+    });
+    if records.is_empty() && log_retry.is_none() {
+        return None;
+    }
+    let mut evidence = vec![annotation_fact.to_string()];
+    let mut parts = Vec::new();
+    for r in &records {
+        let tries = r.retries.unwrap_or(0);
+        let mut text = format!(
+            "handler {} has tried {tries} time(s) for purpose {}",
+            r.handler,
+            r.purpose.as_deref().unwrap_or("?")
+        );
+        if let Some(m) = &r.message {
+            text.push_str(&format!(", last error {m:?}"));
+        }
+        if let Some(d) = r.delayed {
+            text.push_str(&format!(", next try at {}", rfc3339_seconds(d)));
+        }
+        evidence.push(format!(
+            "progress annotation {}: retries={tries} success={} delayed={}",
+            r.handler,
+            r.success.map_or("?".to_string(), |b| b.to_string()),
+            r.delayed.map(rfc3339_seconds).unwrap_or_else(|| "none".into())
+        ));
+        parts.push(text);
+    }
+    if let Some(line) = log_retry {
+        let when = retry_time
+            .map(|t| format!(" (logged at {})", rfc3339_seconds(t)))
+            .unwrap_or_default();
+        evidence.push(format!("last retry in the logs{when}: {line}"));
+        if parts.is_empty() {
+            parts.push(format!("the logs' last word on it is a retry{when}"));
+        }
+    }
+    if let Some(c) = cycle {
+        evidence.push(format!("earlier cycle end, not the latest news: {}", log_fact(c)));
+    }
+    Some(Reason {
+        code: "retrying",
+        message: format!(
+            "the handling of this spec is failing and being retried: {}",
+            parts.join("; ")
+        ),
+        evidence,
+    })
+}
+
+fn undecidable_message(status: &Entry, spec: &Entry, options: Options<'_>) -> String {
     if !spec.spec_only() {
         format!(
             "the latest spec writer {} also owns {} fields, so its time does not date the spec",
@@ -494,6 +638,53 @@ mod tests {
     }
 
     #[test]
+    fn ours_names_exactly_the_fields_changed_since_accepted() {
+        // Only spec.image was patched; one manager (kubectl) owns both image and port.
+        let fields = json!([{"manager": "kubectl-client-side-apply", "operation": "Update", "time": "2026-12-01T04:10:00Z",
+            "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:image": {}, "f:port": {}}}},
+            {"manager": "kubectl-microservice", "operation": "Apply", "subresource": "status", "time": "2026-12-01T04:00:00Z",
+            "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:phase": {}}}}]);
+        let with = obj(
+            json!({"metadata": {"name": "a", "generation": 2, "managedFields": fields},
+            "spec": {"image": "nginx:1.28", "port": 8080},
+            "status": {"phase": "Accepted", "observedGeneration": 1, "acceptedSpec": {"image": "nginx:1.27", "port": 8080}}}),
+        );
+        let a = assess(&with, &no_logs(), Options::default());
+        assert_eq!(a.verdict, Verdict::Stale);
+        assert_eq!(
+            a.changed_fields,
+            vec![ChangedField {
+                field: "spec.image".into(),
+                old: json!("nginx:1.27"),
+                new: json!("nginx:1.28")
+            }]
+        );
+        let m = &a.reasons[0].message;
+        assert!(
+            m.contains(r#"spec.image "nginx:1.27" → "nginx:1.28""#) && !m.contains("spec.port"),
+            "{m}"
+        );
+        // An object written by an older version: no acceptedSpec; the fields are not claimed changed.
+        let mut without = with.clone();
+        without
+            .status
+            .as_mut()
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .remove("acceptedSpec");
+        let a = assess(&without, &no_logs(), Options::default());
+        assert!(a.changed_fields.is_empty());
+        let m = &a.reasons[0].message;
+        assert!(
+            m.contains("spec fields written since: spec.image (by kubectl-client-side-apply")
+                && m.contains("spec.port (by kubectl-client-side-apply")
+                && m.contains("managedFields cannot tell which of a manager's fields changed"),
+            "{m}"
+        );
+    }
+
+    #[test]
     fn real_kopf_object_changed_while_the_operator_was_stopped() {
         let stale: MicroserviceObject =
             serde_json::from_str(include_str!("../../tests/fixtures/f-todo-api-stale-accepted.json")).unwrap();
@@ -546,6 +737,7 @@ mod tests {
                 line: "Updating is processed: 0 succeeded; 1 failed.".into(),
             }),
             last_retry: None,
+            last_retry_time: None,
         };
         let a = assess(&handled, &failed, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "last-handling-failed"));
@@ -559,6 +751,7 @@ mod tests {
                 line: "Creation is processed: 1 succeeded; 0 failed.".into(),
             }),
             last_retry: None,
+            last_retry_time: None,
         };
         assert_eq!(
             assess(&handled, &ok, Options::default()).reasons[0].code,
@@ -616,6 +809,135 @@ mod tests {
             assess(&with_fields(json!([status, close])), &no_logs(), Options::default()).verdict,
             Verdict::Unknown
         );
+    }
+
+    #[test]
+    fn deletion_is_terminating_not_a_spec_change() {
+        // Ours: the deletion bumped generation 1 → 2; observedGeneration stays 1.
+        let ours = obj(json!({"metadata": {"name": "a", "namespace": "n", "generation": 2,
+            "deletionTimestamp": "2026-12-01T04:00:00Z", "finalizers": ["kopf.zalando.org/KopfFinalizerMarker"]},
+            "spec": {}, "status": {"phase": "Accepted", "observedGeneration": 1}}));
+        let a = assess(&ours, &no_logs(), Options::default());
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::Terminating, "deletion-pending")
+        );
+        assert!(a.reasons.iter().all(|r| r.code != "generation-ahead"));
+        assert!(a.verdict.is_problem());
+        assert!(a.deletion.is_some());
+        // Kopf: spec equal to the annotation, a succeeded cycle in the logs: still terminating.
+        let kopf = obj(json!({"metadata": {"name": "a", "namespace": "n", "generation": 2,
+            "deletionTimestamp": "2026-12-01T04:00:00Z", "finalizers": ["kopf.zalando.org/KopfFinalizerMarker"],
+            "annotations": {"kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\"}}"}},
+            "spec": {"image": "x"}, "status": {"phase": "Accepted"}}));
+        let ok = LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(CycleEnd {
+                time: None,
+                clock: "kubelet clock",
+                succeeded: 1,
+                failed: 0,
+                line: "Creation is processed: 1 succeeded; 0 failed.".into(),
+            }),
+            last_retry: None,
+            last_retry_time: None,
+        };
+        let a = assess(&kopf, &ok, Options::default());
+        assert_eq!((a.verdict, a.handled_by), (Verdict::Terminating, HandledBy::Kopf));
+        let json = serde_json::to_value(&a).unwrap();
+        assert_eq!(json["verdict"], "terminating");
+        assert_eq!(json["deletion"]["finalizers"][0]["index"], 0);
+    }
+
+    /// A Kopf operator restarted; its resume handler fails and retries (the progress annotation of
+    /// d-temperr-posting-default.todo-api.yaml, purpose resume); the success line before the
+    /// restart is not the latest cycle.
+    #[test]
+    fn resume_retrying_after_a_restart_is_not_fresh() {
+        let handled = |progress: Option<&str>| {
+            let mut annotations = serde_json::Map::new();
+            annotations.insert(
+                "kopf.zalando.org/last-handled-configuration".into(),
+                json!("{\"spec\":{\"image\":\"x\",\"port\":1}}\n"),
+            );
+            if let Some(p) = progress {
+                annotations.insert("kopf.zalando.org/accept".into(), json!(p));
+            }
+            obj(
+                json!({"metadata": {"name": "a", "namespace": "n", "generation": 1, "annotations": annotations},
+                "spec": {"image": "x", "port": 1}, "status": {"phase": "Accepted"}}),
+            )
+        };
+        let before_restart = CycleEnd {
+            time: Some("2026-11-29T16:20:00Z".parse().unwrap()),
+            clock: "kubelet clock",
+            succeeded: 1,
+            failed: 0,
+            line: "Creation is processed: 1 succeeded; 0 failed.".into(),
+        };
+        let succeeded_only = LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(before_restart.clone()),
+            last_retry: None,
+            last_retry_time: None,
+        };
+        // The annotation alone decides.
+        let progress = r#"{"started":"2026-11-29T16:22:42.532213+00:00","delayed":"2026-11-29T16:23:02.882155+00:00","purpose":"resume","retries":3,"success":false,"failure":false,"message":"image pull check failed"}"#;
+        let a = assess(&handled(Some(progress)), &succeeded_only, Options::default());
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "retrying"));
+        let m = &a.reasons[0].message;
+        assert!(
+            m.contains("tried 3 time(s) for purpose resume")
+                && m.contains("image pull check failed")
+                && m.contains("next try at 2026-11-29T16:23:02Z"),
+            "{m}"
+        );
+        assert!(
+            a.reasons[0]
+                .evidence
+                .iter()
+                .any(|e| e.contains("Creation is processed")),
+            "{:?}",
+            a.reasons[0].evidence
+        );
+        // The logs alone decide: a retry line after the last cycle end.
+        let retry_after = LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(before_restart.clone()),
+            last_retry: Some("Handler 'accept' failed temporarily: image pull check failed".into()),
+            last_retry_time: Some("2026-11-29T16:22:43Z".parse().unwrap()),
+        };
+        let a = assess(&handled(None), &retry_after, Options::default());
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "retrying"));
+        assert!(
+            a.reasons[0]
+                .evidence
+                .iter()
+                .any(|e| e.contains("logged at 2026-11-29T16:22:43Z"))
+        );
+        // A retry line before the cycle end was followed by a success: fresh.
+        let retry_before = LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(before_restart),
+            last_retry: Some("Handler 'accept' failed temporarily: x".into()),
+            last_retry_time: Some("2026-11-29T16:19:00Z".parse().unwrap()),
+        };
+        let a = assess(&handled(None), &retry_before, Options::default());
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "last-cycle-succeeded"));
+        // A succeeded record (not yet purged) is no retry.
+        let done =
+            r#"{"started":"2026-11-29T16:22:42+00:00","purpose":"resume","retries":1,"success":true,"failure":false}"#;
+        let a = assess(&handled(Some(done)), &retry_before_none(), Options::default());
+        assert_eq!(a.verdict, Verdict::Fresh);
+    }
+
+    fn retry_before_none() -> LogFacts {
+        LogFacts::Read {
+            covers_from: None,
+            last_cycle: None,
+            last_retry: None,
+            last_retry_time: None,
+        }
     }
 
     #[test]

@@ -27,6 +27,23 @@ pub struct Progress {
     pub retries: Option<u64>,
     /// `message`: the last failure's message.
     pub message: Option<String>,
+    /// `delayed`: when the next try is due (set after a temporary failure).
+    pub delayed: Option<DateTime<Utc>>,
+    /// `success`: the handler succeeded in this cycle.
+    pub success: Option<bool>,
+    /// `failure`: the handler failed permanently in this cycle.
+    pub failure: Option<bool>,
+}
+
+impl Progress {
+    /// Whether the record shows a handler still trying after a failure: not succeeded, not failed
+    /// permanently, and at least one retry (or a `delayed` next try). Kopf purges a cycle's records
+    /// when the cycle ends, so such a record is the latest state of the object's handling.
+    pub fn retrying(&self) -> bool {
+        self.success != Some(true)
+            && self.failure != Some(true)
+            && (self.retries.unwrap_or(0) > 0 || self.delayed.is_some())
+    }
 }
 
 /// Reads the progress records of an object (a `kubectl get -o json` item). Annotations whose
@@ -40,6 +57,9 @@ pub fn read(object: &Value) -> Vec<Progress> {
         started: v.get("started").and_then(Value::as_str).and_then(parse_iso_time),
         retries: v.get("retries").and_then(Value::as_u64),
         message: v.get("message").and_then(Value::as_str).map(str::to_string),
+        delayed: v.get("delayed").and_then(Value::as_str).and_then(parse_iso_time),
+        success: v.get("success").and_then(Value::as_bool),
+        failure: v.get("failure").and_then(Value::as_bool),
     };
     if let Some(progress) = object.pointer("/status/kopf/progress").and_then(Value::as_object) {
         for (id, v) in progress {

@@ -56,7 +56,8 @@ pub struct Context {
     handled: Mutex<HashMap<String, i64>>,
     /// uid → consecutive failed writes, for the backoff.
     failures: Mutex<HashMap<String, u32>>,
-    /// uids whose first-sight checks (Kopf finalizer) and pruning warning were done.
+    /// Keys whose first-sight checks (Kopf finalizer) were done: the uid, and `"<uid> deleting"`
+    /// once the warning was repeated for the object's deletion.
     noticed: Mutex<HashSet<String>>,
     pruned_warned: Mutex<HashSet<String>>,
     /// The current leadership term; 0 while not leading.
@@ -123,7 +124,10 @@ impl Context {
     pub fn forget_except(&self, live: &HashSet<String>) {
         self.handled.lock().expect("lock").retain(|uid, _| live.contains(uid));
         self.failures.lock().expect("lock").retain(|uid, _| live.contains(uid));
-        self.noticed.lock().expect("lock").retain(|uid| live.contains(uid));
+        self.noticed
+            .lock()
+            .expect("lock")
+            .retain(|key| live.contains(noticed_uid(key)));
         self.pruned_warned
             .lock()
             .expect("lock")
@@ -134,7 +138,7 @@ impl Context {
     pub fn forget(&self, uid: &str) {
         self.handled.lock().expect("lock").remove(uid);
         self.failures.lock().expect("lock").remove(uid);
-        self.noticed.lock().expect("lock").remove(uid);
+        self.noticed.lock().expect("lock").retain(|key| noticed_uid(key) != uid);
         self.pruned_warned.lock().expect("lock").remove(uid);
     }
 
@@ -299,15 +303,19 @@ macro_rules! log_at {
 pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Result<Action, RetryableError> {
     // Counted before `startable_term` is checked, so SIGTERM's wait sees every pass that may write.
     let _in_flight = ctx.pass_started();
+    let namespace = obj.metadata.namespace.as_deref().unwrap_or("");
+    let name = obj.metadata.name.as_deref().unwrap_or("");
+    let uid = obj.metadata.uid.as_deref().unwrap_or("");
     if obj.metadata.deletion_timestamp.is_some() {
+        // Nothing to handle, but a leftover Kopf finalizer is what keeps it Terminating.
+        if ctx.startable_term().is_some() {
+            first_sight_checks(&obj, &ctx, namespace, name, uid);
+        }
         return Ok(Action::await_change());
     }
     let Some(term) = ctx.startable_term() else {
         return Ok(Action::await_change());
     };
-    let namespace = obj.metadata.namespace.as_deref().unwrap_or("");
-    let name = obj.metadata.name.as_deref().unwrap_or("");
-    let uid = obj.metadata.uid.as_deref().unwrap_or("");
     first_sight_checks(&obj, &ctx, namespace, name, uid);
 
     let (cause, kopf) = match decide(&obj, ctx.handled_generation(uid)) {
@@ -456,22 +464,52 @@ fn cancelled(subject: &Subject<'_>) -> RunOutcome {
     RunOutcome::Cancelled
 }
 
+/// The uid part of a key of [`Context::noticed`].
+fn noticed_uid(key: &str) -> &str {
+    key.split(' ').next().unwrap_or(key)
+}
+
+/// Warns once per object about a leftover Kopf finalizer, and once more when the object is being
+/// deleted (then the finalizer is what holds it). The removal command guards the index with a
+/// JSON-patch `test` op ([`crate::diagnose::deletion::remove_command`]).
 fn first_sight_checks(obj: &MicroserviceObject, ctx: &Context, namespace: &str, name: &str, uid: &str) {
-    if !ctx.noticed.lock().expect("lock").insert(uid.to_string()) {
+    let deleting = obj.metadata.deletion_timestamp.is_some();
+    let key = if deleting {
+        format!("{uid} deleting")
+    } else {
+        uid.to_string()
+    };
+    if !ctx.noticed.lock().expect("lock").insert(key) {
         return;
     }
     if let Some(index) = kopf_finalizer_index(obj) {
-        let patch = format!(
-            "kubectl patch microservice {name} -n {namespace} --type=json -p '[{{\"op\":\"remove\",\"path\":\"/metadata/finalizers/{index}\"}}]'"
-        );
-        tracing::warn!(
-            namespace,
-            name,
-            uid,
-            finalizer = super::cause::KOPF_FINALIZER,
-            remove_with = patch.as_str(),
-            "A Kopf finalizer is left on the object; no Kopf operator will remove it, so deletion will hang until it is removed"
-        );
+        let patch = crate::diagnose::deletion::remove_command(namespace, name, index, super::cause::KOPF_FINALIZER);
+        if deleting {
+            let since = obj
+                .metadata
+                .deletion_timestamp
+                .as_ref()
+                .map(|t| crate::time::rfc3339_seconds(crate::time::from_jiff(t.0)))
+                .unwrap_or_default();
+            tracing::warn!(
+                namespace,
+                name,
+                uid,
+                finalizer = super::cause::KOPF_FINALIZER,
+                deletion_timestamp = since.as_str(),
+                remove_with = patch.as_str(),
+                "The object is Terminating, held by a Kopf finalizer that no Kopf operator will remove; it stays until the finalizer is removed"
+            );
+        } else {
+            tracing::warn!(
+                namespace,
+                name,
+                uid,
+                finalizer = super::cause::KOPF_FINALIZER,
+                remove_with = patch.as_str(),
+                "A Kopf finalizer is left on the object; no Kopf operator will remove it, so deletion will hang until it is removed"
+            );
+        }
     }
 }
 

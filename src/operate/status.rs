@@ -3,8 +3,13 @@
 //!
 //! Shape written (server-side apply on the status subresource, field manager
 //! `kubectl-microservice`):
-//! `{"phase": "Accepted"|"Invalid", "observedGeneration": N, "conditions": [{"type": "Accepted",
-//! "status": "True"|"False", "reason", "message", "observedGeneration": N, "lastTransitionTime"}]}`.
+//! `{"phase": "Accepted"|"Invalid", "observedGeneration": N, "acceptedSpec": {"image", "port"},
+//! "conditions": [{"type": "Accepted", "status": "True"|"False", "reason", "message",
+//! "observedGeneration": N, "lastTransitionTime"}]}`.
+//!
+//! `acceptedSpec` is the spec the handler accepted (as the tutorial's Kopf handler records the spec
+//! it received), so `status` can name exactly which spec fields changed since, old → new; an
+//! Invalid outcome keeps the last accepted one.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -62,7 +67,11 @@ pub fn desired_status(outcome: &Outcome, generation: i64, current: Option<&Value
         .filter(|c| c.get("status").and_then(Value::as_str) == Some(condition_status))
         .and_then(|c| c.get("lastTransitionTime").cloned())
         .unwrap_or_else(|| Value::String(rfc3339_seconds(now)));
-    json!({
+    let accepted_spec = match outcome {
+        Outcome::Accepted(spec) => Some(json!({"image": spec.image, "port": spec.port})),
+        Outcome::Invalid(_) => current.and_then(|c| c.get("acceptedSpec")).cloned(),
+    };
+    let mut status = json!({
         "phase": outcome.phase(),
         "observedGeneration": generation,
         "conditions": [{
@@ -73,7 +82,11 @@ pub fn desired_status(outcome: &Outcome, generation: i64, current: Option<&Value
             "observedGeneration": generation,
             "lastTransitionTime": transition,
         }]
-    })
+    });
+    if let Some(spec) = accepted_spec {
+        status["acceptedSpec"] = spec;
+    }
+    status
 }
 
 fn current_condition(status: Option<&Value>) -> Option<&Value> {
@@ -84,12 +97,14 @@ fn current_condition(status: Option<&Value>) -> Option<&Value> {
         .find(|c| c.get("type").and_then(Value::as_str) == Some(CONDITION_TYPE))
 }
 
-/// Whether `current` already says everything `desired` says (phase, observedGeneration and the
-/// Accepted condition), so the write can be skipped: a resume of an unchanged object writes nothing.
+/// Whether `current` already says everything `desired` says (phase, observedGeneration,
+/// acceptedSpec and the Accepted condition), so the write can be skipped: a resume of an unchanged
+/// object writes nothing (one written by an older version, without acceptedSpec, gets it once).
 pub fn already_written(current: Option<&Value>, desired: &Value) -> bool {
     let Some(current) = current else { return false };
     current.get("phase") == desired.get("phase")
         && current.get("observedGeneration") == desired.get("observedGeneration")
+        && current.get("acceptedSpec") == desired.get("acceptedSpec")
         && current_condition(Some(current)) == current_condition(Some(desired))
 }
 
@@ -101,7 +116,7 @@ pub fn apply_body(status: &Value) -> Value {
 /// The fields we wrote that the stored object does not have: the CRD's status schema pruned
 /// them (a structural schema drops undeclared fields and still answers 200).
 pub fn pruned_fields(sent: &Value, stored: Option<&Value>) -> Vec<&'static str> {
-    ["phase", "observedGeneration", "conditions"]
+    ["phase", "observedGeneration", "acceptedSpec", "conditions"]
         .into_iter()
         .filter(|field| sent.get(*field).is_some() && stored.and_then(|s| s.get(*field)).is_none())
         .collect()
@@ -134,6 +149,26 @@ mod tests {
             s["conditions"][0]["message"],
             "handler accept received image ghcr.io/yrw9281/it30-todo-api:0.1.0 and port 8080"
         );
+        assert_eq!(
+            s["acceptedSpec"],
+            json!({"image": "ghcr.io/yrw9281/it30-todo-api:0.1.0", "port": 8080})
+        );
+    }
+
+    #[test]
+    fn invalid_keeps_the_last_accepted_spec() {
+        let first = desired_status(&accepted(), 1, None, now());
+        let invalid = desired_status(&Outcome::Invalid(vec![]), 2, Some(&first), now());
+        assert_eq!(invalid["acceptedSpec"], first["acceptedSpec"]);
+        assert!(
+            desired_status(&Outcome::Invalid(vec![]), 1, None, now())
+                .get("acceptedSpec")
+                .is_none()
+        );
+        // An older version's status, without acceptedSpec, is written once more.
+        let mut old = first.clone();
+        old.as_object_mut().unwrap().remove("acceptedSpec");
+        assert!(!already_written(Some(&old), &first));
     }
 
     #[test]
@@ -177,11 +212,11 @@ mod tests {
         assert!(pruned_fields(&sent, Some(&sent)).is_empty());
         assert_eq!(
             pruned_fields(&sent, Some(&json!({"phase": "Accepted"}))),
-            ["observedGeneration", "conditions"]
+            ["observedGeneration", "acceptedSpec", "conditions"]
         );
         assert_eq!(
             pruned_fields(&sent, None),
-            ["phase", "observedGeneration", "conditions"]
+            ["phase", "observedGeneration", "acceptedSpec", "conditions"]
         );
     }
 
