@@ -105,13 +105,17 @@ impl Plan {
                 "--tail selects the last N runs of logs read to their end; it cannot be combined with --follow".into(),
             ));
         }
-        if global.namespaces.len() > 1 {
-            return Err(AppError::Usage("logs takes at most one -n NAMESPACE".into()));
+        // -A is refused while parsing (crate::cli::scope): without -n, NAME matches anywhere.
+        let namespace = global.one_namespace("logs")?;
+        if args.bundle.is_some() {
+            global.refuse_connection_flags("logs --bundle")?;
+        } else if !args.file.is_empty() {
+            global.refuse_connection_flags("logs --file")?;
         }
         let object = args
             .object
             .as_deref()
-            .map(|o| ObjectSelector::parse(o, global.namespaces.first().map(String::as_str)))
+            .map(|o| ObjectSelector::parse(o, namespace.as_deref()))
             .transpose()
             .map_err(AppError::Usage)?;
         if args.run_timeout.is_zero() {
