@@ -1,26 +1,35 @@
 //! The command line: clap definitions with kubectl's habits.
 //!
-//! Global flags (`--kubeconfig`, `--context`, `-n`, `-A`, `-o`, `-l`, `--no-headers`, `--as`,
+//! Shared flags (`--kubeconfig`, `--context`, `-n`, `-A`, `-o`, `-l`, `--no-headers`, `--as`,
 //! `--as-group`, `--request-timeout`, `--color`) are accepted before or after the subcommand,
-//! because kubectl does not pass its own global flags to plugins: `kubectl microservice status
-//! --context prod` must work.
+//! because kubectl passes its plugin everything after `microservice`: `kubectl microservice
+//! --context prod status` and `kubectl microservice status --context prod` are the same. Each
+//! subcommand's `--help` lists only the shared flags it takes, and a shared flag it does not
+//! take is refused (exit 2, naming the subcommand): [`scope`] says which, and [`parse_from`]
+//! enforces it.
 
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+pub mod scope;
 
 /// `kubectl microservice`: the Microservice controller and its diagnostics.
+///
+/// Parse it with [`parse_from`], and get its definition with [`command`]: they scope the shared
+/// flags to the subcommands that take them ([`scope`]); clap's own `Cli::try_parse_from` and
+/// `Cli::command()` do not.
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-microservice",
     bin_name = "kubectl microservice",
     version = crate::VERSION_LINE,
     about = "Run the Microservice controller, and explain from the cluster's own evidence what happened to a Microservice.",
-    after_help = "Exit codes: 0 ok, 1 a problem was diagnosed, 2 usage error, 3 could not decide (cluster unreachable, not found, forbidden).",
+    after_help = "Shared flags go before or after the subcommand; each subcommand's --help lists the ones it takes.\nExit codes: 0 ok, 1 a problem was diagnosed, 2 usage error, 3 could not decide (cluster unreachable, not found, forbidden).",
     propagate_version = true
 )]
 pub struct Cli {
-    /// Flags shared by every subcommand.
+    /// Flags shared by the subcommands (each takes some of them).
     #[command(flatten)]
     pub global: GlobalArgs,
 
@@ -29,63 +38,129 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// kubectl's global flags, shared by every subcommand.
+/// Parses a command line (`args` starts with the program name), then refuses shared flags the
+/// subcommand does not take ([`scope::check`]). Errors are clap's: exit 2 for usage errors,
+/// 0 for `--help` and `--version`.
+pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut command = command();
+    let matches = command.try_get_matches_from_mut(args)?;
+    scope::check(&mut command, &matches)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+}
+
+/// The command-line definition as parsed, shown by `--help` and walked by `__complete`: each
+/// subcommand shows only the shared flags it takes ([`scope::scoped`]).
+pub fn command() -> clap::Command {
+    scope::scoped(Cli::command())
+}
+
+/// kubectl's global flags. Each is `global` (accepted after the subcommand too); the help text
+/// here is the one shown where a subcommand does not give its own ([`scope`]).
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = scope::CONNECTION)]
     pub kubeconfig: Option<std::path::PathBuf>,
 
     /// The kubeconfig context to use.
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, global = true, value_name = "NAME", help_heading = scope::CONNECTION)]
     pub context: Option<String>,
 
-    /// Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context's namespace.
+    /// The namespace (default: the context's namespace).
     #[arg(
         short = 'n',
         long = "namespace",
         global = true,
         value_name = "NS",
         value_delimiter = ',',
-        value_parser = crate::names::namespace
+        value_parser = crate::names::namespace,
+        help_heading = scope::SCOPE
     )]
     pub namespaces: Vec<String>,
 
-    /// All namespaces (`manifests`: the operator watches all namespaces).
-    #[arg(short = 'A', long = "all-namespaces", global = true)]
+    /// All namespaces; beats -n, as in kubectl.
+    #[arg(short = 'A', long = "all-namespaces", global = true, help_heading = scope::SCOPE)]
     pub all_namespaces: bool,
 
     /// Output format, as kubectl's; jsonpath templates (-o jsonpath='{.items[*].name}')
     /// evaluate over the -o json document.
-    #[arg(short = 'o', long = "output", global = true, value_parser = OutputFormatParser, value_name = "FORMAT")]
+    #[arg(short = 'o', long = "output", global = true, value_parser = OutputFormatParser, value_name = "FORMAT", help_heading = scope::OUTPUT)]
     pub output: Option<OutputFormat>,
 
     /// Label selector, as kubectl's (`app=todo,tier!=db`).
-    #[arg(short = 'l', long = "selector", global = true, value_name = "SELECTOR")]
+    #[arg(short = 'l', long = "selector", global = true, value_name = "SELECTOR", help_heading = scope::SCOPE)]
     pub selector: Option<String>,
 
     /// Do not print table headers.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = scope::OUTPUT)]
     pub no_headers: bool,
 
     /// Username to impersonate for the operation.
-    #[arg(long = "as", global = true, value_name = "USER")]
+    #[arg(long = "as", global = true, value_name = "USER", help_heading = scope::CONNECTION)]
     pub as_user: Option<String>,
 
     /// Group to impersonate (repeatable).
-    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    #[arg(long = "as-group", global = true, value_name = "GROUP", help_heading = scope::CONNECTION)]
     pub as_groups: Vec<String>,
 
-    /// Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit).
-    /// Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only,
-    /// because its watches are long-lived.
-    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    /// Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s).
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration, help_heading = scope::CONNECTION)]
     pub request_timeout: Option<Duration>,
 
     /// When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and
     /// honours a non-empty NO_COLOR.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN", help_heading = scope::OUTPUT)]
     pub color: ColorChoice,
+}
+
+impl GlobalArgs {
+    /// The namespace of a subcommand that reads one namespace (or, where it takes `-A`, all):
+    /// `None` with `-A` (which beats `-n`, as kubectl's "Namespace in current context is
+    /// ignored even if specified with --namespace") or without `-n` (the caller then uses the
+    /// context's); `Some` for one `-n`. Errors (exit 2) on several, naming `subcommand`.
+    pub fn one_namespace(&self, subcommand: &str) -> Result<Option<String>, crate::error::AppError> {
+        if self.all_namespaces {
+            return Ok(None);
+        }
+        match self.namespaces.as_slice() {
+            [] => Ok(None),
+            [ns] => Ok(Some(ns.clone())),
+            many => Err(crate::error::AppError::Usage(format!(
+                "{subcommand} takes one -n/--namespace, got {}",
+                many.join(",")
+            ))),
+        }
+    }
+
+    /// The first cluster-connection flag given (`--kubeconfig`, `--context`, `--as`,
+    /// `--as-group`, `--request-timeout`), for refusing it where nothing reads a cluster
+    /// (`--bundle`, `logs --file`).
+    pub fn connection_flag(&self) -> Option<&'static str> {
+        [
+            (self.kubeconfig.is_some(), "--kubeconfig"),
+            (self.context.is_some(), "--context"),
+            (self.as_user.is_some(), "--as"),
+            (!self.as_groups.is_empty(), "--as-group"),
+            (self.request_timeout.is_some(), "--request-timeout"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
+    /// Refuses a cluster-connection flag given to `what` (e.g. `status --bundle`), which reads
+    /// no cluster: a usage error naming the flag.
+    pub fn refuse_connection_flags(&self, what: &str) -> Result<(), crate::error::AppError> {
+        match self.connection_flag() {
+            Some(flag) => Err(crate::error::AppError::Usage(format!(
+                "{flag} does not apply to {what}: it reads no cluster"
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// `-o` values, as kubectl's.
@@ -259,6 +334,17 @@ impl EventsPolicy {
 
 /// Flags of `operate`.
 #[derive(Debug, Clone, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  # Run the controller for the context's namespace (leader election on a Lease)\n",
+    "  kubectl microservice operate\n",
+    "\n",
+    "  # Watch two namespaces, one replica only, JSON log lines\n",
+    "  kubectl microservice operate -n todo,shop --standalone --log-format json\n",
+    "\n",
+    "  # Watch all namespaces; serve /healthz, /readyz and /metrics on port 8080\n",
+    "  kubectl microservice operate -A --health-listen 0.0.0.0:8080",
+))]
 pub struct OperateArgs {
     /// Log line format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
@@ -302,9 +388,17 @@ pub struct OperateArgs {
 
 /// Flags of `logs`: every run of a handler, from a file, a bundle or the operator's Pods.
 #[derive(Debug, Clone, Args)]
-#[command(
-    after_help = "Examples:\n  kubectl microservice logs --handler accept todo-api -n todo\n  kubectl microservice logs --handler accept --file operator.log -o json\n  kubectl logs deploy/op --timestamps | kubectl microservice logs --handler accept --file -"
-)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  # Every run of the accept handler for one Microservice, from the operator's Pods\n",
+    "  kubectl microservice logs --handler accept todo-api -n todo\n",
+    "\n",
+    "  # Runs in an operator's log file, one JSON object per run\n",
+    "  kubectl microservice logs --handler accept --file operator.log -o json\n",
+    "\n",
+    "  # Runs in logs read by kubectl, on stdin\n",
+    "  kubectl logs deploy/op --timestamps | kubectl microservice logs --handler accept --file -",
+))]
 pub struct LogsArgs {
     /// The handler id; `accept` also matches Kopf's field handler `accept/spec` (`accept/*`).
     #[arg(long, value_name = "NAME")]
@@ -335,7 +429,7 @@ pub struct LogsArgs {
 
     /// Also read the container before its last restart (live; a bundle's `.previous.log`
     /// files are always read).
-    #[arg(long, conflicts_with = "file")]
+    #[arg(long, conflicts_with_all = ["file", "bundle"])]
     pub previous: bool,
 
     /// Read only the last N lines of each container log, as `kubectl logs --tail` (the
@@ -403,6 +497,14 @@ pub enum RunOutcome {
 
 /// Flags of `manifests`.
 #[derive(Debug, Clone, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  # Install the operator in ops, watching todo and shop (needs cluster-admin: CRD, ClusterRoles)\n",
+    "  kubectl microservice manifests -n ops --watch-namespace todo,shop | kubectl apply -f -\n",
+    "\n",
+    "  # One replica watching all namespaces, as JSON\n",
+    "  kubectl microservice manifests -n ops -A --standalone -o json",
+))]
 pub struct ManifestsArgs {
     /// Namespace the operator watches (repeatable or comma-separated). Give this or `-A`.
     #[arg(long = "watch-namespace", value_name = "NS", value_delimiter = ',', value_parser = crate::names::namespace)]
@@ -423,6 +525,7 @@ pub struct ManifestsArgs {
 
 /// Flags of `completion`.
 #[derive(Debug, Clone, Args)]
+#[command(after_help = crate::commands::completion::EXAMPLES)]
 pub struct CompletionArgs {
     /// The shell, or `kubectl` for the executable that kubectl runs to complete `kubectl microservice`.
     #[arg(value_enum)]
@@ -665,7 +768,7 @@ mod tests {
 
     #[test]
     fn global_flags_work_after_the_subcommand() {
-        let cli = Cli::try_parse_from([
+        let cli = parse_from([
             "kubectl-microservice",
             "operate",
             "--context",
@@ -678,5 +781,34 @@ mod tests {
         .unwrap();
         assert_eq!(cli.global.context.as_deref(), Some("prod"));
         assert_eq!(cli.global.namespaces, ["a", "b", "c"]);
+        // Before the subcommand too (kubectl passes everything after `microservice`).
+        let cli = parse_from(["kubectl-microservice", "--context", "prod", "-n", "a", "status"]).unwrap();
+        assert_eq!(cli.global.context.as_deref(), Some("prod"));
+        assert_eq!(cli.global.namespaces, ["a"]);
+        // Both sides: the later one wins, as a repeated flag does in kubectl.
+        let cli = parse_from(["kubectl-microservice", "--context", "a", "status", "--context", "b"]).unwrap();
+        assert_eq!(cli.global.context.as_deref(), Some("b"));
+    }
+
+    /// Every `kubectl microservice ...` line of every subcommand's Examples parses (up to a
+    /// pipe or a redirection), so the examples stay true to the flags.
+    #[test]
+    fn every_example_parses() {
+        let root = command();
+        let mut seen = 0;
+        for sub in root.get_subcommands() {
+            let help = sub.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(help.starts_with("Examples:\n"), "{} has no Examples", sub.get_name());
+            for line in help
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("kubectl microservice "))
+            {
+                let words: Vec<&str> = line.split(['|', '>']).next().unwrap().split_whitespace().collect();
+                let parsed = parse_from(std::iter::once("kubectl-microservice").chain(words.iter().copied()));
+                assert!(parsed.is_ok(), "{line}: {}", parsed.unwrap_err());
+                seen += 1;
+            }
+        }
+        assert!(seen >= 14, "{seen}");
     }
 }

@@ -3,16 +3,15 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use kubectl_microservice::commands::complete;
-use kubectl_microservice::{app, cli::Cli, error::AppError};
+use kubectl_microservice::{app, cli, error::AppError};
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == complete::SUBCOMMAND) {
         return complete::run(&args[2..]);
     }
-    let cli = match Cli::try_parse() {
+    let cli = match cli::parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
             // clap prints help/version (exit 0) and usage errors (exit 2) itself.

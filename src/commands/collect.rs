@@ -19,6 +19,14 @@ use crate::text::sanitize;
 
 /// Flags of `collect`.
 #[derive(Debug, Clone, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  # Write the evidence about the todo namespace into ./bundle\n",
+    "  kubectl microservice collect ./bundle -n todo\n",
+    "\n",
+    "  # Every namespace, naming the operator\n",
+    "  kubectl microservice collect ./bundle -A --operator ops/deployment/microservice-operator",
+))]
 pub struct CollectArgs {
     /// The directory to create (must not exist, or be empty).
     #[arg(value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
@@ -90,14 +98,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     if let Some(spec) = &args.operator {
         live::parse_operator_spec(spec).map_err(AppError::Usage)?;
     }
-    if global.all_namespaces && !global.namespaces.is_empty() {
-        return Err(AppError::Usage(
-            "--namespace and --all-namespaces exclude each other".into(),
-        ));
-    }
-    if global.namespaces.len() > 1 {
-        return Err(AppError::Usage("collect takes one --namespace (or -A)".into()));
-    }
+    let one_namespace = global.one_namespace("collect")?;
     if let Some(text) = &global.selector {
         crate::selector::LabelSelector::from_flag(text)?;
     }
@@ -112,13 +113,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         let namespace = if global.all_namespaces {
             None
         } else {
-            Some(
-                global
-                    .namespaces
-                    .first()
-                    .cloned()
-                    .unwrap_or(config.default_namespace.clone()),
-            )
+            Some(one_namespace.unwrap_or(config.default_namespace.clone()))
         };
         let plan = Plan {
             namespace: namespace.clone(),

@@ -39,10 +39,31 @@ fi
 echo ":4"
 "#;
 
-/// Long help of `completion`: how to install each script. Every command is one line of at most
-/// 79 columns, so that clap's wrapping (`wrap_help`, up to the terminal's width) leaves it whole
-/// on an 80-column terminal and a pasted line is a whole command (a test holds it).
-pub const INSTALL_HELP: &str = r#"Installing:
+/// The examples of `completion`, shown by `-h` and at the top of `--help`.
+macro_rules! examples {
+    () => {
+        concat!(
+            "Examples:\n",
+            "  # What kubectl runs to complete `kubectl microservice <TAB>` (see --help)\n",
+            "  kubectl microservice completion kubectl >kubectl_complete-microservice\n",
+            "\n",
+            "  # bash completion for the bare binary\n",
+            "  source <(kubectl-microservice completion bash)",
+        )
+    };
+}
+
+/// `completion -h`: the examples.
+pub const EXAMPLES: &str = examples!();
+
+/// Long help of `completion`: the examples, then how to install each script. Every command is
+/// one line of at most 79 columns, so that clap's wrapping (`wrap_help`, up to the terminal's
+/// width) leaves it whole on an 80-column terminal and a pasted line is a whole command (a test
+/// holds it).
+pub const INSTALL_HELP: &str = concat!(
+    examples!(),
+    "\n\n",
+    r#"Installing:
 
   kubectl microservice <TAB> (kubectl 1.26 or newer, with kubectl's own
   completion loaded, e.g. `source <(kubectl completion bash)`, which needs the
@@ -70,7 +91,8 @@ pub const INSTALL_HELP: &str = r#"Installing:
     set d ~/.config/fish/completions
     kubectl-microservice completion fish >$d/kubectl-microservice.fish
   powershell:
-    kubectl-microservice completion powershell | Out-String | Invoke-Expression"#;
+    kubectl-microservice completion powershell | Out-String | Invoke-Expression"#
+);
 
 /// The bare binary's name, for which the static scripts are generated.
 const BIN: &str = "kubectl-microservice";
@@ -79,7 +101,9 @@ const BIN: &str = "kubectl-microservice";
 pub fn script(shell: CompletionShell) -> String {
     match clap_shell(shell) {
         Some(shell) => {
-            let mut cmd = Cli::command();
+            // Each subcommand with only the shared flags it takes: the generators complete
+            // hidden flags too.
+            let mut cmd = crate::cli::scope::flattened(Cli::command());
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut cmd, BIN, &mut buf);
             let script = String::from_utf8(buf).expect("completion scripts are UTF-8");

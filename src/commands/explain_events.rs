@@ -20,6 +20,14 @@ use crate::text::sanitize;
 
 /// Flags of `explain-events`.
 #[derive(Debug, Clone, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  # Why is there no Warning event on todo-api?\n",
+    "  kubectl microservice explain-events todo-api -n todo\n",
+    "\n",
+    "  # The same from a bundle, with the operator's log from a file\n",
+    "  kubectl microservice explain-events todo-api --bundle ./bundle --log-file operator.log",
+))]
 pub struct ExplainEventsArgs {
     /// The Microservice's name.
     #[arg(value_name = "NAME", value_parser = crate::names::microservice)]
@@ -143,27 +151,15 @@ pub fn refused_output(output: &OutputFormat) -> AppError {
     ))
 }
 
-fn one_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
-    if global.all_namespaces {
-        return Err(AppError::Usage(
-            "explain-events explains one object: give -n NAMESPACE, not --all-namespaces".into(),
-        ));
-    }
-    match global.namespaces.as_slice() {
-        [] => Ok(None),
-        [ns] => Ok(Some(ns.clone())),
-        many => Err(AppError::Usage(format!("give one --namespace, got {}", many.join(",")))),
-    }
-}
-
 /// Runs `explain-events`: prints the report, returns 0 (nothing hidden), 1 (something hidden or
 /// stale) or 3 (could not decide); 2 for usage errors (a bad `--bundle` or `--log-file` path).
 pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
+    // -A is refused while parsing (crate::cli::scope): one object is explained.
+    let namespace = global.one_namespace("explain-events")?;
     if let Some(output @ (OutputFormat::Wide | OutputFormat::Name)) = &global.output {
         return Err(refused_output(output));
     }
-    let namespace = one_namespace(global)?;
     let operator = match &args.operator {
         Some(spec) => Some(crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?),
         None => None,
@@ -171,6 +167,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     let files = args.log_files.read()?;
     let snapshot = match &args.bundle {
         Some(dir) => {
+            global.refuse_connection_flags("explain-events --bundle")?;
             let mut snapshot = crate::evidence::bundle::read(dir)?;
             if let Some((ns, name)) = &operator {
                 snapshot

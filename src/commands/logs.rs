@@ -127,13 +127,22 @@ impl Plan {
                 )));
             }
         };
-        if global.namespaces.len() > 1 {
-            return Err(AppError::Usage("logs takes at most one -n NAMESPACE".into()));
+        if args.follow && args.last.is_some() {
+            return Err(AppError::Usage(
+                "--last selects the last N runs of logs read to their end; it cannot be combined with --follow".into(),
+            ));
+        }
+        // -A is refused while parsing (crate::cli::scope): without -n, NAME matches anywhere.
+        let namespace = global.one_namespace("logs")?;
+        if args.bundle.is_some() {
+            global.refuse_connection_flags("logs --bundle")?;
+        } else if !args.file.is_empty() {
+            global.refuse_connection_flags("logs --file")?;
         }
         let object = args
             .object
             .as_deref()
-            .map(|o| ObjectSelector::parse(o, global.namespaces.first().map(String::as_str)))
+            .map(|o| ObjectSelector::parse(o, namespace.as_deref()))
             .transpose()
             .map_err(AppError::Usage)?;
         if args.run_timeout.is_zero() {

@@ -25,6 +25,23 @@ use crate::time::rfc3339_seconds;
 
 /// Flags of `status`.
 #[derive(Debug, Clone, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  # Is Accepted still true for each Microservice's spec in the current namespace?\n",
+    "  kubectl microservice status\n",
+    "\n",
+    "  # Every namespace, more columns; exit 1 if any is stale, never handled or invalid\n",
+    "  kubectl microservice status -A -o wide --exit-code\n",
+    "\n",
+    "  # One Microservice's verdict explained in sentences\n",
+    "  kubectl microservice status todo-api -n todo\n",
+    "\n",
+    "  # Print a row whenever a verdict changes\n",
+    "  kubectl microservice status -w\n",
+    "\n",
+    "  # From a bundle written by collect, as JSON\n",
+    "  kubectl microservice status --bundle ./bundle -o json",
+))]
 pub struct StatusArgs {
     /// A Microservice name: explain its verdict in sentences.
     #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
@@ -509,25 +526,10 @@ pub fn changed_rows(before: &Report, after: &Report) -> Report {
     }
 }
 
-fn single_namespace(global: &GlobalArgs) -> Result<Option<String>, AppError> {
-    match (global.all_namespaces, global.namespaces.as_slice()) {
-        (true, []) => Ok(None),
-        (true, _) => Err(AppError::Usage(
-            "--namespace and --all-namespaces exclude each other".into(),
-        )),
-        (false, []) => Ok(None),
-        (false, [ns]) => Ok(Some(ns.clone())),
-        (false, many) => Err(AppError::Usage(format!(
-            "give one --namespace (or -A), got {}",
-            many.join(",")
-        ))),
-    }
-}
-
 /// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
 pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
-    let mut namespace = single_namespace(global)?;
+    let mut namespace = global.one_namespace("status")?;
     let mut args = args.clone();
     // `NS/NAME`, as `logs` takes it.
     let given = args.name.clone();
@@ -536,11 +538,30 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     {
         if namespace.as_deref().is_some_and(|n| n != ns) || global.all_namespaces {
             return Err(AppError::Usage(format!(
-                "{ns}/{name} names namespace {ns}; it contradicts -n/-A"
+                "{ns}/{name} names namespace {ns}; it contradicts {}",
+                if global.all_namespaces { "-A" } else { "-n" }
             )));
         }
         namespace = Some(ns.to_string());
         args.name = Some(name.to_string());
+    }
+    let table = matches!(global.output, None | Some(OutputFormat::Wide));
+    if let Some(name) = &args.name {
+        if global.output == Some(OutputFormat::Wide) {
+            return Err(AppError::Usage(format!(
+                "-o wide widens the table; status {name} explains one Microservice in sentences (-o json|yaml give its item)"
+            )));
+        }
+        if global.no_headers {
+            return Err(AppError::Usage(format!(
+                "--no-headers applies to the table; status {name} explains one Microservice in sentences"
+            )));
+        }
+    }
+    if global.no_headers && !table {
+        return Err(AppError::Usage(
+            "--no-headers applies to the table (default or -o wide), which this -o does not print".into(),
+        ));
     }
     // -l is parsed here, as the API server parses it, so that a bundle is filtered as a live
     // list is, and a bad selector is a usage error before any cluster call.
@@ -567,6 +588,7 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     // Read now so that a bad path is a usage error before any cluster call.
     let files = args.log_files.read()?;
     if let Some(dir) = &args.bundle {
+        global.refuse_connection_flags("status --bundle")?;
         if args.watch {
             return Err(AppError::Usage(
                 "--watch needs a cluster; it cannot be used with --bundle".into(),

@@ -77,24 +77,22 @@ impl Scope {
     /// From the global flags; no `-n`/`-A` means the kubeconfig context's namespace (in a Pod:
     /// the service account's namespace), as kubectl does.
     ///
-    /// Errors (exit 2) when both `-n` and `-A` are given.
-    pub fn from_flags(global: &GlobalArgs, default_namespace: &str) -> Result<Self, AppError> {
+    /// `-A` beats `-n`, as in kubectl ("Namespace in current context is ignored even if
+    /// specified with --namespace").
+    pub fn from_flags(global: &GlobalArgs, default_namespace: &str) -> Self {
         match (global.all_namespaces, global.namespaces.is_empty()) {
-            (true, false) => Err(AppError::Usage(
-                "--namespace and --all-namespaces exclude each other".into(),
-            )),
-            (true, true) => Ok(Scope::AllNamespaces),
-            (false, true) => Ok(Scope::Namespaces(vec![default_namespace.to_string()])),
+            (true, _) => Scope::AllNamespaces,
+            (false, true) => Scope::Namespaces(vec![default_namespace.to_string()]),
             (false, false) => {
                 let mut seen = HashSet::new();
-                Ok(Scope::Namespaces(
+                Scope::Namespaces(
                     global
                         .namespaces
                         .iter()
                         .filter(|ns| seen.insert(ns.as_str()))
                         .cloned()
                         .collect(),
-                ))
+                )
             }
         }
     }
@@ -113,7 +111,7 @@ impl Scope {
 pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError> {
     logging::init(args.log_format);
     let config = client::config(global, Usage::Controller).await?;
-    let scope = Scope::from_flags(global, &config.default_namespace)?;
+    let scope = Scope::from_flags(global, &config.default_namespace);
     let watches = match &scope {
         Scope::AllNamespaces => 1,
         Scope::Namespaces(list) => list.len(),

@@ -403,10 +403,8 @@ fn first_line(help: &StyledStr) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-
     fn root() -> Command {
-        let mut cmd = crate::cli::Cli::command();
+        let mut cmd = crate::cli::command();
         cmd.build();
         cmd
     }

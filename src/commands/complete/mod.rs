@@ -18,9 +18,6 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::CommandFactory;
-
-use crate::cli::Cli;
 use engine::Source;
 use protocol::{Candidate, Directive};
 
@@ -45,7 +42,7 @@ pub fn run(words: &[OsString]) -> ExitCode {
 
 /// The rendered answer for `words`, cluster lookups bounded by `budget`.
 pub fn answer(words: &[String], budget: Duration) -> String {
-    let mut root = Cli::command();
+    let mut root = crate::cli::command();
     root.build();
     let plan = engine::plan(&root, words);
     let names = |lookup: fn(&crate::cli::GlobalArgs, &str, Duration) -> Vec<String>| match &plan.global {
@@ -76,11 +73,10 @@ fn plain(names: Vec<String>) -> Vec<Candidate> {
 pub(crate) mod tests {
     use super::*;
     use crate::cli::GlobalArgs;
-    use clap::Parser;
 
     /// `GlobalArgs` as parsed from a line without flags.
     pub(crate) fn no_flags() -> GlobalArgs {
-        Cli::try_parse_from(["kubectl-microservice", "manifests"])
+        crate::cli::parse_from(["kubectl-microservice", "manifests"])
             .unwrap()
             .global
     }

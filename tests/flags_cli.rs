@@ -1,0 +1,296 @@
+//! Which flags each subcommand takes, as a user meets them: `--help` lists only those, with
+//! Examples; a shared flag that does not apply is refused (exit 2, naming the subcommand)
+//! before or after the subcommand; `-A` beats `-n`, as in kubectl; flags that need or exclude
+//! another are refused. The cluster is unreachable (loopback port 1), so anything that got past
+//! the checks would exit 3 instead.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+#[path = "support/kubeconfig.rs"]
+mod kubeconfig;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
+
+fn fixture(rel: &str) -> String {
+    format!("{}/tests/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn unreachable() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = kubeconfig::write(dir.path(), "https://127.0.0.1:1");
+    (dir, path)
+}
+
+fn run(args: &[&str], kubeconfig: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Asserts exit 2, empty stdout, and `first_line` as stderr's first line.
+#[track_caller]
+fn usage_error(args: &[&str], first_line: &str) {
+    let (_dir, kubeconfig) = unreachable();
+    let out = run(args, &kubeconfig);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert_eq!(stderr.lines().next(), Some(first_line), "{args:?}: {stderr}");
+}
+
+fn help(args: &[&str]) -> String {
+    let (_dir, kubeconfig) = unreachable();
+    let out = run(args, &kubeconfig);
+    assert_eq!(out.status.code(), Some(0), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn explain_events_refuses_o_wide() {
+    usage_error(
+        &["explain-events", "todo-api", "-o", "wide"],
+        "error: -o wide widens a table; explain-events prints sentences, -o json or -o yaml",
+    );
+}
+
+#[test]
+fn collect_refuses_o_json_before_or_after_it() {
+    let first = "error: -o/--output does not apply to collect: it writes a bundle directory (JSON files and logs), not a listing";
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("bundle");
+    let target = target.to_str().unwrap();
+    usage_error(&["collect", target, "-o", "json"], first);
+    usage_error(&["-o", "json", "collect", target], first);
+    assert!(!Path::new(target).exists());
+}
+
+#[test]
+fn status_name_refuses_o_wide() {
+    usage_error(
+        &["status", "todo-api", "-o", "wide"],
+        "error: -o wide widens the table; status todo-api explains one Microservice in sentences (-o json|yaml give its item)",
+    );
+}
+
+#[test]
+fn completion_refuses_o_json_and_kubeconfig() {
+    let why = "it prints a shell script; it reads no cluster and prints no objects";
+    usage_error(
+        &["completion", "bash", "-o", "json"],
+        &format!("error: -o/--output does not apply to completion: {why}"),
+    );
+    usage_error(
+        &["completion", "bash", "--kubeconfig", "x"],
+        &format!("error: --kubeconfig does not apply to completion: {why}"),
+    );
+    usage_error(
+        &["--kubeconfig", "x", "completion", "bash"],
+        &format!("error: --kubeconfig does not apply to completion: {why}"),
+    );
+}
+
+/// Every (subcommand, shared flag) pair a subcommand does not take, each side of it.
+#[test]
+fn every_shared_flag_a_subcommand_does_not_take_is_refused() {
+    let healthy = fixture("bundles/healthy");
+    let cases: [(&[&str], &[&str], &str); 16] = [
+        (&["operate"], &["-o", "json"], "-o/--output"),
+        (&["operate"], &["--no-headers"], "--no-headers"),
+        (&["operate"], &["--color", "never"], "--color"),
+        (&["operate"], &["-l", "app=x"], "-l/--selector"),
+        (&["logs", "--handler", "accept"], &["-A"], "-A/--all-namespaces"),
+        (&["logs", "--handler", "accept"], &["--no-headers"], "--no-headers"),
+        (&["logs", "--handler", "accept"], &["-l", "app=x"], "-l/--selector"),
+        (
+            &["explain-events", "x", "--bundle", &healthy],
+            &["-A"],
+            "-A/--all-namespaces",
+        ),
+        (&["explain-events", "x"], &["--no-headers"], "--no-headers"),
+        (&["explain-events", "x"], &["-l", "app=x"], "-l/--selector"),
+        (&["collect", "b"], &["--no-headers"], "--no-headers"),
+        (&["collect", "b"], &["--color", "always"], "--color"),
+        (&["manifests", "-n", "ops", "-A"], &["--context", "prod"], "--context"),
+        (
+            &["manifests", "-n", "ops", "-A"],
+            &["--request-timeout", "1s"],
+            "--request-timeout",
+        ),
+        (&["manifests", "-n", "ops", "-A"], &["--no-headers"], "--no-headers"),
+        (&["completion", "zsh"], &["-n", "x"], "-n/--namespace"),
+    ];
+    for (command, flag, shown) in cases {
+        let name = command[0];
+        for line in [[command, flag].concat(), [flag, command].concat()] {
+            let (_dir, kubeconfig) = unreachable();
+            let out = run(&line, &kubeconfig);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{line:?}: {stderr}");
+            assert!(
+                stderr.starts_with(&format!("error: {shown} does not apply to {name}: ")),
+                "{line:?}: {stderr}"
+            );
+            assert!(
+                stderr.contains(&format!("Usage: kubectl microservice {name}")),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+/// `completion -h` lists no cluster or output flag; `operate -h` no -o or --no-headers; -n is
+/// described for the subcommand at hand; every subcommand has Examples.
+#[test]
+fn help_lists_what_applies() {
+    let completion = help(&["completion", "-h"]);
+    for absent in ["--kubeconfig", "--all-namespaces", "--output", "--namespace", "--color"] {
+        assert!(
+            !completion.contains(absent),
+            "completion -h shows {absent}:\n{completion}"
+        );
+    }
+    let operate = help(&["operate", "-h"]);
+    for absent in ["--output", "--no-headers", "--selector", "--color"] {
+        assert!(!operate.contains(absent), "operate -h shows {absent}:\n{operate}");
+    }
+    assert!(
+        operate.contains("Namespaces to watch: repeatable or comma-separated"),
+        "{operate}"
+    );
+    for command in ["status", "logs", "explain-events", "collect", "manifests", "completion"] {
+        let text = help(&[command, "-h"]);
+        assert!(!text.contains("Repeatable"), "{command} -h: {text}");
+        assert!(!text.contains("`manifests`"), "{command} -h: {text}");
+    }
+    for command in [
+        "operate",
+        "status",
+        "logs",
+        "explain-events",
+        "collect",
+        "manifests",
+        "completion",
+    ] {
+        let text = help(&[command, "-h"]);
+        assert!(
+            text.contains("\nExamples:\n  # ") && text.contains("\n  kubectl microservice "),
+            "{command} -h:\n{text}"
+        );
+    }
+    let manifests = help(&["manifests", "-h"]);
+    assert!(
+        manifests.contains("The operator watches all namespaces (cluster-wide RBAC), instead of"),
+        "{manifests}"
+    );
+    let status = help(&["status", "--help"]);
+    for shown in [
+        "--kubeconfig",
+        "--all-namespaces",
+        "--selector",
+        "--no-headers",
+        "--output",
+        "--color",
+    ] {
+        assert!(status.contains(shown), "status --help lacks {shown}");
+    }
+}
+
+/// `-A` beats `-n`, as kubectl's ("Namespace in current context is ignored even if specified
+/// with --namespace").
+#[test]
+fn all_namespaces_beats_namespace() {
+    let (_dir, kubeconfig) = unreachable();
+    let healthy = fixture("bundles/healthy");
+    let all = run(&["status", "--bundle", &healthy, "-A"], &kubeconfig);
+    assert_eq!(all.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&all.stdout).contains("catalog-api"));
+    for order in [&["-A", "-n", "elsewhere"][..], &["-n", "elsewhere", "-A"]] {
+        let both = run(&[&["status", "--bundle", &healthy][..], order].concat(), &kubeconfig);
+        assert_eq!(both.status.code(), Some(0), "{}", String::from_utf8_lossy(&both.stderr));
+        assert_eq!(both.stdout, all.stdout, "{order:?}");
+    }
+    // Past the flag checks, to the cluster (unreachable: exit 3), not a usage error.
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("bundle");
+    for command in [
+        vec!["collect", target.to_str().unwrap(), "-A", "-n", "a"],
+        vec!["operate", "--standalone", "-A", "-n", "a"],
+        vec!["status", "-A", "-n", "a"],
+    ] {
+        let out = run(&command, &kubeconfig);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{command:?}: {stderr}");
+        assert!(stderr.contains("cannot reach the API server"), "{command:?}: {stderr}");
+    }
+    // An explicit NS/NAME still contradicts -A.
+    usage_error(
+        &["status", "store/catalog-api", "--bundle", &healthy, "-A"],
+        "error: store/catalog-api names namespace store; it contradicts -A",
+    );
+    // manifests: -n is the operator's namespace, -A what it watches; they go together.
+    let out = run(&["manifests", "-n", "ops", "-A"], &kubeconfig);
+    assert_eq!(out.status.code(), Some(0));
+    usage_error(
+        &["manifests", "-n", "ops", "-A", "--watch-namespace", "todo"],
+        "error: --watch-namespace and --all-namespaces exclude each other",
+    );
+}
+
+/// Flags that need, or exclude, another: each refused with exit 2.
+#[test]
+fn flag_dependencies_are_refused() {
+    let healthy = fixture("bundles/healthy");
+    let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
+    usage_error(
+        &["status", "--interval", "5s"],
+        "error: the following required arguments were not provided:",
+    );
+    usage_error(
+        &["logs", "--handler", "accept", "--previous", "--file", &file],
+        "error: the argument '--previous' cannot be used with '--file <PATH|->'",
+    );
+    usage_error(
+        &["logs", "--handler", "accept", "--previous", "--bundle", &healthy],
+        "error: the argument '--previous' cannot be used with '--bundle <DIR>'",
+    );
+    usage_error(
+        &["status", "--bundle", &healthy, "--context", "prod"],
+        "error: --context does not apply to status --bundle: it reads no cluster",
+    );
+    usage_error(
+        &[
+            "--request-timeout",
+            "5s",
+            "explain-events",
+            "catalog-api",
+            "--bundle",
+            &healthy,
+        ],
+        "error: --request-timeout does not apply to explain-events --bundle: it reads no cluster",
+    );
+    usage_error(
+        &["logs", "--handler", "accept", "--file", &file, "--kubeconfig", "/x"],
+        "error: --kubeconfig does not apply to logs --file: it reads no cluster",
+    );
+    usage_error(
+        &["logs", "--handler", "accept", "--bundle", &healthy, "--as", "jane"],
+        "error: --as does not apply to logs --bundle: it reads no cluster",
+    );
+    usage_error(
+        &["status", "catalog-api", "--bundle", &healthy, "--no-headers"],
+        "error: --no-headers applies to the table; status catalog-api explains one Microservice in sentences",
+    );
+    usage_error(
+        &["status", "--bundle", &healthy, "-o", "json", "--no-headers"],
+        "error: --no-headers applies to the table (default or -o wide), which this -o does not print",
+    );
+    usage_error(
+        &["operate", "--standalone", "--lease-name", "x"],
+        "error: the argument '--standalone' cannot be used with '--lease-name <NAME>'",
+    );
+}
