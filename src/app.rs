@@ -36,6 +36,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
         Command::Status(args) => Ok(ExitCode::from(crate::commands::status::run(&cli.global, args)?)),
         Command::Collect(args) => Ok(ExitCode::from(crate::commands::collect::run(&cli.global, args)?)),
         Command::ExplainEvents(args) => Ok(ExitCode::from(crate::commands::explain_events::run(&cli.global, args)?)),
+        Command::Version(args) => Ok(ExitCode::from(crate::commands::version::run(&cli.global, args)?)),
     }
 }
 
@@ -68,5 +69,6 @@ fn command_name(command: &Command) -> &'static str {
         Command::Collect(_) => "collect",
         Command::Manifests(_) => "manifests",
         Command::Completion(_) => "completion",
+        Command::Version(_) => "version",
     }
 }
