@@ -791,6 +791,9 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
             out.push_str(&format!("  {}\n", sanitize(&line)));
         }
     }
+    if coverage.iter().any(ContainerCoverage::local_times) {
+        out.push_str(&format!("Note: {}\n", crate::logs::LOCAL_TIME_NOTE));
+    }
     out
 }
 
