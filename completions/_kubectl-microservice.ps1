@@ -47,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('collect', 'collect', [CompletionResultType]::ParameterValue, 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)')
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Print the manifests that install the CRD, RBAC and the operator Deployment')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the client''s version and, from the cluster, its operators'' versions')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -248,6 +249,29 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-microservice;version' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format, as kubectl''s; jsonpath templates (-o jsonpath=''{.items[*].name}'') evaluate over the -o json document')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format, as kubectl''s; jsonpath templates (-o jsonpath=''{.items[*].name}'') evaluate over the -o json document')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Label selector, as kubectl''s (`app=todo,tier!=db`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Label selector, as kubectl''s (`app=todo,tier!=db`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR')
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'Print the client''s version only; do not ask the cluster')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces (`manifests`: the operator watches all namespaces)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'All namespaces (`manifests`: the operator watches all namespaces)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Do not print table headers')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-microservice;help' {
             [CompletionResult]::new('operate', 'operate', [CompletionResultType]::ParameterValue, 'Run the controller for Microservice objects (the `accept` handler)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Is Accepted still true for the spec each Microservice has now?')
@@ -256,6 +280,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('collect', 'collect', [CompletionResultType]::ParameterValue, 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)')
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Print the manifests that install the CRD, RBAC and the operator Deployment')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the client''s version and, from the cluster, its operators'' versions')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -278,6 +303,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             break
         }
         'kubectl-microservice;help;completion' {
+            break
+        }
+        'kubectl-microservice;help;version' {
             break
         }
         'kubectl-microservice;help;help' {

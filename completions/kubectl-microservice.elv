@@ -44,6 +44,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand collect 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
             cand manifests 'Print the manifests that install the CRD, RBAC and the operator Deployment'
             cand completion 'Print a shell completion script'
+            cand version 'Print the client''s version and, from the cluster, its operators'' versions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kubectl-microservice;operate'= {
@@ -237,6 +238,28 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kubectl-microservice;version'= {
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand --namespace 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context''s namespace'
+            cand -o 'Output format, as kubectl''s; jsonpath templates (-o jsonpath=''{.items[*].name}'') evaluate over the -o json document'
+            cand --output 'Output format, as kubectl''s; jsonpath templates (-o jsonpath=''{.items[*].name}'') evaluate over the -o json document'
+            cand -l 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --selector 'Label selector, as kubectl''s (`app=todo,tier!=db`)'
+            cand --as 'Username to impersonate for the operation'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived'
+            cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
+            cand --client 'Print the client''s version only; do not ask the cluster'
+            cand -A 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --all-namespaces 'All namespaces (`manifests`: the operator watches all namespaces)'
+            cand --no-headers 'Do not print table headers'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kubectl-microservice;help'= {
             cand operate 'Run the controller for Microservice objects (the `accept` handler)'
             cand status 'Is Accepted still true for the spec each Microservice has now?'
@@ -245,6 +268,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand collect 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
             cand manifests 'Print the manifests that install the CRD, RBAC and the operator Deployment'
             cand completion 'Print a shell completion script'
+            cand version 'Print the client''s version and, from the cluster, its operators'' versions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kubectl-microservice;help;operate'= {
@@ -260,6 +284,8 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         &'kubectl-microservice;help;manifests'= {
         }
         &'kubectl-microservice;help;completion'= {
+        }
+        &'kubectl-microservice;help;version'= {
         }
         &'kubectl-microservice;help;help'= {
         }

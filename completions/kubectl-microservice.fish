@@ -51,6 +51,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" 
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "collect" -d 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "manifests" -d 'Print the manifests that install the CRD, RBAC and the operator Deployment'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "version" -d 'Print the client\'s version and, from the cluster, its operators\' versions'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l log-format -d 'Log line format' -r -f -a "text\t'`<RFC3339 time> <LEVEL> [ns/name] <message> handler=<id> cause=<cause>`'
 json\t'One JSON object per line: `{"timestamp","level","message","object":{...},"handler","cause"}`'"
@@ -243,11 +244,33 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "operate" -d 'Run the controller for Microservice objects (the `accept` handler)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "status" -d 'Is Accepted still true for the spec each Microservice has now?'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "logs" -d 'Every run of a handler, with its cause and outcome, from the operator\'s logs'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "explain-events" -d 'Why is there no Warning event on a Microservice?'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "collect" -d 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "manifests" -d 'Print the manifests that install the CRD, RBAC and the operator Deployment'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
+yaml\t'YAML documents'
+wide\t'A wider table'
+name\t'RESOURCE.GROUP/NAME per object'
+jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
+jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l client -d 'Print the client\'s version only; do not ask the cluster'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s V -l version -d 'Print version'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "operate" -d 'Run the controller for Microservice objects (the `accept` handler)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "status" -d 'Is Accepted still true for the spec each Microservice has now?'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "logs" -d 'Every run of a handler, with its cause and outcome, from the operator\'s logs'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "explain-events" -d 'Why is there no Warning event on a Microservice?'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "collect" -d 'Write an evidence bundle (a directory of `kubectl get -o json` outputs and logs)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "manifests" -d 'Print the manifests that install the CRD, RBAC and the operator Deployment'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "version" -d 'Print the client\'s version and, from the cluster, its operators\' versions'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

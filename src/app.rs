@@ -29,5 +29,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
         Command::Status(args) => Ok(ExitCode::from(crate::commands::status::run(&cli.global, args)?)),
         Command::Collect(args) => Ok(ExitCode::from(crate::commands::collect::run(&cli.global, args)?)),
         Command::ExplainEvents(args) => Ok(ExitCode::from(crate::commands::explain_events::run(&cli.global, args)?)),
+        Command::Version(args) => Ok(ExitCode::from(crate::commands::version::run(&cli.global, args)?)),
     }
 }

@@ -299,6 +299,8 @@ pub enum Command {
     /// Print a shell completion script.
     #[command(after_long_help = crate::commands::completion::INSTALL_HELP)]
     Completion(CompletionArgs),
+    /// Print the client's version and, from the cluster, its operators' versions.
+    Version(crate::commands::version::VersionArgs),
 }
 
 /// `--log-format` values of `operate`.

@@ -75,12 +75,16 @@ pub fn is_timeout(err: &kube::Error) -> bool {
 
 /// A client error in one line: `Forbidden (403): <message>` for API errors (the Status'
 /// reason, code and message); for a timeout ([`is_timeout`]) `timed out (<the transport's
-/// text>)`; the transport's own text otherwise.
+/// text>)`; the transport's own text otherwise, each cause once, without kube's `ServiceError: `
+/// prefix (`client error (Connect): tcp connect error: Connection refused (os error 111)`).
 pub fn describe_kube_error(err: &kube::Error) -> String {
     match err {
         kube::Error::Api(status) => describe_status(status),
         other => {
-            let mut text = other.to_string();
+            let mut text = match other {
+                kube::Error::Service(inner) => inner.to_string(),
+                other => other.to_string(),
+            };
             let mut source = std::error::Error::source(other);
             while let Some(cause) = source {
                 let cause_text = cause.to_string();
@@ -192,10 +196,7 @@ mod tests {
         let elapsed = std::io::Error::new(std::io::ErrorKind::TimedOut, "deadline has elapsed");
         let err = kube::Error::Service(Box::new(elapsed));
         assert!(is_timeout(&err));
-        assert_eq!(
-            describe_kube_error(&err),
-            "timed out (ServiceError: deadline has elapsed)"
-        );
+        assert_eq!(describe_kube_error(&err), "timed out (deadline has elapsed)");
         let app = AppError::kube("cannot reach the API server", err);
         assert_eq!(app.exit_code(), 3);
         assert!(app.hint().unwrap().contains("--request-timeout"));

@@ -41,9 +41,36 @@ pub fn quote_value(s: &str) -> String {
     }
 }
 
+/// A count with its noun in the right number: `1 line`, `0 lines`, `2 lines` (the plural is
+/// `noun` + `s`; [`count_as`] for others). Every count in our text goes through here, so that
+/// no answer says `1 lines` or `line(s)`.
+pub fn count(n: u64, noun: &str) -> String {
+    count_as(n, noun, &format!("{noun}s"))
+}
+
+/// [`count`] with the plural given: `count_as(1, "try", "tries")` is `1 try`.
+pub fn count_as(n: u64, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
+/// `is` or `are`, agreeing with a count.
+pub fn is_are(n: u64) -> &'static str {
+    if n == 1 { "is" } else { "are" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_agree_with_their_nouns() {
+        assert_eq!(count(1, "line"), "1 line");
+        assert_eq!(count(0, "line"), "0 lines");
+        assert_eq!(count(2, "Pod"), "2 Pods");
+        assert_eq!(count_as(1, "try", "tries"), "1 try");
+        assert_eq!(count_as(3, "try", "tries"), "3 tries");
+        assert_eq!((is_are(1), is_are(0), is_are(2)), ("is", "are", "are"));
+    }
 
     #[test]
     fn sanitize_escapes_controls_and_keeps_text() {

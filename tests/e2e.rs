@@ -1170,12 +1170,12 @@ async fn e2e_explain_events_finds_the_missing_events_rule() {
     assert_eq!(post["severity"], "problem", "{post:#}");
     let evidence = |i: usize| post["evidence"][i].as_str().unwrap_or_default();
     assert!(
-        evidence(0).starts_with("1 failed event POST(s) in the operator's logs, codes: 403"),
+        evidence(0).starts_with("1 failed event POST in the operator's logs, codes: 403"),
         "{post:#}"
     );
     // The line is cited from the file, by its name.
     assert!(
-        evidence(1).starts_with("last: operate.log/file line ") && evidence(1).contains("code=403"),
+        evidence(1).starts_with("last: file operate.log line ") && evidence(1).contains("code=403"),
         "{post:#}"
     );
     assert!(

@@ -299,7 +299,7 @@ fn the_healthy_bundle_has_no_warning_and_checks_what_it_can() {
     let checked: Vec<&str> = report.findings.iter().map(|f| f.id).collect();
     assert!(checked.contains(&"rbac-events") && checked.contains(&"operator-not-running"));
     assert!(
-        report.summary.starts_with("Nothing is hidden: 3 event(s)"),
+        report.summary.starts_with("Nothing is hidden: 3 events"),
         "{}",
         report.summary
     );
@@ -323,7 +323,7 @@ fn ours_style_rbac_names_the_missing_rule_and_the_403_line() {
     );
     let post = find(&report, "event-post-failed").unwrap();
     assert!(
-        post.evidence[0].starts_with("1 failed event POST(s)"),
+        post.evidence[0].starts_with("1 failed event POST in the operator's logs"),
         "{:?}",
         post.evidence
     );
@@ -431,7 +431,7 @@ fn unreadable_events_are_not_taken_for_no_events() {
         "{:?}",
         r.findings
     );
-    // Without its events and without any finding, the summary does not count "0 event(s)".
+    // Without its events and without any finding, the summary does not count "0 events".
     let mut snapshot = bundle::read(&fixtures().join("bundles/healthy")).unwrap();
     snapshot.events = Evidence::missing("events", GapReason::NotInBundle("events.json".into()));
     let r = report(&snapshot, "store", "catalog-api", Options::default()).unwrap();
@@ -835,7 +835,7 @@ fn the_shipped_examples_diagnose_as_the_readme_says() {
     assert!(
         unposted
             .summary
-            .contains("Kopf ≥ 1.44 does not post log records by default; 2 handler failure(s)"),
+            .contains("Kopf ≥ 1.44 does not post log records by default; 2 handler failures"),
         "{}",
         unposted.summary
     );
@@ -899,7 +899,7 @@ fn kopf_real_a_nothing_hidden() {
         "{:?}",
         r.findings
     );
-    assert!(r.summary.starts_with("Nothing is hidden: 3 event(s)"), "{}", r.summary);
+    assert!(r.summary.starts_with("Nothing is hidden: 3 events"), "{}", r.summary);
 }
 
 #[test]
@@ -934,7 +934,7 @@ fn kopf_real_d_posting_disabled_with_the_source_in_evidence() {
     assert_eq!(f.severity, Severity::Problem);
     assert!(f.title.contains("operator.py:9"), "{}", f.title);
     assert!(
-        f.evidence.iter().any(|e| e.contains("4 handler failure(s)")),
+        f.evidence.iter().any(|e| e.contains("4 handler failures")),
         "{:?}",
         f.evidence
     );
@@ -949,7 +949,7 @@ fn kopf_real_d_posting_disabled_with_the_source_in_evidence() {
     let r = explain_todo(tmp.path());
     assert!(find(&r, "posting-disabled").is_none());
     let f = find(&r, "errors-not-posted").unwrap();
-    assert!(f.evidence[0].starts_with("4 handler failure(s)"), "{:?}", f.evidence);
+    assert!(f.evidence[0].starts_with("4 handler failures"), "{:?}", f.evidence);
     assert_eq!(r.exit_code(), 1);
 }
 
@@ -971,13 +971,13 @@ fn kopf_real_e_forbidden_events_from_the_logs() {
     );
     let post = find(&r, "event-post-failed").unwrap();
     assert!(
-        post.evidence[0].starts_with("4 failed event POST(s) in the operator's logs, codes: 403"),
+        post.evidence[0].starts_with("4 failed event POSTs in the operator's logs, codes: 403"),
         "{:?}",
         post.evidence
     );
     // 9 attempts per POST: 8 retries and the escalation, for each of the 4 events.
     assert!(
-        post.evidence[2].starts_with("36 failed request attempt(s) before giving up"),
+        post.evidence[2].starts_with("36 failed request attempts before giving up"),
         "{:?}",
         post.evidence
     );
@@ -1006,4 +1006,28 @@ fn human_output_colours_only_when_asked_and_escapes_control_characters() {
     let coloured = render_report(&report, &global(None), true).unwrap();
     assert!(coloured.contains("\u{1b}[31mPROBLEM\u{1b}[39m"), "{coloured}");
     assert!(!coloured.contains("\u{1b}[2J"), "{coloured}");
+}
+
+/// Kopf's `full` times are the operator's local time without a zone: every cited line says
+/// "operator's local time", and what that means is said once, in a note, not after every time.
+#[test]
+fn what_operator_local_time_means_is_said_once() {
+    let report = explain(&fixtures().join("bundles/conditional-posting"), "basket-api");
+    let cited: Vec<&String> = report
+        .findings
+        .iter()
+        .flat_map(|f| &f.evidence)
+        .filter(|e| e.contains("(operator's local time)"))
+        .collect();
+    assert!(!cited.is_empty(), "{:?}", report.findings);
+    assert_eq!(report.notes, [kubectl_microservice::logs::LOCAL_TIME_NOTE]);
+    let text = render_report(&report, &global(None), false).unwrap();
+    assert_eq!(text.matches("read as UTC").count(), 1, "{text}");
+    assert!(!text.contains("(unless"), "{text}");
+    // Our operator's lines carry their own zone: no note.
+    let ours = explain(&fixtures().join("bundles/ours-style-rbac"), "catalog-api");
+    assert!(ours.notes.is_empty(), "{:?}", ours.notes);
+    let json: Value =
+        serde_json::from_str(&render_report(&ours, &global(Some(OutputFormat::Json)), false).unwrap()).unwrap();
+    assert!(json.get("notes").is_none(), "{json}");
 }

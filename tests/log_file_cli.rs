@@ -82,12 +82,12 @@ fn a_real_kopf_403_log_via_log_file_gives_event_post_failed() {
         assert_eq!(post["severity"], "problem");
         let evidence = |i: usize| post["evidence"][i].as_str().unwrap_or_default();
         assert!(
-            evidence(0).starts_with("4 failed event POST(s) in the operator's logs, codes: 403"),
+            evidence(0).starts_with("4 failed event POSTs in the operator's logs, codes: 403"),
             "{post:#}"
         );
         // The last of the 4 `Failed to post an event` lines, cited by the file's name.
         assert!(
-            evidence(1).starts_with("last: e-event-403.log/file line 47, 2026-11-29T16:28:05.223Z"),
+            evidence(1).starts_with("last: file e-event-403.log line 47, 2026-11-29T16:28:05.223Z"),
             "{post:#}"
         );
         let rbac = finding(&doc, "rbac-events").unwrap_or_else(|| panic!("{doc:#}"));
@@ -95,7 +95,7 @@ fn a_real_kopf_403_log_via_log_file_gives_event_post_failed() {
         assert!(
             rbac["evidence"]
                 .to_string()
-                .contains("403 in the logs: e-event-403.log/file line "),
+                .contains("403 in the logs: file e-event-403.log line "),
             "{rbac:#}"
         );
         assert!(rbac["fix"].as_str().unwrap().contains("apiGroups: [\"\"]"), "{rbac:#}");

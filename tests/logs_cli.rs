@@ -380,10 +380,51 @@ fn a_collected_log_file_is_described_as_a_file() {
     let dir = tmp.path().display().to_string();
     let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--bundle", &dir]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("operate.log/file"), "{stdout}");
+    // Named as a file, not as a Pod and container.
+    assert!(stdout.contains("  file=operate.log\n"), "{stdout}");
+    assert!(stdout.contains("file operate.log: "), "{stdout}");
+    assert!(
+        !stdout.contains("pod=operate.log") && !stdout.contains("operate.log/file"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("read from a file (`--log-file` of collect), not from a Pod"),
         "{stdout}"
     );
     assert!(!stdout.contains("replaced before the bundle was made"), "{stdout}");
+}
+
+/// Kopf's `full` times are the operator's local time: the answer says once what that means,
+/// however many logs have such times.
+#[test]
+fn what_operator_local_time_means_is_said_once() {
+    let file = fixture("kopf-1.38-real/d-temperr-posting-default.log");
+    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--file", &file, "--file", &file]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.matches("(operator's local time), 14 lines").count(),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("read as UTC").count(), 1, "{stdout}");
+    assert!(
+        stdout.ends_with(&format!("Note: {}\n", kubectl_microservice::logs::LOCAL_TIME_NOTE)),
+        "{stdout}"
+    );
+}
+
+/// Counts agree with their nouns: `1 line`, not `1 lines`.
+#[test]
+fn a_one_line_log_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("one.log");
+    std::fs::write(
+        &path,
+        "[2026-11-29 16:22:38,707] kopf.activities.star [INFO    ] Activity 'startup' succeeded.\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--file", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("(operator's local time), 1 line\n"), "{stdout}");
+    assert!(!stdout.contains("1 lines"), "{stdout}");
 }

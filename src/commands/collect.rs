@@ -169,13 +169,14 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         for gap in &gaps {
             eprintln!("note: evidence gap: {}", sanitize(gap));
         }
-        let count = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_else(|| "no".into());
+        let count =
+            |n: Option<usize>, noun: &str| crate::text::count(n.unwrap_or(0) as u64, noun).replacen("0 ", "no ", 1);
         eprintln!(
-            "wrote {}: {} microservices, {} events, {} log files",
+            "wrote {}: {}, {}, {}",
             args.dir.display(),
-            count(snapshot.microservices.get().map(Vec::len)),
-            count(snapshot.events.get().map(Vec::len)),
-            count(snapshot.operator.logs.get().map(Vec::len)),
+            count(snapshot.microservices.get().map(Vec::len), "microservice"),
+            count(snapshot.events.get().map(Vec::len), "event"),
+            count(snapshot.operator.logs.get().map(Vec::len), "log file"),
         );
         Ok(0)
     })

@@ -127,6 +127,10 @@ pub fn human(report: &Report, color: bool) -> String {
             line(&mut out, &format!("  - {gap}"));
         }
     }
+    for note in &report.notes {
+        out.push('\n');
+        line(&mut out, &format!("Note: {note}"));
+    }
     out
 }
 
@@ -301,6 +305,7 @@ mod tests {
                 fix("kubectl microservice logs --handler accept x --bundle already"),
             ],
             gaps: Vec::new(),
+            notes: Vec::new(),
             decided: true,
         };
         point_at_bundle(&mut report, std::path::Path::new("b/dir"));

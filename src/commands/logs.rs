@@ -672,7 +672,14 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
     } else {
         Usage::Diagnostics
     };
-    let (client, _) = crate::client::client(global, usage).await?;
+    let (client, config) = crate::client::client(global, usage).await?;
+    // The first call says whether the server answers at all, as every subcommand says it
+    // (`cannot reach the API server URL (context NAME): ...`); the operator lookup after it
+    // would otherwise report a dead server as a missing operator.
+    client
+        .apiserver_version()
+        .await
+        .map_err(|e| crate::client::unreachable(global, &config, e))?;
     let target = resolve_target(&client, global, args).await?;
     let namespace = global.namespaces.first().map(String::as_str);
     let (objects, objects_note) = objects_in_evidence(&client, plan, namespace).await?;
@@ -792,6 +799,9 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
         for line in c.describe() {
             out.push_str(&format!("  {}\n", sanitize(&line)));
         }
+    }
+    if coverage.iter().any(ContainerCoverage::local_times) {
+        out.push_str(&format!("Note: {}\n", crate::logs::LOCAL_TIME_NOTE));
     }
     out
 }

@@ -135,6 +135,10 @@ pub struct Report {
     pub items: Vec<Item>,
     /// What the evidence lacks.
     pub gaps: Vec<Gap>,
+    /// Notes on how to read the evidence, each said once (e.g. what "operator's local time"
+    /// means); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Builds the report from a snapshot (pure). `namespace` filters objects when set; `name`
@@ -176,7 +180,17 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
         })
         .collect();
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    let notes = crate::logs::local_time_note(
+        items
+            .iter()
+            .flat_map(|i| &i.reasons)
+            .flat_map(|r| std::iter::once(&r.message).chain(&r.evidence))
+            .map(String::as_str),
+    )
+    .into_iter()
+    .collect();
     Report {
+        notes,
         schema_version: 1,
         captured_at: snapshot.now(),
         items,
@@ -397,7 +411,7 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
         }
     }
     let warnings = match item.warnings {
-        Some(n) => format!("{n} Warning/Error event(s) for this uid"),
+        Some(n) => format!("{} for this uid", crate::text::count(n as u64, "Warning/Error event")),
         None => "unknown (events could not be listed)".into(),
     };
     push(&mut out, format!("  {:<16}{warnings}", "Warnings:"));
@@ -406,6 +420,9 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
         for gap in &report.gaps {
             push(&mut out, format!("    - {gap}"));
         }
+    }
+    for note in &report.notes {
+        push(&mut out, format!("  {:<16}{note}", "Note:"));
     }
     push(&mut out, format!("  {:<16}{}", "Next:", next_command(item)));
     out

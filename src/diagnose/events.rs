@@ -28,6 +28,7 @@ use crate::kopf::wording::VersionRange;
 use crate::logs::Record;
 use crate::operate::leader::{LEASE_GROUP, LEASE_VERBS};
 use crate::resource::{GROUP, MicroserviceObject, PLURAL};
+use crate::text::{count, is_are};
 use crate::time::rfc3339_millis;
 
 /// Every finding id `explain-events` reports (`findings[].id` of `-o json`): the ids of
@@ -105,6 +106,10 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// What the evidence lacks (not-collected parts left out).
     pub gaps: Vec<Gap>,
+    /// Notes on how to read the evidence, each said once (e.g. what "operator's local time"
+    /// means); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Whether the evidence could decide: false when nothing was found but deciding evidence
     /// (events, the operator, its logs) is missing.
     #[serde(skip)]
@@ -205,7 +210,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     let mut unattributed = Vec::new();
     for source in snapshot.operator.logs.get().into_iter().flatten() {
         for record in records(source) {
-            let pod = format!("{}/{}", source.pod, source.container);
+            let pod = crate::logs::file::source_name(&source.pod, &source.container);
             match &record.object {
                 Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
                     let before = match (record.time(), created) {
@@ -269,12 +274,21 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         && snapshot.operator.deployments.get().is_some()
         && snapshot.operator.logs.get().is_some();
     let summary = summary(&ctx, &findings);
+    let notes = crate::logs::local_time_note(
+        findings
+            .iter()
+            .flat_map(|f| std::iter::once(&f.title).chain(&f.evidence))
+            .map(String::as_str),
+    )
+    .into_iter()
+    .collect();
     Report {
         schema_version: 1,
         object: ctx.key.clone(),
         summary,
         findings,
         gaps,
+        notes,
         decided,
     }
 }
@@ -317,9 +331,19 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
     let older = failures.len() - recent;
     let tail = match (recent, older) {
         (0, 0) => String::new(),
-        (0, older) => format!("; {older} handler failure(s) in the logs, all older than {ttl}"),
-        (recent, 0) => format!("; {recent} handler failure(s) in the last {ttl} of logs"),
-        (recent, older) => format!("; {recent} handler failure(s) in the last {ttl} of logs ({older} older)"),
+        (0, older) => format!(
+            "; {} in the logs, {}older than {ttl}",
+            count(older as u64, "handler failure"),
+            if older == 1 { "" } else { "all " }
+        ),
+        (recent, 0) => format!(
+            "; {} in the last {ttl} of logs",
+            count(recent as u64, "handler failure")
+        ),
+        (recent, older) => format!(
+            "; {} in the last {ttl} of logs ({older} older)",
+            count(recent as u64, "handler failure")
+        ),
     };
     let top = findings.iter().find(|f| f.severity > Severity::Ok);
     match top {
@@ -337,8 +361,8 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
                 .filter(|e| e.type_.as_deref() == Some("Warning"))
                 .count();
             format!(
-                "Nothing is hidden: {} event(s) on this object ({warnings} Warning){tail}",
-                ctx.own_events.len()
+                "Nothing is hidden: {} on this object ({warnings} Warning){tail}",
+                count(ctx.own_events.len() as u64, "event")
             )
         }
     }
@@ -377,8 +401,8 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
             Severity::Problem,
             "no operator Deployment for Microservices was found".into(),
             vec![format!(
-                "{} Deployment(s) in evidence; none runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`",
-                deployments.len()
+                "{} in evidence; none runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`",
+                count(deployments.len() as u64, "Deployment")
             )],
             Some(format!(
                 "install it (`kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace {} | kubectl apply -f -`), or name the one you run: --operator NAMESPACE/deployment/NAME",
@@ -493,8 +517,9 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 "operator-not-running",
                 Severity::Ok,
                 format!(
-                    "the operator {} reports {ready_replicas} ready replica(s) (its Pods are not in evidence)",
-                    op.display()
+                    "the operator {} reports {} (its Pods are not in evidence)",
+                    op.display(),
+                    count(ready_replicas as u64, "ready replica")
                 ),
                 evidence,
                 None,
@@ -531,7 +556,11 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
             out.push(finding(
                 "operator-not-running",
                 Severity::Ok,
-                format!("the operator {} runs ({} Pod(s) running)", op.display(), running.len()),
+                format!(
+                    "the operator {} runs ({} running)",
+                    op.display(),
+                    count(running.len() as u64, "Pod")
+                ),
                 evidence,
                 None,
             ));
@@ -648,8 +677,9 @@ fn rbac_from_logs(ctx: &Ctx<'_>) -> Vec<Finding> {
         group.to_string()
     };
     let mut evidence = vec![format!(
-        "no operator Deployment in evidence: the {} failed event POST(s) with code 403 are the evidence",
-        forbidden.len()
+        "no operator Deployment in evidence: the {} with code 403 {} the evidence",
+        count(forbidden.len() as u64, "failed event POST"),
+        is_are(forbidden.len() as u64)
     )];
     evidence.extend(
         forbidden
@@ -861,8 +891,8 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
             "event-post-failed",
             Severity::Problem,
             format!(
-                "the operator's event POSTs are failing ({} failed attempt(s), still retrying)",
-                attempts.len()
+                "the operator's event POSTs are failing ({}, still retrying)",
+                count(attempts.len() as u64, "failed attempt")
             ),
             vec![format!("last attempt: {}", last.cite())],
             Some("see the error in the attempt line; for a 403 grant the events rule named by rbac-events".into()),
@@ -874,16 +904,16 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
         .collect();
     let mut evidence = vec![
         format!(
-            "{} failed event POST(s) in the operator's logs, codes: {}",
-            found.len(),
+            "{} in the operator's logs, codes: {}",
+            count(found.len() as u64, "failed event POST"),
             codes.into_iter().collect::<Vec<_>>().join(", ")
         ),
         format!("last: {}", last.cite()),
     ];
     if let Some(a) = attempts.last() {
         evidence.push(format!(
-            "{} failed request attempt(s) before giving up (Kopf tries each POST up to 9 times); last: {}",
-            attempts.len(),
+            "{} before giving up (Kopf tries each POST up to 9 times); last: {}",
+            count(attempts.len() as u64, "failed request attempt"),
             a.cite()
         ));
     }
@@ -899,8 +929,8 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
         "event-post-failed",
         Severity::Problem,
         format!(
-            "the operator failed to post {} event(s); it logged and ignored the failure",
-            found.len()
+            "the operator failed to post {}; it logged and ignored the failure",
+            count(found.len() as u64, "event")
         ),
         evidence,
         Some(fix.into()),
@@ -951,19 +981,18 @@ fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
         && post_failure_lines(ctx).is_empty();
     let failure_evidence = || -> Vec<String> {
         let events = if events_known {
-            format!(
-                "{} Warning/Error event(s) on its uid",
-                ctx.own_events
-                    .iter()
-                    .filter(|e| matches!(e.type_.as_deref(), Some("Warning") | Some("Error")))
-                    .count()
-            )
+            let n = ctx
+                .own_events
+                .iter()
+                .filter(|e| matches!(e.type_.as_deref(), Some("Warning") | Some("Error")))
+                .count();
+            format!("{} on its uid", count(n as u64, "Warning/Error event"))
         } else {
             "its events could not be read".to_string()
         };
         let mut ev = vec![format!(
-            "{} handler failure(s) in the logs for {}, {events}",
-            failures.len(),
+            "{} in the logs for {}, {events}",
+            count(failures.len() as u64, "handler failure"),
             ctx.key,
         )];
         if let Some(last) = failures.last() {
@@ -1321,9 +1350,15 @@ fn expired(ctx: &Ctx<'_>) -> Vec<Finding> {
         "events-expired",
         Severity::Warning,
         format!(
-            "{} handler failure(s) are older than the event TTL ({}); their events are gone",
-            old.len(),
-            human_duration(ctx.options.event_ttl)
+            "{} {} older than the event TTL ({}); {} gone",
+            count(old.len() as u64, "handler failure"),
+            is_are(old.len() as u64),
+            human_duration(ctx.options.event_ttl),
+            if old.len() == 1 {
+                "its event is"
+            } else {
+                "their events are"
+            }
         ),
         vec![
             format!("now: {} (evidence clock)", rfc3339_millis(now)),
@@ -1490,7 +1525,11 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
         "status-pruned",
         Severity::Problem,
         "the API server dropped status fields the operator wrote: the CRD's status schema does not allow them".into(),
-        vec![format!("{} such line(s); last: {}", lines.len(), last.cite())],
+        vec![format!(
+            "{}; last: {}",
+            count(lines.len() as u64, "such line"),
+            last.cite()
+        )],
         Some(crd_status_fix()),
     )]
 }
@@ -1576,6 +1615,7 @@ mod tests {
             summary: String::new(),
             findings: vec![],
             gaps: vec![],
+            notes: vec![],
             decided: true,
         };
         assert_eq!(r.exit_code(), 0);

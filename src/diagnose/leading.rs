@@ -22,6 +22,7 @@ use crate::evidence::Evidence;
 use crate::evidence::operator::{Leadership, OperatorRef};
 use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
 use crate::operate::leader::{LEASE_DURATION, RETRY_PERIOD};
+use crate::text::count;
 use crate::time::{from_jiff, plus, rfc3339_seconds, seconds, sum};
 
 /// The finding's id (Contracts).
@@ -665,9 +666,9 @@ fn kopf(input: &Input<'_>, name: &str, mandatory: bool, clusterwide: bool, prior
         let who: Vec<String> = paused.iter().filter(|p| !own(p)).map(|p| p.identity.clone()).collect();
         (
             format!(
-                "the Kopf operator {} is paused: {} peer(s) with the same priority {priority} in {} ({}); Kopf pauses all of them",
+                "the Kopf operator {} is paused: {} with the same priority {priority} in {} ({}); Kopf pauses all of them",
                 op.display(),
-                who.len(),
+                count(who.len() as u64, "peer"),
                 peering.display(),
                 who.join(", ")
             ),

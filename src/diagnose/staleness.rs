@@ -318,8 +318,8 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
                 a.reasons.push(Reason {
                     code: "last-handling-failed",
                     message: format!(
-                        "the last handling cycle ended with {} failed handler(s): the annotation was rewritten, but the status was not accepted for this spec",
-                        cycle.failed
+                        "the last handling cycle ended with {}: the annotation was rewritten, but the status was not accepted for this spec",
+                        crate::text::count(u64::from(cycle.failed), "failed handler")
                     ),
                     evidence: vec![annotation_fact, log_fact(cycle)],
                 });
@@ -552,7 +552,8 @@ fn kopf_progress(obj: &MicroserviceObject) -> Vec<String> {
             let message = progress.get("message").and_then(Value::as_str).unwrap_or("");
             let success = progress.get("success").and_then(Value::as_bool).unwrap_or(false);
             Some(format!(
-                "{key}: {retries} tries for purpose {purpose}, {}{}",
+                "{key}: {} for purpose {purpose}, {}{}",
+                crate::text::count_as(retries, "try", "tries"),
                 if success { "succeeded" } else { "not succeeded" },
                 if message.is_empty() {
                     String::new()

@@ -187,18 +187,27 @@ fn container_kind(container: &Container) -> Option<OperatorKind> {
         return Some(OperatorKind::Kopf);
     }
     // An image of ours with the default entrypoint (`operate`).
-    let image = container.image.as_deref().unwrap_or("");
-    let repository = image.split('@').next().unwrap_or(image);
-    let repository = repository
-        .rsplit_once(':')
-        .filter(|(_, tag)| !tag.contains('/'))
-        .map_or(repository, |(r, _)| r);
+    let (repository, _, _) = split_image(container.image.as_deref().unwrap_or(""));
     if repository.rsplit('/').next() == Some("kubectl-microservice")
         && (argv.is_empty() || words.iter().any(|w| w == "operate"))
     {
         return Some(OperatorKind::Ours);
     }
     None
+}
+
+/// An image reference's parts: repository (with any registry and port), tag, digest —
+/// `localhost:5000/x/op:0.1.0@sha256:ab` → (`localhost:5000/x/op`, `0.1.0`, `sha256:ab`).
+pub fn split_image(image: &str) -> (&str, Option<&str>, Option<&str>) {
+    let (name, digest) = match image.split_once('@') {
+        Some((name, digest)) => (name, Some(digest)),
+        None => (image, None),
+    };
+    // A ':' after the last '/' starts the tag; before it, it is a registry's port.
+    match name.rsplit_once(':').filter(|(_, tag)| !tag.contains('/')) {
+        Some((repository, tag)) => (repository, Some(tag), digest),
+        None => (name, None, digest),
+    }
 }
 
 /// Values of a long flag in argv: `--flag value`, `--flag=value`, and `-x value` when `short` is set.

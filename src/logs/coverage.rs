@@ -13,6 +13,7 @@ use super::record::ParseStats;
 use super::runs::GroupStats;
 use super::stream::{LogStream, SourceLabel};
 use super::{Clock, Stamp};
+use crate::text::count;
 use crate::time::rfc3339_millis;
 
 /// Clock skew within which two times from different clocks are not ordered.
@@ -67,38 +68,44 @@ impl ContainerCoverage {
             _ if p.lines == 0 => "no lines".to_string(),
             _ => "lines without times (plain format, no kubelet timestamps)".to_string(),
         };
-        let mut out = vec![format!("{name}: {span}, {} lines", p.lines)];
-        let mut counted = |n: u64, what: &str| {
+        let mut out = vec![format!("{name}: {span}, {}", count(p.lines, "line"))];
+        let mut counted = |n: u64, noun: &str, what: &str| {
             if n > 0 {
-                out.push(format!("  {n} {what}"));
+                out.push(format!("  {} {what}", count(n, noun)));
             }
         };
         counted(
             p.unmatched_lines,
-            "line(s) matched no log format (kept, shown by --raw)",
+            "line",
+            "matched no log format (kept, shown by --raw)",
         );
-        counted(p.truncated_lines, "line(s) longer than 64 KiB, cut with a marker");
-        counted(p.invalid_utf8_lines, "line(s) not UTF-8 (bad bytes replaced)");
-        counted(p.unterminated_lines, "last line without newline (the stream was cut)");
+        counted(p.truncated_lines, "line", "longer than 64 KiB, cut with a marker");
+        counted(p.invalid_utf8_lines, "line", "not UTF-8 (bad bytes replaced)");
+        counted(
+            p.unterminated_lines,
+            "last line",
+            "without newline (the stream was cut)",
+        );
         counted(
             self.group.unattributed_lines,
-            "object line(s) that joined no handler run",
+            "object line",
+            "that joined no handler run",
         );
         counted(
             self.group.expired_runs,
-            "run(s) closed as unknown after the run timeout",
+            "run",
+            "closed as unknown after the run timeout",
         );
         for n in &self.notes {
             out.push(format!("  {n}"));
         }
-        if p.first.is_some_and(|f| f.clock == Clock::OperatorLocal) {
-            out.push(
-                "  times are the operator's local time without a zone, read as UTC (unless the Pod sets TZ); \
-                 fetch with kubelet timestamps for a better clock"
-                    .to_string(),
-            );
-        }
         out
+    }
+
+    /// Whether this log's times are the operator's local time ([`Clock::OperatorLocal`]): the
+    /// answer then says once what that means ([`super::LOCAL_TIME_NOTE`]).
+    pub fn local_times(&self) -> bool {
+        self.parse.first.is_some_and(|f| f.clock == Clock::OperatorLocal)
     }
 }
 
@@ -224,9 +231,11 @@ mod tests {
         assert!(text.starts_with(
             "op-1/operator (previous container): 2026-11-29T17:11:48.337Z .. 2026-11-29T17:11:55.982Z (operator's local time), 10 lines"
         ));
-        assert!(text.contains("2 line(s) matched no log format"));
-        assert!(text.contains("1 object line(s) that joined no handler run"));
-        assert!(text.contains("read as UTC"));
+        assert!(text.contains("2 lines matched no log format"));
+        assert!(text.contains("1 object line that joined no handler run"));
+        // What local time means is said once per answer, not per container.
+        assert!(!text.contains("read as UTC"));
+        assert!(c.local_times());
         c.error = Some("forbidden".into());
         assert_eq!(
             c.describe(),

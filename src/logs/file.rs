@@ -5,7 +5,8 @@
 //! (nothing behind `pods/log`), or logs exported from a log store.
 //!
 //! A file's [`LogSource`] is named after the file: `pod` is the file's name (`operate.log`),
-//! `container` is [`FILE_CONTAINER`], so findings cite `operate.log/file line 12` and a bundle
+//! `container` is [`FILE_CONTAINER`], so findings cite `file operate.log line 12` ([`source_name`])
+//! and a bundle
 //! stores it as `operator/logs/operate.log.file.log`, which
 //! [`crate::evidence::bundle::parse_log_file_name`] reads back to the same names. The text is
 //! whatever [`crate::logs::RecordParser`] reads: our `text`/`json` formats, Kopf's `full`,
@@ -21,6 +22,26 @@ use crate::evidence::{Evidence, LogSource};
 
 /// The `container` of a [`LogSource`] read from a file.
 pub const FILE_CONTAINER: &str = "file";
+
+/// How answers name a log: `POD/CONTAINER`, or `file NAME` for one read from a file
+/// (`--log-file`, or a bundle's `NAME.file.log`), which has no Pod.
+pub fn source_name(pod: &str, container: &str) -> String {
+    if container == FILE_CONTAINER {
+        format!("file {pod}")
+    } else {
+        format!("{pod}/{container}")
+    }
+}
+
+/// A run's source as a `key=value` field of `logs`' human header: `pod=POD/CONTAINER`, or
+/// `file=NAME` for a log read from a file.
+pub fn source_field(pod: &str, container: Option<&str>) -> String {
+    match container {
+        Some(FILE_CONTAINER) => format!("file={pod}"),
+        Some(c) => format!("pod={pod}/{c}"),
+        None => format!("pod={pod}"),
+    }
+}
 
 /// Opens `path` for reading, `-` meaning stdin. `flag` (e.g. `--file`) names the option in the
 /// error: an unreadable path is a usage error (exit 2) naming the flag, the path and the cause.

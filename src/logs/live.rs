@@ -110,7 +110,8 @@ pub fn pod_notes(
     match (restarts, previous_read) {
         (0, _) => {}
         (n, false) => notes.push(format!(
-            "the container restarted {n} time(s): logs before its last restart are not read (add --previous)"
+            "the container restarted {}: logs before its last restart are not read (add --previous)",
+            crate::text::count(u64::from(n.unsigned_abs()), "time")
         )),
         (1, true) => {}
         (n, true) => notes.push(format!(

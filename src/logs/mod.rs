@@ -54,14 +54,29 @@ impl Clock {
         }
     }
 
-    /// A sentence for human output: how far the time can be trusted.
+    /// Words for human output, after a time: which clock it is from. What "operator's local
+    /// time" means is said once per answer ([`LOCAL_TIME_NOTE`], see [`local_time_note`]), not
+    /// after every time.
     pub fn describe(self) -> &'static str {
         match self {
             Clock::Kubelet => "kubelet clock",
             Clock::OperatorUtc => "operator's clock",
-            Clock::OperatorLocal => "operator's local time without a zone, read as UTC (unless the Pod sets TZ)",
+            Clock::OperatorLocal => "operator's local time",
         }
     }
+}
+
+/// What [`Clock::OperatorLocal`] times are, said once in an answer that shows one.
+pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: it is read as UTC unless the Pod sets TZ; logs read with kubelet timestamps have a better clock";
+
+/// [`LOCAL_TIME_NOTE`] when any of `texts` shows a time in the operator's local time (as
+/// [`Clock::describe`] words it), else nothing: the note an answer gives once.
+pub fn local_time_note<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let marker = Clock::OperatorLocal.describe();
+    texts
+        .into_iter()
+        .any(|t| t.contains(marker))
+        .then(|| LOCAL_TIME_NOTE.to_string())
 }
 
 /// A time and the clock it was read from.

@@ -25,7 +25,7 @@ impl SourceLabel {
     pub fn describe(&self) -> String {
         match (&self.pod, &self.container) {
             (Some(p), Some(c)) if self.previous => format!("{p}/{c} (previous container)"),
-            (Some(p), Some(c)) => format!("{p}/{c}"),
+            (Some(p), Some(c)) => crate::logs::file::source_name(p, c),
             (Some(p), None) => p.clone(),
             _ => match self.path.as_deref() {
                 Some("-") => "stdin".to_string(),

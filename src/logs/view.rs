@@ -131,10 +131,8 @@ pub fn human_block(run: &Run, color: bool) -> String {
         paint_outcome(run.outcome, color)
     );
     if let Some(pod) = &run.pod {
-        out.push_str(&format!("  pod={}", sanitize(pod)));
-        if let Some(c) = &run.container {
-            out.push_str(&format!("/{}", sanitize(c)));
-        }
+        let field = crate::logs::file::source_field(pod, run.container.as_deref());
+        out.push_str(&format!("  {}", sanitize(&field)));
     }
     out.push('\n');
     if let Some(d) = &run.detail {
@@ -155,11 +153,17 @@ pub fn human_block(run: &Run, color: bool) -> String {
             out.push_str(&format!("      {}\n", sanitize(more)));
         }
         if record.omitted_lines > 0 {
-            out.push_str(&format!("      ({} more lines not kept)\n", record.omitted_lines));
+            out.push_str(&format!(
+                "      ({} not kept)\n",
+                crate::text::count(record.omitted_lines as u64, "more line")
+            ));
         }
     }
     if run.omitted_records > 0 {
-        out.push_str(&format!("  ({} more records not kept)\n", run.omitted_records));
+        out.push_str(&format!(
+            "  ({} not kept)\n",
+            crate::text::count(run.omitted_records as u64, "more record")
+        ));
     }
     out
 }

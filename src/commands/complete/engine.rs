@@ -437,6 +437,7 @@ mod tests {
             "collect",
             "manifests",
             "completion",
+            "version",
         ] {
             assert!(has(&names, sub), "{sub} missing from {names:?}");
         }
