@@ -745,7 +745,8 @@ image() {
     rm -rf "$stage"
     stage=""
     say "wrote $out ($(size_of "$out") bytes): $ref, manifest $manifest_digest, linux/amd64, user $image_uid"
-    say "load it: docker load -i $out | podman load -i $out | ctr -n k8s.io images import $out | kind load image-archive $out"
+    say "load it with one of: docker load -i $out; podman load -i $out; ctr -n k8s.io images import $out;" \
+        "kind load image-archive $out; k3d image import $out; minikube image load $out"
 }
 
 case $command in
