@@ -17,6 +17,9 @@ use std::process::{Command, Output};
 use serde::Deserialize;
 use serde_json::Value;
 
+#[path = "support/release.rs"]
+mod release;
+
 mod krew {
     //! krew's rules, in krew's order and with krew's messages.
 
@@ -317,8 +320,7 @@ mod krew {
     }
 }
 
-const REPO: &str = env!("CARGO_MANIFEST_DIR");
-const VERSION: &str = env!("CARGO_PKG_VERSION");
+use release::{REPO, VERSION};
 /// The platforms plugin.yaml offers, as `<os>_<arch>`.
 const PLATFORMS: [&str; 5] = [
     "linux_amd64",
@@ -328,8 +330,30 @@ const PLATFORMS: [&str; 5] = [
     "windows_amd64",
 ];
 
+/// The Rust target `scripts/release.sh --all-platforms` builds for each platform.
+const TARGETS: [(&str, &str); 5] = [
+    ("linux_amd64", "x86_64-unknown-linux-musl"),
+    ("linux_arm64", "aarch64-unknown-linux-musl"),
+    ("darwin_amd64", "x86_64-apple-darwin"),
+    ("darwin_arm64", "aarch64-apple-darwin"),
+    ("windows_amd64", "x86_64-pc-windows-gnu"),
+];
+
+/// krew takes `.zip` and `.tar.gz` alike; Windows users get the `.zip` they expect.
 fn archive_name(os_arch: &str) -> String {
-    format!("kubectl-microservice_{VERSION}_{os_arch}.tar.gz")
+    if os_arch.starts_with("windows") {
+        format!("kubectl-microservice_{VERSION}_{os_arch}.zip")
+    } else {
+        format!("kubectl-microservice_{VERSION}_{os_arch}.tar.gz")
+    }
+}
+
+fn bin_name(os_arch: &str) -> &'static str {
+    if os_arch.starts_with("windows") {
+        "kubectl-microservice.exe"
+    } else {
+        "kubectl-microservice"
+    }
 }
 
 /// Writes a stand-in archive per platform (distinct bytes: the renderer only hashes them).
@@ -343,6 +367,27 @@ fn fake_archives(dist: &Path, platforms: &[&str]) -> BTreeMap<String, String> {
         shas.insert(os_arch.to_string(), hex);
     }
     shas
+}
+
+/// Extracts a `.tar.gz` or `.zip` as krew does: everything, into `into`.
+fn extract(archive: &Path, into: &Path) {
+    let status = if archive.extension().is_some_and(|e| e == "zip") {
+        Command::new("unzip")
+            .arg("-q")
+            .arg(archive)
+            .arg("-d")
+            .arg(into)
+            .status()
+    } else {
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(archive)
+            .arg("-C")
+            .arg(into)
+            .status()
+    }
+    .unwrap();
+    assert!(status.success(), "extracting {}", archive.display());
 }
 
 fn render(dist: &Path) -> Output {
@@ -398,12 +443,7 @@ fn the_rendered_manifest_passes_krews_validation_with_the_archives_sha256() {
             "{}",
             p.uri
         );
-        let bin = if os_arch.starts_with("windows") {
-            "kubectl-microservice.exe"
-        } else {
-            "kubectl-microservice"
-        };
-        assert_eq!(p.bin, bin);
+        assert_eq!(p.bin, bin_name(&os_arch));
         assert!(
             p.files.is_none(),
             "krew's default (everything, so LICENSE too) is meant"
@@ -672,14 +712,7 @@ fn the_release_in_kms_release_dist_installs_as_krew_would() {
         assert_eq!(p.sha256, hex, "{}", archive.display());
 
         let install = tempfile::tempdir().unwrap();
-        let status = Command::new("tar")
-            .arg("-xzf")
-            .arg(&archive)
-            .arg("-C")
-            .arg(install.path())
-            .status()
-            .unwrap();
-        assert!(status.success(), "tar -xzf {}", archive.display());
+        extract(&archive, install.path());
         let bin = install.path().join(&p.bin);
         assert!(bin.is_file(), "{os_arch}: no {} in the archive", p.bin);
         #[cfg(unix)]
@@ -714,4 +747,259 @@ fn the_release_in_kms_release_dist_installs_as_krew_would() {
             );
         }
     }
+}
+
+fn sorted(mut lines: Vec<String>) -> Vec<String> {
+    lines.sort();
+    lines
+}
+
+fn version_line() -> String {
+    format!("kubectl-microservice {VERSION} (commit 0123456789ab)\n")
+}
+
+/// Packs `binary` for each platform with `scripts/release.sh build --target T --binary FILE`.
+fn pack_all(dist: &Path, binary: &Path) {
+    for (os_arch, triple) in TARGETS {
+        let output = release::release(&[
+            "build",
+            "--target",
+            triple,
+            "--binary",
+            binary.to_str().unwrap(),
+            "--dist",
+            dist.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{os_arch}: {}", release::stderr(&output));
+    }
+}
+
+/// The script's own archives for the five platforms (a stand-in binary packed with `build
+/// --binary`, no toolchain needed): each holds exactly its `bin`, LICENSE and README.md, owned by
+/// root with the binary executable; windows's is a `.zip` holding `kubectl-microservice.exe`; the
+/// rendered manifest passes krew's rules with each archive's real sha256 (also in its `.sha256`);
+/// packing again gives the same bytes.
+#[test]
+fn the_five_platforms_are_packed_rendered_and_reproducible() {
+    let work = tempfile::tempdir().unwrap();
+    let binary = work.path().join("stand-in");
+    release::write_executable(&binary, &release::static_elf(release::EM_X86_64, &version_line()));
+    let dist = work.path().join("dist");
+    pack_all(&dist, &binary);
+    let output = render(&dist);
+    assert!(output.status.success(), "{}", release::stderr(&output));
+    assert!(
+        !release::stderr(&output).contains("left out"),
+        "{}",
+        release::stderr(&output)
+    );
+    let plugin = krew::validate_manifest_file(&dist.join("microservice.yaml")).unwrap();
+    let rendered: Vec<String> = plugin.spec.platforms.iter().map(os_arch).collect();
+    assert_eq!(rendered, PLATFORMS);
+
+    let license = std::fs::read(Path::new(REPO).join("LICENSE")).unwrap();
+    for p in &plugin.spec.platforms {
+        let os_arch = os_arch(p);
+        let archive = dist.join(archive_name(&os_arch));
+        let bytes = std::fs::read(&archive).unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
+        let sha = release::sha256_hex(&bytes);
+        assert_eq!(p.sha256, sha, "{os_arch}");
+        let sidecar = std::fs::read_to_string(format!("{}.sha256", archive.display())).unwrap();
+        assert_eq!(sidecar, format!("{sha}  {}\n", archive_name(&os_arch)));
+        assert_eq!(p.bin, bin_name(&os_arch));
+
+        let mut expected = vec![bin_name(&os_arch).to_string(), "LICENSE".into(), "README.md".into()];
+        expected.sort();
+        if os_arch.starts_with("windows") {
+            assert_eq!(&bytes[..4], b"PK\x03\x04", "{os_arch}: a zip");
+            assert_eq!(sorted(release::listing("unzip", &["-Z1"], &archive)), expected);
+        } else {
+            assert_eq!(&bytes[..2], b"\x1f\x8b", "{os_arch}: gzip");
+            assert_eq!(sorted(release::listing("tar", &["-tzf"], &archive)), expected);
+            for line in release::listing("tar", &["--numeric-owner", "-tvzf"], &archive) {
+                assert!(line.contains(" 0/0 "), "{os_arch}: not owned by root: {line}");
+                assert!(
+                    line.contains(" 2026-01-01 00:00"),
+                    "{os_arch}: not SOURCE_DATE_EPOCH: {line}"
+                );
+                if line.ends_with(" kubectl-microservice") {
+                    assert!(line.starts_with("-rwxr-xr-x"), "{os_arch}: {line}");
+                } else {
+                    assert!(line.starts_with("-rw-r--r--"), "{os_arch}: {line}");
+                }
+            }
+        }
+        let install = tempfile::tempdir().unwrap();
+        extract(&archive, install.path());
+        assert_eq!(
+            std::fs::read(install.path().join(bin_name(&os_arch))).unwrap(),
+            std::fs::read(&binary).unwrap(),
+            "{os_arch}"
+        );
+        assert_eq!(std::fs::read(install.path().join("LICENSE")).unwrap(), license);
+    }
+
+    let again = work.path().join("again");
+    pack_all(&again, &binary);
+    for os_arch in PLATFORMS {
+        assert_eq!(
+            std::fs::read(dist.join(archive_name(os_arch))).unwrap(),
+            std::fs::read(again.join(archive_name(os_arch))).unwrap(),
+            "{os_arch}: packing twice gave different bytes"
+        );
+    }
+}
+
+/// `build --binary` runs a binary of this machine's platform before packing it: one that prints
+/// another version is refused, and nothing is written.
+#[test]
+fn build_refuses_a_binary_of_another_version() {
+    let work = tempfile::tempdir().unwrap();
+    let binary = work.path().join("stand-in");
+    release::write_executable(
+        &binary,
+        &release::static_elf(release::EM_X86_64, "kubectl-microservice 9.9.9 (commit 0123456789ab)\n"),
+    );
+    let dist = work.path().join("dist");
+    let output = release::release(&[
+        "build",
+        "--target",
+        "x86_64-unknown-linux-musl",
+        "--binary",
+        binary.to_str().unwrap(),
+        "--dist",
+        dist.to_str().unwrap(),
+    ]);
+    if !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64")) {
+        return; // the stand-in runs only on linux/amd64
+    }
+    assert_eq!(output.status.code(), Some(1), "{}", release::stderr(&output));
+    assert!(
+        release::stderr(&output).contains(&format!("expected version {VERSION}")),
+        "{}",
+        release::stderr(&output)
+    );
+    assert!(!dist.join(archive_name("linux_amd64")).exists());
+}
+
+/// An archive as the script writes it, from any file: to give `verify` what `build` refuses.
+fn hand_packed(dist: &Path, os_arch: &str, binary: &[u8]) {
+    let stage = tempfile::tempdir().unwrap();
+    release::write_executable(&stage.path().join(bin_name(os_arch)), binary);
+    for file in ["LICENSE", "README.md"] {
+        std::fs::copy(Path::new(REPO).join(file), stage.path().join(file)).unwrap();
+    }
+    std::fs::create_dir_all(dist).unwrap();
+    let archive = dist.join(archive_name(os_arch));
+    let status = Command::new("tar")
+        .arg("-czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(stage.path())
+        .args([bin_name(os_arch), "LICENSE", "README.md"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let sha = release::sha256_hex(&std::fs::read(&archive).unwrap());
+    std::fs::write(
+        format!("{}.sha256", archive.display()),
+        format!("{sha}  {}\n", archive_name(os_arch)),
+    )
+    .unwrap();
+}
+
+fn verify(dist: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
+    let mut args = vec!["verify", "--dist", dist.to_str().unwrap()];
+    args.extend(extra);
+    let output = release::release(&args);
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        release::stderr(&output),
+    )
+}
+
+/// The row of `platform` in verify's table.
+fn row<'a>(table: &'a str, platform: &str) -> &'a str {
+    table
+        .lines()
+        .find(|l| l.starts_with(platform))
+        .unwrap_or_else(|| panic!("no {platform} row in:\n{table}"))
+}
+
+/// `verify` on linux/amd64 (the platform it can run here without emulators; the others need
+/// cross toolchains, qemu or wine: `scripts/release.sh --all-platforms` runs them): a static
+/// x86-64 binary printing this version passes; a tampered archive, a dynamically linked binary
+/// and one printing another version each fail with the reason in the table; with
+/// --all-platforms, the four platforms not built fail too.
+#[test]
+fn verify_checks_sha256_format_and_version() {
+    if !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64")) {
+        return; // the stand-in runs only on linux/amd64
+    }
+    let work = tempfile::tempdir().unwrap();
+    let dist = work.path().join("dist");
+    let good = release::static_elf(release::EM_X86_64, &version_line());
+    hand_packed(&dist, "linux_amd64", &good);
+    assert!(render(&dist).status.success());
+    let (code, table, stderr) = verify(&dist, &[]);
+    assert_eq!(code, Some(0), "{table}{stderr}");
+    assert!(table.starts_with("PLATFORM "), "{table}");
+    let line = row(&table, "linux_amd64");
+    let sha = release::sha256_hex(&std::fs::read(dist.join(archive_name("linux_amd64"))).unwrap());
+    assert!(line.contains(&format!("ok {}", &sha[..12])), "{line}");
+    assert!(line.contains("ELF 64-bit x86-64, static"), "{line}");
+    assert!(line.contains(&format!("ran: {}", version_line().trim_end())), "{line}");
+
+    let (code, table, _) = verify(&dist, &["--all-platforms"]);
+    assert_eq!(code, Some(1), "{table}");
+    for missing in ["linux_arm64", "darwin_amd64", "darwin_arm64", "windows_amd64"] {
+        assert!(row(&table, missing).contains("FAIL: not built"), "{table}");
+    }
+
+    // The archive replaced after the manifest was rendered.
+    hand_packed(
+        &dist,
+        "linux_amd64",
+        &release::static_elf(release::EM_X86_64, &format!("{}\n", version_line())),
+    );
+    let (code, table, _) = verify(&dist, &[]);
+    assert_eq!(code, Some(1), "{table}");
+    assert!(row(&table, "linux_amd64").contains("FAIL: manifest says"), "{table}");
+
+    // Another version.
+    hand_packed(
+        &dist,
+        "linux_amd64",
+        &release::static_elf(release::EM_X86_64, "kubectl-microservice 9.9.9 (commit 0123456789ab)\n"),
+    );
+    assert!(render(&dist).status.success());
+    let (code, table, _) = verify(&dist, &[]);
+    assert_eq!(code, Some(1), "{table}");
+    assert!(
+        row(&table, "linux_amd64").contains("FAIL: --version printed"),
+        "{table}"
+    );
+
+    // Dynamically linked: this test's own executable.
+    let dynamic = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+    hand_packed(&dist, "linux_amd64", &dynamic);
+    assert!(render(&dist).status.success());
+    let (code, table, _) = verify(&dist, &[]);
+    assert_eq!(code, Some(1), "{table}");
+    assert!(row(&table, "linux_amd64").contains("FAIL: not static"), "{table}");
+
+    // An arm64 binary in the amd64 archive.
+    hand_packed(
+        &dist,
+        "linux_amd64",
+        &release::static_elf(release::EM_AARCH64, &version_line()),
+    );
+    assert!(render(&dist).status.success());
+    let (code, table, _) = verify(&dist, &[]);
+    assert_eq!(code, Some(1), "{table}");
+    assert!(
+        row(&table, "linux_amd64").contains("FAIL: not a 64-bit x86-64 ELF"),
+        "{table}"
+    );
 }
