@@ -139,7 +139,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__collect)
-            opts="-n -A -o -l -h -V --operator --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -A -l -h -V --operator --log-file --kubeconfig --context --namespace --all-namespaces --selector --as --as-group --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -169,14 +169,6 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --output)
-                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
-                    return 0
-                    ;;
                 --selector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -195,10 +187,6 @@ _kubectl__microservice() {
                     ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -209,60 +197,12 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__completion)
-            opts="-n -A -o -l -h -V --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version bash zsh fish powershell elvish kubectl"
+            opts="-h -V --help --version bash zsh fish powershell elvish kubectl"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -n)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
-                    return 0
-                    ;;
-                --selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --as)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --as-group)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -271,7 +211,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__explain__subcmd__events)
-            opts="-n -A -o -l -h -V --bundle --operator --event-ttl --skew --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -o -h -V --bundle --operator --event-ttl --skew --log-file --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -322,14 +262,6 @@ _kubectl__microservice() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
-                    return 0
-                    ;;
-                --selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --as)
@@ -496,7 +428,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__logs)
-            opts="-c -f -n -A -o -l -h -V --handler --log-file --file --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-c -f -n -o -h -V --handler --log-file --file --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -581,14 +513,6 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
-                --selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --as)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -613,7 +537,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__manifests)
-            opts="-n -A -o -l -h -V --watch-namespace --image --standalone --events --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -A -o -h -V --watch-namespace --image --standalone --events --namespace --all-namespaces --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -629,14 +553,6 @@ _kubectl__microservice() {
                     ;;
                 --events)
                     COMPREPLY=($(compgen -W "all warnings none" -- "${cur}"))
-                    return 0
-                    ;;
-                --kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --context)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -655,30 +571,6 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
-                --selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --as)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --as-group)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --request-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -687,7 +579,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__operate)
-            opts="-n -A -o -l -h -V --log-format --events --max-concurrent --standalone --lease-name --lease-namespace --health-listen --skip-crd-check --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -A -h -V --log-format --events --max-concurrent --standalone --lease-name --lease-namespace --health-listen --skip-crd-check --kubeconfig --context --namespace --all-namespaces --as --as-group --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -733,22 +625,6 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --output)
-                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
-                    return 0
-                    ;;
-                --selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --as)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -759,10 +635,6 @@ _kubectl__microservice() {
                     ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -26,7 +26,7 @@ end
 
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s n -l namespace -d 'The namespace (default: the context\'s namespace)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
@@ -36,11 +36,11 @@ jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s A -l all-namespaces -d 'All namespaces; beats -n, as in kubectl'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s V -l version -d 'Print version'
@@ -64,24 +64,13 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l health-listen -d 'Serve /healthz, /readyz and /metrics (Prometheus text) over HTTP on this address, e.g. `0.0.0.0:8080` (port 0 picks a free port; the address is logged)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
-yaml\t'YAML documents'
-wide\t'A wider table'
-name\t'RESOURCE.GROUP/NAME per object'
-jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
-jsonpath-as-json=\t'The template\'s values as JSON arrays'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s n -l namespace -d 'Namespaces to watch: repeatable or comma-separated (default: the context\'s namespace; in a Pod, the service account\'s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
-always\t'Always colour'
-never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l request-timeout -d 'Connect timeout, e.g. `10s` (`0` = no limit); the watches are long-lived, so no request time limit' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l standalone -d 'Run without leader election (one replica only; Kopf\'s flag of the same name). By default replicas elect a leader on a coordination.k8s.io/v1 Lease and only the leader handles objects'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l skip-crd-check -d 'Do not check the CRD at start-up (for an operator that may not read CRDs)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s A -l all-namespaces -d 'Watch all namespaces (one cluster-wide watch); beats -n, as in kubectl'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand operate" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -f -a "(__fish_complete_directories)"
@@ -91,7 +80,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l log-file -d 'The operator\'s log, read from FILE beside the Pods\' logs (repeatable)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s n -l namespace -d 'The namespace (default: the context\'s namespace; with --bundle, the whole bundle)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
@@ -101,14 +90,14 @@ jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l exit-code -d 'Exit 1 when any shown object is stale, never-handled, invalid or terminating'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s w -l watch -d 'After the table, print a row whenever an object\'s phase, generation or verdict changes'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s A -l all-namespaces -d 'All namespaces; beats -n, as in kubectl'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l no-headers -d 'Do not print the table\'s headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l handler -d 'The handler id; `accept` also matches Kopf\'s field handler `accept/spec` (`accept/*`)' -r
@@ -130,25 +119,22 @@ unknown\t'No outcome logged'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l run-timeout -d 'A run with no outcome after this long is closed with outcome `unknown`' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace of OBJECT (without it, a bare NAME matches in any namespace); also picks the operator that watches it' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format: json (one object per run, one per line); default: runs as text' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l previous -d 'Also read the container before its last restart (live; a bundle\'s `.previous.log` files are always read)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l raw -d 'Print the matching runs\' log lines as they are, without grouping'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s f -l follow -d 'Keep following the logs; runs are printed as they end'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l bundle -d 'Read evidence from a bundle directory instead of a cluster' -r -f -a "(__fish_complete_directories)"
@@ -158,44 +144,31 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l log-file -d 'The operator\'s log, read from FILE beside the Pods\' logs (repeatable)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s n -l namespace -d 'The Microservice\'s namespace (default: the context\'s namespace; with --bundle, the bundle\'s)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format: json or yaml (default: sentences)' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l operator -d 'The operator, as NAMESPACE/deployment/NAME (default: discovered)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l log-file -d 'The operator\'s log, read from FILE beside the Pods\' logs (repeatable)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
-yaml\t'YAML documents'
-wide\t'A wider table'
-name\t'RESOURCE.GROUP/NAME per object'
-jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
-jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s n -l namespace -d 'The namespace to collect (default: the context\'s namespace)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s A -l all-namespaces -d 'Collect all namespaces; beats -n, as in kubectl'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand collect" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l watch-namespace -d 'Namespace the operator watches (repeatable or comma-separated). Give this or `-A`' -r
@@ -203,50 +176,22 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l events -d '`--events` value written into the operator Deployment\'s args' -r -f -a "all\t'Normal `Accepted` and every Warning'
 warnings\t'Warnings only (`ReconcileFailed`, `InvalidSpec`, `StatusPruned`)'
 none\t'Post nothing; outcomes are only in the logs and in `status`'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s n -l namespace -d 'The namespace the operator runs in (required)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s o -l output -d 'Output format: yaml (default) or json (one v1 List)' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as -d 'Username to impersonate for the operation' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
-always\t'Always colour'
-never\t'Never colour'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l standalone -d 'One replica, `Recreate` strategy, `operate --standalone`'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l no-headers -d 'Do not print table headers'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s A -l all-namespaces -d 'The operator watches all namespaces (cluster-wide RBAC), instead of --watch-namespace; -n still names the operator\'s own namespace'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s V -l version -d 'Print version'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
-yaml\t'YAML documents'
-wide\t'A wider table'
-name\t'RESOURCE.GROUP/NAME per object'
-jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
-jsonpath-as-json=\t'The template\'s values as JSON arrays'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l as -d 'Username to impersonate for the operation' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s n -l namespace -d 'Namespace(s). Repeatable (or comma-separated) for `operate`; default: the context\'s namespace' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s n -l namespace -d 'The namespace (default: the context\'s namespace)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
@@ -256,12 +201,12 @@ jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit). Default 10s for the diagnostic subcommands; `operate` uses it as the connect timeout only, because its watches are long-lived' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l client -d 'Print the client\'s version only; do not ask the cluster'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s A -l all-namespaces -d 'All namespaces (`manifests`: the operator watches all namespaces)'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s A -l all-namespaces -d 'All namespaces; beats -n, as in kubectl'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s V -l version -d 'Print version'

@@ -153,16 +153,17 @@ fn a_malformed_duration_names_the_expected_shape() {
     );
 }
 
-/// `--log-lines` is the kubelet's `tailLines`, which is never negative.
+/// `--tail` is the kubelet's `tailLines` (as `kubectl logs --tail`, -1 meaning all lines), never
+/// below -1; `--log-lines` is its old name.
 #[test]
-fn negative_log_lines_is_a_usage_error() {
+fn a_tail_below_minus_one_is_a_usage_error() {
     usage_error(
-        &["logs", "--handler", "accept", "--log-lines", "-1"],
-        "error: invalid value '-1' for '--log-lines <N>': expected a whole number, 0 or more (at most 9223372036854775807)",
+        &["logs", "--handler", "accept", "--tail", "-2"],
+        "error: invalid value '-2' for '--tail <LINES>': -2 is not in -1..9223372036854775807",
     );
     usage_error(
         &["logs", "--handler", "accept", "--log-lines", "99999999999999999999"],
-        "error: invalid value '99999999999999999999' for '--log-lines <N>': expected a whole number, 0 or more (at most 9223372036854775807)",
+        "error: invalid value '99999999999999999999' for '--tail <LINES>': number too large to fit in target type",
     );
 }
 
