@@ -87,7 +87,7 @@ impl LineSplitter {
         let truncated_bytes = self.dropped;
         if truncated_bytes > 0 {
             text.push_str(TRUNCATION_MARKER);
-            text.push_str(&crate::text::count(truncated_bytes as u64, "byte"));
+            text.push_str(&crate::text::count(truncated_bytes, "byte"));
             text.push(']');
         }
         self.buf.clear();

@@ -57,6 +57,10 @@ use health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use leader::{ElectionConfig, Elector, Role};
 use reconcile::{Context, error_policy, reconcile};
 
+/// One watched scope: the API for Microservices there and its label for logs (a namespace, or
+/// "all namespaces").
+type WatchedApi = (Api<MicroserviceObject>, String);
+
 /// How often entries of deleted objects are dropped from the controller's memory.
 const FORGET_INTERVAL: Duration = Duration::from_secs(300);
 /// On SIGTERM, how long passes in flight and queued events may still write, in total.
@@ -182,14 +186,14 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
 
     // One lane per Lease (or one for --standalone): its own leadership term and memory of
     // what was handled, over the watches of the namespaces that Lease governs.
-    let watched: Vec<(Api<MicroserviceObject>, String)> = match &scope {
+    let watched: Vec<WatchedApi> = match &scope {
         Scope::AllNamespaces => vec![(Api::all(client.clone()), "all namespaces".to_string())],
         Scope::Namespaces(list) => list
             .iter()
             .map(|ns| (Api::namespaced(client.clone(), ns), ns.clone()))
             .collect(),
     };
-    let lanes: Vec<(Option<leader::LeasePlan>, Vec<(Api<MicroserviceObject>, String)>)> = match leases {
+    let lanes: Vec<(Option<leader::LeasePlan>, Vec<WatchedApi>)> = match leases {
         None => vec![(None, watched)],
         Some(plans) if plans.len() == 1 => plans.into_iter().map(|plan| (Some(plan), watched.clone())).collect(),
         Some(plans) => plans
