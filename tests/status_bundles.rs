@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use kubectl_microservice::cli::OutputFormat;
-use kubectl_microservice::commands::status::{Report, detail, render_report, report, table};
+use kubectl_microservice::commands::status::{Report, detail, render_report, report, table, watch_rows};
 use kubectl_microservice::evidence::bundle;
 use serde_json::{Value, json};
 
@@ -440,4 +440,31 @@ fn operator_flag_selects_the_bundles_deployment() {
         err.contains("invalid value 'nope' for '--operator <NS/deployment/NAME>': expected NAMESPACE/deployment/NAME"),
         "{err}"
     );
+}
+
+/// `status -w` prints a changed row in the columns of the table printed first (issue 14: the
+/// rows were a new table of their own, aligned to nothing).
+#[test]
+fn watch_rows_line_up_with_the_first_table() {
+    let first = bundle_report(&fixtures().join("bundles/healthy"));
+    let mut changed = first.clone();
+    let item = &mut changed.items[0];
+    item.name = "a".into();
+    item.phase = None;
+    for wide in [false, true] {
+        let printed = table(&first, wide, false, false, false);
+        let row = watch_rows(&first, &changed, wide, false, false);
+        assert_eq!(row.lines().count(), 1, "{row}");
+        let header = printed.lines().next().unwrap();
+        // Each header's column starts where the row's cell starts.
+        for column in ["PHASE", "IMAGE", "VERDICT", "AGE"] {
+            let at = header.find(&format!(" {column}")).unwrap() + 1;
+            assert!(
+                at > 0 && row.as_bytes()[at - 1] == b' ' && row.as_bytes()[at] != b' ',
+                "{column}:\n{printed}{row}"
+            );
+        }
+        assert!(row.starts_with("a "), "{row}");
+        assert!(row.contains("<none>"), "{row}");
+    }
 }

@@ -634,7 +634,7 @@ async fn objects_in_evidence(
         {
             Ok(o) => Ok((vec![o], None)),
             Err(kube::Error::Api(s)) if s.code == 404 => {
-                Err(AppError::Undecided(format!("Microservice {ns}/{name} not found")))
+                Err(AppError::Undecided(crate::resource::not_found_message(Some(ns), name)))
             }
             Err(e) => Ok((
                 Vec::new(),

@@ -513,10 +513,7 @@ pub fn check_decidable(
         return Err(AppError::Undecided(format!("cannot decide: {gap}")));
     }
     if let (Some(name), true) = (name, report.items.is_empty()) {
-        return Err(AppError::Undecided(match namespace {
-            Some(ns) => format!("microservice {name:?} not found in namespace {ns:?}"),
-            None => format!("microservice {name:?} not found"),
-        }));
+        return Err(AppError::Undecided(crate::resource::not_found_message(namespace, name)));
     }
     Ok(())
 }
@@ -541,6 +538,24 @@ pub fn changed_rows(before: &Report, after: &Report) -> Report {
             .collect(),
         ..after.clone()
     }
+}
+
+/// The table rows of `--watch` for the `changed` items, in the columns of the `first` table
+/// printed: the rows are rendered below the first table's (headers and rows) and only their own
+/// lines are kept, so each column starts where it started in the first table (a wider cell
+/// widens only its own line, as no row is printed twice).
+pub fn watch_rows(first: &Report, changed: &Report, wide: bool, all_namespaces: bool, color: bool) -> String {
+    let shown = changed.items.len();
+    let together = Report {
+        items: first.items.iter().chain(&changed.items).cloned().collect(),
+        ..changed.clone()
+    };
+    let rendered = table(&together, wide, all_namespaces, false, color);
+    let lines: Vec<&str> = rendered.lines().collect();
+    lines[lines.len().saturating_sub(shown)..]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
@@ -744,6 +759,7 @@ async fn run_live(
     note_if_empty(&current, namespace.as_deref());
     super::write_stdout(&render_report(&current, global, args.name.as_deref(), color)?)?;
     let mut code = exit_code(&current, args.exit_code);
+    let first = current.clone();
     if args.watch {
         loop {
             tokio::select! {
@@ -759,9 +775,15 @@ async fn run_live(
             };
             let changed = changed_rows(&current, &next);
             if !changed.items.is_empty() {
-                let mut quiet = global.clone();
-                quiet.no_headers = true;
-                super::write_stdout(&render_report(&changed, &quiet, None, color)?)?;
+                let rows = match &global.output {
+                    None | Some(OutputFormat::Wide) => watch_rows(&first, &changed, wide, global.all_namespaces, color),
+                    _ => {
+                        let mut quiet = global.clone();
+                        quiet.no_headers = true;
+                        render_report(&changed, &quiet, None, color)?
+                    }
+                };
+                super::write_stdout(&rows)?;
             }
             code = code.max(exit_code(&next, args.exit_code));
             current = next;
