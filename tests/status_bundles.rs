@@ -468,3 +468,101 @@ fn watch_rows_line_up_with_the_first_table() {
         assert!(row.contains("<none>"), "{row}");
     }
 }
+
+/// Copies a real bundle whose Kopf logs are in UTC and rewrites them as a container in `tz`
+/// would have written them (Kopf's `full` format: local wall time, no zone), with `TZ` set in
+/// the operator Pod's env when `set_tz`.
+fn written_in_zone(from: &str, tz: &str, hours_east: i64, set_tz: bool) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("bundles").join(from), tmp.path());
+    let stamp = regex::Regex::new(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3})\]").unwrap();
+    for entry in fs::read_dir(tmp.path().join("operator/logs")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        let shifted: String = text
+            .lines()
+            .map(|line| {
+                let replaced = stamp.replace(line, |c: &regex::Captures<'_>| {
+                    let utc = chrono::NaiveDateTime::parse_from_str(&c[1], "%Y-%m-%d %H:%M:%S").unwrap();
+                    let local = utc + chrono::TimeDelta::hours(hours_east);
+                    format!("[{},{}]", local.format("%Y-%m-%d %H:%M:%S"), &c[2])
+                });
+                format!("{replaced}\n")
+            })
+            .collect();
+        assert_ne!(shifted, text, "{}: no Kopf full-format line", path.display());
+        fs::write(&path, shifted).unwrap();
+    }
+    if set_tz {
+        let path = tmp.path().join("operator/pods.json");
+        let mut pods: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        for pod in pods["items"].as_array_mut().unwrap() {
+            for c in pod["spec"]["containers"].as_array_mut().unwrap() {
+                c["env"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({"name": "TZ", "value": tz}));
+            }
+        }
+        fs::write(&path, serde_json::to_string_pretty(&pods).unwrap()).unwrap();
+    }
+    tmp
+}
+
+/// Issue 11 item 7: Kopf's `full` log times are the container's local time. With `TZ` set in
+/// the operator Pod's env, they are read in that zone, so the verdict, its reasons and the
+/// handling time are those of the same bundle logged in UTC; the note says which zone was used.
+/// Read as UTC instead (the bug), Taipei's cycle looked 8 h later than the spec change (stale
+/// called fresh) and Los Angeles' looked older than the object.
+#[test]
+fn kopf_local_times_are_read_in_the_pods_tz() {
+    for from in ["healthy", "stale-port", "failed-cycle"] {
+        let utc = bundle_report(&fixtures().join("bundles").join(from));
+        for (tz, east) in [("Asia/Taipei", 8), ("America/Los_Angeles", -8)] {
+            let zoned = bundle_report(written_in_zone(from, tz, east, true).path());
+            let (a, b) = (&utc.items[0], &zoned.items[0]);
+            assert_eq!(b.verdict, a.verdict, "{from} {tz}");
+            assert_eq!(
+                b.reasons.iter().map(|r| r.code).collect::<Vec<_>>(),
+                a.reasons.iter().map(|r| r.code).collect::<Vec<_>>(),
+                "{from} {tz}"
+            );
+            assert_eq!(b.last_handled, a.last_handled, "{from} {tz}");
+            // Where a log line is cited, it is placed at the UTC time of the UTC log.
+            let logged_at = |r: &Report| -> Vec<String> {
+                r.items[0]
+                    .reasons
+                    .iter()
+                    .flat_map(|r| &r.evidence)
+                    .filter_map(|e| {
+                        e.split("(logged at ")
+                            .nth(1)
+                            .map(|t| t.split(',').next().unwrap().to_string())
+                    })
+                    .collect()
+            };
+            assert_eq!(logged_at(&zoned), logged_at(&utc), "{from} {tz}");
+            if b.reasons
+                .iter()
+                .any(|r| r.evidence.iter().any(|e| e.contains("operator's local time")))
+            {
+                let note = zoned.notes.join("\n");
+                assert!(
+                    note.contains(&format!(
+                        "read in {tz} (TZ={tz} in the env of container operator of Pod"
+                    )),
+                    "{note}"
+                );
+            }
+
+            // The same log read as UTC gets another answer: the zone is what makes it right.
+            if !logged_at(&utc).is_empty() {
+                let unzoned = bundle_report(written_in_zone(from, tz, east, false).path());
+                assert_ne!(logged_at(&unzoned), logged_at(&utc), "{from} {tz}");
+            }
+        }
+    }
+    // stale-port is stale; its Taipei log read as UTC put the cycle after the spec change.
+    let stale = bundle_report(written_in_zone("stale-port", "Asia/Taipei", 8, true).path());
+    assert_eq!(stale.items[0].verdict.as_str(), "stale");
+}

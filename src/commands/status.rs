@@ -186,6 +186,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             .flat_map(|i| &i.reasons)
             .flat_map(|r| std::iter::once(&r.message).chain(&r.evidence))
             .map(String::as_str),
+        &snapshot.log_zones(),
     )
     .into_iter()
     .collect();

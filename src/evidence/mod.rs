@@ -22,6 +22,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::logs::zone::LogZone;
 use crate::resource::MicroserviceObject;
 use crate::time::from_jiff;
 use operator::Leadership;
@@ -329,6 +330,85 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The time zone `source`'s zoneless times are read in ([`LogZone`]): the `TZ` of that
+    /// container in its Pod's spec (a literal `value`, or a `valueFrom` ConfigMap key the
+    /// evidence holds; a Secret's value is never read). A `--log-file` source, or a Pod not
+    /// in the evidence, is [`LogZone::NotKnown`]; a `TZ` from a ConfigMap or Secret the
+    /// evidence does not hold is [`LogZone::Unknown`].
+    pub fn log_zone(&self, source: &LogSource) -> LogZone {
+        if source.container == crate::logs::file::FILE_CONTAINER {
+            return LogZone::NotKnown {
+                what: format!("--log-file {}", source.pod),
+            };
+        }
+        let pod = self
+            .operator
+            .pods
+            .get()
+            .into_iter()
+            .flatten()
+            .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()));
+        let container = pod
+            .and_then(|p| p.spec.as_ref())
+            .and_then(|spec| spec.containers.iter().find(|c| c.name == source.container));
+        let (Some(pod), Some(container)) = (pod, container) else {
+            return LogZone::NotKnown {
+                what: format!(
+                    "the log of {}/{} (its Pod is not in the evidence)",
+                    source.pod, source.container
+                ),
+            };
+        };
+        let place = format!(
+            "container {} of Pod {}/{}",
+            container.name,
+            pod.metadata.namespace.as_deref().unwrap_or(""),
+            source.pod
+        );
+        let Some(var) = container.env.iter().flatten().rev().find(|v| v.name == "TZ") else {
+            return LogZone::Unset;
+        };
+        if let Some(value) = &var.value {
+            return LogZone::from_tz(Some(value), &place);
+        }
+        let from = var.value_from.as_ref();
+        if let Some(key) = from.and_then(|f| f.config_map_key_ref.as_ref()) {
+            let value = self.operator.configmaps.get().into_iter().flatten().find_map(|cm| {
+                (cm.metadata.name.as_deref() == Some(key.name.as_str())
+                    && cm.metadata.namespace == pod.metadata.namespace)
+                    .then(|| cm.data.as_ref().and_then(|d| d.get(&key.key)))
+                    .flatten()
+            });
+            if let Some(value) = value {
+                return LogZone::from_tz(
+                    Some(value),
+                    &format!("{place}, from ConfigMap {} key {}", key.name, key.key),
+                );
+            }
+            return LogZone::Unknown {
+                value: format!("(ConfigMap {} key {}, not in the evidence)", key.name, key.key),
+                source: place,
+            };
+        }
+        LogZone::Unknown {
+            value: "(from a Secret or field reference, not read)".to_string(),
+            source: place,
+        }
+    }
+
+    /// The distinct zones of the logs in evidence ([`Snapshot::log_zone`]), in log order:
+    /// what an answer's note about local times says.
+    pub fn log_zones(&self) -> Vec<LogZone> {
+        let mut zones: Vec<LogZone> = Vec::new();
+        for source in self.operator.logs.get().into_iter().flatten() {
+            let zone = self.log_zone(source);
+            if !zones.contains(&zone) {
+                zones.push(zone);
+            }
+        }
+        zones
+    }
+
     /// Every gap, in a stable order.
     pub fn gaps(&self) -> Vec<&Gap> {
         [
