@@ -490,7 +490,11 @@ fn written_in_zone(from: &str, tz: &str, hours_east: i64, set_tz: bool) -> tempf
                 format!("{replaced}\n")
             })
             .collect();
-        assert_ne!(shifted, text, "{}: no Kopf full-format line", path.display());
+        assert!(
+            hours_east == 0 || shifted != text,
+            "{}: no Kopf full-format line",
+            path.display()
+        );
         fs::write(&path, shifted).unwrap();
     }
     if set_tz {
@@ -556,13 +560,40 @@ fn kopf_local_times_are_read_in_the_pods_tz() {
             }
 
             // The same log read as UTC gets another answer: the zone is what makes it right.
+            // Without TZ the log's own cycles, lined up with the API server's managedFields
+            // times of their writes, give the offset: the same times, and the note says how.
+            let calibrated = bundle_report(written_in_zone(from, tz, east, false).path());
+            assert_eq!(calibrated.items[0].verdict, a.verdict, "{from} {tz}");
+            assert_eq!(logged_at(&calibrated), logged_at(&utc), "{from} {tz}");
             if !logged_at(&utc).is_empty() {
-                let unzoned = bundle_report(written_in_zone(from, tz, east, false).path());
-                assert_ne!(logged_at(&unzoned), logged_at(&utc), "{from} {tz}");
+                let note = calibrated.notes.join("\n");
+                let offset = if east > 0 { "+08:00" } else { "-08:00" };
+                assert!(
+                    note.contains(&format!("read at UTC{offset}: 1 handling cycle in the log of ")),
+                    "{note}"
+                );
+                assert!(!note.contains("conflict"), "{note}");
             }
         }
     }
     // stale-port is stale; its Taipei log read as UTC put the cycle after the spec change.
     let stale = bundle_report(written_in_zone("stale-port", "Asia/Taipei", 8, true).path());
     assert_eq!(stale.items[0].verdict.as_str(), "stale");
+}
+
+/// `TZ=Asia/Taipei` in the env, but the log was written in UTC (an image without time zone
+/// data: glibc then uses UTC whatever TZ says). The cycles' writes line up at UTC+00:00, not
+/// at Taipei's +08:00: read by the writes, and the conflict with TZ is named.
+#[test]
+fn a_tz_that_the_writes_contradict_is_named_as_a_conflict() {
+    let utc = bundle_report(&fixtures().join("bundles/healthy"));
+    let dir = written_in_zone("healthy", "Asia/Taipei", 0, true);
+    let r = bundle_report(dir.path());
+    assert_eq!(r.items[0].verdict, utc.items[0].verdict);
+    assert_eq!(r.items[0].reasons[0].evidence, utc.items[0].reasons[0].evidence);
+    let note = r.notes.join("\n");
+    assert!(
+        note.contains("read at UTC+00:00: 1 handling cycle in the log of catalog-operator-6d4f9f788f-4759c/operator lines up with the API server's managedFields time of its write only at that offset, in conflict with TZ=Asia/Taipei in the env of container operator of Pod store/catalog-operator-6d4f9f788f-4759c"),
+        "{note}"
+    );
 }

@@ -329,13 +329,112 @@ pub struct Snapshot {
     pub rbac: RbacEvidence,
 }
 
+/// How close a logged cycle end and the API server's time of its write must be to line up
+/// (managedFields has 1 s resolution; the line is logged around the PATCH).
+const CALIBRATION_SKEW: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether a managedFields `fieldsV1` tree owns a `*/last-handled-configuration` annotation
+/// (Kopf's, under any prefix).
+fn writes_last_handled(fields: Option<&Value>) -> bool {
+    fields
+        .and_then(|f| f.get("f:metadata"))
+        .and_then(|m| m.get("f:annotations"))
+        .and_then(Value::as_object)
+        .is_some_and(|a| a.keys().any(|k| k.ends_with("/last-handled-configuration")))
+}
+
 impl Snapshot {
     /// The time zone `source`'s zoneless times are read in ([`LogZone`]): the `TZ` of that
     /// container in its Pod's spec (a literal `value`, or a `valueFrom` ConfigMap key the
     /// evidence holds; a Secret's value is never read). A `--log-file` source, or a Pod not
     /// in the evidence, is [`LogZone::NotKnown`]; a `TZ` from a ConfigMap or Secret the
     /// evidence does not hold is [`LogZone::Unknown`].
+    ///
+    /// Then the log is checked against the API server's clock ([`crate::logs::zone::calibrate`]
+    /// over [`Snapshot::cycle_anchors`]): where its cycles line up with their writes only at
+    /// another offset than the env's, it is read at that offset and the conflict is named
+    /// ([`LogZone::Calibrated`]); at several offsets, [`LogZone::Disagreeing`].
     pub fn log_zone(&self, source: &LogSource) -> LogZone {
+        let env = self.env_zone(source);
+        let anchors = self.cycle_anchors(source);
+        let what = if source.container == crate::logs::file::FILE_CONTAINER {
+            format!("--log-file {}", source.pod)
+        } else {
+            format!("the log of {}/{}", source.pod, source.container)
+        };
+        match crate::logs::zone::calibrate(&anchors, CALIBRATION_SKEW) {
+            crate::logs::zone::Calibration::NoAnchor => env,
+            crate::logs::zone::Calibration::Offset { seconds, matched } => {
+                let agrees = anchors.iter().all(|a| env.offset_at(a.logged) == Some(seconds));
+                if agrees {
+                    env
+                } else {
+                    LogZone::Calibrated {
+                        offset_seconds: seconds,
+                        matched,
+                        what,
+                        conflict: env.env_words(),
+                    }
+                }
+            }
+            crate::logs::zone::Calibration::Disagree(offsets) => LogZone::Disagreeing { offsets, what },
+        }
+    }
+
+    /// For each Microservice the log names, its latest `Creation/Updating is processed` line
+    /// (zoneless wall time as written) beside the managedFields time of the object's
+    /// `*/last-handled-configuration` annotation, which Kopf writes when such a cycle ends.
+    /// Empty for a log without zoneless times (ours, kubelet-stamped, Kopf `json`).
+    pub fn cycle_anchors(&self, source: &LogSource) -> Vec<crate::logs::zone::Anchor> {
+        use crate::kopf::messages::{CycleReason, Lifecycle};
+        let mut latest: std::collections::HashMap<String, chrono::NaiveDateTime> = std::collections::HashMap::new();
+        for record in crate::diagnose::cycles::records(source, LogZone::Unset) {
+            let (Some(stamp), Some(object)) = (record.stamp, &record.object) else {
+                continue;
+            };
+            if stamp.clock != crate::logs::Clock::OperatorLocal {
+                continue;
+            }
+            let ends_a_write = matches!(
+                record.lifecycle(),
+                Lifecycle::CycleProcessed {
+                    reason: CycleReason::Creation | CycleReason::Updating,
+                    ..
+                }
+            );
+            if ends_a_write {
+                let key = format!("{}/{}", object.namespace.as_deref().unwrap_or(""), object.name);
+                let wall = stamp.at.naive_utc();
+                let newer = latest.get(&key).is_none_or(|t| *t < wall);
+                if newer {
+                    latest.insert(key, wall);
+                }
+            }
+        }
+        let mut anchors: Vec<crate::logs::zone::Anchor> = self
+            .microservices
+            .get()
+            .into_iter()
+            .flatten()
+            .filter_map(|obj| {
+                let logged = *latest.get(&obj.key())?;
+                let written = obj
+                    .metadata
+                    .managed_fields
+                    .iter()
+                    .flatten()
+                    .filter(|m| writes_last_handled(m.fields_v1.as_ref().map(|f| &f.0)))
+                    .filter_map(|m| m.time.as_ref().map(|t| from_jiff(t.0)))
+                    .max()?;
+                Some(crate::logs::zone::Anchor { logged, written })
+            })
+            .collect();
+        anchors.sort_by_key(|a| a.logged);
+        anchors
+    }
+
+    /// The `TZ` of `source`'s container (see [`Snapshot::log_zone`]), before calibration.
+    fn env_zone(&self, source: &LogSource) -> LogZone {
         if source.container == crate::logs::file::FILE_CONTAINER {
             return LogZone::NotKnown {
                 what: format!("--log-file {}", source.pod),

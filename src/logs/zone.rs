@@ -37,6 +37,28 @@ pub enum LogZone {
         /// The zone itself.
         tz: TimeZone,
     },
+    /// The log's own cycles line up with the API server's times of their writes at one fixed
+    /// offset ([`calibrate`]): read at that offset. Used when `TZ` says nothing usable, and
+    /// when it disagrees with what the writes show (`conflict` then names it).
+    Calibrated {
+        /// Local time minus UTC, in seconds (Taipei: 28800).
+        offset_seconds: i32,
+        /// Cycles whose write lined up at that offset.
+        matched: usize,
+        /// Where the log comes from.
+        what: String,
+        /// What `TZ` said instead, when it said something else (`TZ=Asia/Taipei (UTC+08:00) in
+        /// the env of ...`).
+        conflict: Option<String>,
+    },
+    /// The log's cycles line up with their writes at several offsets ([`calibrate`]): the
+    /// times cannot be placed; read as the env says (or UTC) and said to be in conflict.
+    Disagreeing {
+        /// Each offset seen, in seconds, with how many cycles lined up at it.
+        offsets: Vec<(i32, usize)>,
+        /// Where the log comes from.
+        what: String,
+    },
     /// `TZ` is set to something that names no zone known here: read as UTC, and said to be
     /// possibly hours off.
     Unknown {
@@ -90,6 +112,12 @@ impl LogZone {
     /// change skips or repeats is read as the earlier offset would have it (jiff's
     /// `compatible` disambiguation, as RFC 5545 and Temporal do).
     pub fn to_utc(&self, wall: NaiveDateTime) -> DateTime<Utc> {
+        if let LogZone::Calibrated { offset_seconds, .. } = self {
+            let utc = wall.and_utc();
+            return utc
+                .checked_sub_signed(chrono::TimeDelta::seconds(i64::from(*offset_seconds)))
+                .unwrap_or(utc);
+        }
         let LogZone::Zone { tz, .. } = self else {
             return wall.and_utc();
         };
@@ -111,7 +139,33 @@ impl LogZone {
 
     /// Whether times are shifted from UTC at all (a zone other than UTC).
     pub fn shifts(&self) -> bool {
-        matches!(self, LogZone::Zone { tz, .. } if *tz != TimeZone::UTC)
+        match self {
+            LogZone::Zone { tz, .. } => *tz != TimeZone::UTC,
+            LogZone::Calibrated { offset_seconds, .. } => *offset_seconds != 0,
+            _ => false,
+        }
+    }
+
+    /// The offset from UTC (seconds) this zone has at `wall`, when it is a zone.
+    pub fn offset_at(&self, wall: NaiveDateTime) -> Option<i32> {
+        match self {
+            LogZone::Zone { .. } => {
+                let utc = self.to_utc(wall);
+                i32::try_from((wall.and_utc() - utc).num_seconds()).ok()
+            }
+            LogZone::Calibrated { offset_seconds, .. } => Some(*offset_seconds),
+            LogZone::Unset | LogZone::NotKnown { .. } => Some(0),
+            LogZone::Disagreeing { .. } | LogZone::Unknown { .. } => None,
+        }
+    }
+
+    /// `TZ=Asia/Taipei in the env of container ...`: what the env said, for a conflict.
+    pub fn env_words(&self) -> Option<String> {
+        match self {
+            LogZone::Zone { name, source, .. } => Some(format!("TZ={name} in the env of {source}")),
+            LogZone::Unknown { value, source } => Some(format!("TZ={value:?} in the env of {source}")),
+            _ => None,
+        }
     }
 
     /// How the local times were read, for the note an answer prints once: `read as UTC: ...`,
@@ -125,19 +179,131 @@ impl LogZone {
             LogZone::Zone { name, source, .. } => format!(
                 "read in {name} (TZ={name} in the env of {source}; if the image has no time zone data, Python wrote UTC instead)"
             ),
+            LogZone::Calibrated {
+                offset_seconds,
+                matched,
+                what,
+                conflict,
+            } => {
+                let at = format!(
+                    "read at UTC{}: {} in {what} {} with the API server's managedFields time of {} write only at that offset",
+                    offset_words(*offset_seconds),
+                    crate::text::count(*matched as u64, "handling cycle"),
+                    if *matched == 1 { "lines up" } else { "line up" },
+                    if *matched == 1 { "its" } else { "their" },
+                );
+                match conflict {
+                    Some(env) => format!(
+                        "{at}, in conflict with {env} (an image without time zone data writes UTC whatever TZ says)"
+                    ),
+                    None => at,
+                }
+            }
+            LogZone::Disagreeing { offsets, what } => format!(
+                "cannot be placed: the handling cycles in {what} line up with their managedFields writes at different offsets ({}), so these times may be hours off",
+                offsets
+                    .iter()
+                    .map(|(o, n)| format!("UTC{} for {}", offset_words(*o), crate::text::count(*n as u64, "cycle")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             LogZone::Unknown { value, source } => format!(
                 "read as UTC, though TZ={value:?} is set in the env of {source}: it names no time zone known here, so these times may be hours off"
             ),
         }
     }
 
-    fn key(&self) -> (u8, &str, &str) {
-        match self {
-            LogZone::Unset => (0, "", ""),
-            LogZone::NotKnown { what } => (3, what, ""),
-            LogZone::Zone { name, source, .. } => (1, name, source),
-            LogZone::Unknown { value, source } => (2, value, source),
+    fn key(&self) -> (u8, String, String) {
+        let own = |a: &str, b: &str| (a.to_string(), b.to_string());
+        let (kind, (a, b)) = match self {
+            LogZone::Unset => (0, own("", "")),
+            LogZone::NotKnown { what } => (3, own(what, "")),
+            LogZone::Zone { name, source, .. } => (1, own(name, source)),
+            LogZone::Unknown { value, source } => (2, own(value, source)),
+            LogZone::Calibrated {
+                offset_seconds, what, ..
+            } => (4, (offset_seconds.to_string(), what.clone())),
+            LogZone::Disagreeing { offsets, what } => (5, (format!("{offsets:?}"), what.clone())),
+        };
+        (kind, a, b)
+    }
+}
+
+/// `+08:00`, `-07:00`, `+05:45`: an offset in seconds as RFC 3339 writes it.
+pub fn offset_words(seconds: i32) -> String {
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let minutes = seconds.unsigned_abs() / 60;
+    format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60)
+}
+
+/// One handling cycle's end as a log wrote it, beside the API server's time of the write that
+/// cycle made: Kopf patches `*/last-handled-configuration` when a creation or update cycle
+/// ends, and the object's managedFields entry of that annotation carries the API server's time
+/// of its latest write (1 s resolution).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    /// The logged time of the object's latest `Creation/Updating is processed` line, its
+    /// zoneless wall time as written.
+    pub logged: NaiveDateTime,
+    /// The managedFields time of the annotation's latest write.
+    pub written: DateTime<Utc>,
+}
+
+/// What a log's anchors say about the offset its zoneless times were written at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Calibration {
+    /// No anchor lined up with a whole offset (none given, or the log does not hold the cycle
+    /// that made each write).
+    NoAnchor,
+    /// Every anchor that lined up did at this offset (seconds, local minus UTC).
+    Offset {
+        /// Local minus UTC.
+        seconds: i32,
+        /// How many anchors lined up.
+        matched: usize,
+    },
+    /// Anchors lined up at different offsets: each offset with its count, most first.
+    Disagree(Vec<(i32, usize)>),
+}
+
+/// Time zones are whole quarter hours from UTC (Nepal's +05:45 included).
+const OFFSET_STEP_SECONDS: i64 = 15 * 60;
+/// The widest real offsets: UTC-12:00 to UTC+14:00.
+const OFFSET_RANGE_SECONDS: (i64, i64) = (-12 * 3600, 14 * 3600);
+
+/// The offset a log's zoneless times were written at, from `anchors`: an anchor lines up when
+/// its logged time plus a whole quarter-hour offset in UTC-12..+14 is within `skew` of its
+/// write (the log line and the write are the same moment; managedFields has 1 s resolution).
+/// An anchor that lines up with no offset says nothing (the log lacks the cycle that wrote
+/// last, e.g. it was rotated away) and is not counted. Our own calibration rather than a
+/// crate's: it is the evidence model (which API times stand for which log line).
+pub fn calibrate(anchors: &[Anchor], skew: std::time::Duration) -> Calibration {
+    let skew = i64::try_from(skew.as_millis()).unwrap_or(i64::MAX);
+    let mut seen: Vec<(i32, usize)> = Vec::new();
+    for a in anchors {
+        let diff_ms = (a.logged.and_utc() - a.written).num_milliseconds();
+        let step_ms = OFFSET_STEP_SECONDS * 1000;
+        let nearest = (diff_ms as f64 / step_ms as f64).round() as i64 * step_ms;
+        let in_range = (OFFSET_RANGE_SECONDS.0 * 1000..=OFFSET_RANGE_SECONDS.1 * 1000).contains(&nearest);
+        if !in_range || (diff_ms - nearest).abs() > skew {
+            continue;
         }
+        let Ok(offset) = i32::try_from(nearest / 1000) else {
+            continue;
+        };
+        match seen.iter_mut().find(|(o, _)| *o == offset) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((offset, 1)),
+        }
+    }
+    seen.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    match seen.as_slice() {
+        [] => Calibration::NoAnchor,
+        [(seconds, matched)] => Calibration::Offset {
+            seconds: *seconds,
+            matched: *matched,
+        },
+        _ => Calibration::Disagree(seen),
     }
 }
 
@@ -224,5 +390,82 @@ mod tests {
                 let _ = zone.to_utc(w);
             }
         }
+    }
+
+    fn anchor(logged: &str, written: &str) -> Anchor {
+        Anchor {
+            logged: wall(logged),
+            written: DateTime::parse_from_rfc3339(written).unwrap().with_timezone(&Utc),
+        }
+    }
+
+    #[test]
+    fn calibration_finds_the_one_offset_the_writes_line_up_at() {
+        let skew = std::time::Duration::from_secs(2);
+        assert_eq!(calibrate(&[], skew), Calibration::NoAnchor);
+        // Taipei: logged 17:14:08 local, written 09:14:09Z (1 s resolution, within the skew).
+        let taipei = [
+            anchor("2026-11-29 17:14:08.047", "2026-11-29T09:14:09Z"),
+            anchor("2026-11-29 17:20:00.500", "2026-11-29T09:20:01Z"),
+        ];
+        assert_eq!(
+            calibrate(&taipei, skew),
+            Calibration::Offset {
+                seconds: 28800,
+                matched: 2
+            }
+        );
+        // Kathmandu is a quarter hour off the hour; Los Angeles is behind UTC.
+        let nepal = [anchor("2026-11-29 15:00:00", "2026-11-29T09:15:00Z")];
+        assert_eq!(
+            calibrate(&nepal, skew),
+            Calibration::Offset {
+                seconds: 20700,
+                matched: 1
+            }
+        );
+        assert_eq!(offset_words(20700), "+05:45");
+        let la = [anchor("2026-11-29 01:00:00", "2026-11-29T09:00:01Z")];
+        assert_eq!(
+            calibrate(&la, skew),
+            Calibration::Offset {
+                seconds: -28800,
+                matched: 1
+            }
+        );
+        assert_eq!(offset_words(-28800), "-08:00");
+        // A write the log's cycle did not make (its cycle rotated away) lines up with nothing.
+        let unrelated = [anchor("2026-11-29 17:14:08", "2026-11-29T09:21:30Z")];
+        assert_eq!(calibrate(&unrelated, skew), Calibration::NoAnchor);
+        // Beyond UTC-12..+14 is no time zone.
+        let days = [anchor("2026-11-29 17:00:00", "2026-11-28T17:00:00Z")];
+        assert_eq!(calibrate(&days, skew), Calibration::NoAnchor);
+        // Two offsets: said, most first.
+        let both = [
+            taipei[0],
+            taipei[1],
+            anchor("2026-11-29 10:00:00", "2026-11-29T10:00:00Z"),
+        ];
+        assert_eq!(calibrate(&both, skew), Calibration::Disagree(vec![(28800, 2), (0, 1)]));
+    }
+
+    #[test]
+    fn a_calibrated_offset_places_the_wall_time_and_says_how() {
+        let zone = LogZone::Calibrated {
+            offset_seconds: 28800,
+            matched: 3,
+            what: "the log of op-1/operator".into(),
+            conflict: Some("TZ=UTC in the env of container operator".into()),
+        };
+        assert_eq!(
+            zone.to_utc(wall("2026-11-29 17:14:08")).to_rfc3339(),
+            "2026-11-29T09:14:08+00:00"
+        );
+        assert_eq!(zone.offset_at(wall("2026-11-29 17:14:08")), Some(28800));
+        assert!(zone.shifts());
+        assert_eq!(
+            zone.describe(),
+            "read at UTC+08:00: 3 handling cycles in the log of op-1/operator line up with the API server's managedFields time of their write only at that offset, in conflict with TZ=UTC in the env of container operator (an image without time zone data writes UTC whatever TZ says)"
+        );
     }
 }
