@@ -165,10 +165,28 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 6);
+    assert_eq!(bundles_in("bundles-captured").len(), 7);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
+    }
+}
+
+/// Issue 11 item 4, captured live: Kopf's final PATCH is refused (nolar/kopf#1087). The headline
+/// and the first finding name the 422 and its cause, as `status`'s first reason does.
+#[test]
+fn a_rejected_patch_is_the_headline() {
+    let dir = fixtures().join("bundles-captured/kopf-patch-rejected-annotations");
+    for name in ["big-api", "grown-api"] {
+        let report = explain_in(&dir, "kms-k11k-annot", name);
+        let first = &report.findings[0];
+        assert_eq!((first.id, first.severity), ("patch-rejected", Severity::Problem), "{name}");
+        assert!(
+            report.summary.contains("never completes") && report.summary.contains("422 Invalid"),
+            "{name}: {}",
+            report.summary
+        );
+        assert_eq!(report.exit_code(), 1);
     }
 }
 

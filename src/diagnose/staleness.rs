@@ -25,7 +25,7 @@ use crate::evidence::operator::OperatorRef;
 use crate::kopf::diffbase::{self, ANNOTATIONS_LIMIT_BYTES};
 use crate::kopf::messages::ApiFailure;
 use crate::kopf::progress::{self, Progress};
-use crate::operate::cause::{LAST_HANDLED_SUFFIX, kopf_record};
+use crate::operate::cause::{KopfRecord, LAST_HANDLED_SUFFIX, kopf_record};
 use crate::resource::MicroserviceObject;
 use crate::time::rfc3339_seconds;
 
@@ -244,7 +244,7 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         a.verdict = Verdict::Terminating;
         a.handled_by = if obj.observed_generation().is_some() {
             HandledBy::KubectlMicroservice
-        } else if kopf_record(obj.metadata.annotations.as_ref()).is_some() {
+        } else if handled_record(obj).is_some() {
             HandledBy::Kopf
         } else {
             HandledBy::Unknown
@@ -327,7 +327,7 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         return a;
     }
 
-    if let Some(record) = kopf_record(obj.metadata.annotations.as_ref()) {
+    if let Some(record) = handled_record(obj) {
         a.handled_by = HandledBy::Kopf;
         let recorded = record.spec.clone().unwrap_or(Value::Null);
         a.changed_fields = diff("spec", &recorded, &obj.spec);
@@ -477,6 +477,27 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         }),
     }
     a
+}
+
+/// Kopf's record of the spec it last handled: `status.kopf.last-handled-configuration` (written by
+/// `kopf.StatusDiffBaseStorage()`, Kopf's documented alternative to the annotation, the fix of
+/// nolar/kopf#1087; it wins when present, since an operator switched to it leaves the old
+/// annotation behind), else the `*/last-handled-configuration` annotation. `annotation` names
+/// where it was read.
+pub fn handled_record(obj: &MicroserviceObject) -> Option<KopfRecord> {
+    let from_status = obj
+        .status
+        .as_ref()
+        .and_then(|s| s.get("kopf"))
+        .and_then(|k| k.get("last-handled-configuration"))
+        .and_then(Value::as_str);
+    if let Some(text) = from_status {
+        return Some(KopfRecord {
+            annotation: "status.kopf.last-handled-configuration".into(),
+            spec: serde_json::from_str::<Value>(text).ok().and_then(|v| v.get("spec").cloned()),
+        });
+    }
+    kopf_record(obj.metadata.annotations.as_ref())
 }
 
 /// The `spec-changed-since-handled` reason: the fields that differ from Kopf's record.
@@ -1146,6 +1167,33 @@ mod tests {
         // A cycle that ended after the rejection (its PATCH went through): fresh again.
         let a = assess(&handled(json!({"image": "x", "port": 1})), &rejected("2026-12-01T08:59:00Z"), Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "last-cycle-succeeded"));
+    }
+
+    /// The fix of nolar/kopf#1087 applied live: the operator switched to
+    /// `kopf.StatusDiffBaseStorage()`; its record in the status wins over the annotation left
+    /// behind (as on kms-k11k-annot/grown-api after the switch).
+    #[test]
+    fn kopf_status_diffbase_wins_over_a_leftover_annotation() {
+        let o = obj(json!({"metadata": {"name": "grown-api", "namespace": "n", "generation": 2, "annotations": {
+            "kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7100}}\n"}},
+            "spec": {"image": "x", "port": 7101},
+            "status": {"phase": "Accepted", "kopf": {"last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7101},\"metadata\":{}}"}}}));
+        let ok = LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(CycleEnd {
+                time: None,
+                clock: "kubelet clock",
+                succeeded: 1,
+                failed: 0,
+                line: "Creation is processed: 1 succeeded; 0 failed.".into(),
+            }),
+            last_retry: None,
+            last_retry_time: None,
+            last_rejection: None,
+        };
+        let a = assess(&o, &ok, Options::default());
+        assert_eq!((a.verdict, a.handled_by), (Verdict::Fresh, HandledBy::Kopf));
+        assert!(a.reasons[0].evidence[0].starts_with("status.kopf.last-handled-configuration records spec"));
     }
 
     fn retry_before_none() -> LogFacts {
