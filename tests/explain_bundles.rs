@@ -180,7 +180,11 @@ fn a_rejected_patch_is_the_headline() {
     for name in ["big-api", "grown-api"] {
         let report = explain_in(&dir, "kms-k11k-annot", name);
         let first = &report.findings[0];
-        assert_eq!((first.id, first.severity), ("patch-rejected", Severity::Problem), "{name}");
+        assert_eq!(
+            (first.id, first.severity),
+            ("patch-rejected", Severity::Problem),
+            "{name}"
+        );
         assert!(
             report.summary.contains("never completes") && report.summary.contains("422 Invalid"),
             "{name}: {}",
@@ -241,8 +245,9 @@ fn event_post_403s_older_than_the_rbac_fix_are_history() {
     let (sev, _, fix) = severity_of(&denied);
     assert_eq!(sev, Severity::Problem);
     assert!(
-        fix.contains("kubectl auth can-i create events -n kms-k11k-rbac --as=system:serviceaccount:kms-k11k-rbac:kopf-operator")
-            && fix.contains("events that failed before are not posted again")
+        fix.contains(
+            "kubectl auth can-i create events -n kms-k11k-rbac --as=system:serviceaccount:kms-k11k-rbac:kopf-operator"
+        ) && fix.contains("events that failed before are not posted again")
             && !fix.contains("restart the operator"),
         "{fix}"
     );
@@ -526,7 +531,17 @@ fn unreadable_events_are_not_taken_for_no_events() {
 fn without_env(snapshot: &mut kubectl_microservice::evidence::Snapshot) {
     if let Evidence::Present(deployments) = &mut snapshot.operator.deployments {
         for d in deployments {
-            for c in d.spec.as_mut().unwrap().template.spec.as_mut().unwrap().containers.iter_mut() {
+            for c in d
+                .spec
+                .as_mut()
+                .unwrap()
+                .template
+                .spec
+                .as_mut()
+                .unwrap()
+                .containers
+                .iter_mut()
+            {
                 c.env = None;
             }
         }
@@ -916,7 +931,9 @@ fn the_shipped_examples_diagnose_as_the_readme_says() {
     // The condition of line 10 is decided by the Deployment's env (KOPF_POSTING=disabled).
     let f = find(&hidden, "posting-disabled").unwrap();
     assert!(
-        f.evidence.iter().any(|e| e.contains(r#"holds by the operator's env: KOPF_POSTING = "disabled""#)),
+        f.evidence
+            .iter()
+            .any(|e| e.contains(r#"holds by the operator's env: KOPF_POSTING = "disabled""#)),
         "{:?}",
         f.evidence
     );

@@ -311,8 +311,9 @@ fn runs_whose_patch_was_rejected_are_failed() {
     for r in json_runs(&stdout).iter().filter(|r| r["outcome"] == "failed") {
         let detail = r["detail"].as_str().unwrap();
         assert!(
-            detail.starts_with("the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected (422 Invalid: ")
-                && detail.contains("metadata.annotations: Too long"),
+            detail.starts_with(
+                "the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected (422 Invalid: "
+            ) && detail.contains("metadata.annotations: Too long"),
             "{detail}"
         );
     }

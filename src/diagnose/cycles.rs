@@ -120,7 +120,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
                 last_cycle: last_cycle.get(&key).cloned(),
                 last_retry: last_retry.get(&key).map(|(_, l)| l.clone()),
                 last_retry_time: last_retry.get(&key).and_then(|(t, _)| *t),
-                last_rejection: last_rejection.get(&key).cloned(),
+                last_rejection: last_rejection.get(&key).cloned().map(Box::new),
             };
             (key, facts)
         })

@@ -1023,8 +1023,12 @@ fn after_the_grant(ctx: &Ctx<'_>) -> String {
         .map(|v| format!("kubectl auth can-i {v} {resource} -n {} --as={user}", ctx.ns))
         .collect();
     let next = match op.kind {
-        OperatorKind::Ours => "the object's next handler run posts again (a spec change: an update; a restart is a resume, which writes and posts nothing)",
-        OperatorKind::Kopf => "the object's next handler run posts its log records again (a spec change; a restart re-runs only the handlers registered with @kopf.on.resume, and Kopf 1.38 posts their records too)",
+        OperatorKind::Ours => {
+            "the object's next handler run posts again (a spec change: an update; a restart is a resume, which writes and posts nothing)"
+        }
+        OperatorKind::Kopf => {
+            "the object's next handler run posts its log records again (a spec change; a restart re-runs only the handlers registered with @kopf.on.resume, and Kopf 1.38 posts their records too)"
+        }
     };
     format!(
         "check the rule with {} (it prints yes); events that failed before are not posted again, and {next}",
@@ -1073,7 +1077,11 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
     if let Some(message) = found.iter().rev().find_map(|(_, f)| f.message.clone()) {
         evidence.push(format!("API message: {message}"));
     }
-    let forbidden: Vec<&Line> = found.iter().filter(|(_, f)| f.code == Some(403)).map(|(l, _)| *l).collect();
+    let forbidden: Vec<&Line> = found
+        .iter()
+        .filter(|(_, f)| f.code == Some(403))
+        .map(|(l, _)| *l)
+        .collect();
     let others = found.len() - forbidden.len();
     let title = format!(
         "the operator failed to post {}; it logged and ignored the failure",
@@ -1458,7 +1466,13 @@ fn kopf_posting(
                 ),
             )
         };
-        return vec![finding("posting-disabled", Severity::Problem, title, evidence, Some(fix))];
+        return vec![finding(
+            "posting-disabled",
+            Severity::Problem,
+            title,
+            evidence,
+            Some(fix),
+        )];
     }
     // A Kopf that does not post log records by default proves the failures unposted even when
     // their events would have expired by now.
@@ -1870,8 +1884,8 @@ fn patch_rejected(ctx: &Ctx<'_>) -> Vec<Finding> {
             None,
         )];
     };
-    let annotation_fact = staleness::handled_record(ctx.obj)
-        .map(|r| format!("{} records an earlier spec", r.annotation));
+    let annotation_fact =
+        staleness::handled_record(ctx.obj).map(|r| format!("{} records an earlier spec", r.annotation));
     let reason = staleness::patch_rejected(ctx.obj, rejection, logs, annotation_fact.as_deref());
     let mut evidence = reason.evidence.clone();
     // The handler successes since the last cycle whose PATCH went through (a cycle end not

@@ -9,8 +9,8 @@
 
 use chrono::{DateTime, Utc};
 use k8s_openapi::api::authorization::v1::SubjectAccessReview;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::evidence::RbacEvidence;
 use crate::time::from_jiff;

@@ -137,7 +137,7 @@ pub enum LogFacts {
         /// That line's time, when it has one.
         last_retry_time: Option<DateTime<Utc>>,
         /// The last PATCH Kopf logged as rejected for the object, if any.
-        last_rejection: Option<Rejection>,
+        last_rejection: Option<Box<Rejection>>,
     },
 }
 
@@ -178,7 +178,7 @@ impl LogFacts {
             (Some(t), Some(r)) => r >= t,
             (Some(_), None) => false,
         };
-        (after(last_cycle.as_ref().and_then(|c| c.time)) && after(*last_retry_time)).then_some(rejection)
+        (after(last_cycle.as_ref().and_then(|c| c.time)) && after(*last_retry_time)).then_some(&**rejection)
     }
 }
 
@@ -336,15 +336,26 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
             // The last cycle's results were never saved: whatever the annotation says, the
             // status is not the handling of this spec.
             a.verdict = Verdict::Stale;
-            a.reasons.push(patch_rejected(obj, rejection, logs, Some(&annotation_fact)));
+            a.reasons
+                .push(patch_rejected(obj, rejection, logs, Some(&annotation_fact)));
             if !a.changed_fields.is_empty() {
-                a.reasons.push(spec_changed_reason(&a.changed_fields, &annotation_fact, obj, spec_entry));
+                a.reasons.push(spec_changed_reason(
+                    &a.changed_fields,
+                    &annotation_fact,
+                    obj,
+                    spec_entry,
+                ));
             }
             return a;
         }
         if !a.changed_fields.is_empty() {
             a.verdict = Verdict::Stale;
-            a.reasons.push(spec_changed_reason(&a.changed_fields, &annotation_fact, obj, spec_entry));
+            a.reasons.push(spec_changed_reason(
+                &a.changed_fields,
+                &annotation_fact,
+                obj,
+                spec_entry,
+            ));
             return a;
         }
         if let Some(reason) = retrying(obj, logs, &annotation_fact) {
@@ -494,7 +505,9 @@ pub fn handled_record(obj: &MicroserviceObject) -> Option<KopfRecord> {
     if let Some(text) = from_status {
         return Some(KopfRecord {
             annotation: "status.kopf.last-handled-configuration".into(),
-            spec: serde_json::from_str::<Value>(text).ok().and_then(|v| v.get("spec").cloned()),
+            spec: serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| v.get("spec").cloned()),
         });
     }
     kopf_record(obj.metadata.annotations.as_ref())
@@ -514,10 +527,13 @@ fn spec_changed_reason(
     Reason {
         code: "spec-changed-since-handled",
         message: format!("the spec changed since it was last handled: {}", names.join(", ")),
-        evidence: vec![annotation_fact.to_string(), format!("current spec {}", compact(&obj.spec))]
-            .into_iter()
-            .chain(spec_entry.map(|e| format!("last spec write: {}", e.describe())))
-            .collect(),
+        evidence: vec![
+            annotation_fact.to_string(),
+            format!("current spec {}", compact(&obj.spec)),
+        ]
+        .into_iter()
+        .chain(spec_entry.map(|e| format!("last spec write: {}", e.describe())))
+        .collect(),
     }
 }
 
@@ -1123,49 +1139,71 @@ mod tests {
             last_cycle: Some(cycle.clone()),
             last_retry: None,
             last_retry_time: None,
-            last_rejection: Some(Rejection {
+            last_rejection: Some(Box::new(Rejection {
                 time: Some(at.parse().unwrap()),
                 clock: "kubelet clock",
                 failure: failure.clone(),
                 line: line.into(),
                 count: 3,
-            }),
+            })),
         };
         let blob = "x".repeat(140_000);
         // Created with the blob: nothing was ever saved.
         let new = obj(json!({"metadata": {"name": "big", "namespace": "n", "generation": 1,
             "annotations": {"example.com/blob": blob}}, "spec": {"image": "x", "port": 1}}));
         let a = assess(&new, &rejected("2026-12-01T09:00:00.140Z"), Options::default());
-        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::NeverHandled, "patch-rejected"));
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::NeverHandled, "patch-rejected")
+        );
         assert_eq!(a.reasons.len(), 1, "not also `no handler has finished`: it did finish");
         let m = &a.reasons[0].message;
         assert!(
             m.contains("422 Invalid: ") && m.contains("metadata.annotations: Too long") && m.contains("3 rejections"),
             "{m}"
         );
-        let budget = a.reasons[0].evidence.iter().find(|e| e.starts_with("annotations: ")).unwrap();
+        let budget = a.reasons[0]
+            .evidence
+            .iter()
+            .find(|e| e.starts_with("annotations: "))
+            .unwrap();
         assert!(
-            budget.contains("largest: example.com/blob, 140016 bytes") && budget.contains("over the API server's 262144-byte limit"),
+            budget.contains("largest: example.com/blob, 140016 bytes")
+                && budget.contains("over the API server's 262144-byte limit"),
             "{budget}"
         );
         // Handled before, then the blob and a spec change: stale, the 422 first, the fields next.
         let handled = |spec: Value| {
-            obj(json!({"metadata": {"name": "big", "namespace": "n", "generation": 2, "annotations": {
+            obj(
+                json!({"metadata": {"name": "big", "namespace": "n", "generation": 2, "annotations": {
                 "example.com/blob": blob,
                 "kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":1}}\n"}},
-                "spec": spec, "status": {"phase": "Accepted"}}))
+                "spec": spec, "status": {"phase": "Accepted"}}),
+            )
         };
-        let a = assess(&handled(json!({"image": "x", "port": 2})), &rejected("2026-12-01T09:00:00.140Z"), Options::default());
+        let a = assess(
+            &handled(json!({"image": "x", "port": 2})),
+            &rejected("2026-12-01T09:00:00.140Z"),
+            Options::default(),
+        );
         assert_eq!(a.verdict, Verdict::Stale);
         assert_eq!(
             a.reasons.iter().map(|r| r.code).collect::<Vec<_>>(),
             ["patch-rejected", "spec-changed-since-handled"]
         );
         // Only the blob was added: the spec equals the record, but the cycle cannot complete.
-        let a = assess(&handled(json!({"image": "x", "port": 1})), &rejected("2026-12-01T09:00:00.140Z"), Options::default());
+        let a = assess(
+            &handled(json!({"image": "x", "port": 1})),
+            &rejected("2026-12-01T09:00:00.140Z"),
+            Options::default(),
+        );
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "patch-rejected"));
         // A cycle that ended after the rejection (its PATCH went through): fresh again.
-        let a = assess(&handled(json!({"image": "x", "port": 1})), &rejected("2026-12-01T08:59:00Z"), Options::default());
+        let a = assess(
+            &handled(json!({"image": "x", "port": 1})),
+            &rejected("2026-12-01T08:59:00Z"),
+            Options::default(),
+        );
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "last-cycle-succeeded"));
     }
 
@@ -1174,10 +1212,12 @@ mod tests {
     /// behind (as on kms-k11k-annot/grown-api after the switch).
     #[test]
     fn kopf_status_diffbase_wins_over_a_leftover_annotation() {
-        let o = obj(json!({"metadata": {"name": "grown-api", "namespace": "n", "generation": 2, "annotations": {
+        let o = obj(
+            json!({"metadata": {"name": "grown-api", "namespace": "n", "generation": 2, "annotations": {
             "kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7100}}\n"}},
             "spec": {"image": "x", "port": 7101},
-            "status": {"phase": "Accepted", "kopf": {"last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7101},\"metadata\":{}}"}}}));
+            "status": {"phase": "Accepted", "kopf": {"last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7101},\"metadata\":{}}"}}}),
+        );
         let ok = LogFacts::Read {
             covers_from: None,
             last_cycle: Some(CycleEnd {

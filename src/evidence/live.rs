@@ -659,11 +659,13 @@ fn env_configmaps(d: &k8s_openapi::api::apps::v1::Deployment) -> Vec<(String, St
         .iter()
         .chain(spec.init_containers.iter().flatten())
         .flat_map(|c| {
-            let from_env = c
-                .env
-                .iter()
-                .flatten()
-                .filter_map(|e| e.value_from.as_ref()?.config_map_key_ref.as_ref().map(|r| r.name.clone()));
+            let from_env = c.env.iter().flatten().filter_map(|e| {
+                e.value_from
+                    .as_ref()?
+                    .config_map_key_ref
+                    .as_ref()
+                    .map(|r| r.name.clone())
+            });
             let from_env_from = c
                 .env_from
                 .iter()

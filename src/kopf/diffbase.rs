@@ -73,7 +73,10 @@ pub fn annotation_budget(object: &Value) -> AnnotationBudget {
         }
     }
     let mut meta = Map::new();
-    if let Some(labels) = object.pointer("/metadata/labels").filter(|l| l.as_object().is_some_and(|m| !m.is_empty())) {
+    if let Some(labels) = object
+        .pointer("/metadata/labels")
+        .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
+    {
         meta.insert("labels".into(), labels.clone());
     }
     let copied: Map<String, Value> = annotations
@@ -120,10 +123,18 @@ mod tests {
             "metadata": {"name": "a", "annotations": {"example.com/blob": big, "kubectl.kubernetes.io/last-applied-configuration": "{}"}},
             "spec": {"image": "x", "port": 1}, "status": {"phase": "Accepted"}});
         let b = annotation_budget(&obj);
-        assert_eq!(b.total, "example.com/blob".len() + 150_000 + "kubectl.kubernetes.io/last-applied-configuration".len() + 2);
-        assert_eq!(b.largest.as_ref().map(|(k, s)| (k.as_str(), *s)), Some(("example.com/blob", 150_016)));
+        assert_eq!(
+            b.total,
+            "example.com/blob".len() + 150_000 + "kubectl.kubernetes.io/last-applied-configuration".len() + 2
+        );
+        assert_eq!(
+            b.largest.as_ref().map(|(k, s)| (k.as_str(), *s)),
+            Some(("example.com/blob", 150_016))
+        );
         // The record holds the spec and the blob (not last-applied, not status).
-        let essence = format!("{{\"metadata\":{{\"annotations\":{{\"example.com/blob\":\"{big}\"}}}},\"spec\":{{\"image\":\"x\",\"port\":1}}}}");
+        let essence = format!(
+            "{{\"metadata\":{{\"annotations\":{{\"example.com/blob\":\"{big}\"}}}},\"spec\":{{\"image\":\"x\",\"port\":1}}}}"
+        );
         assert_eq!(b.record, DIFFBASE_ANNOTATION.len() + essence.len() + 1);
         assert_eq!(b.after_patch, b.total + b.record);
         assert!(b.over_limit());

@@ -391,7 +391,10 @@ fn parse_throttled(rest: &str) -> ApiFailure {
     f.code = payload
         .match_indices("'code': ")
         .filter_map(|(i, m)| {
-            let digits: String = payload[i + m.len()..].chars().take_while(char::is_ascii_digit).collect();
+            let digits: String = payload[i + m.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
             digits.parse().ok()
         })
         .last()
@@ -724,11 +727,18 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!((f.class.as_str(), f.code, f.message.as_deref()), ("KeyError", None, Some("spec")));
+        assert_eq!(
+            (f.class.as_str(), f.code, f.message.as_deref()),
+            ("KeyError", None, Some("spec"))
+        );
         assert!(!f.is_api_error());
         assert_eq!(f.describe(), "KeyError: spec");
         // Cut or odd lines never panic.
-        for odd in ["Throttling for ", "Throttling for x seconds due to an unexpected error: ", "Throttling for 1 seconds due to an unexpected error: Oops(('"] {
+        for odd in [
+            "Throttling for ",
+            "Throttling for x seconds due to an unexpected error: ",
+            "Throttling for 1 seconds due to an unexpected error: Oops(('",
+        ] {
             assert!(matches!(classify(odd), Lifecycle::Throttled(_)), "{odd}");
         }
         assert_eq!(

@@ -111,7 +111,10 @@ impl Env {
                         EnvValue::ConfigMap {
                             name: r.name.clone(),
                             key: r.key.clone(),
-                            value: cm(&r.name).and_then(|c| c.data.as_ref()).and_then(|d| d.get(&r.key)).cloned(),
+                            value: cm(&r.name)
+                                .and_then(|c| c.data.as_ref())
+                                .and_then(|d| d.get(&r.key))
+                                .cloned(),
                         }
                     } else if let Some(r) = &from.secret_key_ref {
                         EnvValue::Secret {
@@ -168,7 +171,11 @@ impl Env {
                 key,
                 value: Some(v),
             }) => Ok((v.clone(), format!("{}, from ConfigMap {cm} key {key}", self.source))),
-            Some(EnvValue::ConfigMap { name: cm, key, value: None }) => Err(format!(
+            Some(EnvValue::ConfigMap {
+                name: cm,
+                key,
+                value: None,
+            }) => Err(format!(
                 "{name} comes from ConfigMap {cm} key {key}, which is not in evidence"
             )),
             Some(EnvValue::Secret { name: secret, key }) => Err(format!(
@@ -605,13 +612,17 @@ mod tests {
     fn bundle_env(path: &str) -> Env {
         let raw = std::fs::read_to_string(format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
         let v: serde_json::Value = serde_json::from_str(&raw).unwrap();
-        let d: Deployment = serde_json::from_value(v.get("items").and_then(|i| i.get(0)).unwrap_or(&v).clone()).unwrap();
+        let d: Deployment =
+            serde_json::from_value(v.get("items").and_then(|i| i.get(0)).unwrap_or(&v).clone()).unwrap();
         Env::of_deployment(&d, "operator", &[])
     }
 
     fn env_of(vars: serde_json::Value, configmaps: &[serde_json::Value]) -> Env {
         let c: Container = serde_json::from_value(serde_json::json!({"name": "operator", "env": vars})).unwrap();
-        let cms: Vec<ConfigMap> = configmaps.iter().map(|c| serde_json::from_value(c.clone()).unwrap()).collect();
+        let cms: Vec<ConfigMap> = configmaps
+            .iter()
+            .map(|c| serde_json::from_value(c.clone()).unwrap())
+            .collect();
         Env::of_container(&c, &cms)
     }
 
@@ -623,7 +634,9 @@ mod tests {
         let env = bundle_env("bundles/conditional-posting/operator/deployment.json");
         let s = posting_settings_in("operator.py", &src, &env);
         match &s.enabled {
-            PostingSetting::Disabled(at) => assert_eq!(at.to_string(), "operator.py:11: settings.posting.enabled = False"),
+            PostingSetting::Disabled(at) => {
+                assert_eq!(at.to_string(), "operator.py:11: settings.posting.enabled = False")
+            }
             other => panic!("{other:?}"),
         }
         assert_eq!(s.enabled_decided_by.len(), 1);
@@ -647,8 +660,12 @@ mod tests {
 
     #[test]
     fn env_conditions_in_their_usual_shapes() {
-        let disabled = env_of(serde_json::json!([{"name": "KOPF_POSTING", "value": "Disabled "}, {"name": "QUIET", "value": "1"}]), &[]);
-        let startup = |body: &str| format!("import os\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n{body}");
+        let disabled = env_of(
+            serde_json::json!([{"name": "KOPF_POSTING", "value": "Disabled "}, {"name": "QUIET", "value": "1"}]),
+            &[],
+        );
+        let startup =
+            |body: &str| format!("import os\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n{body}");
         for body in [
             "    mode = os.environ.get('KOPF_POSTING', 'default').strip().lower()\n    if mode == 'disabled':\n        settings.posting.enabled = False\n",
             "    if os.getenv('KOPF_POSTING', '').lower().strip() in ('disabled', 'off'):\n        settings.posting.enabled = False\n",
@@ -658,69 +675,120 @@ mod tests {
             "    if os.environ.get('QUIET') == '0':\n        pass\n    else:\n        settings.posting.enabled = False\n",
         ] {
             let s = posting_settings_in("op.py", &startup(body), &disabled);
-            assert!(matches!(s.enabled, PostingSetting::Disabled(_)), "{body}: {:?}", s.enabled);
+            assert!(
+                matches!(s.enabled, PostingSetting::Disabled(_)),
+                "{body}: {:?}",
+                s.enabled
+            );
             assert!(!s.enabled_decided_by.is_empty(), "{body}");
         }
         // `from os import environ, getenv`.
         let src = "from os import environ, getenv\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n    if environ.get('QUIET') == '1' and getenv('QUIET') == '1':\n        settings.posting.enabled = False\n";
-        assert!(matches!(posting_settings_in("op.py", src, &disabled).enabled, PostingSetting::Disabled(_)));
+        assert!(matches!(
+            posting_settings_in("op.py", src, &disabled).enabled,
+            PostingSetting::Disabled(_)
+        ));
         // A taken branch skips the later ones.
-        let src = startup("    if os.environ.get('QUIET') == '1':\n        pass\n    elif x:\n        settings.posting.enabled = False\n");
+        let src = startup(
+            "    if os.environ.get('QUIET') == '1':\n        pass\n    elif x:\n        settings.posting.enabled = False\n",
+        );
         let s = posting_settings_in("op.py", &src, &disabled);
         assert_eq!(s.enabled, PostingSetting::Default);
-        assert!(s.ignored[0].why.contains("the branch on line 6 before it is taken"), "{:?}", s.ignored);
+        assert!(
+            s.ignored[0].why.contains("the branch on line 6 before it is taken"),
+            "{:?}",
+            s.ignored
+        );
     }
 
     #[test]
     fn what_the_env_cannot_decide_stays_undecidable_and_says_why() {
-        let startup = |body: &str| format!("import os\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n{body}");
-        let src = startup("    if os.environ.get('KOPF_POSTING', 'default') == 'disabled':\n        settings.posting.enabled = False\n");
+        let startup =
+            |body: &str| format!("import os\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n{body}");
+        let src = startup(
+            "    if os.environ.get('KOPF_POSTING', 'default') == 'disabled':\n        settings.posting.enabled = False\n",
+        );
         let why = |env: &Env| match posting_settings_in("op.py", &src, env).enabled {
             PostingSetting::Undecidable { why, .. } => why,
             other => panic!("{other:?}"),
         };
         // No env at all, a variable the Deployment does not set (the image may), a Secret, a
         // ConfigMap not in evidence, a fieldRef, an envFrom Secret.
-        assert_eq!(why(&Env::unknown()), "conditional on line 6", "no env in evidence: as before");
+        assert_eq!(
+            why(&Env::unknown()),
+            "conditional on line 6",
+            "no env in evidence: as before"
+        );
         let w = why(&env_of(serde_json::json!([{"name": "OTHER", "value": "x"}]), &[]));
-        assert!(w.ends_with("KOPF_POSTING is not set in the env of container operator; the image's own ENV is not in evidence"), "{w}");
+        assert!(
+            w.ends_with(
+                "KOPF_POSTING is not set in the env of container operator; the image's own ENV is not in evidence"
+            ),
+            "{w}"
+        );
         let secret = env_of(
             serde_json::json!([{"name": "KOPF_POSTING", "valueFrom": {"secretKeyRef": {"name": "op-secret", "key": "posting"}}}]),
             &[],
         );
         let w = why(&secret);
-        assert!(w.ends_with("KOPF_POSTING comes from Secret op-secret key posting, whose value is never collected"), "{w}");
+        assert!(
+            w.ends_with("KOPF_POSTING comes from Secret op-secret key posting, whose value is never collected"),
+            "{w}"
+        );
         let cm_ref = serde_json::json!([{"name": "KOPF_POSTING", "valueFrom": {"configMapKeyRef": {"name": "op-settings", "key": "posting"}}}]);
-        assert!(why(&env_of(cm_ref.clone(), &[])).ends_with("KOPF_POSTING comes from ConfigMap op-settings key posting, which is not in evidence"));
-        let field = env_of(serde_json::json!([{"name": "KOPF_POSTING", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]), &[]);
+        assert!(
+            why(&env_of(cm_ref.clone(), &[]))
+                .ends_with("KOPF_POSTING comes from ConfigMap op-settings key posting, which is not in evidence")
+        );
+        let field = env_of(
+            serde_json::json!([{"name": "KOPF_POSTING", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]),
+            &[],
+        );
         assert!(why(&field).ends_with("KOPF_POSTING comes from a fieldRef"));
-        let c: Container = serde_json::from_value(serde_json::json!({"name": "operator", "envFrom": [{"secretRef": {"name": "all"}}]})).unwrap();
+        let c: Container = serde_json::from_value(
+            serde_json::json!({"name": "operator", "envFrom": [{"secretRef": {"name": "all"}}]}),
+        )
+        .unwrap();
         assert!(why(&Env::of_container(&c, &[])).contains("may come from envFrom Secret all"));
         // A ConfigMap in evidence decides it, and says where the value came from.
         let cm = serde_json::json!({"metadata": {"name": "op-settings"}, "data": {"posting": "disabled"}});
-        let s = posting_settings_in("op.py", &src, &env_of(cm_ref, &[cm.clone()]));
+        let s = posting_settings_in("op.py", &src, &env_of(cm_ref, std::slice::from_ref(&cm)));
         assert!(matches!(s.enabled, PostingSetting::Disabled(_)));
         assert!(
-            s.enabled_decided_by[0].facts[0].ends_with("(env of container operator, from ConfigMap op-settings key posting)"),
+            s.enabled_decided_by[0].facts[0]
+                .ends_with("(env of container operator, from ConfigMap op-settings key posting)"),
             "{:?}",
             s.enabled_decided_by
         );
         let c: Container = serde_json::from_value(serde_json::json!({"name": "operator", "envFrom": [{"configMapRef": {"name": "op-env"}, "prefix": "KOPF_"}]})).unwrap();
         let env_cm = serde_json::json!({"metadata": {"name": "op-env"}, "data": {"POSTING": "disabled"}});
         assert!(matches!(
-            posting_settings_in("op.py", &src, &Env::of_container(&c, &[serde_json::from_value(env_cm).unwrap()])).enabled,
+            posting_settings_in(
+                "op.py",
+                &src,
+                &Env::of_container(&c, &[serde_json::from_value(env_cm).unwrap()])
+            )
+            .enabled,
             PostingSetting::Disabled(_)
         ));
         // A Secret's value is never printed: it is never read.
         let s = posting_settings_in("op.py", &src, &secret);
         assert!(!format!("{s:?}").contains("disabled\" (env"));
         // A name rebound under a condition is not known.
-        let src = startup("    mode = os.getenv('KOPF_POSTING')\n    if extra():\n        mode = 'x'\n    if mode == 'disabled':\n        settings.posting.enabled = False\n");
+        let src = startup(
+            "    mode = os.getenv('KOPF_POSTING')\n    if extra():\n        mode = 'x'\n    if mode == 'disabled':\n        settings.posting.enabled = False\n",
+        );
         let env = env_of(serde_json::json!([{"name": "KOPF_POSTING", "value": "disabled"}]), &[]);
-        assert!(matches!(posting_settings_in("op.py", &src, &env).enabled, PostingSetting::Undecidable { .. }));
+        assert!(matches!(
+            posting_settings_in("op.py", &src, &env).enabled,
+            PostingSetting::Undecidable { .. }
+        ));
         // Literal-only comparisons are not the env's to decide.
         let src = startup("    if 'a' == 'a':\n        settings.posting.enabled = False\n");
-        assert!(matches!(posting_settings_in("op.py", &src, &env).enabled, PostingSetting::Undecidable { .. }));
+        assert!(matches!(
+            posting_settings_in("op.py", &src, &env).enabled,
+            PostingSetting::Undecidable { .. }
+        ));
     }
 
     #[test]

@@ -764,12 +764,16 @@ kopf._cogs.clients.errors.APIClientError: ('Microservice.platform.example.io \"b
         );
         let detail = runs[0].detail.as_deref().unwrap();
         assert!(
-            detail.starts_with("the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected (422 Invalid: ")
-                && detail.contains("metadata.annotations: Too long"),
+            detail.starts_with(
+                "the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected (422 Invalid: "
+            ) && detail.contains("metadata.annotations: Too long"),
             "{detail}"
         );
         assert!(
-            runs[0].records.iter().any(|r| r.message.starts_with("Throttling for 1 seconds")),
+            runs[0]
+                .records
+                .iter()
+                .any(|r| r.message.starts_with("Throttling for 1 seconds")),
             "the Throttling line is shown with the run"
         );
         // A Throttling line with no cycle just ended (a later event, or another object's) fails

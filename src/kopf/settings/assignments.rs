@@ -739,7 +739,10 @@ impl Walker<'_, '_> {
             .collect();
         lines.dedup();
         for at in lines {
-            self.found.ignored.push(Ignored { at, why: why.to_string() });
+            self.found.ignored.push(Ignored {
+                at,
+                why: why.to_string(),
+            });
         }
     }
 
@@ -1119,7 +1122,9 @@ impl Walker<'_, '_> {
                 (None, Some(before)) => match test {
                     None => Branch::Runs(decision(guard.clone(), true, before.clone())),
                     Some(t) => match self.eval(t, scope) {
-                        Ok(k) if k.value.truthy() => Branch::Runs(decision(guard.clone(), true, before.clone().join(k, PyVal::Bool(true)))),
+                        Ok(k) if k.value.truthy() => {
+                            Branch::Runs(decision(guard.clone(), true, before.clone().join(k, PyVal::Bool(true))))
+                        }
                         Ok(k) => Branch::Never(self.never_text(&guard, &before.clone().join(k, PyVal::Bool(false)))),
                         Err(EvalError::Env(why)) => Branch::Unknown(Some(why)),
                         Err(EvalError::NotEnv) => Branch::Unknown(None),
@@ -1180,7 +1185,10 @@ impl Walker<'_, '_> {
             Expr::NoneLiteral(_) => Ok(Known::literal(PyVal::None)),
             Expr::BooleanLiteral(b) => Ok(Known::literal(PyVal::Bool(b.value))),
             Expr::NumberLiteral(n) => match &n.value {
-                ast::Number::Int(i) => i.as_i64().map(|i| Known::literal(PyVal::Int(i))).ok_or(EvalError::NotEnv),
+                ast::Number::Int(i) => i
+                    .as_i64()
+                    .map(|i| Known::literal(PyVal::Int(i)))
+                    .ok_or(EvalError::NotEnv),
                 _ => Err(EvalError::NotEnv),
             },
             Expr::Tuple(_) | Expr::List(_) | Expr::Set(_) => {
@@ -1200,33 +1208,43 @@ impl Walker<'_, '_> {
                 out.value = PyVal::Seq(values);
                 Ok(out)
             }
-            Expr::Name(n) => scope.env_names.get(n.id.as_str()).cloned().unwrap_or(Err(EvalError::NotEnv)),
+            Expr::Name(n) => scope
+                .env_names
+                .get(n.id.as_str())
+                .cloned()
+                .unwrap_or(Err(EvalError::NotEnv)),
             Expr::Subscript(sub) => {
-                let base = scope.imports.qualified(&sub.value).or_else(|| self.qualified(&sub.value));
+                let base = scope
+                    .imports
+                    .qualified(&sub.value)
+                    .or_else(|| self.qualified(&sub.value));
                 match (base.as_deref(), literal(&sub.slice)) {
                     (Some("os.environ"), Some(var)) => match self.read_env(var)? {
                         Some(k) => Ok(k),
-                        None => Err(EvalError::Env(format!("os.environ[{var:?}] raises KeyError when it is unset"))),
+                        None => Err(EvalError::Env(format!(
+                            "os.environ[{var:?}] raises KeyError when it is unset"
+                        ))),
                     },
                     _ => Err(EvalError::NotEnv),
                 }
             }
             Expr::Call(call) => {
-                let name = scope.imports.qualified(&call.func).or_else(|| self.qualified(&call.func));
+                let name = scope
+                    .imports
+                    .qualified(&call.func)
+                    .or_else(|| self.qualified(&call.func));
                 if matches!(name.as_deref(), Some("os.environ.get" | "os.getenv")) {
                     let args = &call.arguments.args;
                     let Some(var) = args.first().and_then(literal) else {
                         return Err(EvalError::NotEnv);
                     };
-                    let default = args
-                        .get(1)
-                        .or_else(|| {
-                            call.arguments
-                                .keywords
-                                .iter()
-                                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "default"))
-                                .map(|k| &k.value)
-                        });
+                    let default = args.get(1).or_else(|| {
+                        call.arguments
+                            .keywords
+                            .iter()
+                            .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "default"))
+                            .map(|k| &k.value)
+                    });
                     return match self.read_env(var)? {
                         Some(k) => Ok(k),
                         None => match default {
@@ -1250,14 +1268,20 @@ impl Walker<'_, '_> {
                         "strip" => v.trim().to_string(),
                         _ => return Err(EvalError::NotEnv),
                     };
-                    return Ok(Known { value: PyVal::Str(out), ..k });
+                    return Ok(Known {
+                        value: PyVal::Str(out),
+                        ..k
+                    });
                 }
                 Err(EvalError::NotEnv)
             }
             Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
                 let k = self.eval(&u.operand, scope)?;
                 let v = !k.value.truthy();
-                Ok(Known { value: PyVal::Bool(v), ..k })
+                Ok(Known {
+                    value: PyVal::Bool(v),
+                    ..k
+                })
             }
             Expr::BoolOp(b) => {
                 // Three-valued on truth: `and` is false once one operand is known false, `or`
@@ -1267,7 +1291,12 @@ impl Walker<'_, '_> {
                 let mut unknown: Option<EvalError> = None;
                 for v in &b.values {
                     match self.eval(v, scope) {
-                        Ok(k) if k.value.truthy() == want => return Ok(Known { value: PyVal::Bool(want), ..k }),
+                        Ok(k) if k.value.truthy() == want => {
+                            return Ok(Known {
+                                value: PyVal::Bool(want),
+                                ..k
+                            });
+                        }
                         Ok(k) => known = known.join(k, PyVal::Bool(!want)),
                         Err(e) => {
                             if unknown.is_none() || matches!(e, EvalError::Env(_)) {
