@@ -160,7 +160,7 @@ async fn main() {
     let access = caller_access(&counted, Some(&ns))
         .await
         .expect("the API server answers");
-    let report = live_report(&counted, &plan, &access, &args, false, "bench")
+    let report = live_report(&counted, &plan, &access, &args, "bench")
         .await
         .expect("report");
     assert_eq!(report.items.len(), n);

@@ -81,6 +81,12 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         logs: recorded.explain(logs(dir)),
         leases: recorded.explain(list(dir, "operator/leases.json", super::LEASES)),
         peerings: recorded.explain(list(dir, "operator/kopfpeerings.json", super::PEERINGS)),
+        chosen: None,
+        others: meta
+            .as_ref()
+            .and_then(|m| m.get("otherOperators"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default(),
     };
     operator.settle_leadership();
     Ok(Snapshot {
@@ -272,6 +278,10 @@ pub struct Meta {
     pub gaps: Vec<String>,
     /// This tool's version.
     pub collected_by: String,
+    /// Operators seen that do not serve the namespace: `{"operator", "kind", "watches"}` each
+    /// (what exists and what it watches; nothing else of theirs is collected). Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_operators: Vec<super::resolve::OperatorSummary>,
 }
 
 /// Writes `snapshot` as a bundle at `dir` (created; must be empty or absent). Files are written
@@ -507,6 +517,7 @@ mod tests {
             all_namespaces: false,
             gaps: snapshot.gaps().iter().map(ToString::to_string).collect(),
             collected_by: "test".into(),
+            other_operators: vec![],
         };
         let out = tempfile::tempdir().unwrap();
         let dir = out.path().join("bundle");
@@ -554,6 +565,7 @@ mod tests {
             all_namespaces: false,
             gaps: vec![],
             collected_by: "test".into(),
+            other_operators: vec![],
         };
         write(&snapshot, &meta, &dir).unwrap();
         let again = read(&dir).unwrap();
