@@ -503,8 +503,9 @@ fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) 
         None => {
             let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
             return Err(AppError::Undecided(format!(
-                "{}: no operator logs: {gap}",
-                dir.display()
+                "{}: no operator logs: {gap}; Operator: {}",
+                dir.display(),
+                resolution.line()
             )));
         }
     }

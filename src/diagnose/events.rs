@@ -652,7 +652,7 @@ fn process_posting(ctx: &Ctx<'_>) -> Option<Finding> {
         finding(
             "posting-disabled",
             Severity::Problem,
-            format!("the `operate` process {} posts no events (`--events none`)", ctx.resolution.label()),
+            format!("{} posts no events (`--events none`)", ctx.resolution.label()),
             evidence,
             Some("restart it with `--events all` (or `warnings`)".into()),
         )
@@ -660,7 +660,7 @@ fn process_posting(ctx: &Ctx<'_>) -> Option<Finding> {
         finding(
             "posting-disabled",
             Severity::Ok,
-            format!("the `operate` process {} posts events (--events {events})", ctx.resolution.label()),
+            format!("{} posts events (--events {events})", ctx.resolution.label()),
             evidence,
             None,
         )

@@ -74,11 +74,23 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         .and_then(Value::as_str)
         .map(str::to_string);
     let recorded = Recorded::from_meta(meta.as_ref());
+    let deployments: Evidence<Vec<k8s_openapi::api::apps::v1::Deployment>> =
+        recorded.explain(list(dir, "operator/deployment.json", "operator Deployment"));
+    let mut operator_logs = recorded.explain(logs(dir));
+    // `operator/deployment.json` holds no Deployment (none serves the namespace): there is no
+    // operator log to miss (git keeps no empty `operator/logs/`).
+    if deployments.get().is_some_and(Vec::is_empty)
+        && operator_logs
+            .gap()
+            .is_some_and(|g| matches!(g.reason, GapReason::NotInBundle(_)))
+    {
+        operator_logs = Evidence::Present(Vec::new());
+    }
     let mut operator = OperatorEvidence {
-        deployments: recorded.explain(list(dir, "operator/deployment.json", "operator Deployment")),
+        deployments,
         pods: recorded.explain(list(dir, "operator/pods.json", "operator Pods")),
         configmaps: recorded.explain(list(dir, "operator/configmaps.json", "operator ConfigMaps")),
-        logs: recorded.explain(logs(dir)),
+        logs: operator_logs,
         leases: recorded.explain(list(dir, "operator/leases.json", super::LEASES)),
         peerings: recorded.explain(list(dir, "operator/kopfpeerings.json", super::PEERINGS)),
         chosen: None,
