@@ -11,8 +11,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
-mod support;
-use support::fixtures;
+/// tests/fixtures.
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
 

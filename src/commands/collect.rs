@@ -160,6 +160,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             gaps: gaps.clone(),
             collected_by: format!("kubectl-microservice {}", crate::VERSION_LINE),
             other_operators: snapshot.operator.others.clone(),
+            operator: snapshot.operator.chosen.clone(),
         };
         bundle::write(&snapshot, &meta, &args.dir)?;
         eprintln!(

@@ -205,7 +205,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
                 "--follow reads a cluster or a file, not a bundle".into(),
             ));
         }
-        return from_bundle(&mut plan, dir, args.container.as_deref());
+        return from_bundle(&mut plan, dir, args.container.as_deref(), args.operator.as_deref());
     }
     if args.file.is_empty() {
         let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
@@ -418,10 +418,20 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
         .collect()
 }
 
-/// `--bundle DIR`: every `operator/logs/*.log`, with the bundle's Pods for the coverage and its
+/// `--bundle DIR`: the `operator/logs/*.log` of the operator the resolver names for the object
+/// (or `--operator`; [`operator_logs`]), with the bundle's Pods for the coverage and its
 /// Microservices for causes (progress annotations) and the spec-change statement.
-fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) -> Result<ExitCode, AppError> {
-    let snapshot = crate::evidence::bundle::read(dir)?;
+fn from_bundle(
+    plan: &mut Plan,
+    dir: &std::path::Path,
+    container: Option<&str>,
+    operator: Option<&str>,
+) -> Result<ExitCode, AppError> {
+    let mut snapshot = crate::evidence::bundle::read(dir)?;
+    if let Some(spec) = operator {
+        let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        snapshot.operator.select_deployment(&ns, &name, "operator/deployment.json");
+    }
     let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
     let hints = hints_of(objects);
     // The operator every command names for this bundle; only its logs (and any `--log-file`

@@ -93,7 +93,11 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         logs: operator_logs,
         leases: recorded.explain(list(dir, "operator/leases.json", super::LEASES)),
         peerings: recorded.explain(list(dir, "operator/kopfpeerings.json", super::PEERINGS)),
-        chosen: None,
+        chosen: meta
+            .as_ref()
+            .and_then(|m| m.get("operator"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
         others: meta
             .as_ref()
             .and_then(|m| m.get("otherOperators"))
@@ -294,6 +298,10 @@ pub struct Meta {
     /// (what exists and what it watches; nothing else of theirs is collected). Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_operators: Vec<super::resolve::OperatorSummary>,
+    /// The `--operator NS/deployment/NAME` `collect` was given, so that the bundle names the
+    /// operator the live answer named ([`super::resolve::FLAG`]). Absent when not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
 }
 
 /// Writes `snapshot` as a bundle at `dir` (created; must be empty or absent). Files are written
@@ -530,6 +538,7 @@ mod tests {
             gaps: snapshot.gaps().iter().map(ToString::to_string).collect(),
             collected_by: "test".into(),
             other_operators: vec![],
+            operator: None,
         };
         let out = tempfile::tempdir().unwrap();
         let dir = out.path().join("bundle");
@@ -578,6 +587,7 @@ mod tests {
             gaps: vec![],
             collected_by: "test".into(),
             other_operators: vec![],
+            operator: None,
         };
         write(&snapshot, &meta, &dir).unwrap();
         let again = read(&dir).unwrap();

@@ -247,6 +247,7 @@ mod tests {
             gaps: vec![],
             collected_by: "test".into(),
             other_operators: vec![],
+            operator: None,
         };
         let out = dir.path().join("bundle");
         bundle::write(&snapshot, &meta, &out).unwrap();
