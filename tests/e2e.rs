@@ -1545,32 +1545,43 @@ async fn e2e_collect_writes_nothing_for_a_missing_namespace_and_no_foreign_opera
         json!([]),
         "an operator that does not serve {unserved} was collected"
     );
-    assert!(!bundle.join("operator/pods.json").exists() || {
-        let pods: Value = serde_json::from_str(&std::fs::read_to_string(bundle.join("operator/pods.json")).unwrap()).unwrap();
-        pods["items"] == json!([])
-    });
+    assert!(
+        !bundle.join("operator/pods.json").exists() || {
+            let pods: Value =
+                serde_json::from_str(&std::fs::read_to_string(bundle.join("operator/pods.json")).unwrap()).unwrap();
+            pods["items"] == json!([])
+        }
+    );
     // What exists and what each watches, nothing else of theirs (meta.json otherOperators).
     let meta: Value = serde_json::from_str(&std::fs::read_to_string(bundle.join("meta.json")).unwrap()).unwrap();
     let others = meta["otherOperators"].as_array().unwrap();
     assert!(
-        others.iter().any(|o| o["operator"] == format!("{served}/deployment/microservice-operator")
-            && o["kind"] == "ours"
-            && o["watches"] == json!([served])),
+        others.iter().any(
+            |o| o["operator"] == format!("{served}/deployment/microservice-operator")
+                && o["kind"] == "ours"
+                && o["watches"] == json!([served])
+        ),
         "{meta:#}"
     );
     assert!(
-        stderr.contains(&format!("note: operator: <none>: no operator serves namespace {unserved}"))
-            && stderr.contains(&format!("{served}/deployment/microservice-operator watches {served}")),
+        stderr.contains(&format!(
+            "note: operator: <none>: no operator serves namespace {unserved}"
+        )) && stderr.contains(&format!("{served}/deployment/microservice-operator watches {served}")),
         "{stderr}"
     );
 }
-
 
 /// What each command names as the operator of `ns/name`: `status -o json` (`operator`, else the
 /// word for `operatorResolution.verdict`), `status -o wide` (the OPERATOR column), `status NAME`
 /// and `logs --handler` (their `Operator:` line) and `explain-events -o json`; live with
 /// `--kubeconfig` (and `--log-file` when given), or from `bundle`.
-fn operator_names(kubeconfig: &Path, ns: &str, name: &str, log_file: Option<&Path>, bundle: Option<&Path>) -> Vec<(String, String)> {
+fn operator_names(
+    kubeconfig: &Path,
+    ns: &str,
+    name: &str,
+    log_file: Option<&Path>,
+    bundle: Option<&Path>,
+) -> Vec<(String, String)> {
     let run = |args: &[&str], takes_log_file: bool| {
         let mut command = Command::new(BIN);
         command.args(args).args(["-n", ns]);
@@ -1598,24 +1609,48 @@ fn operator_names(kubeconfig: &Path, ns: &str, name: &str, log_file: Option<&Pat
         (None, Some("ambiguous")) => "<ambiguous>".to_string(),
         (None, _) => "<unknown>".to_string(),
     };
-    let first_word = |line: &str| line.split_whitespace().next().unwrap_or("").trim_end_matches(':').to_string();
+    let first_word = |line: &str| {
+        line.split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(':')
+            .to_string()
+    };
     let mut names = Vec::new();
     let (code, out, err) = run(&["status", "-o", "json"], true);
     assert_eq!(code, 0, "{err}");
     let doc: Value = serde_json::from_str(&out).unwrap();
-    let item = doc["items"].as_array().unwrap().iter().find(|i| i["name"] == name).unwrap().clone();
-    names.push(("status -o json".into(), label(&item["operator"], &item["operatorResolution"]["verdict"])));
+    let item = doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap()
+        .clone();
+    names.push((
+        "status -o json".into(),
+        label(&item["operator"], &item["operatorResolution"]["verdict"]),
+    ));
     let (code, out, err) = run(&["status", "-o", "wide"], true);
     assert_eq!(code, 0, "{err}");
     let row = out.lines().find(|l| l.split_whitespace().next() == Some(name)).unwrap();
-    names.push(("status -o wide".into(), row.split_whitespace().last().unwrap().to_string()));
+    names.push((
+        "status -o wide".into(),
+        row.split_whitespace().last().unwrap().to_string(),
+    ));
     let (code, out, err) = run(&["status", name], true);
     assert_eq!(code, 0, "{err}");
-    let line = out.lines().find_map(|l| l.trim_start().strip_prefix("Operator:")).unwrap_or_else(|| panic!("{out}"));
+    let line = out
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("Operator:"))
+        .unwrap_or_else(|| panic!("{out}"));
     names.push(("status NAME".into(), first_word(line)));
     let (_, out, err) = run(&["explain-events", name, "-o", "json"], true);
     let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
-    names.push(("explain-events -o json".into(), label(&doc["operator"], &doc["operatorResolution"]["verdict"])));
+    names.push((
+        "explain-events -o json".into(),
+        label(&doc["operator"], &doc["operatorResolution"]["verdict"]),
+    ));
     let (_, out, err) = run(&["logs", "--handler", "accept", name], false);
     let line = out
         .lines()
@@ -1629,7 +1664,11 @@ fn operator_names(kubeconfig: &Path, ns: &str, name: &str, log_file: Option<&Pat
 /// `collect DIR -n NS [--log-file F]` into `dir`.
 fn collect_into(kubeconfig: &Path, ns: &str, log_file: Option<&Path>, dir: &Path) {
     let mut command = Command::new(BIN);
-    command.args(["collect", "--kubeconfig"]).arg(kubeconfig).arg(dir).args(["-n", ns]);
+    command
+        .args(["collect", "--kubeconfig"])
+        .arg(kubeconfig)
+        .arg(dir)
+        .args(["-n", ns]);
     if let Some(file) = log_file {
         command.arg("--log-file").arg(file);
     }
@@ -1689,7 +1728,13 @@ async fn e2e_every_command_names_the_same_operator_live_and_from_the_bundle() {
     assert_eq!(offline, live, "the bundle names what the cluster named");
     for source in [None, Some(bundle.as_path())] {
         let args: Vec<String> = match source {
-            Some(dir) => vec!["todo-api".into(), "-n".into(), unwatched.clone(), "--bundle".into(), dir.display().to_string()],
+            Some(dir) => vec![
+                "todo-api".into(),
+                "-n".into(),
+                unwatched.clone(),
+                "--bundle".into(),
+                dir.display().to_string(),
+            ],
             None => vec!["todo-api".into(), "-n".into(), unwatched.clone()],
         };
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -1702,11 +1747,18 @@ async fn e2e_every_command_names_the_same_operator_live_and_from_the_bundle() {
             .filter(|f| f["severity"] != "ok")
             .map(|f| f["id"].as_str().unwrap())
             .collect();
-        assert_eq!(raised, ["operator-not-watching"], "only that, about no operator: {doc:#}");
+        assert_eq!(
+            raised,
+            ["operator-not-watching"],
+            "only that, about no operator: {doc:#}"
+        );
         let f = finding(&doc, "operator-not-watching");
         let evidence = f["evidence"].to_string();
         assert!(
-            f["title"].as_str().unwrap().contains(&format!("no operator serves namespace {unwatched}"))
+            f["title"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("no operator serves namespace {unwatched}"))
                 && evidence.contains(&format!("{ours} (ours): watches {elsewhere}"))
                 && evidence.contains(&format!("{theirs} (Kopf): watches {elsewhere}-kopf")),
             "{f:#}"
@@ -1720,7 +1772,9 @@ async fn e2e_every_command_names_the_same_operator_live_and_from_the_bundle() {
     let api = microservices(&admin, &laptop);
     create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
     wait_accepted(&api, "todo-api", 1, Duration::from_secs(10)).await;
-    operator.wait_line("Creation is processed", Duration::from_secs(10)).await;
+    operator
+        .wait_line("Creation is processed", Duration::from_secs(10))
+        .await;
     let host = hostname::get().unwrap().into_string().unwrap();
     let live = operator_names(&kubeconfig, &laptop, "todo-api", Some(&log), None);
     let process = &live[0].1;
@@ -1739,7 +1793,11 @@ async fn e2e_every_command_names_the_same_operator_live_and_from_the_bundle() {
         let (code, doc) = explain_events(&kubeconfig, &args);
         assert_eq!(code, 0, "the README's laptop flow is healthy: {doc:#}");
         assert!(
-            doc["findings"].as_array().unwrap().iter().all(|f| f["severity"] == "ok"),
+            doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["severity"] == "ok"),
             "{doc:#}"
         );
     }

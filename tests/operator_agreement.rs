@@ -103,7 +103,10 @@ fn named(dir: &Path) -> Vec<(&'static str, String)> {
     out.push(("status NAME", first_word(line)));
 
     let (code, json, err) = run(&["explain-events", name, "--bundle", d, "-n", ns, "-o", "json"]);
-    assert!((0..=3).contains(&code) && code != 2, "{d}: explain-events exit {code}: {err}");
+    assert!(
+        (0..=3).contains(&code) && code != 2,
+        "{d}: explain-events exit {code}: {err}"
+    );
     let doc: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
     assert_eq!(
         doc["operatorResolution"]["verdict"], verdict,
@@ -160,8 +163,7 @@ fn every_command_names_the_same_operator_on_every_bundle() {
 #[test]
 fn every_bundle_pins_its_operator() {
     for dir in bundles() {
-        let expected: Value =
-            serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+        let expected: Value = serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
         assert!(
             expected["operator"].is_string(),
             "{}: expected.json has no \"operator\"",
@@ -181,9 +183,6 @@ fn the_issue_11_captures_name_their_operator() {
     ];
     for (folder, want) in cases {
         let named = named(&captured.join(folder));
-        assert!(
-            named.iter().all(|(_, label)| label == want),
-            "{folder}: {named:?}"
-        );
+        assert!(named.iter().all(|(_, label)| label == want), "{folder}: {named:?}");
     }
 }

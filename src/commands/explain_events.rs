@@ -94,10 +94,7 @@ pub fn human(report: &Report, color: bool) -> String {
         out.push('\n');
     };
     line(&mut out, &format!("{}: {}", report.object, report.summary));
-    line(
-        &mut out,
-        &format!("Operator: {}", report.operator_resolution.line()),
-    );
+    line(&mut out, &format!("Operator: {}", report.operator_resolution.line()));
     let (checked, found): (Vec<_>, Vec<_>) = report.findings.iter().partition(|f| f.severity == Severity::Ok);
     for f in found {
         out.push('\n');

@@ -430,7 +430,9 @@ fn from_bundle(
     let mut snapshot = crate::evidence::bundle::read(dir)?;
     if let Some(spec) = operator {
         let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
-        snapshot.operator.select_deployment(&ns, &name, "operator/deployment.json");
+        snapshot
+            .operator
+            .select_deployment(&ns, &name, "operator/deployment.json");
     }
     let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
     let hints = hints_of(objects);
@@ -662,14 +664,22 @@ async fn resolve_target(
         .map(|c| c.name.clone());
     // The Pod holding the Lease that governs the namespace: the one that handles.
     let leader = operator.as_ref().and_then(|op| {
-        let Leadership::Lease { namespace: lns, name: lname } = op.leadership_in(namespace.as_deref().unwrap_or(&ns))
+        let Leadership::Lease {
+            namespace: lns,
+            name: lname,
+        } = op.leadership_in(namespace.as_deref().unwrap_or(&ns))
         else {
             return None;
         };
         let lease = snapshot.operator.leases.get()?.iter().find(|l| {
             l.metadata.namespace.as_deref() == Some(lns.as_str()) && l.metadata.name.as_deref() == Some(lname.as_str())
         })?;
-        let holder = lease.spec.as_ref()?.holder_identity.as_deref().filter(|h| !h.is_empty())?;
+        let holder = lease
+            .spec
+            .as_ref()?
+            .holder_identity
+            .as_deref()
+            .filter(|h| !h.is_empty())?;
         let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
         pod.starts_with(&format!("{name}-")).then(|| pod.to_string())
     });
@@ -1069,7 +1079,11 @@ mod tests {
                     "DeploymentList",
                     vec![
                         deployment("ops", "op", &["kubectl-microservice", "operate", "--namespace", "todo"]),
-                        deployment("ops", "spare", &["kubectl-microservice", "operate", "--namespace", "todo"]),
+                        deployment(
+                            "ops",
+                            "spare",
+                            &["kubectl-microservice", "operate", "--namespace", "todo"],
+                        ),
                     ],
                 ),
             ),
@@ -1132,7 +1146,11 @@ mod tests {
                 list(
                     "DeploymentList",
                     vec![
-                        deployment("team-b", "shop-operator", &["kubectl-microservice", "operate", "-n", "shop"]),
+                        deployment(
+                            "team-b",
+                            "shop-operator",
+                            &["kubectl-microservice", "operate", "-n", "shop"],
+                        ),
                         deployment("team-c", "catalog", &["kopf", "run", "--namespace=store", "op.py"]),
                     ],
                 ),

@@ -291,7 +291,12 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
             items
         }),
     );
-    Ok(bare(plan, microservices, events, captured_at.or_else(|| Some(Utc::now()))))
+    Ok(bare(
+        plan,
+        microservices,
+        events,
+        captured_at.or_else(|| Some(Utc::now())),
+    ))
 }
 
 /// A live snapshot of `microservices` and `events` alone: the operator and RBAC parts are "not
@@ -450,9 +455,7 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
                 if wanted == Logs::WithPrevious && restarted {
                     wants.push(true);
                 }
-                wants
-                    .into_iter()
-                    .map(move |prev| pod_log(client, pod, container, prev))
+                wants.into_iter().map(move |prev| pod_log(client, pod, container, prev))
             });
             let results = join_all(fetches).await;
             let mut sources = Vec::new();

@@ -336,7 +336,11 @@ fn handler_writer(obj: &MicroserviceObject) -> Option<(OperatorKind, String)> {
 /// asked about: its managedFields and the logs naming it count) from `snapshot`. Pure.
 pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&MicroserviceObject>) -> Resolution {
     let evidence_of = &snapshot.operator;
-    let operators: Vec<OperatorRef> = evidence_of.deployments.get().map(|d| find_operators(d)).unwrap_or_default();
+    let operators: Vec<OperatorRef> = evidence_of
+        .deployments
+        .get()
+        .map(|d| find_operators(d))
+        .unwrap_or_default();
     let now = snapshot.now();
     let mut object_evidence = Vec::new();
     let key = obj.map(MicroserviceObject::key);
@@ -349,7 +353,11 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
             watches: watch_text(op.watches.as_deref()),
             serves: serves(op.watches.as_deref(), namespace),
             score: 0,
-            evidence: vec![format!("watches {} (its command: {})", watch_text(op.watches.as_deref()), op.argv.join(" "))],
+            evidence: vec![format!(
+                "watches {} (its command: {})",
+                watch_text(op.watches.as_deref()),
+                op.argv.join(" ")
+            )],
         })
         .collect();
     for other in &evidence_of.others {
@@ -379,8 +387,10 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
                 if !c.serves {
                     // Named, so diagnosed: operator-not-watching says it does not watch.
                     c.serves = true;
-                    c.evidence
-                        .push(format!("it does not watch {}: diagnosed because --operator names it", namespace.unwrap_or("")));
+                    c.evidence.push(format!(
+                        "it does not watch {}: diagnosed because --operator names it",
+                        namespace.unwrap_or("")
+                    ));
                 }
             }
             None => object_evidence.push(format!("--operator {chosen}: not in evidence")),
@@ -434,7 +444,11 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
         }
         let spec = lease.spec.clone().unwrap_or_default();
         let holder = spec.holder_identity.filter(|h| !h.is_empty());
-        let renewed = spec.renew_time.as_ref().or(spec.acquire_time.as_ref()).map(|t| from_jiff(t.0));
+        let renewed = spec
+            .renew_time
+            .as_ref()
+            .or(spec.acquire_time.as_ref())
+            .map(|t| from_jiff(t.0));
         let duration = spec
             .lease_duration_seconds
             .map(|s| Duration::seconds(s.into()))
@@ -463,7 +477,11 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
             l.reference,
             l.holder.as_deref().unwrap_or("<none>"),
             l.renewed.map(rfc3339_seconds).unwrap_or_else(|| "never".into()),
-            if l.current { " (current)" } else { " (expired or released)" },
+            if l.current {
+                " (current)"
+            } else {
+                " (expired or released)"
+            },
             l.serves
                 .as_deref()
                 .map(|s| format!(", its holder watches {s}"))
@@ -485,20 +503,22 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
     // A current Lease held by a Deployment's Pod, or by a process that is none.
     for l in lease_facts.iter().filter(|l| l.current) {
         let holder = l.holder.clone().unwrap_or_default();
-        let own_log = files
-            .iter()
-            .find(|f| f.identities.iter().any(|(id, _)| *id == holder));
+        let own_log = files.iter().find(|f| f.identities.iter().any(|(id, _)| *id == holder));
         match l.pod_of {
             Some(i) => {
                 let c = &mut candidates[i];
                 if c.serves {
                     c.score += LEASE;
-                    c.evidence
-                        .push(format!("+{LEASE}: its Pod holds the current Lease {} as {holder}", l.reference));
+                    c.evidence.push(format!(
+                        "+{LEASE}: its Pod holds the current Lease {} as {holder}",
+                        l.reference
+                    ));
                     if let Some(f) = own_log {
                         c.score += LOG_IDENTITY;
-                        c.evidence
-                            .push(format!("+{LOG_IDENTITY}: the log given ({}) acquired that Lease as {holder}", f.name));
+                        c.evidence.push(format!(
+                            "+{LOG_IDENTITY}: the log given ({}) acquired that Lease as {holder}",
+                            f.name
+                        ));
                     }
                 }
             }
@@ -506,7 +526,11 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
                 let mut c = Candidate {
                     operator: format!("process/{holder}"),
                     kind: Some(OperatorKind::Ours),
-                    watches: l.serves.clone().map(|s| if s == "*" { "all namespaces".into() } else { s }).unwrap_or_else(|| "unknown".into()),
+                    watches: l
+                        .serves
+                        .clone()
+                        .map(|s| if s == "*" { "all namespaces".into() } else { s })
+                        .unwrap_or_else(|| "unknown".into()),
                     serves: true,
                     score: LEASE,
                     evidence: vec![format!(
@@ -516,8 +540,10 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
                 };
                 if let Some(f) = own_log {
                     c.score += LOG_IDENTITY;
-                    c.evidence
-                        .push(format!("+{LOG_IDENTITY}: the log given ({}) acquired that Lease as {holder}", f.name));
+                    c.evidence.push(format!(
+                        "+{LOG_IDENTITY}: the log given ({}) acquired that Lease as {holder}",
+                        f.name
+                    ));
                 }
                 process = Some((
                     c,
@@ -602,9 +628,11 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
                     ));
                 }
                 // Its own election line names a Lease that is no longer current: it stopped.
-                let stopped = lease_facts
-                    .iter()
-                    .find(|l| l.holder.as_ref().is_some_and(|h| f.identities.iter().any(|(id, _)| id == h)));
+                let stopped = lease_facts.iter().find(|l| {
+                    l.holder
+                        .as_ref()
+                        .is_some_and(|h| f.identities.iter().any(|(id, _)| id == h))
+                });
                 if let Some(l) = stopped {
                     c.operator = format!("process/{}", l.holder.clone().unwrap_or_default());
                     c.evidence.push(format!(
@@ -657,7 +685,11 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
                 .gap()
                 .map(ToString::to_string)
                 .unwrap_or_default();
-            (Verdict::Unknown, None, format!("the operators could not be read: {gap}"))
+            (
+                Verdict::Unknown,
+                None,
+                format!("the operators could not be read: {gap}"),
+            )
         }
         [] => (
             Verdict::NoneServes,
@@ -795,8 +827,16 @@ mod tests {
 
     fn others() -> Vec<Deployment> {
         vec![
-            deployment("team-b", "microservice-operator", json!(["kubectl-microservice", "operate", "--namespace", "shop"])),
-            deployment("team-c", "catalog", json!(["kopf", "run", "--namespace=store", "op.py"])),
+            deployment(
+                "team-b",
+                "microservice-operator",
+                json!(["kubectl-microservice", "operate", "--namespace", "shop"]),
+            ),
+            deployment(
+                "team-c",
+                "catalog",
+                json!(["kopf", "run", "--namespace=store", "op.py"]),
+            ),
         ]
     }
 
@@ -808,7 +848,8 @@ mod tests {
         assert_eq!(r.operator, None);
         assert_eq!(r.label(), "<none>");
         assert!(
-            r.summary.contains("team-b/deployment/microservice-operator watches shop")
+            r.summary
+                .contains("team-b/deployment/microservice-operator watches shop")
                 && r.summary.contains("team-c/deployment/catalog watches store"),
             "{}",
             r.summary
@@ -819,9 +860,16 @@ mod tests {
     #[test]
     fn the_one_that_watches_the_namespace_is_chosen() {
         let mut ds = others();
-        ds.push(deployment("ops", "op", json!(["kubectl-microservice", "operate", "-n", "todo"])));
+        ds.push(deployment(
+            "ops",
+            "op",
+            json!(["kubectl-microservice", "operate", "-n", "todo"]),
+        ));
         let r = resolve(&snapshot(ds), Some("todo"), None);
-        assert_eq!((r.verdict, r.operator.as_deref()), (Verdict::Deployment, Some("ops/deployment/op")));
+        assert_eq!(
+            (r.verdict, r.operator.as_deref()),
+            (Verdict::Deployment, Some("ops/deployment/op"))
+        );
         assert_eq!(r.candidates[0].operator, "ops/deployment/op");
     }
 
@@ -834,7 +882,11 @@ mod tests {
         let mut s = snapshot(ds);
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.verdict, Verdict::Ambiguous);
-        assert!(r.summary.contains("a/deployment/op, b/deployment/op") && r.summary.contains("--operator"), "{}", r.summary);
+        assert!(
+            r.summary.contains("a/deployment/op, b/deployment/op") && r.summary.contains("--operator"),
+            "{}",
+            r.summary
+        );
         s.operator.chosen = Some("b/deployment/op".into());
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.operator.as_deref(), Some("b/deployment/op"));
@@ -843,7 +895,11 @@ mod tests {
     #[test]
     fn a_laptop_holding_the_lease_is_the_operator_and_its_log_proves_it() {
         let mut s = snapshot(others());
-        s.operator.leases = Evidence::Present(vec![lease("todo", "alice-laptop_0123456789abcdef", "2026-12-01T08:59:55Z")]);
+        s.operator.leases = Evidence::Present(vec![lease(
+            "todo",
+            "alice-laptop_0123456789abcdef",
+            "2026-12-01T08:59:55Z",
+        )]);
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.verdict, Verdict::Process);
         assert_eq!(r.label(), "process/alice-laptop_0123456789abcdef");
@@ -859,7 +915,11 @@ mod tests {
         assert_eq!(r.label(), "process/alice-laptop_0123456789abcdef");
         assert_eq!(r.process.unwrap().log.as_deref(), Some("file op.log"));
         // Expired: it handled, it no longer does; nothing else serves.
-        s.operator.leases = Evidence::Present(vec![lease("todo", "alice-laptop_0123456789abcdef", "2026-12-01T08:00:00Z")]);
+        s.operator.leases = Evidence::Present(vec![lease(
+            "todo",
+            "alice-laptop_0123456789abcdef",
+            "2026-12-01T08:00:00Z",
+        )]);
         s.operator.logs = Evidence::Present(vec![]);
         assert_eq!(resolve(&s, Some("todo"), None).verdict, Verdict::NoneServes);
     }
@@ -871,7 +931,11 @@ mod tests {
             deployment("ops2", "op2", json!(["kubectl-microservice", "operate", "-n", "todo"])),
         ]);
         assert_eq!(resolve(&s, Some("todo"), None).verdict, Verdict::Ambiguous);
-        s.operator.leases = Evidence::Present(vec![lease("todo", "op2-5d7f9c-x2x_0123456789abcdef", "2026-12-01T08:59:58Z")]);
+        s.operator.leases = Evidence::Present(vec![lease(
+            "todo",
+            "op2-5d7f9c-x2x_0123456789abcdef",
+            "2026-12-01T08:59:58Z",
+        )]);
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.operator.as_deref(), Some("ops2/deployment/op2"), "{r:?}");
     }
