@@ -656,15 +656,17 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
 }
 
 /// Gathers live evidence and builds the report: Microservices and events first, with the
-/// `--log-file` logs (read again on every call); then the operator, always (every output names
-/// it: Deployments, Pods, Leases), and its Pods' logs only when a verdict needs logs or one
-/// object is explained. `where_` names
+/// `--log-file` logs (read again on every call); then the operator (Deployments, their Pods, the
+/// Leases) when the output names it (`names_operator`: `-o wide|json|yaml|jsonpath`, a NAME) or
+/// a verdict needs logs, and its Pods' logs only when a verdict needs them or one object is
+/// explained. `where_` names
 /// the server and context in errors; an unreadable `--log-file` is a usage error.
 pub async fn live_report(
     client: &kube::Client,
     plan: &crate::evidence::live::Plan,
     access: &crate::evidence::live::CallerAccess,
     args: &StatusArgs,
+    names_operator: bool,
     where_: &str,
 ) -> Result<Report, AppError> {
     let namespace = plan.namespace.as_deref();
@@ -682,16 +684,18 @@ pub async fn live_report(
         .items
         .iter()
         .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
-    // The operator is always resolved (every output names it, `-o json` as `-o wide`); its
-    // Pods' logs are read only when a verdict needs them or one object is explained.
+    // Every output that names the operator resolves it the same way (`-o json` as `-o wide`);
+    // its Pods' logs are read only when a verdict needs them or one object is explained.
     let logs = if args.name.is_some() || needs_logs {
         crate::evidence::live::Logs::Current
     } else {
         crate::evidence::live::Logs::None
     };
-    crate::evidence::live::add_operator(client, &mut snapshot, plan, logs).await;
-    // add_operator replaced the logs with the Pods' (or a gap).
-    args.log_files.add_to(&mut snapshot)?;
+    if names_operator || args.name.is_some() || needs_logs {
+        crate::evidence::live::add_operator(client, &mut snapshot, plan, logs).await;
+        // add_operator replaced the logs with the Pods' (or a gap).
+        args.log_files.add_to(&mut snapshot)?;
+    }
     let report = report(&snapshot, namespace, args.name.as_deref(), args.skew);
     check_decidable(&report, &snapshot, namespace, args.name.as_deref())?;
     Ok(report)
@@ -756,7 +760,9 @@ async fn run_live(
     for note in crate::evidence::live::access_notes(&access, &scope) {
         eprintln!("note: {note}");
     }
-    let gather = || live_report(&client, &plan, &access, args, &where_);
+    // The plain table and `-o name` print no operator; every other output does.
+    let names_operator = !matches!(global.output, None | Some(OutputFormat::Name));
+    let gather = || live_report(&client, &plan, &access, args, names_operator, &where_);
     let mut current = gather().await?;
     print_gaps(&current);
     note_if_empty(&current, namespace.as_deref());

@@ -644,8 +644,7 @@ fn process_posting(ctx: &Ctx<'_>) -> Option<Finding> {
     let started = ctx
         .unattributed
         .iter()
-        .filter(|l| l.pod == log && l.record.message.starts_with("Operator started"))
-        .next_back()?;
+        .rfind(|l| l.pod == log && l.record.message.starts_with("Operator started"))?;
     let events = started.record.fields.iter().find(|(k, _)| k == "events")?.1.clone();
     let evidence = vec![format!("its start line: {}", started.cite())];
     Some(if events == "none" {

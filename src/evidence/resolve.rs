@@ -326,7 +326,7 @@ fn handler_writer(obj: &MicroserviceObject) -> Option<(OperatorKind, String)> {
             } else {
                 return None;
             };
-            (e.writes_status() || e.owns.iter().any(|o| o == "metadata")).then(|| (kind, e))
+            (e.writes_status() || e.owns.iter().any(|o| o == "metadata")).then_some((kind, e))
         })
         .max_by_key(|(_, e)| e.time)
         .map(|(kind, e)| (kind, e.describe()))
