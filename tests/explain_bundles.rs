@@ -1025,7 +1025,13 @@ fn what_operator_local_time_means_is_said_once() {
         .filter(|e| e.contains("(operator's local time)"))
         .collect();
     assert!(!cited.is_empty(), "{:?}", report.findings);
-    assert_eq!(report.notes, [kubectl_microservice::logs::LOCAL_TIME_NOTE]);
+    // The Pod in the bundle sets no TZ: read as UTC, and said so.
+    assert_eq!(
+        report.notes,
+        [
+            "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: read as UTC, as the operator container sets no TZ; logs read with kubelet timestamps have a better clock"
+        ]
+    );
     let text = render_report(&report, &global(None), false).unwrap();
     assert_eq!(text.matches("read as UTC").count(), 1, "{text}");
     assert!(!text.contains("(unless"), "{text}");

@@ -72,7 +72,7 @@ pub fn report(snapshot: &Snapshot, namespace: &str, name: &str, options: Options
     let obj = objects
         .iter()
         .find(|o| o.metadata.namespace.as_deref() == Some(namespace) && o.metadata.name.as_deref() == Some(name))
-        .ok_or_else(|| AppError::Undecided(format!("microservice {name:?} not found in namespace {namespace:?}")))?;
+        .ok_or_else(|| AppError::Undecided(crate::resource::not_found_message(Some(namespace), name)))?;
     Ok(events::explain(snapshot, obj, options))
 }
 

@@ -488,7 +488,8 @@ fn from_bundle(
                     previous: source.previous,
                     path: None,
                 };
-                let mut stream = LogStream::new(label, plan.config.clone(), hints.clone());
+                let mut stream =
+                    LogStream::new(label, plan.config.clone(), hints.clone()).in_zone(snapshot.log_zone(source));
                 runs.extend(stream.read_all(source.text.as_bytes()).map_err(|e| AppError::Io {
                     context: "read a bundle log".into(),
                     source: e,
@@ -728,7 +729,7 @@ async fn objects_in_evidence(
         {
             Ok(o) => Ok((vec![o], None)),
             Err(kube::Error::Api(s)) if s.code == 404 => {
-                Err(AppError::Undecided(format!("Microservice {ns}/{name} not found")))
+                Err(AppError::Undecided(crate::resource::not_found_message(Some(ns), name)))
             }
             Err(e) => Ok((
                 Vec::new(),
@@ -898,8 +899,18 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
             out.push_str(&format!("  {}\n", sanitize(&line)));
         }
     }
-    if coverage.iter().any(ContainerCoverage::local_times) {
-        out.push_str(&format!("Note: {}\n", crate::logs::LOCAL_TIME_NOTE));
+    let local: Vec<&ContainerCoverage> = coverage.iter().filter(|c| c.local_times()).collect();
+    if !local.is_empty() {
+        let mut zones: Vec<crate::logs::zone::LogZone> = Vec::new();
+        for zone in local.iter().filter_map(|c| c.zone.clone()) {
+            if !zones.contains(&zone) {
+                zones.push(zone);
+            }
+        }
+        let marker = [crate::logs::Clock::OperatorLocal.describe()];
+        if let Some(note) = crate::logs::local_time_note(marker, &zones) {
+            out.push_str(&format!("Note: {note}\n"));
+        }
     }
     out
 }

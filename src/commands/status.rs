@@ -193,6 +193,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             .flat_map(|i| &i.reasons)
             .flat_map(|r| std::iter::once(&r.message).chain(&r.evidence))
             .map(String::as_str),
+        &snapshot.log_zones(),
     )
     .into_iter()
     .collect();
@@ -528,10 +529,7 @@ pub fn check_decidable(
         return Err(AppError::Undecided(format!("cannot decide: {gap}")));
     }
     if let (Some(name), true) = (name, report.items.is_empty()) {
-        return Err(AppError::Undecided(match namespace {
-            Some(ns) => format!("microservice {name:?} not found in namespace {ns:?}"),
-            None => format!("microservice {name:?} not found"),
-        }));
+        return Err(AppError::Undecided(crate::resource::not_found_message(namespace, name)));
     }
     Ok(())
 }
@@ -556,6 +554,24 @@ pub fn changed_rows(before: &Report, after: &Report) -> Report {
             .collect(),
         ..after.clone()
     }
+}
+
+/// The table rows of `--watch` for the `changed` items, in the columns of the `first` table
+/// printed: the rows are rendered below the first table's (headers and rows) and only their own
+/// lines are kept, so each column starts where it started in the first table (a wider cell
+/// widens only its own line, as no row is printed twice).
+pub fn watch_rows(first: &Report, changed: &Report, wide: bool, all_namespaces: bool, color: bool) -> String {
+    let shown = changed.items.len();
+    let together = Report {
+        items: first.items.iter().chain(&changed.items).cloned().collect(),
+        ..changed.clone()
+    };
+    let rendered = table(&together, wide, all_namespaces, false, color);
+    let lines: Vec<&str> = rendered.lines().collect();
+    lines[lines.len().saturating_sub(shown)..]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
@@ -762,12 +778,14 @@ async fn run_live(
     }
     // The plain table and `-o name` print no operator; every other output does.
     let names_operator = !matches!(global.output, None | Some(OutputFormat::Name));
+    let wide = global.output == Some(OutputFormat::Wide);
     let gather = || live_report(&client, &plan, &access, args, names_operator, &where_);
     let mut current = gather().await?;
     print_gaps(&current);
     note_if_empty(&current, namespace.as_deref());
     super::write_stdout(&render_report(&current, global, args.name.as_deref(), color)?)?;
     let mut code = exit_code(&current, args.exit_code);
+    let first = current.clone();
     if args.watch {
         loop {
             tokio::select! {
@@ -783,9 +801,15 @@ async fn run_live(
             };
             let changed = changed_rows(&current, &next);
             if !changed.items.is_empty() {
-                let mut quiet = global.clone();
-                quiet.no_headers = true;
-                super::write_stdout(&render_report(&changed, &quiet, None, color)?)?;
+                let rows = match &global.output {
+                    None | Some(OutputFormat::Wide) => watch_rows(&first, &changed, wide, global.all_namespaces, color),
+                    _ => {
+                        let mut quiet = global.clone();
+                        quiet.no_headers = true;
+                        render_report(&changed, &quiet, None, color)?
+                    }
+                };
+                super::write_stdout(&rows)?;
             }
             code = code.max(exit_code(&next, args.exit_code));
             current = next;

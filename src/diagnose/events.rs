@@ -228,7 +228,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     let mut lines = Vec::new();
     let mut unattributed = Vec::new();
     for source in snapshot.operator.logs.get().into_iter().flatten() {
-        for record in records(source) {
+        for record in records(source, snapshot.log_zone(source)) {
             let pod = crate::logs::file::source_name(&source.pod, &source.container);
             match &record.object {
                 Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
@@ -309,6 +309,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
             .iter()
             .flat_map(|f| std::iter::once(&f.title).chain(&f.evidence))
             .map(String::as_str),
+        &snapshot.log_zones(),
     )
     .into_iter()
     .collect();
