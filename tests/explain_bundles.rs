@@ -153,6 +153,11 @@ fn check_bundle(dir: &Path) {
             assert!(fix.contains(word), "{d}: {id}: {word:?} not in fix:\n{fix}");
         }
     }
+    // The operator the findings are about, as the resolver named it (tests/operator_agreement.rs
+    // holds every command to the same name).
+    if let Some(want) = expected["operator"].as_str() {
+        assert_eq!(report.operator_resolution.label(), want, "{d}: the named operator");
+    }
     for word in strings(&expected["explain_summary"]) {
         assert!(
             report.summary.contains(word),
@@ -165,7 +170,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 9);
+    assert_eq!(bundles_in("bundles-captured").len(), 12);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);

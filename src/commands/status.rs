@@ -112,8 +112,16 @@ pub struct Item {
     pub warnings: Option<usize>,
     /// metadata.creationTimestamp.
     pub created: Option<DateTime<Utc>>,
-    /// The operator watching this namespace, as NS/deployment/NAME, when found.
+    /// The operator that handles this object, as the resolver decided
+    /// ([`crate::evidence::resolve`]): `NS/deployment/NAME`, or `process/HOLDER-IDENTITY` /
+    /// `log-file/NAME` for an `operate` outside the cluster; `null` when none serves the
+    /// namespace, several do alike, or the operators are unknown (`operatorResolution` says
+    /// which). The `OPERATOR` column of `-o wide` prints the same.
     pub operator: Option<String>,
+    /// How the operator was decided: `{"verdict": "deployment|process|none-serves|ambiguous|
+    /// unknown", "operator", "namespace", "summary", "evidence": [...], "candidates":
+    /// [{"operator", "kind", "watches", "serves", "score", "evidence"}]}`.
+    pub operator_resolution: crate::evidence::resolve::Resolution,
     /// The pending deletion (deletionTimestamp, age, each finalizer with its owner and removal
     /// command), only when `verdict` is `terminating`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,6 +152,7 @@ pub struct Report {
 /// Builds the report from a snapshot (pure). `namespace` filters objects when set; `name`
 /// keeps one object.
 pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, skew: Duration) -> Report {
+    // The finalizer owners of a pending deletion (diagnose::deletion) are any operator in evidence.
     let operator_list = snapshot.operator.deployments.get().map(|d| find_operators(d));
     let options = staleness::Options {
         skew: crate::time::delta(skew),
@@ -159,7 +168,6 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             .map(ToString::to_string)
             .unwrap_or_else(|| "operator logs: none".into()),
     );
-    let operators = operator_list.clone().unwrap_or_default();
     let mut items: Vec<Item> = snapshot
         .microservices
         .get()
@@ -169,8 +177,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
         .filter(|o| name.is_none_or(|n| o.metadata.name.as_deref() == Some(n)))
         .map(|obj| {
             let logs = facts.get(&obj.key()).unwrap_or(&unavailable);
-            let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-            let operator = operators.iter().find(|op| op.watches(ns)).map(|op| op.display());
+            let operator = snapshot.operator_for(obj);
             item(
                 obj,
                 staleness::assess(obj, logs, options),
@@ -204,7 +211,12 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
     }
 }
 
-fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>, operator: Option<String>) -> Item {
+fn item(
+    obj: &MicroserviceObject,
+    a: Assessment,
+    warnings: Option<usize>,
+    operator: crate::evidence::resolve::Resolution,
+) -> Item {
     Item {
         namespace: obj.metadata.namespace.clone().unwrap_or_default(),
         name: obj.metadata.name.clone().unwrap_or_default(),
@@ -226,7 +238,8 @@ fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>, operat
             .creation_timestamp
             .as_ref()
             .map(|t| crate::time::from_jiff(t.0)),
-        operator,
+        operator: operator.operator.clone(),
+        operator_resolution: operator,
         deletion: a.deletion,
         bundle: None,
     }
@@ -315,7 +328,8 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
                 let time = |t: Option<DateTime<Utc>>| t.map(rfc3339_seconds).unwrap_or_else(|| "<unknown>".into());
                 row.push((time(i.last_handled), Tone::Plain));
                 row.push((time(i.spec_changed), Tone::Plain));
-                row.push((i.operator.clone().unwrap_or_else(|| "<none found>".into()), Tone::Plain));
+                // The same value as the item's `operator` (its label when none is named).
+                row.push((i.operator_resolution.label(), Tone::Plain));
             }
             row
         })
@@ -366,9 +380,10 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
         staleness::HandledBy::Unknown => "no handling record on the object",
     };
     push(&mut out, format!("  {:<16}{handled_by}", "Handled by:"));
-    if let Some(op) = &item.operator {
-        push(&mut out, format!("  {:<16}{op}", "Operator:"));
-    }
+    push(
+        &mut out,
+        format!("  {:<16}{}", "Operator:", item.operator_resolution.line()),
+    );
     let time = |t: Option<DateTime<Utc>>| {
         t.map(|t| {
             format!(
@@ -661,15 +676,17 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
 }
 
 /// Gathers live evidence and builds the report: Microservices and events first, with the
-/// `--log-file` logs (read again on every call); the operator (Deployment, Pods, logs) only when
-/// a verdict needs logs, one object is explained, or `wide` shows the operator. `where_` names
+/// `--log-file` logs (read again on every call); then the operator (Deployments, their Pods, the
+/// Leases) when the output names it (`names_operator`: `-o wide|json|yaml|jsonpath`, a NAME) or
+/// a verdict needs logs, and its Pods' logs only when a verdict needs them or one object is
+/// explained. `where_` names
 /// the server and context in errors; an unreadable `--log-file` is a usage error.
 pub async fn live_report(
     client: &kube::Client,
     plan: &crate::evidence::live::Plan,
     access: &crate::evidence::live::CallerAccess,
     args: &StatusArgs,
-    wide: bool,
+    names_operator: bool,
     where_: &str,
 ) -> Result<Report, AppError> {
     let namespace = plan.namespace.as_deref();
@@ -687,8 +704,15 @@ pub async fn live_report(
         .items
         .iter()
         .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
-    if args.name.is_some() || wide || needs_logs {
-        crate::evidence::live::add_operator(client, &mut snapshot, plan, false).await;
+    // Every output that names the operator resolves it the same way (`-o json` as `-o wide`);
+    // its Pods' logs are read only when a verdict needs them or one object is explained.
+    let logs = if args.name.is_some() || needs_logs {
+        crate::evidence::live::Logs::Current
+    } else {
+        crate::evidence::live::Logs::None
+    };
+    if names_operator || args.name.is_some() || needs_logs {
+        crate::evidence::live::add_operator(client, &mut snapshot, plan, logs).await;
         // add_operator replaced the logs with the Pods' (or a gap).
         args.log_files.add_to(&mut snapshot)?;
     }
@@ -740,7 +764,6 @@ async fn run_live(
         operator: args.operator.clone(),
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
-        only_serving: false,
     };
     let scope = match &namespace {
         Some(ns) => format!("in namespace {ns}"),
@@ -757,8 +780,10 @@ async fn run_live(
     for note in crate::evidence::live::access_notes(&access, &scope) {
         eprintln!("note: {note}");
     }
+    // The plain table and `-o name` print no operator; every other output does.
+    let names_operator = !matches!(global.output, None | Some(OutputFormat::Name));
     let wide = global.output == Some(OutputFormat::Wide);
-    let gather = || live_report(&client, &plan, &access, args, wide, &where_);
+    let gather = || live_report(&client, &plan, &access, args, names_operator, &where_);
     let mut current = gather().await?;
     print_gaps(&current);
     note_if_empty(&current, namespace.as_deref());

@@ -8,6 +8,7 @@
 pub mod bundle;
 pub mod live;
 pub mod operator;
+pub mod resolve;
 
 use std::path::PathBuf;
 
@@ -146,6 +147,24 @@ pub struct LogSource {
     pub text: String,
 }
 
+impl LogSource {
+    /// Every record of the log, parsed as [`crate::logs::RecordParser`] reads any format.
+    pub fn records(&self) -> Vec<crate::logs::Record> {
+        let mut splitter = crate::logs::lines::LineSplitter::new();
+        let mut parser = crate::logs::RecordParser::new();
+        let mut out = Vec::new();
+        let mut lines = Vec::new();
+        splitter.push(self.text.as_bytes(), &mut |l| lines.push(l));
+        splitter.finish(&mut |l| lines.push(l));
+        let mut collect = |r: crate::logs::Record| out.push(r);
+        for line in lines {
+            parser.push(line, &mut collect);
+        }
+        parser.flush(&mut collect);
+        out
+    }
+}
+
 /// What is known about the operator: its Deployment(s), Pods, mounted ConfigMaps and logs.
 #[derive(Debug, Clone)]
 pub struct OperatorEvidence {
@@ -164,6 +183,13 @@ pub struct OperatorEvidence {
     /// API returned them (read with [`crate::kopf::peering::Peering::parse`]); absent from the
     /// list when the API said 404 (no such object, or the peering CRDs are not installed).
     pub peerings: Evidence<Vec<Value>>,
+    /// `--operator NS/deployment/NAME` as given (the resolver chooses it,
+    /// [`resolve::FLAG`]); `None` when not given.
+    pub chosen: Option<String>,
+    /// Operators seen that do not serve the namespace asked about: what each is and watches,
+    /// nothing else (their Pods, logs and RBAC are not collected). A bundle keeps them in
+    /// `meta.json` `otherOperators`.
+    pub others: Vec<resolve::OperatorSummary>,
 }
 
 impl OperatorEvidence {
@@ -189,7 +215,10 @@ impl OperatorEvidence {
                 "no operator in evidence uses {what} (--standalone, or none found)"
             ))
         };
-        if !uses_lease {
+        // A Lease in evidence that no Deployment elects on is still evidence: a laptop
+        // `operate` holds `NS/microservice-operator` (the resolver reads it).
+        let leases_found = self.leases.get().is_some_and(|l| !l.is_empty());
+        if !uses_lease && !leases_found {
             self.leases = Evidence::missing(LEASES, not_needed("a Lease"));
         }
         if !uses_peering {
@@ -207,6 +236,7 @@ impl OperatorEvidence {
     /// `operator/deployment.json`. A gap in the Deployments stays as it is.
     pub fn select_deployment(&mut self, namespace: &str, name: &str, source: &str) {
         use kube::core::{Selector, SelectorExt};
+        self.chosen = Some(format!("{namespace}/deployment/{name}"));
         let Some(deployments) = self.deployments.get() else {
             return;
         };
@@ -344,6 +374,17 @@ fn writes_last_handled(fields: Option<&Value>) -> bool {
 }
 
 impl Snapshot {
+    /// The operator of `obj`'s namespace, for `obj` ([`resolve::resolve`]): the one answer every
+    /// command reads, so that they all name the same operator (or the same "none serves it").
+    pub fn operator_for(&self, obj: &MicroserviceObject) -> resolve::Resolution {
+        resolve::resolve(self, obj.metadata.namespace.as_deref(), Some(obj))
+    }
+
+    /// The operator of `namespace` (`None`: any), when no one object is asked about.
+    pub fn operator_for_namespace(&self, namespace: Option<&str>) -> resolve::Resolution {
+        resolve::resolve(self, namespace, None)
+    }
+
     /// The time zone `source`'s zoneless times are read in ([`LogZone`]): the `TZ` of that
     /// container in its Pod's spec (a literal `value`, or a `valueFrom` ConfigMap key the
     /// evidence holds; a Secret's value is never read). A `--log-file` source, or a Pod not
@@ -692,6 +733,8 @@ mod tests {
             logs: Evidence::Present(vec![log("a-1-x"), log("b-1-y"), log("a-0-old"), log("b-0-old")]),
             leases: Evidence::Present(vec![]),
             peerings: Evidence::Present(vec![]),
+            chosen: None,
+            others: vec![],
         }
     }
 
