@@ -1010,3 +1010,222 @@ async fn e2e_node_the_image_archive_imports_and_runs_under_another_name() {
     let line = format!("Operator Version: {version} ({ops}/deployment/{OPERATOR}, image {reference})");
     assert!(out.lines().any(|l| l == line), "{line}\n---\n{out}");
 }
+
+/// The tutorial's Kopf operator (Kopf 1.38, `operator.py` from a ConfigMap, posting turned off
+/// as the tutorial does, `kopf run --standalone`) as a Deployment of the image in
+/// `KMS_E2E_KOPF_IMAGE` (Python with Kopf 1.38 on PATH, held by the nodes: no pip at start),
+/// read through our diagnostics: `status` fresh from Kopf's own record after the create and the
+/// port update; after `kubectl rollout restart` the new Pod logs `Resuming is processed`;
+/// `logs --handler accept` reads the runs from the kubelet; `explain-events` reads the mounted
+/// `operator.py` and finds posting turned off at its line; `collect` then `--bundle` gives the
+/// same answers; Kopf's `/healthz` answers through the Pod.
+#[tokio::test]
+#[ignore = "needs KMS_E2E_KUBECONFIG, KMS_E2E_NODE and KMS_E2E_KOPF_IMAGE"]
+async fn e2e_node_a_kopf_operator_in_a_pod_through_our_diagnostics() {
+    let node = Node::from_env().await;
+    let kopf_image = required(
+        "KMS_E2E_KOPF_IMAGE",
+        "name an image that the nodes hold with Python and Kopf 1.38 (`kopf` on PATH), e.g. localhost/kopf:1.38",
+    );
+    let _cluster = CLUSTER.lock().await;
+    let id = unique("kms-e2e-node-kopf");
+    let (ops, ns) = (format!("{id}-ops"), format!("{id}-todo"));
+    // The CRD as `manifests` prints it (no Deployment of ours: only the Kopf one runs).
+    let (code, crd, err) = node.plugin(&["manifests", "--namespace", &ops, "--watch-namespace", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let crd: Value = serde_json::from_str(&crd).unwrap();
+    let crd = crd["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "CustomResourceDefinition")
+        .unwrap()
+        .clone();
+    node.kubectl(&["apply", "-f", "-"], Some(crd.to_string().as_bytes()));
+    node.kubectl(
+        &[
+            "wait",
+            "--for=condition=Established",
+            "crd/microservices.platform.example.io",
+            "--timeout=30s",
+        ],
+        None,
+    );
+    let mut installed = Installed {
+        node: &node,
+        namespaces: Vec::new(),
+        ops: ops.clone(),
+    };
+    for namespace in [&ops, &ns] {
+        node.kubectl(&["create", "namespace", namespace], None);
+        installed.namespaces.push(namespace.clone());
+    }
+    let fixture = Path::new(REPO).join("tests/fixtures/kopf-1.38-real/deployment/configmap.json");
+    let source: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let source = source["data"]["operator.py"].as_str().unwrap();
+    let posting_line = source
+        .lines()
+        .position(|l| l.trim() == "settings.posting.enabled = False")
+        .expect("the tutorial's operator.py turns posting off")
+        + 1;
+    let labels = json!({"app": OPERATOR});
+    let objects = json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": OPERATOR, "namespace": ops}},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "microservice-operator-code", "namespace": ops},
+         "data": {"operator.py": source}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": OPERATOR, "namespace": ns},
+         "rules": [
+            {"apiGroups": ["platform.example.io"], "resources": ["microservices"], "verbs": ["get", "list", "watch", "patch"]},
+            {"apiGroups": ["platform.example.io"], "resources": ["microservices/status"], "verbs": ["get", "patch"]}
+         ]},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": OPERATOR, "namespace": ns},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": OPERATOR},
+         "subjects": [{"kind": "ServiceAccount", "name": OPERATOR, "namespace": ops}]},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": OPERATOR, "namespace": ops, "labels": labels},
+         "spec": {"replicas": 1, "strategy": {"type": "Recreate"}, "selector": {"matchLabels": labels},
+          "template": {"metadata": {"labels": labels}, "spec": {
+            "serviceAccountName": OPERATOR,
+            "terminationGracePeriodSeconds": 10,
+            "containers": [{
+                "name": "operator", "image": kopf_image, "imagePullPolicy": "IfNotPresent",
+                "command": ["kopf", "run", "--standalone", format!("--namespace={ns}"),
+                            "--liveness=http://0.0.0.0:8080/healthz", "/src/operator.py"],
+                "ports": [{"name": "healthz", "containerPort": 8080}],
+                "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "initialDelaySeconds": 30, "periodSeconds": 10},
+                "volumeMounts": [{"name": "code", "mountPath": "/src"}]
+            }],
+            "volumes": [{"name": "code", "configMap": {"name": "microservice-operator-code"}}]
+          }}}}
+    ]});
+    node.kubectl(&["apply", "-f", "-"], Some(objects.to_string().as_bytes()));
+    let pods = kopf_pods(&node, &ops, &[], Duration::from_secs(120)).await;
+    let pod = pods[0].clone();
+    node.wait_log(&ops, &pod, "Activity 'configure' succeeded.", Duration::from_secs(60))
+        .await;
+
+    // Create and port update, handled by Kopf, fresh by its own record.
+    node.apply_todo_api(&ns);
+    let created = format!("[{ns}/todo-api] Creation is processed: 1 succeeded; 0 failed.");
+    node.wait_log(&ops, &pod, &created, Duration::from_secs(30)).await;
+    let (_, fresh) = node.plugin_json(&["status", "-n", &ns], &[0]);
+    assert_eq!(fresh["items"][0]["verdict"], "fresh", "{fresh:#}");
+    assert_eq!(fresh["items"][0]["phase"], "Accepted", "{fresh:#}");
+    node.kubectl(
+        &[
+            "patch",
+            "ms",
+            "todo-api",
+            "-n",
+            &ns,
+            "--type",
+            "merge",
+            "-p",
+            r#"{"spec":{"port":9090}}"#,
+        ],
+        None,
+    );
+    let log = node
+        .wait_log(
+            &ops,
+            &pod,
+            &format!("[{ns}/todo-api] Updating is processed: 1 succeeded; 0 failed."),
+            Duration::from_secs(30),
+        )
+        .await;
+    assert!(
+        log.contains(&format!("Accepted {ns}/todo-api: image={TODO_IMAGE} port=9090")),
+        "{log}"
+    );
+    let (_, updated) = node.plugin_json(&["status", "todo-api", "-n", &ns], &[0]);
+    assert_eq!(updated["items"][0]["verdict"], "fresh", "{updated:#}");
+    let (code, runs, err) = node.plugin(&["logs", "--handler", "accept", "todo-api", "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let runs: Vec<Value> = runs.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let causes: Vec<(&str, &str, &str)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["cause"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+                r["clock"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        causes,
+        [("create", "succeeded", "kubelet"), ("update", "succeeded", "kubelet")],
+        "{runs:#?}"
+    );
+
+    // kubectl rollout restart: the new Pod resumes.
+    node.rollout_restart(&ops);
+    let new_pods = kopf_pods(&node, &ops, &pods, Duration::from_secs(120)).await;
+    let new_pod = new_pods[0].clone();
+    let resumed = format!("[{ns}/todo-api] Resuming is processed: 1 succeeded; 0 failed.");
+    node.wait_log(&ops, &new_pod, &resumed, Duration::from_secs(60)).await;
+    let (code, runs, err) = node.plugin(&["logs", "--handler", "accept", "todo-api", "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let runs: Vec<Value> = runs.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    assert_eq!(runs[0]["cause"], "resume", "{runs:#?}");
+    assert_eq!(runs[0]["outcome"], "succeeded", "{runs:#?}");
+    assert_eq!(runs[0]["clock"], "kubelet", "{runs:#?}");
+    assert_eq!(runs[0]["pod"], new_pod.as_str(), "{runs:#?}");
+    let (_, after_restart) = node.plugin_json(&["status", "-n", &ns], &[0]);
+    assert_eq!(after_restart["items"][0]["verdict"], "fresh", "{after_restart:#}");
+
+    // explain-events reads operator.py from the mounted ConfigMap: posting is off, at its line.
+    let (live_code, live) = node.plugin_json(&["explain-events", "todo-api", "-n", &ns], &[0, 1]);
+    let posting = finding(&live, "posting-disabled");
+    assert_ne!(posting["severity"], "ok", "{live:#}");
+    let evidence = posting["evidence"].to_string();
+    assert!(
+        evidence.contains(&format!("operator.py:{posting_line}"))
+            && evidence.contains("settings.posting.enabled = False"),
+        "{posting:#}"
+    );
+    assert!(live["findings"].to_string().contains("Kopf 1.38"), "{live:#}");
+    assert_eq!(finding(&live, "operator-not-running")["severity"], "ok", "{live:#}");
+    assert_eq!(finding(&live, "operator-not-leading")["severity"], "ok", "{live:#}");
+
+    // collect, then the bundle: the same answers.
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle");
+    let bundle_arg = bundle.display().to_string();
+    let (code, _, err) = node.plugin(&["collect", &bundle_arg, "-n", &ns]);
+    assert_eq!(code, 0, "{err}");
+    let captured = std::fs::read_to_string(bundle.join(format!("operator/logs/{new_pod}.operator.log"))).unwrap();
+    assert!(captured.contains(&resumed), "{captured}");
+    let now = node.kubectl(&["logs", &new_pod, "-n", &ops, "-c", "operator", "--timestamps"], None);
+    assert!(now.starts_with(&captured), "{captured}\n---\n{now}");
+    let (offline_code, offline) = node.plugin_json(&["explain-events", "todo-api", "--bundle", &bundle_arg], &[0, 1]);
+    assert_eq!(offline_code, live_code);
+    assert_eq!(findings_of(&offline), findings_of(&live));
+    let (_, offline_status) = node.plugin_json(&["status", "--bundle", &bundle_arg], &[0]);
+    assert_eq!(verdicts_of(&offline_status), verdicts_of(&after_restart));
+
+    // Kopf's liveness endpoint through the Pod.
+    let healthz = node.through_pod(&ops, &new_pod, "/healthz").await;
+    assert!(healthz.is_ok(), "{healthz:?}");
+    drop(installed);
+}
+
+/// The one running Pod of the Kopf Deployment in `ops` that is not in `not`, once it is Ready
+/// and alone.
+async fn kopf_pods(node: &Node, ops: &str, not: &[String], limit: Duration) -> Vec<String> {
+    eventually(
+        limit,
+        &format!("one Ready Kopf operator Pod in {ops}, not {not:?}"),
+        || async {
+            let api: Api<Pod> = Api::namespaced(node.admin.clone(), ops);
+            let all = api
+                .list(&ListParams::default().labels(&format!("app={OPERATOR}")))
+                .await
+                .ok()?
+                .items;
+            let names: Vec<String> = all.iter().filter_map(|p| p.metadata.name.clone()).collect();
+            (all.len() == 1 && all.iter().all(is_ready) && !names.iter().any(|n| not.contains(n))).then_some(names)
+        },
+    )
+    .await
+}
