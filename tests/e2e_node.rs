@@ -23,6 +23,9 @@
 //! to it into every node (`ctr -n k8s.io images import` run on the node,
 //! `kind load image-archive`, ...).
 //!
+//! `e2e_node_a_kopf_operator_in_a_pod_through_our_diagnostics` also needs `KMS_E2E_KOPF_IMAGE`:
+//! an image the nodes hold with Python and Kopf 1.38 (`kopf` on PATH).
+//!
 //! Run with `--ignored` but without a variable a test needs, that test fails, naming it. The
 //! tests take a lock and run one at a time; a run of `tests/e2e.rs` (which replaces the CRD) must
 //! not overlap them, as `cargo test` never does (one test binary at a time):
@@ -921,7 +924,7 @@ async fn e2e_node_explain_events_finds_the_missing_events_rule_in_the_pod_log() 
 /// (`KMS_E2E_NODE_IMPORT`), and `manifests --image REF | kubectl apply -f -` gives Ready Pods
 /// running that image, which handle a Microservice.
 #[tokio::test]
-#[ignore = "needs KMS_E2E_KUBECONFIG and KMS_E2E_NODE"]
+#[ignore = "needs KMS_E2E_KUBECONFIG, KMS_E2E_NODE, KMS_E2E_NODE_IMPORT and KMS_RELEASE_DIST"]
 async fn e2e_node_the_image_archive_imports_and_runs_under_another_name() {
     let node = Node::from_env().await;
     let dist = PathBuf::from(required(
