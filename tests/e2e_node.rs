@@ -236,27 +236,49 @@ impl Node {
             .collect()
     }
 
-    /// Waits for exactly `replicas` Ready operator Pods, none of them in `not` (the Pods before a
-    /// restart); returns their names.
-    async fn ready_pods(&self, ops: &str, replicas: usize, not: &[String], limit: Duration) -> Vec<String> {
-        let what = format!("{replicas} Ready operator Pods in {ops}, none of {not:?}");
-        let pods = eventually(limit, &what, || async {
-            let api: Api<Pod> = Api::namespaced(self.admin.clone(), ops);
-            let all = api.list(&ListParams::default().labels(POD_LABEL)).await.ok()?.items;
+    /// Waits for exactly `replicas` Ready operator Pods (label `selector`) in `ops`, none of
+    /// them in `not` (the Pods before a restart) and none other left, not even terminating;
+    /// returns their names, sorted. On timeout the panic shows each Pod's state and the
+    /// namespace's events (an image the node does not hold shows as ErrImageNeverPull or
+    /// ImagePullBackOff there).
+    async fn ready_pods(
+        &self,
+        ops: &str,
+        selector: &str,
+        replicas: usize,
+        not: &[String],
+        limit: Duration,
+    ) -> Vec<String> {
+        let api: Api<Pod> = Api::namespaced(self.admin.clone(), ops);
+        let start = Instant::now();
+        loop {
+            let all = api
+                .list(&ListParams::default().labels(selector))
+                .await
+                .map(|l| l.items)
+                .unwrap_or_default();
             let names: Vec<String> = all.iter().filter_map(|p| p.metadata.name.clone()).collect();
-            let ready: Vec<String> = all
+            let mut ready: Vec<String> = all
                 .iter()
                 .filter(|p| is_ready(p))
                 .filter_map(|p| p.metadata.name.clone())
                 .collect();
-            // Every Pod there is Ready and new (the old ones are gone, not only terminating).
-            (ready.len() == replicas && names.len() == replicas && !names.iter().any(|n| not.contains(n)))
-                .then_some(ready)
-        })
-        .await;
-        let mut pods = pods;
-        pods.sort();
-        pods
+            if ready.len() == replicas && names.len() == replicas && !names.iter().any(|n| not.contains(n)) {
+                ready.sort();
+                return ready;
+            }
+            if start.elapsed() > limit {
+                let states: Vec<String> = all.iter().map(pod_state).collect();
+                let events = self.kubectl_output(&["get", "events", "-n", ops], None);
+                panic!(
+                    "timed out after {limit:?} waiting for {replicas} Ready Pods ({selector}) in {ops}, none of \
+                     {not:?}; the Pods:\n{}\nthe events:\n{}",
+                    states.join("\n"),
+                    String::from_utf8_lossy(&events.stdout)
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
     }
 
     /// The Pod that holds the Lease `ns/microservice-operator` (its holderIdentity is
@@ -399,6 +421,39 @@ fn is_ready(pod: &Pod) -> bool {
             .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
 
+/// One line about a Pod: name, phase, deletion, and each container's state with its reason.
+fn pod_state(pod: &Pod) -> String {
+    let name = pod.metadata.name.as_deref().unwrap_or("?");
+    let status = pod.status.as_ref();
+    let phase = status.and_then(|s| s.phase.as_deref()).unwrap_or("?");
+    let deleting = if pod.metadata.deletion_timestamp.is_some() {
+        " (terminating)"
+    } else {
+        ""
+    };
+    let containers: Vec<String> = status
+        .and_then(|s| s.container_statuses.as_ref())
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let state = c.state.as_ref();
+            let detail = if let Some(w) = state.and_then(|s| s.waiting.as_ref()) {
+                format!(
+                    "waiting {} {}",
+                    w.reason.as_deref().unwrap_or(""),
+                    w.message.as_deref().unwrap_or("")
+                )
+            } else if let Some(t) = state.and_then(|s| s.terminated.as_ref()) {
+                format!("terminated {} exit {}", t.reason.as_deref().unwrap_or(""), t.exit_code)
+            } else {
+                "running".to_string()
+            };
+            format!("{}: {detail}, ready={}, restarts={}", c.name, c.ready, c.restart_count)
+        })
+        .collect();
+    format!("  {name}: {phase}{deleting}; {}", containers.join("; "))
+}
+
 fn unique(prefix: &str) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -502,7 +557,7 @@ async fn e2e_node_the_tutorial_on_the_manifests_deployment() {
 
     // Both replicas Ready (readiness: the initial list done), one holds the Lease, the other
     // stands by.
-    let pods = node.ready_pods(&ops, 2, &[], Duration::from_secs(120)).await;
+    let pods = node.ready_pods(&ops, POD_LABEL, 2, &[], Duration::from_secs(120)).await;
     let leader = node.leader(&ns, &pods, Duration::from_secs(30)).await;
     let standby = pods.iter().find(|p| **p != leader).unwrap().clone();
     node.wait_log(
@@ -623,7 +678,9 @@ async fn e2e_node_the_tutorial_on_the_manifests_deployment() {
     // kubectl rollout restart: both Pods replaced; the new leader resumes, writing nothing.
     let events_before = node.events(&ns, "todo-api").await;
     node.rollout_restart(&ops);
-    let new_pods = node.ready_pods(&ops, 2, &pods, Duration::from_secs(120)).await;
+    let new_pods = node
+        .ready_pods(&ops, POD_LABEL, 2, &pods, Duration::from_secs(120))
+        .await;
     let new_leader = node.leader(&ns, &new_pods, Duration::from_secs(30)).await;
     let resumed = format!("[{ns}/todo-api] Resuming is processed: 1 succeeded; 0 failed.");
     let leader_log = node
@@ -806,7 +863,7 @@ async fn e2e_node_explain_events_finds_the_missing_events_rule_in_the_pod_log() 
         assert_eq!(rules.len(), before - 1, "the Role had one events.k8s.io rule");
     };
     let _installed = node.install(&ops, &ns, None, Some(&without_events_rule));
-    let pods = node.ready_pods(&ops, 2, &[], Duration::from_secs(120)).await;
+    let pods = node.ready_pods(&ops, POD_LABEL, 2, &[], Duration::from_secs(120)).await;
     let leader = node.leader(&ns, &pods, Duration::from_secs(30)).await;
     node.apply_todo_api(&ns);
     node.accepted(&ns, "todo-api", 1, Duration::from_secs(10)).await;
@@ -900,7 +957,9 @@ async fn e2e_node_explain_events_finds_the_missing_events_rule_in_the_pod_log() 
         "{still:#}"
     );
     node.rollout_restart(&ops);
-    let new_pods = node.ready_pods(&ops, 2, &pods, Duration::from_secs(120)).await;
+    let new_pods = node
+        .ready_pods(&ops, POD_LABEL, 2, &pods, Duration::from_secs(120))
+        .await;
     let new_leader = node.leader(&ns, &new_pods, Duration::from_secs(30)).await;
     node.wait_log(
         &ops,
@@ -1021,7 +1080,7 @@ async fn e2e_node_the_image_archive_imports_and_runs_under_another_name() {
 
     let (ops, ns) = (format!("{id}-ops"), format!("{id}-todo"));
     let _installed = node.install(&ops, &ns, Some(&reference), None);
-    let pods = node.ready_pods(&ops, 2, &[], Duration::from_secs(120)).await;
+    let pods = node.ready_pods(&ops, POD_LABEL, 2, &[], Duration::from_secs(120)).await;
     for pod in node.pods(&ops).await {
         let spec = pod.spec.unwrap();
         assert_eq!(spec.containers[0].image.as_deref(), Some(reference.as_str()));
@@ -1106,6 +1165,7 @@ async fn e2e_node_a_kopf_operator_in_a_pod_through_our_diagnostics() {
         .expect("the tutorial's operator.py turns posting off")
         + 1;
     let labels = json!({"app": OPERATOR});
+    let kopf_selector = format!("app={OPERATOR}");
     let objects = json!({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": OPERATOR, "namespace": ops}},
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "microservice-operator-code", "namespace": ops},
@@ -1135,7 +1195,9 @@ async fn e2e_node_a_kopf_operator_in_a_pod_through_our_diagnostics() {
           }}}}
     ]});
     node.kubectl(&["apply", "-f", "-"], Some(objects.to_string().as_bytes()));
-    let pods = kopf_pods(&node, &ops, &[], Duration::from_secs(120)).await;
+    let pods = node
+        .ready_pods(&ops, &kopf_selector, 1, &[], Duration::from_secs(120))
+        .await;
     let pod = pods[0].clone();
     node.wait_log(&ops, &pod, "Activity 'configure' succeeded.", Duration::from_secs(60))
         .await;
@@ -1195,11 +1257,22 @@ async fn e2e_node_a_kopf_operator_in_a_pod_through_our_diagnostics() {
     );
 
     // kubectl rollout restart: the new Pod resumes.
+    let before_restart = node.microservices(&ns).get("todo-api").await.unwrap();
     node.rollout_restart(&ops);
-    let new_pods = kopf_pods(&node, &ops, &pods, Duration::from_secs(120)).await;
+    let new_pods = node
+        .ready_pods(&ops, &kopf_selector, 1, &pods, Duration::from_secs(120))
+        .await;
     let new_pod = new_pods[0].clone();
     let resumed = format!("[{ns}/todo-api] Resuming is processed: 1 succeeded; 0 failed.");
     node.wait_log(&ops, &new_pod, &resumed, Duration::from_secs(60)).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after_resume = node.microservices(&ns).get("todo-api").await.unwrap();
+    assert_eq!(
+        after_resume.metadata.resource_version, before_restart.metadata.resource_version,
+        "Kopf's resume wrote to the object"
+    );
+    // Posting is off: Kopf posted no event at all.
+    assert!(node.events(&ns, "todo-api").await.is_empty());
     let (code, runs, err) = node.plugin(&["logs", "--handler", "accept", "todo-api", "-n", &ns, "-o", "json"]);
     assert_eq!(code, 0, "{err}");
     let runs: Vec<Value> = runs.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -1245,24 +1318,4 @@ async fn e2e_node_a_kopf_operator_in_a_pod_through_our_diagnostics() {
     let healthz = node.through_pod(&ops, &new_pod, "/healthz").await;
     assert!(healthz.is_ok(), "{healthz:?}");
     drop(installed);
-}
-
-/// The one running Pod of the Kopf Deployment in `ops` that is not in `not`, once it is Ready
-/// and alone.
-async fn kopf_pods(node: &Node, ops: &str, not: &[String], limit: Duration) -> Vec<String> {
-    eventually(
-        limit,
-        &format!("one Ready Kopf operator Pod in {ops}, not {not:?}"),
-        || async {
-            let api: Api<Pod> = Api::namespaced(node.admin.clone(), ops);
-            let all = api
-                .list(&ListParams::default().labels(&format!("app={OPERATOR}")))
-                .await
-                .ok()?
-                .items;
-            let names: Vec<String> = all.iter().filter_map(|p| p.metadata.name.clone()).collect();
-            (all.len() == 1 && all.iter().all(is_ready) && !names.iter().any(|n| not.contains(n))).then_some(names)
-        },
-    )
-    .await
 }
