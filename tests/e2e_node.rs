@@ -1413,7 +1413,11 @@ async fn e2e_node_a_kopf_operator_without_the_events_rule() {
     // Posting is on (nothing in operator.py sets it): no posting-disabled finding, and Kopf's
     // version is read off the image tag.
     assert!(
-        live["findings"].as_array().unwrap().iter().all(|f| f["id"] != "posting-disabled"),
+        live["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["id"] != "posting-disabled"),
         "{live:#}"
     );
     let unposted = finding(&live, "errors-not-posted");
