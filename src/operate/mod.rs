@@ -52,14 +52,15 @@ use tokio::sync::{oneshot, watch};
 use crate::cli::{GlobalArgs, OperateArgs};
 use crate::client::{self, Usage};
 use crate::error::AppError;
-use crate::resource::{CRD_NAME, MicroserviceObject, VERSION};
+use crate::resource::{CRD_NAME, VERSION};
+use cache::CachedMicroservice;
 use health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use leader::{ElectionConfig, Elector, Role};
 use reconcile::{Context, error_policy, reconcile};
 
 /// One watched scope: the API for Microservices there and its label for logs (a namespace, or
 /// "all namespaces").
-type WatchedApi = (Api<MicroserviceObject>, String);
+type WatchedApi = (Api<CachedMicroservice>, String);
 
 /// How often entries of deleted objects are dropped from the controller's memory.
 const FORGET_INTERVAL: Duration = Duration::from_secs(300);
@@ -328,15 +329,15 @@ pub async fn follow_leadership(mut roles: watch::Receiver<Role>, ctx: Arc<Contex
 /// forgotten. Each change of `terms` (a new leadership term) re-queues every cached object, once
 /// the cache holds the initial list.
 pub fn controller_for(
-    api: Api<MicroserviceObject>,
+    api: Api<CachedMicroservice>,
     scope: String,
     ctx: Arc<Context>,
     concurrency: u16,
     terms: watch::Receiver<u64>,
-) -> Controller<MicroserviceObject> {
+) -> Controller<CachedMicroservice> {
     let (reader, writer) = reflector::store();
     let (listed, listed_rx) = watch::channel(false);
-    let events = watcher(api, watch_config()).modify(cache::keep_needed);
+    let events = watcher(api, watch_config());
     let objects = watching::with_backoff(events, watcher::DefaultBackoff::default(), scope.clone())
         .reflect(writer)
         .inspect(move |event| observe_watch(event, &scope, &ctx, &listed))
@@ -355,8 +356,8 @@ pub const LIST_PAGE_SIZE: u32 = 500;
 /// reflector default). Not `ListSemantic::Any` (`resourceVersion=0`): the API server serves
 /// that from its watch cache, which (Kubernetes 1.28: `shouldDelegateList` in the apiserver's
 /// cacher) ignores `limit` and answers with every object in one response (10,000 objects: one
-/// body of tens of MiB held at once while parsed). Each page
-/// is stripped object by object ([`cache::keep_needed`]) before the reflector stores it.
+/// body of tens of MiB held at once while parsed). Each page is decoded object by object
+/// straight into the cache's compact form ([`cache::CachedMicroservice`]).
 pub fn watch_config() -> watcher::Config {
     watcher::Config::default()
         .page_size(LIST_PAGE_SIZE)
@@ -398,7 +399,7 @@ fn term_starts(terms: watch::Receiver<u64>, listed: watch::Receiver<bool>) -> im
 /// forgets deleted objects. `listed` turns true when this watch finished its first initial list
 /// (the reflector has stored it: it runs before this).
 fn observe_watch(
-    event: &Result<watcher::Event<MicroserviceObject>, watcher::Error>,
+    event: &Result<watcher::Event<CachedMicroservice>, watcher::Error>,
     scope: &str,
     ctx: &Context,
     listed: &watch::Sender<bool>,
@@ -428,7 +429,7 @@ fn observe_watch(
 async fn log_controller_result(
     result: Result<
         (
-            kube::runtime::reflector::ObjectRef<MicroserviceObject>,
+            kube::runtime::reflector::ObjectRef<CachedMicroservice>,
             controller::Action,
         ),
         controller::Error<reconcile::RetryableError, watcher::Error>,
@@ -442,7 +443,7 @@ async fn log_controller_result(
     }
 }
 
-async fn forget_deleted(ctx: Arc<Context>, stores: Vec<Store<MicroserviceObject>>) {
+async fn forget_deleted(ctx: Arc<Context>, stores: Vec<Store<CachedMicroservice>>) {
     let mut tick = tokio::time::interval(FORGET_INTERVAL);
     tick.tick().await;
     loop {
