@@ -400,6 +400,30 @@ pub async fn microservice_events(
     .await
 }
 
+/// [`microservice_events`] (all types) handed to `each_page` page by page as they arrive;
+/// returns the API server's clock.
+pub async fn microservice_event_pages(
+    client: &Client,
+    plan: &Plan,
+    access: &CallerAccess,
+    each_page: impl FnMut(Vec<Event>, Option<DateTime<Utc>>),
+) -> Result<Option<DateTime<Utc>>, kube::Error> {
+    if !access.list_events {
+        return Err(forbidden_by_review("list events"));
+    }
+    let mut selector = "involvedObject.kind=Microservice".to_string();
+    if let Some(name) = &plan.name {
+        selector.push_str(&format!(",involvedObject.name={name}"));
+    }
+    list_pages(
+        client,
+        &url_for::<Event>(plan.namespace.as_deref()),
+        ListParams::default().fields(&selector),
+        each_page,
+    )
+    .await
+}
+
 fn forbidden_by_review(what: &str) -> kube::Error {
     kube::Error::Api(Box::new(
         kube::core::Status::failure(&format!("{what}: denied by SelfSubjectRulesReview"), "Forbidden").with_code(403),
@@ -728,6 +752,20 @@ async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) ->
 /// ([`OPERATOR_NEEDS`]) and, for ours with leader election, on its Lease
 /// ([`crate::operate::leader::LEASE_VERBS`], by name where RBAC can limit it).
 pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
+    let namespaces = snapshot
+        .microservices
+        .get()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o.metadata.namespace.clone())
+        .collect();
+    add_everything_for(client, snapshot, namespaces).await
+}
+
+/// [`add_everything`] for Microservices in `object_namespaces` (besides the snapshot's
+/// namespace): `collect` writes the objects to the bundle as they arrive and keeps only their
+/// namespaces.
+pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object_namespaces: BTreeSet<String>) {
     snapshot.crd = evidence(
         "CRD",
         Api::<CustomResourceDefinition>::all(client.clone()).get(CRD_NAME).await,
@@ -793,14 +831,7 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
     snapshot.rbac.cluster_roles = cluster_roles;
     snapshot.rbac.cluster_role_bindings = cluster_role_bindings;
 
-    let object_namespaces: BTreeSet<String> = snapshot
-        .microservices
-        .get()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| o.metadata.namespace.clone())
-        .chain(ns)
-        .collect();
+    let object_namespaces: BTreeSet<String> = object_namespaces.into_iter().chain(ns).collect();
     let mut reviews = Vec::new();
     let mut review_gap = None;
     for op in &operators {
