@@ -585,16 +585,13 @@ async fn resolve_target(
         operator: args.operator.clone(),
         ..Default::default()
     };
-    let mut snapshot = live::bare(
-        &plan,
-        crate::evidence::Evidence::Present(objects.to_vec()),
-        crate::evidence::Evidence::missing(
-            "events",
-            crate::evidence::GapReason::NotCollected("logs reads no events".into()),
-        ),
-        // The API server's clock, from the Deployments' list (add_operator).
-        None,
+    let mut snapshot = live::skeleton(&plan);
+    snapshot.microservices = crate::evidence::Evidence::Present(objects.to_vec());
+    snapshot.events = crate::evidence::Evidence::missing(
+        "events",
+        crate::evidence::GapReason::NotCollected("logs reads no events".into()),
     );
+    // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
     let (deployment, operator) = match &args.operator {
         Some(spec) => {
             let (ns, name) = parse_operator_spec(spec).map_err(AppError::Usage)?;
