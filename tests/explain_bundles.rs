@@ -170,11 +170,92 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 9);
+    assert_eq!(bundles_in("bundles-captured").len(), 12);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
     }
+}
+
+/// Issue 11 item 4, captured live: Kopf's final PATCH is refused (nolar/kopf#1087). The headline
+/// and the first finding name the 422 and its cause, as `status`'s first reason does.
+#[test]
+fn a_rejected_patch_is_the_headline() {
+    let dir = fixtures().join("bundles-captured/kopf-patch-rejected-annotations");
+    for name in ["big-api", "grown-api"] {
+        let report = explain_in(&dir, "kms-k11k-annot", name);
+        let first = &report.findings[0];
+        assert_eq!(
+            (first.id, first.severity),
+            ("patch-rejected", Severity::Problem),
+            "{name}"
+        );
+        assert!(
+            report.summary.contains("never completes") && report.summary.contains("422 Invalid"),
+            "{name}: {}",
+            report.summary
+        );
+        assert_eq!(report.exit_code(), 1);
+    }
+}
+
+/// Issue 11 item 10, captured live: the 403s of event POSTs are older than the fix of the events
+/// rule. They do not keep `event-post-failed` a problem; what dates them is shown; without
+/// anything that dates them the answer says so (a warning); denied now, a problem.
+#[test]
+fn event_post_403s_older_than_the_rbac_fix_are_history() {
+    let dir = fixtures().join("bundles-captured/kopf-events-403-then-granted");
+    let severity_of = |edit: &dyn Fn(&mut kubectl_microservice::evidence::Snapshot)| {
+        let mut snapshot = bundle::read(&dir).unwrap();
+        edit(&mut snapshot);
+        let r = report(&snapshot, "kms-k11k-rbac", "orders-api", Options::default()).unwrap();
+        let f = r.findings.iter().find(|f| f.id == "event-post-failed").unwrap().clone();
+        (f.severity, f.title, f.fix.unwrap_or_default())
+    };
+    assert_eq!(severity_of(&|_| {}).0, Severity::Ok);
+    // Without the events posted later, the Role's write (managedFields) still dates them.
+    let no_events = |s: &mut kubectl_microservice::evidence::Snapshot| s.events = Evidence::Present(Vec::new());
+    assert_eq!(severity_of(&no_events).0, Severity::Ok);
+    // Nothing dates them: allowed now, but the answer cannot say when it was granted.
+    let undated = |s: &mut kubectl_microservice::evidence::Snapshot| {
+        no_events(s);
+        if let Evidence::Present(roles) = &mut s.rbac.roles {
+            for r in roles {
+                r.metadata.managed_fields = None;
+                r.metadata.creation_timestamp = None;
+            }
+        }
+        if let Evidence::Present(bindings) = &mut s.rbac.role_bindings {
+            for b in bindings {
+                b.metadata.managed_fields = None;
+                b.metadata.creation_timestamp = None;
+            }
+        }
+    };
+    let (sev, title, fix) = severity_of(&undated);
+    assert_eq!(sev, Severity::Warning, "{title}");
+    assert!(title.contains("nothing in evidence dates the grant"), "{title}");
+    assert!(!fix.contains("restart the operator"), "{fix}");
+    // Denied now (the review as before the fix): a problem, and the fix says what a grant brings.
+    let denied = |s: &mut kubectl_microservice::evidence::Snapshot| {
+        if let Evidence::Present(reviews) = &mut s.rbac.access_reviews {
+            for r in reviews {
+                if let Some(st) = r.status.as_mut() {
+                    st.allowed = false;
+                }
+            }
+        }
+        s.rbac.roles = Evidence::missing("Roles", GapReason::NotInBundle("rbac/roles.json".into()));
+    };
+    let (sev, _, fix) = severity_of(&denied);
+    assert_eq!(sev, Severity::Problem);
+    assert!(
+        fix.contains(
+            "kubectl auth can-i create events -n kms-k11k-rbac --as=system:serviceaccount:kms-k11k-rbac:kopf-operator"
+        ) && fix.contains("events that failed before are not posted again")
+            && !fix.contains("restart the operator"),
+        "{fix}"
+    );
 }
 
 /// A real Kopf 1.38 operator added its finalizer, was removed, and the object was deleted: the
@@ -398,9 +479,11 @@ fn unreadable_events_are_not_taken_for_no_events() {
             ),
         )
     };
-    // A conditional setting and 8 failures: only a warning that it cannot be checked.
+    // A conditional setting (its env not in evidence: the Deployment's env removed) and 8
+    // failures: only a warning that it cannot be checked.
     let mut snapshot = bundle::read(&fixtures().join("bundles/conditional-posting")).unwrap();
     snapshot.events = forbidden();
+    without_env(&mut snapshot);
     let r = report(&snapshot, "store", "basket-api", Options::default()).unwrap();
     let f = r.findings.iter().find(|f| f.id == "errors-not-posted").unwrap();
     assert_eq!(f.severity, Severity::Warning, "{f:?}");
@@ -446,6 +529,28 @@ fn unreadable_events_are_not_taken_for_no_events() {
         r.findings
     );
     assert_eq!(r.exit_code(), 3);
+}
+
+/// Drops the operator containers' env from a snapshot's Deployments (what a condition on
+/// `os.environ` then depends on is not in evidence).
+fn without_env(snapshot: &mut kubectl_microservice::evidence::Snapshot) {
+    if let Evidence::Present(deployments) = &mut snapshot.operator.deployments {
+        for d in deployments {
+            for c in d
+                .spec
+                .as_mut()
+                .unwrap()
+                .template
+                .spec
+                .as_mut()
+                .unwrap()
+                .containers
+                .iter_mut()
+            {
+                c.env = None;
+            }
+        }
+    }
 }
 
 // ---- the operator's Kopf source, read on its syntax tree ---------------------------------------
@@ -828,9 +933,12 @@ fn the_shipped_examples_diagnose_as_the_readme_says() {
     assert_eq!(healthy.exit_code(), 0, "{:?}", healthy.findings);
     let hidden = explain(&examples.join("warnings-hidden"), "basket-api");
     assert_eq!(hidden.exit_code(), 1);
-    let f = find(&hidden, "errors-not-posted").unwrap();
+    // The condition of line 10 is decided by the Deployment's env (KOPF_POSTING=disabled).
+    let f = find(&hidden, "posting-disabled").unwrap();
     assert!(
-        f.evidence.iter().any(|e| e.contains("undecidable, line 11")),
+        f.evidence
+            .iter()
+            .any(|e| e.contains(r#"holds by the operator's env: KOPF_POSTING = "disabled""#)),
         "{:?}",
         f.evidence
     );

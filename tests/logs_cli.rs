@@ -280,6 +280,45 @@ fn follow_prints_runs_as_they_end() {
     assert!(child.wait().unwrap().success());
 }
 
+/// Issue 11 item 4, captured live (nolar/kopf#1087): the handler succeeds, Kopf's final PATCH is
+/// refused with a 422. Those runs are `failed` with the 422 as their detail, not `succeeded`; the
+/// run whose PATCH went through stays succeeded.
+#[test]
+fn runs_whose_patch_was_rejected_are_failed() {
+    let dir = fixture("bundles-captured/kopf-patch-rejected-annotations");
+    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--bundle", &dir, "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let got: Vec<(String, String, String)> = json_runs(&stdout)
+        .iter()
+        .map(|r| {
+            (
+                r["object"].as_str().unwrap().to_string(),
+                r["cause"].as_str().unwrap().to_string(),
+                r["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        ("grown-api", "create", "succeeded"),
+        ("big-api", "create", "failed"),
+        ("grown-api", "update", "failed"),
+        ("big-api", "create", "failed"),
+        ("grown-api", "update", "failed"),
+        ("grown-api", "update", "failed"),
+    ]
+    .map(|(o, c, out)| (format!("kms-k11k-annot/{o}"), c.to_string(), out.to_string()));
+    assert_eq!(got, want);
+    for r in json_runs(&stdout).iter().filter(|r| r["outcome"] == "failed") {
+        let detail = r["detail"].as_str().unwrap();
+        assert!(
+            detail.starts_with(
+                "the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected (422 Invalid: "
+            ) && detail.contains("metadata.annotations: Too long"),
+            "{detail}"
+        );
+    }
+}
+
 /// Every bundle: the runs its expected.json `logs_runs` gives, causes from progress annotations
 /// included (conditional-posting's retries are a create cycle that never ended).
 #[test]

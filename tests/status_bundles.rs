@@ -133,6 +133,33 @@ fn a_resume_retrying_after_a_restart_is_not_fresh() {
     );
 }
 
+/// Issue 11 item 4 (nolar/kopf#1087), captured live: Kopf's final PATCH of each cycle is refused
+/// (422, annotations too long). Never fresh; the 422 named first; the next step is the fix.
+#[test]
+fn a_cycle_whose_final_patch_is_rejected_is_never_fresh() {
+    let dir = fixtures().join("bundles-captured/kopf-patch-rejected-annotations");
+    let r = bundle_report(&dir);
+    let item = |n: &str| r.items.iter().find(|i| i.name == n).unwrap();
+    let codes = |n: &str| item(n).reasons.iter().map(|r| r.code).collect::<Vec<_>>();
+    assert_eq!(item("big-api").verdict.as_str(), "never-handled");
+    assert_eq!(codes("big-api"), ["patch-rejected"]);
+    assert_eq!(item("grown-api").verdict.as_str(), "stale");
+    assert_eq!(codes("grown-api"), ["patch-rejected", "spec-changed-since-handled"]);
+    for n in ["big-api", "grown-api"] {
+        let m = &item(n).reasons[0].message;
+        assert!(
+            m.contains("422 Invalid: ") && m.contains("metadata.annotations: Too long: must have at most 262144 bytes"),
+            "{n}: {m}"
+        );
+    }
+    let (code, out, _) = status_cli(&["status", "grown-api", "--exit-code", "--bundle", dir.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("Next:           see why and the fix: kubectl microservice explain-events grown-api -n kms-k11k-annot --bundle"),
+        "{out}"
+    );
+}
+
 /// Issue 11 item 5, captured live: Kopf's finalizer left behind holds a deletion; `status` says
 /// `terminating` with the guarded patch, and `--exit-code` exits 1.
 #[test]

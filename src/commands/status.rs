@@ -449,6 +449,10 @@ fn next_command(item: &Item) -> String {
         Some(dir) => format!("{} -n {} --bundle {dir}", item.name, item.namespace),
         None => format!("{} -n {}", item.name, item.namespace),
     };
+    // A cycle that never completes has a fix that explain-events gives (its first finding).
+    if item.reasons.first().is_some_and(|r| r.code == "patch-rejected") {
+        return format!("see why and the fix: kubectl microservice explain-events {target}");
+    }
     match item.verdict {
         Verdict::Fresh => {
             format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}")

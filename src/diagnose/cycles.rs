@@ -1,12 +1,13 @@
 //! What the operator's logs say about each object's handling cycles, for the staleness verdict:
-//! the last `<Title> is processed: N succeeded; M failed.` per object, the last retry line, and
+//! the last `<Title> is processed: N succeeded; M failed.` per object, the last retry line, the
+//! last rejected PATCH (Kopf's `Throttling for N seconds due to an unexpected error: ...`), and
 //! how far back the logs reach. Parsing is [`crate::logs::RecordParser`]'s.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::staleness::{CycleEnd, LogFacts};
+use super::staleness::{CycleEnd, LogFacts, Rejection};
 use crate::evidence::{LogSource, Snapshot};
 use crate::kopf::messages::{Lifecycle, Outcome};
 use crate::logs::lines::LineSplitter;
@@ -40,6 +41,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
     let mut covers_from: Option<DateTime<Utc>> = None;
     let mut last_cycle: HashMap<String, CycleEnd> = HashMap::new();
     let mut last_retry: HashMap<String, (Option<DateTime<Utc>>, String)> = HashMap::new();
+    let mut last_rejection: HashMap<String, Rejection> = HashMap::new();
     for source in sources {
         for record in records(source, snapshot.log_zone(source)) {
             if let Some(t) = record.time() {
@@ -66,6 +68,31 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
                         last_cycle.insert(key, end);
                     }
                 }
+                Lifecycle::Throttled(failure) => {
+                    let clock = record
+                        .stamp
+                        .map(|s| s.clock.describe())
+                        .unwrap_or("no time in the line");
+                    let count = last_rejection.get(&key).map_or(0, |r| r.count) + 1;
+                    let newer = last_rejection.get(&key).is_none_or(|prev| prev.time <= record.time());
+                    let entry = last_rejection.entry(key).or_insert_with(|| Rejection {
+                        time: record.time(),
+                        clock,
+                        failure: failure.clone(),
+                        line: line.clone(),
+                        count: 0,
+                    });
+                    if newer {
+                        *entry = Rejection {
+                            time: record.time(),
+                            clock,
+                            failure,
+                            line,
+                            count: 0,
+                        };
+                    }
+                    entry.count = count;
+                }
                 Lifecycle::HandlerOutcome {
                     outcome: Outcome::Retrying,
                     ..
@@ -79,7 +106,12 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             }
         }
     }
-    let mut keys: Vec<String> = last_cycle.keys().chain(last_retry.keys()).cloned().collect();
+    let mut keys: Vec<String> = last_cycle
+        .keys()
+        .chain(last_retry.keys())
+        .chain(last_rejection.keys())
+        .cloned()
+        .collect();
     keys.sort();
     keys.dedup();
     let mut facts: HashMap<String, LogFacts> = keys
@@ -90,6 +122,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
                 last_cycle: last_cycle.get(&key).cloned(),
                 last_retry: last_retry.get(&key).map(|(_, l)| l.clone()),
                 last_retry_time: last_retry.get(&key).and_then(|(t, _)| *t),
+                last_rejection: last_rejection.get(&key).cloned().map(Box::new),
             };
             (key, facts)
         })
@@ -100,6 +133,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             last_cycle: None,
             last_retry: None,
             last_retry_time: None,
+            last_rejection: None,
         });
     }
     facts

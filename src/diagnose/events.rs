@@ -53,6 +53,7 @@ pub const FINDING_IDS: &[&str] = &[
     "operator-not-found",
     "operator-not-leading",
     "deletion-pending",
+    "patch-rejected",
 ];
 
 /// How bad a finding is (Contracts: `ok` | `warning` | `problem`).
@@ -274,6 +275,8 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     let mut findings = Vec::new();
     // First: a pending deletion is `status`'s verdict too (`terminating`), and the sort is stable.
     findings.extend(deletion_pending(&ctx));
+    // Next: a cycle that cannot complete is `status`'s first reason too.
+    findings.extend(patch_rejected(&ctx));
     findings.extend(operator_findings(&ctx));
     findings.extend(rbac_findings(&ctx));
     findings.extend(post_failures(&ctx));
@@ -989,7 +992,21 @@ fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
     } else {
         group.to_string()
     };
-    let fix = Some(format!("{role_hint}:\n{}", rbac::rule_yaml(group, "events", verbs)));
+    let fix = Some(match &role {
+        // The Role bound in the namespace: one JSON patch appends the rule, and can-i checks it.
+        Some(r) => format!(
+            "{role_hint}:\n{}\nwith: kubectl -n {} patch role {r} --type=json -p '[{{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{{\"apiGroups\":[\"{group}\"],\"resources\":[\"events\"],\"verbs\":[{}]}}}}]'\nthen {}",
+            rbac::rule_yaml(group, "events", verbs),
+            ctx.ns,
+            verbs.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(","),
+            after_the_grant(ctx)
+        ),
+        None => format!(
+            "{role_hint}:\n{}\nthen {}",
+            rbac::rule_yaml(group, "events", verbs),
+            after_the_grant(ctx)
+        ),
+    });
     let title = format!(
         "the operator's ServiceAccount {}/{} may not {} events in API group {group_name} in {} ({who})",
         op.namespace,
@@ -1110,6 +1127,143 @@ fn post_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
         .collect()
 }
 
+/// What dates the operator's event-POST 403s against a fix of its RBAC: the events rule as it
+/// is now, when the granting Role/binding was last written, and events the operator posted on
+/// the object after the 403s (a POST that went through).
+struct Fixed {
+    /// The events rule allows the operator now, and how that was learned.
+    allowed_now: Option<String>,
+    /// The granting objects' latest write (API server clock), when the rules are in evidence.
+    granted: Option<rbac::Grant>,
+    /// The latest event the operator posted on the object: its time (API server clock) and a
+    /// description.
+    last_post: Option<(DateTime<Utc>, String)>,
+}
+
+impl Fixed {
+    fn of(ctx: &Ctx<'_>) -> Fixed {
+        let Some(op) = &ctx.operator else {
+            return Fixed {
+                allowed_now: None,
+                granted: None,
+                last_post: last_operator_post(ctx, None),
+            };
+        };
+        let account = Account {
+            namespace: &op.namespace,
+            name: &op.service_account,
+        };
+        let (group, verbs) = event_needs(op.kind);
+        let mut allowed = Vec::new();
+        let mut granted: Option<rbac::Grant> = None;
+        for verb in verbs {
+            let need = Need {
+                group,
+                resource: "events",
+                verb,
+                namespace: ctx.ns,
+                name: None,
+            };
+            match rbac::decide(&ctx.snapshot.rbac, account, need) {
+                a @ (Answer::Reviewed { allowed: true, .. } | Answer::RulesAllow(_)) => allowed.push(method(&a)),
+                _ => {
+                    allowed.clear();
+                    break;
+                }
+            }
+            let g = rbac::grant(&ctx.snapshot.rbac, account, need);
+            granted = match (granted, g) {
+                (Some(a), Some(b)) => Some(if b.written > a.written { b } else { a }),
+                (a, b) => a.or(b),
+            };
+        }
+        Fixed {
+            allowed_now: (!allowed.is_empty()).then(|| allowed.join("; ")),
+            granted,
+            last_post: last_operator_post(ctx, Some(op.kind)),
+        }
+    }
+
+    /// Whether a 403 logged at `t` (operator clock) is older than the fix: before the grant's
+    /// last write, or followed by a POST that went through (less the skew either way).
+    fn predates(&self, t: Option<DateTime<Utc>>, skew: Duration) -> bool {
+        let Some(t) = t else { return false };
+        self.granted
+            .as_ref()
+            .and_then(|g| g.written)
+            .is_some_and(|w| t + skew < w)
+            || self.last_post.as_ref().is_some_and(|(p, _)| t + skew < *p)
+    }
+}
+
+/// The latest event on the object posted by the operator (Kopf: `reportingComponent`/
+/// `source.component` `kopf`; ours: `kubectl-microservice`; either when the kind is unknown).
+fn last_operator_post(ctx: &Ctx<'_>, kind: Option<OperatorKind>) -> Option<(DateTime<Utc>, String)> {
+    let names: &[&str] = match kind {
+        Some(OperatorKind::Kopf) => &["kopf"],
+        Some(OperatorKind::Ours) => &[crate::resource::FIELD_MANAGER],
+        None => &["kopf", crate::resource::FIELD_MANAGER],
+    };
+    ctx.own_events
+        .iter()
+        .filter(|e| {
+            let by = e
+                .reporting_component
+                .as_deref()
+                .filter(|c| !c.is_empty())
+                .or(e.source.as_ref().and_then(|s| s.component.as_deref()));
+            by.is_some_and(|b| names.contains(&b))
+        })
+        .filter_map(|e| {
+            let t = event_time(e)?;
+            Some((
+                t,
+                format!(
+                    "event {} type {} reason {} at {} (API server clock): {}",
+                    e.metadata.name.as_deref().unwrap_or("?"),
+                    e.type_.as_deref().unwrap_or("<none>"),
+                    e.reason.as_deref().unwrap_or("<none>"),
+                    rfc3339_millis(t),
+                    e.message.as_deref().unwrap_or("").chars().take(120).collect::<String>()
+                ),
+            ))
+        })
+        .max_by_key(|(t, _)| *t)
+}
+
+/// How to check the events rule for the operator and what a grant brings back: the events not
+/// posted are lost; the next log records of the object are posted. A restart is a resume: ours
+/// writes and posts nothing then (docs/operate.md); Kopf runs only the handlers registered with
+/// `@kopf.on.resume`, and posts their log records.
+fn after_the_grant(ctx: &Ctx<'_>) -> String {
+    let Some(op) = &ctx.operator else {
+        return "events that failed before are not posted again; the object's next handler run posts again".into();
+    };
+    let user = format!("system:serviceaccount:{}:{}", op.namespace, op.service_account);
+    let (group, verbs) = event_needs(op.kind);
+    let resource = if group.is_empty() {
+        "events".to_string()
+    } else {
+        format!("events.{group}")
+    };
+    let checks: Vec<String> = verbs
+        .iter()
+        .map(|v| format!("kubectl auth can-i {v} {resource} -n {} --as={user}", ctx.ns))
+        .collect();
+    let next = match op.kind {
+        OperatorKind::Ours => {
+            "the object's next handler run posts again (a spec change: an update; a restart is a resume, which writes and posts nothing)"
+        }
+        OperatorKind::Kopf => {
+            "the object's next handler run posts its log records again (a spec change; a restart re-runs only the handlers registered with @kopf.on.resume, and Kopf 1.38 posts their records too)"
+        }
+    };
+    format!(
+        "check the rule with {} (it prints yes); events that failed before are not posted again, and {next}",
+        checks.join(" and ")
+    )
+}
+
 fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
     let found = post_failure_lines(ctx);
     let attempts = post_attempt_lines(ctx);
@@ -1123,7 +1277,10 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
                 count(attempts.len() as u64, "failed attempt")
             ),
             vec![format!("last attempt: {}", last.cite())],
-            Some("see the error in the attempt line; for a 403 grant the events rule named by rbac-events".into()),
+            Some(format!(
+                "see the error in the attempt line; for a 403 grant the events rule named by rbac-events, then {}",
+                after_the_grant(ctx)
+            )),
         )];
     };
     let codes: BTreeSet<String> = found
@@ -1148,20 +1305,95 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
     if let Some(message) = found.iter().rev().find_map(|(_, f)| f.message.clone()) {
         evidence.push(format!("API message: {message}"));
     }
-    let fix = if found.iter().any(|(_, f)| f.code == Some(403)) {
-        "grant the events rule named by rbac-events (the 403 above), then re-run the handler (touch the spec or restart the operator)"
-    } else {
-        "the POSTs failed for a reason other than RBAC: check the API server's reachability from the operator Pod and its events quota"
-    };
+    let forbidden: Vec<&Line> = found
+        .iter()
+        .filter(|(_, f)| f.code == Some(403))
+        .map(|(l, _)| *l)
+        .collect();
+    let others = found.len() - forbidden.len();
+    let title = format!(
+        "the operator failed to post {}; it logged and ignored the failure",
+        count(found.len() as u64, "event")
+    );
+    if forbidden.is_empty() {
+        return vec![finding(
+            "event-post-failed",
+            Severity::Problem,
+            title,
+            evidence,
+            Some("the POSTs failed for a reason other than RBAC: check the API server's reachability from the operator Pod and its events quota".into()),
+        )];
+    }
+    // A 403 older than the fix of the events rule is history, not a problem now.
+    let fixed = Fixed::of(ctx);
+    let skew = ctx.options.skew;
+    let current: Vec<&&Line> = forbidden
+        .iter()
+        .filter(|l| !fixed.predates(l.record.time(), skew))
+        .collect();
+    let mut dating = Vec::new();
+    if let Some(how) = &fixed.allowed_now {
+        dating.push(format!("the events rule allows it now: {how}"));
+    }
+    if let Some(g) = &fixed.granted {
+        dating.push(match g.written {
+            Some(w) => format!(
+                "granted by {}, last written at {} (API server clock, managedFields/creationTimestamp)",
+                g.by,
+                crate::time::rfc3339_seconds(w)
+            ),
+            None => format!("granted by {} (no write time in evidence)", g.by),
+        });
+    }
+    if let Some((_, post)) = &fixed.last_post {
+        dating.push(format!("a later POST went through: {post}"));
+    }
+    let grant_fix = format!(
+        "grant the events rule named by rbac-events (the 403 above), then {}",
+        after_the_grant(ctx)
+    );
+    if fixed.allowed_now.is_some() && current.is_empty() && others == 0 {
+        evidence.extend(dating);
+        return vec![finding(
+            "event-post-failed",
+            Severity::Ok,
+            format!(
+                "the operator's {} failed with 403 before the events rule was granted; none failed since",
+                count(forbidden.len() as u64, "event POST")
+            ),
+            evidence,
+            None,
+        )];
+    }
+    if fixed.allowed_now.is_some() && others == 0 {
+        // Allowed now, yet nothing dates the 403s before the grant (or some come after it).
+        evidence.extend(dating);
+        let after = current.len() < forbidden.len();
+        return vec![finding(
+            "event-post-failed",
+            Severity::Warning,
+            if after {
+                format!(
+                    "{} of the operator's 403s on event POSTs came after the events rule was granted: another namespace or ServiceAccount, or clocks apart?",
+                    current.len()
+                )
+            } else {
+                format!(
+                    "the operator's {} failed with 403, but the events rule allows it now: probably granted since, though nothing in evidence dates the grant",
+                    count(forbidden.len() as u64, "event POST")
+                )
+            },
+            evidence,
+            Some(after_the_grant(ctx)),
+        )];
+    }
+    evidence.extend(dating);
     vec![finding(
         "event-post-failed",
         Severity::Problem,
-        format!(
-            "the operator failed to post {}; it logged and ignored the failure",
-            count(found.len() as u64, "event")
-        ),
+        title,
         evidence,
-        Some(fix.into()),
+        Some(grant_fix),
     )]
 }
 
@@ -1353,9 +1585,22 @@ fn kopf_posting(
     } = failures;
     let version: Option<KopfVersion> = ctx.deployment.and_then(settings::kopf_version);
     let files = sources(ctx);
-    let analyses: Vec<settings::PostingSource> = files.iter().map(|(f, s)| settings::posting_settings(f, s)).collect();
+    // The container's env decides `os.environ` conditions (ConfigMaps in evidence included;
+    // Secrets are never read).
+    let env = match ctx.deployment {
+        Some(d) => settings::Env::of_deployment(
+            d,
+            &op.container,
+            ctx.snapshot.operator.configmaps.get().map(Vec::as_slice).unwrap_or(&[]),
+        ),
+        None => settings::Env::unknown(),
+    };
+    let analyses: Vec<settings::PostingSource> = files
+        .iter()
+        .map(|(f, s)| settings::posting_settings_in(f, s, &env))
+        .collect();
     let disabled = analyses.iter().find_map(|a| match &a.enabled {
-        PostingSetting::Disabled(at) => Some(at.clone()),
+        PostingSetting::Disabled(at) => Some((at.clone(), a.enabled_decided_by.clone())),
         _ => None,
     });
     // What may turn posting off (or keep ERROR records out) but cannot be decided, and what.
@@ -1410,27 +1655,54 @@ fn kopf_posting(
         Some(v) => (v.short(), Some(v.posts_log_records_by_default())),
         None => (range.bounds(), range.posts_log_records_by_default()),
     };
-    if let Some(at) = disabled {
+    if let Some((at, decided)) = disabled {
+        let vars: Vec<&str> = decided.iter().flat_map(|d| d.vars.iter().map(String::as_str)).collect();
+        let mut evidence = if decided.is_empty() {
+            vec![format!("{at} (unconditional, in an @kopf.on.startup function)")]
+        } else {
+            let mut e = vec![format!(
+                "{at} (in an @kopf.on.startup function, under conditions that the operator's env decides)"
+            )];
+            e.extend(decided.iter().map(|d| d.describe()));
+            e
+        };
+        evidence.push(version_text);
+        if hidden_failures {
+            evidence.extend(failure_evidence());
+        }
+        let edit = format!(
+            "delete line {} of {} (or set `settings.posting.enabled = True`), then restart: kubectl -n {} rollout restart deployment {}",
+            at.line, at.file, op.namespace, op.name
+        );
+        let (title, fix) = if vars.is_empty() {
+            (format!("Kopf posting is turned off at {}:{}", at.file, at.line), edit)
+        } else {
+            let guard = decided.last().map(|d| d.guard.line).unwrap_or(at.line);
+            (
+                format!(
+                    "Kopf posting is turned off at {}:{}, because of {} in the operator's env",
+                    at.file,
+                    at.line,
+                    vars.join(", ")
+                ),
+                format!(
+                    "remove {} from the operator's env (or give {} another value), so that the condition on line {guard} of {} does not hold; this rolls its Pods: kubectl -n {} set env deployment/{} -c {} {}\nor {edit}",
+                    vars.join(", "),
+                    if vars.len() == 1 { "it" } else { "them" },
+                    at.file,
+                    op.namespace,
+                    op.name,
+                    op.container,
+                    vars.iter().map(|v| format!("{v}-")).collect::<Vec<_>>().join(" ")
+                ),
+            )
+        };
         return vec![finding(
             "posting-disabled",
             Severity::Problem,
-            format!("Kopf posting is turned off at {}:{}", at.file, at.line),
-            [
-                vec![
-                    format!("{at} (unconditional, in an @kopf.on.startup function)"),
-                    version_text,
-                ],
-                if hidden_failures {
-                    failure_evidence()
-                } else {
-                    Vec::new()
-                },
-            ]
-            .concat(),
-            Some(format!(
-                "delete line {} of {} (or set `settings.posting.enabled = True`), then restart: kubectl -n {} rollout restart deployment {}",
-                at.line, at.file, op.namespace, op.name
-            )),
+            title,
+            evidence,
+            Some(fix),
         )];
     }
     // A Kopf that does not post log records by default proves the failures unposted even when
@@ -1810,6 +2082,192 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
             ctx.name, ctx.ns
         )),
     )]
+}
+
+/// `patch-rejected`: Kopf logged the object's final PATCH as rejected (`Throttling for N seconds
+/// due to an unexpected error: APIClientError(...)` right after `... is processed`), and no cycle
+/// completed since ([`staleness::LogFacts::latest_rejection`], the same facts as `status`'s
+/// `patch-rejected` reason): the handler runs, nothing of it is saved, and Kopf runs it again at
+/// every event and restart. The fix follows the API error: for the annotation size limit
+/// (nolar/kopf#1087) the object's largest annotation, or Kopf's `StatusDiffBaseStorage`; for a
+/// 403 the RBAC rule. An earlier rejection followed by a completed cycle is `ok`.
+fn patch_rejected(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let facts = log_facts(ctx.snapshot);
+    let Some(logs) = facts.get(&ctx.key) else {
+        return Vec::new();
+    };
+    let LogFacts::Read {
+        last_rejection: Some(last),
+        ..
+    } = logs
+    else {
+        return Vec::new();
+    };
+    let Some(rejection) = logs.latest_rejection() else {
+        return vec![finding(
+            "patch-rejected",
+            Severity::Ok,
+            format!(
+                "Kopf's PATCH of this object was rejected earlier ({}), and a later handling cycle completed",
+                count(last.count, "time")
+            ),
+            vec![format!("last rejection: {}", last.line)],
+            None,
+        )];
+    };
+    let annotation_fact =
+        staleness::handled_record(ctx.obj).map(|r| format!("{} records an earlier spec", r.annotation));
+    let reason = staleness::patch_rejected(ctx.obj, rejection, logs, annotation_fact.as_deref());
+    let mut evidence = reason.evidence.clone();
+    // The handler successes since the last cycle whose PATCH went through (a cycle end not
+    // followed by a Throttling line before the next cycle's end).
+    let mut saved_upto = 0;
+    let mut last_end: Option<usize> = None;
+    let mut rejected = false;
+    for (i, l) in ctx.lines.iter().enumerate() {
+        match l.record.lifecycle() {
+            Lifecycle::CycleProcessed { .. } => {
+                if let (Some(end), false) = (last_end, rejected) {
+                    saved_upto = end + 1;
+                }
+                last_end = Some(i);
+                rejected = false;
+            }
+            Lifecycle::Throttled(_) => rejected = true,
+            _ => {}
+        }
+    }
+    let unsaved: Vec<&Line> = ctx.lines[saved_upto.min(ctx.lines.len())..]
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.record.lifecycle(),
+                Lifecycle::HandlerOutcome {
+                    outcome: Outcome::Succeeded,
+                    ..
+                }
+            )
+        })
+        .collect();
+    if let Some(last) = unsaved.last() {
+        evidence.push(format!(
+            "{} logged for {} since its last saved cycle, none saved; last: {}",
+            crate::text::count_as(unsaved.len() as u64, "handler success", "handler successes"),
+            ctx.key,
+            last.cite()
+        ));
+    }
+    let normal = ctx
+        .own_events
+        .iter()
+        .filter(|e| e.type_.as_deref() == Some("Normal") && e.reason.as_deref() == Some("Logging"))
+        .count();
+    if normal > 0 {
+        evidence.push(format!(
+            "the object's {} `Logging` events (such as \"Handler 'accept' succeeded.\") are posted before Kopf's PATCH: they do not mean that the handling was saved",
+            count(normal as u64, "Normal")
+        ).replace("Normals", "Normal"));
+    }
+    let failure = &rejection.failure;
+    let op = ctx.operator.as_ref();
+    let restart = op
+        .map(|op| format!("kubectl -n {} rollout restart deployment {}", op.namespace, op.name))
+        .unwrap_or_else(|| "restart the operator".into());
+    let fix = if failure.annotations_too_long() {
+        let value = serde_json::to_value(ctx.obj).unwrap_or_default();
+        let budget = crate::kopf::diffbase::annotation_budget(&value);
+        let remove = match &budget.largest {
+            Some((key, bytes)) => format!(
+                "keep the object's annotations under half of the {}-byte limit, since Kopf's record copies them: move the content of the largest, {key} ({bytes} bytes), elsewhere (a ConfigMap) or remove it:\n  kubectl annotate microservice {} -n {} {key}-\nKopf handles the object again at that change (it is an event) and its PATCH then fits.",
+                crate::kopf::diffbase::ANNOTATIONS_LIMIT_BYTES,
+                ctx.name,
+                ctx.ns
+            ),
+            None => "make the object's annotations smaller: Kopf copies them into its record.".into(),
+        };
+        let crd_keeps = status_keeps_kopf(ctx);
+        let crd_step = match crd_keeps {
+            Some(true) => "the CRD's status schema keeps it".to_string(),
+            Some(false) => format!(
+                "the CRD's status schema does not keep it, so first let it (this also keeps Kopf's status.kopf.progress):\n  kubectl patch crd {} --type=json -p '[{{\"op\":\"add\",\"path\":\"/spec/versions/{}/schema/openAPIV3Schema/properties/status/properties/kopf\",\"value\":{{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}}]'",
+                crate::resource::CRD_NAME,
+                storage_version_index(ctx).unwrap_or(0)
+            ),
+            None => "the CRD's status schema must keep it (the CRD is not in evidence)".to_string(),
+        };
+        format!(
+            "{remove}\nOr keep Kopf's record out of the annotations: in the operator's @kopf.on.startup function set\n  settings.persistence.diffbase_storage = kopf.StatusDiffBaseStorage()\n(Kopf then writes status.kopf.last-handled-configuration; {crd_step}), then {restart}. Objects handled before lose their record once and are handled as new; the annotation left behind can go: kubectl annotate microservice {} -n {} {}-",
+            ctx.name,
+            ctx.ns,
+            crate::kopf::diffbase::DIFFBASE_ANNOTATION
+        )
+    } else if failure.code == Some(403) {
+        let user = op
+            .map(|op| format!("system:serviceaccount:{}:{}", op.namespace, op.service_account))
+            .unwrap_or_else(|| "the operator's ServiceAccount".into());
+        format!(
+            "let {user} patch the object and its status (Kopf writes its annotations with a PATCH of the object) — add to its Role in {}:\n{}\n{}\nthen check: kubectl auth can-i patch {}.{} -n {} --as={user}",
+            ctx.ns,
+            rbac::rule_yaml(GROUP, PLURAL, &["patch"]),
+            rbac::rule_yaml(GROUP, "microservices/status", &["patch"]),
+            PLURAL,
+            GROUP,
+            ctx.ns
+        )
+    } else if failure.is_api_error() {
+        format!(
+            "the API server refuses the PATCH ({}): fix what its message names; Kopf tries again at the object's next event or at {restart}",
+            failure.describe()
+        )
+    } else {
+        format!(
+            "the operator raised {} while processing the object, outside its handlers: see the traceback after the Throttling line in its log; Kopf tries again at the object's next event",
+            failure.describe()
+        )
+    };
+    vec![finding(
+        "patch-rejected",
+        Severity::Problem,
+        format!(
+            "Kopf's handling of this object never completes: the API server rejects its final PATCH ({})",
+            failure.describe()
+        ),
+        evidence,
+        Some(fix),
+    )]
+}
+
+/// Whether the CRD's storage version keeps `status.kopf` (Kopf's status-side records):
+/// `x-kubernetes-preserve-unknown-fields` on the root or the status, or a `kopf` property that
+/// does. `None` without the CRD.
+fn status_keeps_kopf(ctx: &Ctx<'_>) -> Option<bool> {
+    let crd = ctx.snapshot.crd.get()?;
+    let v = crd.spec.versions.iter().find(|v| v.storage)?;
+    let Some(root) = v.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) else {
+        // No schema at all: apiextensions/v1 requires one; treat as unknown.
+        return None;
+    };
+    if root.x_kubernetes_preserve_unknown_fields == Some(true) {
+        return Some(true);
+    }
+    let Some(status) = root.properties.as_ref().and_then(|p| p.get("status")) else {
+        return Some(false);
+    };
+    if status.x_kubernetes_preserve_unknown_fields == Some(true) {
+        return Some(true);
+    }
+    Some(
+        status
+            .properties
+            .as_ref()
+            .and_then(|p| p.get("kopf"))
+            .is_some_and(|k| k.x_kubernetes_preserve_unknown_fields == Some(true)),
+    )
+}
+
+/// The index of the CRD's storage version in `spec.versions` (for a JSON-patch path).
+fn storage_version_index(ctx: &Ctx<'_>) -> Option<usize> {
+    ctx.snapshot.crd.get()?.spec.versions.iter().position(|v| v.storage)
 }
 
 /// `deletion-pending`: the object has a deletionTimestamp and finalizers hold it (the same facts

@@ -7,10 +7,13 @@
 //!    RoleBinding → ClusterRole). A rule found proves "allowed"; none found only suggests
 //!    "denied", since other authorizers (webhooks, ABAC) may allow it.
 
+use chrono::{DateTime, Utc};
 use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::evidence::RbacEvidence;
+use crate::time::from_jiff;
 
 /// One permission: `verb` on `group`/`resource` (resource may carry `/subresource`) in `namespace`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,6 +198,86 @@ fn by_rules(rbac: &RbacEvidence, account: Account<'_>, need: Need<'_>) -> Answer
         }
     }
     Answer::RulesSilent
+}
+
+/// A grant found by reading the RBAC objects, and when it was last written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// `RoleBinding NS/NAME of Role NAME` (as [`Answer::RulesAllow`] words it).
+    pub by: String,
+    /// The latest write of the binding or the role (the later of their `creationTimestamp` and
+    /// `metadata.managedFields[].time`, API server clock, 1 s resolution): the grant was in
+    /// place from this time at the latest. `None` when neither carries a time.
+    pub written: Option<DateTime<Utc>>,
+}
+
+/// The binding and role that grant `need` to `account` by their rules, with when they were last
+/// written (see [`Grant::written`]); `None` when the rules do not grant it or are not in
+/// evidence. This dates a fix: a 403 logged before that time may predate the grant.
+pub fn grant(rbac: &RbacEvidence, account: Account<'_>, need: Need<'_>) -> Option<Grant> {
+    let (roles, bindings, cluster_roles, cluster_bindings) = (
+        rbac.roles.get()?,
+        rbac.role_bindings.get()?,
+        rbac.cluster_roles.get()?,
+        rbac.cluster_role_bindings.get()?,
+    );
+    let latest = |meta: &ObjectMeta| -> Option<DateTime<Utc>> {
+        meta.managed_fields
+            .iter()
+            .flatten()
+            .filter_map(|m| m.time.as_ref().map(|t| from_jiff(t.0)))
+            .chain(meta.creation_timestamp.as_ref().map(|t| from_jiff(t.0)))
+            .max()
+    };
+    let later = |a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>| a.max(b).or(a).or(b);
+    let cluster_role = |name: &str| {
+        cluster_roles
+            .iter()
+            .find(|r| r.metadata.name.as_deref() == Some(name))
+            .filter(|r| r.rules.iter().flatten().any(|rule| rule_allows(rule, need)))
+    };
+    for b in bindings {
+        let ns = b.metadata.namespace.as_deref();
+        if ns != Some(need.namespace) || !b.subjects.iter().flatten().any(|s| subject_matches(s, account, ns)) {
+            continue;
+        }
+        let role_written = match b.role_ref.kind.as_str() {
+            "Role" => roles
+                .iter()
+                .find(|r| r.metadata.name == Some(b.role_ref.name.clone()) && r.metadata.namespace.as_deref() == ns)
+                .filter(|r| r.rules.iter().flatten().any(|rule| rule_allows(rule, need)))
+                .map(|r| latest(&r.metadata)),
+            "ClusterRole" => cluster_role(&b.role_ref.name).map(|r| latest(&r.metadata)),
+            _ => None,
+        };
+        if let Some(role_written) = role_written {
+            return Some(Grant {
+                by: format!(
+                    "RoleBinding {}/{} of {} {}",
+                    need.namespace,
+                    b.metadata.name.as_deref().unwrap_or("?"),
+                    b.role_ref.kind,
+                    b.role_ref.name
+                ),
+                written: later(latest(&b.metadata), role_written),
+            });
+        }
+    }
+    for b in cluster_bindings {
+        if b.subjects.iter().flatten().any(|s| subject_matches(s, account, None))
+            && let Some(role) = cluster_role(&b.role_ref.name)
+        {
+            return Some(Grant {
+                by: format!(
+                    "ClusterRoleBinding {} of ClusterRole {}",
+                    b.metadata.name.as_deref().unwrap_or("?"),
+                    b.role_ref.name
+                ),
+                written: later(latest(&b.metadata), latest(&role.metadata)),
+            });
+        }
+    }
+    None
 }
 
 /// The Role the account is bound to in `namespace` (by a RoleBinding to a Role), for the fix.

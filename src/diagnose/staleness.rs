@@ -22,8 +22,10 @@ use serde_json::Value;
 use super::deletion::{self, Pending};
 use super::managed_fields::{self, Entry};
 use crate::evidence::operator::OperatorRef;
+use crate::kopf::diffbase::{self, ANNOTATIONS_LIMIT_BYTES};
+use crate::kopf::messages::ApiFailure;
 use crate::kopf::progress::{self, Progress};
-use crate::operate::cause::{LAST_HANDLED_SUFFIX, kopf_record};
+use crate::operate::cause::{KopfRecord, LAST_HANDLED_SUFFIX, kopf_record};
 use crate::resource::MicroserviceObject;
 use crate::time::rfc3339_seconds;
 
@@ -134,7 +136,50 @@ pub enum LogFacts {
         last_retry: Option<String>,
         /// That line's time, when it has one.
         last_retry_time: Option<DateTime<Utc>>,
+        /// The last PATCH Kopf logged as rejected for the object, if any.
+        last_rejection: Option<Box<Rejection>>,
     },
+}
+
+/// A PATCH of an object that Kopf logged as rejected: `Throttling for N seconds due to an
+/// unexpected error: APIClientError(...)` ([`crate::kopf::messages::Lifecycle::Throttled`]),
+/// logged right after the cycle's `... is processed` line when the cycle's final PATCH fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The line's time, when it has one.
+    pub time: Option<DateTime<Utc>>,
+    /// Which clock `time` was read from, in words.
+    pub clock: &'static str,
+    /// The error, as Kopf logged it.
+    pub failure: ApiFailure,
+    /// The line, for evidence.
+    pub line: String,
+    /// How many such lines the logs hold for the object.
+    pub count: u64,
+}
+
+impl LogFacts {
+    /// The last rejected PATCH, when it is the latest news about the object: no cycle ended
+    /// after it (a cycle's end is logged before its own PATCH, so the end that precedes a
+    /// rejection is the rejected cycle's) and no retry was logged after it. `None` without logs,
+    /// or when a later cycle or retry says more.
+    pub fn latest_rejection(&self) -> Option<&Rejection> {
+        let LogFacts::Read {
+            last_cycle,
+            last_rejection: Some(rejection),
+            last_retry_time,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let after = |t: Option<DateTime<Utc>>| match (t, rejection.time) {
+            (None, _) => true,
+            (Some(t), Some(r)) => r >= t,
+            (Some(_), None) => false,
+        };
+        (after(last_cycle.as_ref().and_then(|c| c.time)) && after(*last_retry_time)).then_some(&**rejection)
+    }
 }
 
 /// Tunables and context of the verdict.
@@ -199,7 +244,7 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         a.verdict = Verdict::Terminating;
         a.handled_by = if obj.observed_generation().is_some() {
             HandledBy::KubectlMicroservice
-        } else if kopf_record(obj.metadata.annotations.as_ref()).is_some() {
+        } else if handled_record(obj).is_some() {
             HandledBy::Kopf
         } else {
             HandledBy::Unknown
@@ -282,26 +327,35 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         return a;
     }
 
-    if let Some(record) = kopf_record(obj.metadata.annotations.as_ref()) {
+    if let Some(record) = handled_record(obj) {
         a.handled_by = HandledBy::Kopf;
         let recorded = record.spec.clone().unwrap_or(Value::Null);
         a.changed_fields = diff("spec", &recorded, &obj.spec);
         let annotation_fact = format!("{} records spec {}", record.annotation, compact(&recorded));
+        if let Some(rejection) = logs.latest_rejection() {
+            // The last cycle's results were never saved: whatever the annotation says, the
+            // status is not the handling of this spec.
+            a.verdict = Verdict::Stale;
+            a.reasons
+                .push(patch_rejected(obj, rejection, logs, Some(&annotation_fact)));
+            if !a.changed_fields.is_empty() {
+                a.reasons.push(spec_changed_reason(
+                    &a.changed_fields,
+                    &annotation_fact,
+                    obj,
+                    spec_entry,
+                ));
+            }
+            return a;
+        }
         if !a.changed_fields.is_empty() {
             a.verdict = Verdict::Stale;
-            let names: Vec<String> = a
-                .changed_fields
-                .iter()
-                .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
-                .collect();
-            a.reasons.push(Reason {
-                code: "spec-changed-since-handled",
-                message: format!("the spec changed since it was last handled: {}", names.join(", ")),
-                evidence: vec![annotation_fact, format!("current spec {}", compact(&obj.spec))]
-                    .into_iter()
-                    .chain(spec_entry.map(|e| format!("last spec write: {}", e.describe())))
-                    .collect(),
-            });
+            a.reasons.push(spec_changed_reason(
+                &a.changed_fields,
+                &annotation_fact,
+                obj,
+                spec_entry,
+            ));
             return a;
         }
         if let Some(reason) = retrying(obj, logs, &annotation_fact) {
@@ -366,6 +420,16 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         return a;
     }
 
+    if let Some(rejection) = logs.latest_rejection() {
+        a.verdict = if obj.phase().is_none() {
+            Verdict::NeverHandled
+        } else {
+            Verdict::Stale
+        };
+        a.reasons.push(patch_rejected(obj, rejection, logs, None));
+        return a;
+    }
+
     if obj.phase().is_none() {
         a.verdict = Verdict::NeverHandled;
         let mut evidence = vec![
@@ -424,6 +488,123 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         }),
     }
     a
+}
+
+/// Kopf's record of the spec it last handled: `status.kopf.last-handled-configuration` (written by
+/// `kopf.StatusDiffBaseStorage()`, Kopf's documented alternative to the annotation, the fix of
+/// nolar/kopf#1087; it wins when present, since an operator switched to it leaves the old
+/// annotation behind), else the `*/last-handled-configuration` annotation. `annotation` names
+/// where it was read.
+pub fn handled_record(obj: &MicroserviceObject) -> Option<KopfRecord> {
+    let from_status = obj
+        .status
+        .as_ref()
+        .and_then(|s| s.get("kopf"))
+        .and_then(|k| k.get("last-handled-configuration"))
+        .and_then(Value::as_str);
+    if let Some(text) = from_status {
+        return Some(KopfRecord {
+            annotation: "status.kopf.last-handled-configuration".into(),
+            spec: serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| v.get("spec").cloned()),
+        });
+    }
+    kopf_record(obj.metadata.annotations.as_ref())
+}
+
+/// The `spec-changed-since-handled` reason: the fields that differ from Kopf's record.
+fn spec_changed_reason(
+    changed: &[ChangedField],
+    annotation_fact: &str,
+    obj: &MicroserviceObject,
+    spec_entry: Option<&Entry>,
+) -> Reason {
+    let names: Vec<String> = changed
+        .iter()
+        .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
+        .collect();
+    Reason {
+        code: "spec-changed-since-handled",
+        message: format!("the spec changed since it was last handled: {}", names.join(", ")),
+        evidence: vec![
+            annotation_fact.to_string(),
+            format!("current spec {}", compact(&obj.spec)),
+        ]
+        .into_iter()
+        .chain(spec_entry.map(|e| format!("last spec write: {}", e.describe())))
+        .collect(),
+    }
+}
+
+/// The `patch-rejected` reason: Kopf logged the last cycle's final PATCH as rejected
+/// ([`LogFacts::latest_rejection`]), so nothing of that cycle was saved and the cycle never
+/// completes; for the annotation size limit, what the object's annotations weigh
+/// ([`diffbase::annotation_budget`]).
+pub fn patch_rejected(
+    obj: &MicroserviceObject,
+    rejection: &Rejection,
+    logs: &LogFacts,
+    annotation_fact: Option<&str>,
+) -> Reason {
+    let mut evidence = Vec::new();
+    let when = rejection
+        .time
+        .map(|t| format!(" (logged at {}, {})", rfc3339_seconds(t), rejection.clock))
+        .unwrap_or_default();
+    evidence.push(format!("last rejection{when}: {}", rejection.line));
+    if let LogFacts::Read {
+        last_cycle: Some(cycle),
+        ..
+    } = logs
+    {
+        evidence.push(format!("the cycle it ended: {}", log_fact(cycle)));
+    }
+    if let Some(fact) = annotation_fact {
+        evidence.push(format!("{fact} (an earlier cycle's)"));
+    }
+    if let Some(budget) = budget_fact(obj, &rejection.failure) {
+        evidence.push(budget);
+    }
+    let saved = if annotation_fact.is_some() {
+        "neither the status nor Kopf's record of this spec was saved"
+    } else {
+        "nothing was saved: no status, no Kopf record"
+    };
+    Reason {
+        code: "patch-rejected",
+        message: format!(
+            "Kopf's PATCH at the end of the last handling cycle was rejected ({}): the handler ran, but {saved}; the cycle never completes and Kopf runs it again at every event and restart ({} in the logs)",
+            rejection.failure.describe(),
+            crate::text::count(rejection.count, "rejection")
+        ),
+        evidence,
+    }
+}
+
+/// For a rejection by the annotation size limit (or an object whose annotations are over it with
+/// Kopf's record), what they weigh: `annotations: 150071 bytes now (largest: KEY, 150016
+/// bytes); Kopf's kopf.zalando.org/last-handled-configuration would add about 150130 bytes:
+/// about 300201 in all, over the API server's 262144-byte limit (nolar/kopf#1087)`.
+pub fn budget_fact(obj: &MicroserviceObject, failure: &ApiFailure) -> Option<String> {
+    let value = serde_json::to_value(obj).ok()?;
+    let budget = diffbase::annotation_budget(&value);
+    if !failure.annotations_too_long() && !budget.over_limit() {
+        return None;
+    }
+    let largest = budget
+        .largest
+        .as_ref()
+        .map(|(k, n)| format!(" (largest: {k}, {n} bytes)"))
+        .unwrap_or_default();
+    Some(format!(
+        "annotations: {} bytes now{largest}; Kopf's {} would add about {} bytes: about {} in all, {} the API server's {ANNOTATIONS_LIMIT_BYTES}-byte limit (Kopf copies the annotations into it: nolar/kopf#1087)",
+        budget.total,
+        diffbase::DIFFBASE_ANNOTATION,
+        budget.record,
+        budget.after_patch,
+        if budget.over_limit() { "over" } else { "under" }
+    ))
 }
 
 /// The `retrying` reason: the handling of the current spec is still being retried, by Kopf's
@@ -739,6 +920,7 @@ mod tests {
             }),
             last_retry: None,
             last_retry_time: None,
+            last_rejection: None,
         };
         let a = assess(&handled, &failed, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "last-handling-failed"));
@@ -753,6 +935,7 @@ mod tests {
             }),
             last_retry: None,
             last_retry_time: None,
+            last_rejection: None,
         };
         assert_eq!(
             assess(&handled, &ok, Options::default()).reasons[0].code,
@@ -842,6 +1025,7 @@ mod tests {
             }),
             last_retry: None,
             last_retry_time: None,
+            last_rejection: None,
         };
         let a = assess(&kopf, &ok, Options::default());
         assert_eq!((a.verdict, a.handled_by), (Verdict::Terminating, HandledBy::Kopf));
@@ -881,6 +1065,7 @@ mod tests {
             last_cycle: Some(before_restart.clone()),
             last_retry: None,
             last_retry_time: None,
+            last_rejection: None,
         };
         // The annotation alone decides.
         let progress = r#"{"started":"2026-11-29T16:22:42.532213+00:00","delayed":"2026-11-29T16:23:02.882155+00:00","purpose":"resume","retries":3,"success":false,"failure":false,"message":"image pull check failed"}"#;
@@ -907,6 +1092,7 @@ mod tests {
             last_cycle: Some(before_restart.clone()),
             last_retry: Some("Handler 'accept' failed temporarily: image pull check failed".into()),
             last_retry_time: Some("2026-11-29T16:22:43Z".parse().unwrap()),
+            last_rejection: None,
         };
         let a = assess(&handled(None), &retry_after, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "retrying"));
@@ -922,6 +1108,7 @@ mod tests {
             last_cycle: Some(before_restart),
             last_retry: Some("Handler 'accept' failed temporarily: x".into()),
             last_retry_time: Some("2026-11-29T16:19:00Z".parse().unwrap()),
+            last_rejection: None,
         };
         let a = assess(&handled(None), &retry_before, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "last-cycle-succeeded"));
@@ -932,12 +1119,130 @@ mod tests {
         assert_eq!(a.verdict, Verdict::Fresh);
     }
 
+    /// nolar/kopf#1087: the handler succeeds, `Creation is processed: 1 succeeded; 0 failed.`,
+    /// then the final PATCH is refused (422, annotations too long). Never fresh, and the 422 named.
+    #[test]
+    fn a_rejected_final_patch_is_never_fresh() {
+        let cycle = CycleEnd {
+            time: Some("2026-12-01T09:00:00.102Z".parse().unwrap()),
+            clock: "kubelet clock",
+            succeeded: 1,
+            failed: 0,
+            line: "Creation is processed: 1 succeeded; 0 failed.".into(),
+        };
+        let line = "Throttling for 1 seconds due to an unexpected error: APIClientError('Microservice.platform.example.io \"big\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes', {'reason': 'Invalid', 'code': 422})";
+        let crate::kopf::messages::Lifecycle::Throttled(failure) = crate::kopf::messages::classify(line) else {
+            panic!()
+        };
+        let rejected = |at: &str| LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(cycle.clone()),
+            last_retry: None,
+            last_retry_time: None,
+            last_rejection: Some(Box::new(Rejection {
+                time: Some(at.parse().unwrap()),
+                clock: "kubelet clock",
+                failure: failure.clone(),
+                line: line.into(),
+                count: 3,
+            })),
+        };
+        let blob = "x".repeat(140_000);
+        // Created with the blob: nothing was ever saved.
+        let new = obj(json!({"metadata": {"name": "big", "namespace": "n", "generation": 1,
+            "annotations": {"example.com/blob": blob}}, "spec": {"image": "x", "port": 1}}));
+        let a = assess(&new, &rejected("2026-12-01T09:00:00.140Z"), Options::default());
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::NeverHandled, "patch-rejected")
+        );
+        assert_eq!(a.reasons.len(), 1, "not also `no handler has finished`: it did finish");
+        let m = &a.reasons[0].message;
+        assert!(
+            m.contains("422 Invalid: ") && m.contains("metadata.annotations: Too long") && m.contains("3 rejections"),
+            "{m}"
+        );
+        let budget = a.reasons[0]
+            .evidence
+            .iter()
+            .find(|e| e.starts_with("annotations: "))
+            .unwrap();
+        assert!(
+            budget.contains("largest: example.com/blob, 140016 bytes")
+                && budget.contains("over the API server's 262144-byte limit"),
+            "{budget}"
+        );
+        // Handled before, then the blob and a spec change: stale, the 422 first, the fields next.
+        let handled = |spec: Value| {
+            obj(
+                json!({"metadata": {"name": "big", "namespace": "n", "generation": 2, "annotations": {
+                "example.com/blob": blob,
+                "kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":1}}\n"}},
+                "spec": spec, "status": {"phase": "Accepted"}}),
+            )
+        };
+        let a = assess(
+            &handled(json!({"image": "x", "port": 2})),
+            &rejected("2026-12-01T09:00:00.140Z"),
+            Options::default(),
+        );
+        assert_eq!(a.verdict, Verdict::Stale);
+        assert_eq!(
+            a.reasons.iter().map(|r| r.code).collect::<Vec<_>>(),
+            ["patch-rejected", "spec-changed-since-handled"]
+        );
+        // Only the blob was added: the spec equals the record, but the cycle cannot complete.
+        let a = assess(
+            &handled(json!({"image": "x", "port": 1})),
+            &rejected("2026-12-01T09:00:00.140Z"),
+            Options::default(),
+        );
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "patch-rejected"));
+        // A cycle that ended after the rejection (its PATCH went through): fresh again.
+        let a = assess(
+            &handled(json!({"image": "x", "port": 1})),
+            &rejected("2026-12-01T08:59:00Z"),
+            Options::default(),
+        );
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "last-cycle-succeeded"));
+    }
+
+    /// The fix of nolar/kopf#1087 applied live: the operator switched to
+    /// `kopf.StatusDiffBaseStorage()`; its record in the status wins over the annotation left
+    /// behind (as on kms-k11k-annot/grown-api after the switch).
+    #[test]
+    fn kopf_status_diffbase_wins_over_a_leftover_annotation() {
+        let o = obj(
+            json!({"metadata": {"name": "grown-api", "namespace": "n", "generation": 2, "annotations": {
+            "kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7100}}\n"}},
+            "spec": {"image": "x", "port": 7101},
+            "status": {"phase": "Accepted", "kopf": {"last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7101},\"metadata\":{}}"}}}),
+        );
+        let ok = LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(CycleEnd {
+                time: None,
+                clock: "kubelet clock",
+                succeeded: 1,
+                failed: 0,
+                line: "Creation is processed: 1 succeeded; 0 failed.".into(),
+            }),
+            last_retry: None,
+            last_retry_time: None,
+            last_rejection: None,
+        };
+        let a = assess(&o, &ok, Options::default());
+        assert_eq!((a.verdict, a.handled_by), (Verdict::Fresh, HandledBy::Kopf));
+        assert!(a.reasons[0].evidence[0].starts_with("status.kopf.last-handled-configuration records spec"));
+    }
+
     fn retry_before_none() -> LogFacts {
         LogFacts::Read {
             covers_from: None,
             last_cycle: None,
             last_retry: None,
             last_retry_time: None,
+            last_rejection: None,
         }
     }
 

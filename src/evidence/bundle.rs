@@ -9,7 +9,7 @@
 //! DIR/events.json                    kubectl get events -o json (core/v1)
 //! DIR/operator/deployment.json       the operator Deployment(s)
 //! DIR/operator/pods.json             its Pods
-//! DIR/operator/configmaps.json       ConfigMaps its Pods mount
+//! DIR/operator/configmaps.json       ConfigMaps its Pods mount or read env from
 //! DIR/operator/logs/POD.CONTAINER[.previous].log
 //! DIR/operator/leases.json           our operator's Lease (kubectl get lease NAME -n NS -o json)
 //! DIR/operator/kopfpeerings.json     Kopf's peering objects

@@ -702,6 +702,36 @@ async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) ->
         })
 }
 
+/// The ConfigMaps a Deployment's containers read their env from (`env[].valueFrom.configMapKeyRef`,
+/// `envFrom[].configMapRef`), as (namespace, name): they decide `os.environ` conditions of a
+/// Kopf operator's source ([`crate::kopf::settings::Env`]). Secrets are never read.
+fn env_configmaps(d: &k8s_openapi::api::apps::v1::Deployment) -> Vec<(String, String)> {
+    let ns = d.metadata.namespace.clone().unwrap_or_default();
+    let Some(spec) = d.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else {
+        return Vec::new();
+    };
+    spec.containers
+        .iter()
+        .chain(spec.init_containers.iter().flatten())
+        .flat_map(|c| {
+            let from_env = c.env.iter().flatten().filter_map(|e| {
+                e.value_from
+                    .as_ref()?
+                    .config_map_key_ref
+                    .as_ref()
+                    .map(|r| r.name.clone())
+            });
+            let from_env_from = c
+                .env_from
+                .iter()
+                .flatten()
+                .filter_map(|e| e.config_map_ref.as_ref().map(|r| r.name.clone()));
+            from_env.chain(from_env_from).collect::<Vec<_>>()
+        })
+        .map(|name| (ns.clone(), name))
+        .collect()
+}
+
 /// The rest of a `collect`: the CRD, mounted ConfigMaps (never Secrets), RBAC objects, and
 /// SubjectAccessReviews for the operator's ServiceAccount on what it needs in each namespace
 /// ([`OPERATOR_NEEDS`]) and, for ours with leader election, on its Lease
@@ -732,6 +762,7 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
                 .unwrap_or_default()
                 .into_iter()
                 .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
+                .chain(env_configmaps(d))
         })
         .collect();
     let mut configmaps = Vec::new();

@@ -109,6 +109,58 @@ pub struct EventPostFailure {
     pub event_message: Option<String>,
 }
 
+/// An error Kopf logged while processing an object outside its handlers (see
+/// [`Lifecycle::Throttled`]), read from the exception's Python `repr()`:
+/// `APIClientError('<message>', {'kind': 'Status', ..., 'reason': 'Invalid', 'code': 422})`
+/// (`kopf/_cogs/clients/errors.py`: `APIError(message, payload)`; the subclasses by status are
+/// `APIUnauthorizedError` 401, `APIForbiddenError` 403, `APINotFoundError` 404,
+/// `APIConflictError` 409, `APIClientError` other 4xx, `APIServerError` 5xx).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ApiFailure {
+    /// The throttling delay as logged (`1`, `1.5`), in seconds.
+    pub delay_seconds: Option<String>,
+    /// The exception's class, e.g. `APIClientError`; empty when the line carries no `repr`.
+    pub class: String,
+    /// The API's message (the first argument), when the `repr` has one.
+    pub message: Option<String>,
+    /// The HTTP status: the payload's `'code'`, else implied by the class (403 for
+    /// `APIForbiddenError`, ...).
+    pub code: Option<u16>,
+    /// The payload's `'reason'` (`Invalid`, `Forbidden`, ...).
+    pub reason: Option<String>,
+}
+
+impl ApiFailure {
+    /// Whether the API server refused the request (an `API*Error`, any 4xx/5xx), as opposed to
+    /// another exception (a bug, a lost connection).
+    pub fn is_api_error(&self) -> bool {
+        self.class.starts_with("API") && self.class.ends_with("Error")
+    }
+
+    /// Whether it is the API server's annotation size limit (`metadata.annotations: Too long:
+    /// must have at most 262144 bytes`, apimachinery `ValidateAnnotationsSize`): Kopf's
+    /// last-handled-configuration copies the object's annotations (nolar/kopf#1087).
+    pub fn annotations_too_long(&self) -> bool {
+        self.message
+            .as_deref()
+            .is_some_and(|m| m.contains("metadata.annotations: Too long"))
+    }
+
+    /// `422 Invalid: <message>` / `APIForbiddenError: <message>` / the class alone: for evidence.
+    pub fn describe(&self) -> String {
+        let head = match (self.code, &self.reason) {
+            (Some(c), Some(r)) => format!("{c} {r}"),
+            (Some(c), None) => c.to_string(),
+            (None, _) if self.class.is_empty() => "an error".to_string(),
+            (None, _) => self.class.clone(),
+        };
+        match &self.message {
+            Some(m) => format!("{head}: {m}"),
+            None => head,
+        }
+    }
+}
+
 /// What a message says, in Kopf's vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lifecycle {
@@ -150,6 +202,12 @@ pub enum Lifecycle {
     PatchInconsistencies,
     /// `Failed to post an event...` in any of Kopf's four variants or ours.
     EventPostFailed(EventPostFailure),
+    /// `Throttling for N seconds due to an unexpected error: <repr>` (ERROR, with a traceback;
+    /// Kopf's per-object logger, not posted: `kopf/_core/actions/throttlers.py`, the same in
+    /// 1.38 and 1.44): processing the object raised outside its handlers, in practice the
+    /// final PATCH of the cycle (annotations, then status). The PATCH is lost: Kopf skips the
+    /// object's events for N seconds and handles it again at its next event or restart.
+    Throttled(ApiFailure),
     /// Another of Kopf's own per-object lines (diffs, patches, throttling, cycle finished):
     /// not a handler's line.
     Framework,
@@ -169,6 +227,9 @@ pub fn classify(message: &str) -> Lifecycle {
     if let Some(rest) = message.strip_prefix("Failed to post an event") {
         return Lifecycle::EventPostFailed(parse_kopf_post_failure(rest));
     }
+    if let Some(rest) = message.strip_prefix("Throttling for ") {
+        return Lifecycle::Throttled(parse_throttled(rest));
+    }
     if message.starts_with("Patching failed with inconsistencies")
         || message.starts_with("Merge-patching finished with inconsistencies")
         || message.starts_with("Status was pruned by the CRD's status schema")
@@ -182,7 +243,6 @@ pub fn classify(message: &str) -> Lifecycle {
         "Patching with: ",
         "Something has changed, but we are not interested",
         "Handling cycle is finished",
-        "Throttling for ",
         "Throttling is over",
         "Sleeping was interrupted",
         "Sleeping for ",
@@ -300,6 +360,56 @@ fn cycle_line(message: &str) -> Option<Lifecycle> {
         return Some(Lifecycle::Superseded { from: reason, to });
     }
     None
+}
+
+/// After `Throttling for `: `1 seconds due to an unexpected error: APIClientError('...', {...})`.
+fn parse_throttled(rest: &str) -> ApiFailure {
+    let mut f = ApiFailure::default();
+    let (delay, error) = match rest.split_once(" seconds due to an unexpected error: ") {
+        Some((d, e)) => (Some(d.trim()), e),
+        None => (None, ""),
+    };
+    f.delay_seconds = delay.filter(|d| !d.is_empty()).map(str::to_string);
+    let Some(open) = error.find('(') else {
+        f.class = error.trim().to_string();
+        return f;
+    };
+    let class = &error[..open];
+    if !class.is_empty() && class.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+        f.class = class.rsplit('.').next().unwrap_or(class).to_string();
+    }
+    let args = &error[open + 1..];
+    let payload = match python_repr(args) {
+        Some((message, tail)) => {
+            f.message = Some(message);
+            tail
+        }
+        None => args,
+    };
+    // The payload dict's keys, at its top level or in `details`: the last `'code': N` is the
+    // top level's (it follows `details` in the API's Status).
+    f.code = payload
+        .match_indices("'code': ")
+        .filter_map(|(i, m)| {
+            let digits: String = payload[i + m.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .last()
+        .or(match f.class.as_str() {
+            "APIUnauthorizedError" => Some(401),
+            "APIForbiddenError" => Some(403),
+            "APINotFoundError" => Some(404),
+            "APIConflictError" => Some(409),
+            _ => None,
+        });
+    f.reason = payload
+        .find("'reason': ")
+        .and_then(|i| python_repr(&payload[i + "'reason': ".len()..]))
+        .map(|(r, _)| r);
+    f
 }
 
 /// `1 succeeded; 0 failed.` → (1, 0).
@@ -586,6 +696,55 @@ mod tests {
         assert_eq!(ours.code, Some(403));
         assert_eq!(ours.event_reason.as_deref(), Some("Accepted"));
         assert_eq!(ours.message.as_deref(), Some("forbidden"));
+    }
+
+    /// The line of nolar/kopf#1087 (Kopf's final PATCH refused: the diff-base annotation copies
+    /// the object's large annotations), and Kopf's other error classes.
+    #[test]
+    fn throttling_lines_carry_the_api_error() {
+        let line = "Throttling for 1 seconds due to an unexpected error: APIClientError('Secret \"sh.helm.release.v1.crunchy-postgres-operator.v1\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes', {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure', 'message': 'Secret \"sh.helm.release.v1.crunchy-postgres-operator.v1\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes', 'reason': 'Invalid', 'details': {'name': 'sh.helm.release.v1.crunchy-postgres-operator.v1', 'kind': 'Secret', 'causes': [{'reason': 'FieldValueTooLong', 'message': 'Too long: must have at most 262144 bytes', 'field': 'metadata.annotations'}]}, 'code': 422})";
+        let Lifecycle::Throttled(f) = classify(line) else {
+            panic!("{:?}", classify(line))
+        };
+        assert_eq!(f.delay_seconds.as_deref(), Some("1"));
+        assert_eq!(f.class, "APIClientError");
+        assert_eq!(f.code, Some(422));
+        assert_eq!(f.reason.as_deref(), Some("Invalid"));
+        assert!(f.annotations_too_long() && f.is_api_error());
+        assert_eq!(
+            f.describe(),
+            "422 Invalid: Secret \"sh.helm.release.v1.crunchy-postgres-operator.v1\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes"
+        );
+        let Lifecycle::Throttled(f) = classify(
+            "Throttling for 2 seconds due to an unexpected error: APIForbiddenError('microservices.platform.example.io \"a\" is forbidden', {'code': 403})",
+        ) else {
+            panic!()
+        };
+        assert_eq!((f.class.as_str(), f.code), ("APIForbiddenError", Some(403)));
+        // Not an API error: no code, the class is named.
+        let Lifecycle::Throttled(f) =
+            classify("Throttling for 1.5 seconds due to an unexpected error: KeyError('spec')")
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (f.class.as_str(), f.code, f.message.as_deref()),
+            ("KeyError", None, Some("spec"))
+        );
+        assert!(!f.is_api_error());
+        assert_eq!(f.describe(), "KeyError: spec");
+        // Cut or odd lines never panic.
+        for odd in [
+            "Throttling for ",
+            "Throttling for x seconds due to an unexpected error: ",
+            "Throttling for 1 seconds due to an unexpected error: Oops(('",
+        ] {
+            assert!(matches!(classify(odd), Lifecycle::Throttled(_)), "{odd}");
+        }
+        assert_eq!(
+            classify("Throttling is over. Switching back to normal operations."),
+            Lifecycle::Framework
+        );
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! - [`settings`]: posting settings in an operator's source, and the Kopf version;
 //! - [`peering`]: which of several Kopf operators works (peering objects, priorities, pauses);
 //! - [`wording`]: the version range Kopf's log wording allows, when nothing pins it;
-//! - [`progress`]: Kopf's per-handler progress records on an object.
+//! - [`progress`]: Kopf's per-handler progress records on an object;
+//! - [`diffbase`]: Kopf's last-handled-configuration record and the annotation size limit.
 
+pub mod diffbase;
 pub mod logs;
 pub mod messages;
 pub mod peering;

@@ -19,9 +19,182 @@
 
 mod assignments;
 
+use std::collections::BTreeMap;
+
 use assignments::{Assignment, Setting, Value};
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Container};
 use serde::Serialize;
+
+/// One variable of the operator container's environment, as far as the evidence gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvValue {
+    /// A literal `env[].value`.
+    Literal(String),
+    /// `valueFrom.configMapKeyRef` (or `envFrom.configMapRef`): the value when that ConfigMap is
+    /// in evidence and has the key; `None` when it is not (an optional ref to a missing key
+    /// leaves the variable unset, which is not known either).
+    ConfigMap {
+        /// The ConfigMap's name.
+        name: String,
+        /// Its key.
+        key: String,
+        /// The value, when known.
+        value: Option<String>,
+    },
+    /// `valueFrom.secretKeyRef` (or `envFrom.secretRef`). Its value is never collected nor printed.
+    Secret {
+        /// The Secret's name.
+        name: String,
+        /// Its key.
+        key: String,
+    },
+    /// Anything else the value depends on (`fieldRef`, `resourceFieldRef`, `$(VAR)` expansion).
+    Other(String),
+}
+
+/// The operator container's environment from its Deployment (`env`, `envFrom`; Kubernetes gives
+/// `env` precedence over `envFrom`, the last `envFrom` source winning among them). The image's
+/// own `ENV` is not in evidence: a variable the Deployment does not set is unknown, never
+/// "unset".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Env {
+    vars: BTreeMap<String, EnvValue>,
+    /// Where the variables come from, for evidence: `env of container operator`.
+    source: String,
+    /// `envFrom` sources whose keys are not in evidence (a Secret, a ConfigMap not collected):
+    /// any variable may come from them.
+    opaque: Vec<String>,
+}
+
+impl Env {
+    /// No environment in evidence: every lookup is unknown.
+    pub fn unknown() -> Self {
+        Env::default()
+    }
+
+    /// The environment of `container`, resolving `configMapKeyRef`/`configMapRef` against
+    /// `configmaps` (those of its namespace in evidence). Secrets are never read.
+    pub fn of_container(container: &Container, configmaps: &[ConfigMap]) -> Self {
+        let cm = |name: &str| configmaps.iter().find(|c| c.metadata.name.as_deref() == Some(name));
+        let mut vars = BTreeMap::new();
+        let mut opaque = Vec::new();
+        for from in container.env_from.iter().flatten() {
+            let prefix = from.prefix.clone().unwrap_or_default();
+            if let Some(r) = &from.secret_ref {
+                opaque.push(format!("envFrom Secret {}", r.name));
+            }
+            if let Some(r) = &from.config_map_ref {
+                if cm(&r.name).is_none() {
+                    opaque.push(format!("envFrom ConfigMap {} (not in evidence)", r.name));
+                }
+                if let Some(data) = cm(&r.name).and_then(|c| c.data.as_ref()) {
+                    for (k, v) in data {
+                        vars.insert(
+                            format!("{prefix}{k}"),
+                            EnvValue::ConfigMap {
+                                name: r.name.clone(),
+                                key: k.clone(),
+                                value: Some(v.clone()),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        for e in container.env.iter().flatten() {
+            let value = match (&e.value, &e.value_from) {
+                (Some(v), _) if v.contains("$(") => EnvValue::Other(format!("`{v}` uses $(VAR) expansion")),
+                (Some(v), _) => EnvValue::Literal(v.clone()),
+                (None, Some(from)) => {
+                    if let Some(r) = &from.config_map_key_ref {
+                        EnvValue::ConfigMap {
+                            name: r.name.clone(),
+                            key: r.key.clone(),
+                            value: cm(&r.name)
+                                .and_then(|c| c.data.as_ref())
+                                .and_then(|d| d.get(&r.key))
+                                .cloned(),
+                        }
+                    } else if let Some(r) = &from.secret_key_ref {
+                        EnvValue::Secret {
+                            name: r.name.clone(),
+                            key: r.key.clone(),
+                        }
+                    } else if from.field_ref.is_some() {
+                        EnvValue::Other("a fieldRef".into())
+                    } else {
+                        EnvValue::Other("a resourceFieldRef".into())
+                    }
+                }
+                // `value: ""` is serialized as no value: the empty string.
+                (None, None) => EnvValue::Literal(String::new()),
+            };
+            vars.insert(e.name.clone(), value);
+        }
+        Env {
+            vars,
+            source: format!("env of container {}", container.name),
+            opaque,
+        }
+    }
+
+    /// The environment of the Deployment's container `name`, with the ConfigMaps in evidence.
+    pub fn of_deployment(deployment: &Deployment, container: &str, configmaps: &[ConfigMap]) -> Self {
+        let namespace = deployment.metadata.namespace.as_deref();
+        let same_ns: Vec<ConfigMap> = configmaps
+            .iter()
+            .filter(|c| c.metadata.namespace.as_deref().is_none_or(|n| Some(n) == namespace))
+            .cloned()
+            .collect();
+        deployment
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.spec.as_ref())
+            .and_then(|s| s.containers.iter().find(|c| c.name == container))
+            .map(|c| Env::of_container(c, &same_ns))
+            .unwrap_or_default()
+    }
+
+    /// Whether nothing of the env is in evidence ([`Env::unknown`]).
+    pub fn is_unknown(&self) -> bool {
+        self.source.is_empty()
+    }
+
+    /// A variable's value: `Ok(value)` when known (with where it came from, in words, never a
+    /// Secret's value), `Err(why not)` otherwise.
+    pub fn lookup(&self, name: &str) -> Result<(String, String), String> {
+        match self.vars.get(name) {
+            Some(EnvValue::Literal(v)) => Ok((v.clone(), self.source.clone())),
+            Some(EnvValue::ConfigMap {
+                name: cm,
+                key,
+                value: Some(v),
+            }) => Ok((v.clone(), format!("{}, from ConfigMap {cm} key {key}", self.source))),
+            Some(EnvValue::ConfigMap {
+                name: cm,
+                key,
+                value: None,
+            }) => Err(format!(
+                "{name} comes from ConfigMap {cm} key {key}, which is not in evidence"
+            )),
+            Some(EnvValue::Secret { name: secret, key }) => Err(format!(
+                "{name} comes from Secret {secret} key {key}, whose value is never collected"
+            )),
+            Some(EnvValue::Other(what)) => Err(format!("{name} comes from {what}")),
+            None if self.source.is_empty() => Err(format!("the operator's env is not in evidence to tell {name}")),
+            None if !self.opaque.is_empty() => Err(format!(
+                "{name} is not in the {}, but may come from {}",
+                self.source,
+                self.opaque.join(", ")
+            )),
+            None => Err(format!(
+                "{name} is not set in the {}; the image's own ENV is not in evidence",
+                self.source
+            )),
+        }
+    }
+}
 
 /// Where a setting was found: the file (ConfigMap key) and its 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,6 +211,34 @@ pub struct SourceLine {
 impl std::fmt::Display for SourceLine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}: {}", self.file, self.line, self.text)
+    }
+}
+
+/// An `if` condition of the operator's source that its env decides: e.g. line 10 `if mode ==
+/// "disabled":` holds because `mode = os.environ.get("KOPF_POSTING", "default")` (line 9) and
+/// the Deployment sets `KOPF_POSTING=disabled`. Facts never carry a Secret's value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvDecision {
+    /// The `if`/`elif`/`else` line.
+    pub guard: SourceLine,
+    /// Whether its branch runs (always true for the decisions kept on an assignment).
+    pub holds: bool,
+    /// What decided it: the env values (`KOPF_POSTING = "disabled" (env of container
+    /// operator)`) and the assignments that carried them.
+    pub facts: Vec<String>,
+    /// The env variables read.
+    pub vars: Vec<String>,
+}
+
+impl EnvDecision {
+    /// `operator.py:10: if mode == "disabled": holds: KOPF_POSTING = "disabled" (env of ...); ...`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({} by the operator's env: {})",
+            self.guard,
+            if self.holds { "holds" } else { "does not hold" },
+            self.facts.join("; ")
+        )
     }
 }
 
@@ -123,13 +324,23 @@ pub struct PostingSource {
     pub ignored: Vec<IgnoredAssignment>,
     /// Set when the source does not parse; `enabled` and `level` are then undecidable at its line.
     pub parse_error: Option<ParseFailure>,
+    /// The env-decided conditions around the assignment that decided `enabled` (empty when none
+    /// did, or when it is Kopf's default).
+    pub enabled_decided_by: Vec<EnvDecision>,
 }
 
-/// Reads the posting settings of one Python file (`file` names it in the evidence).
-/// Never fails: a source that does not parse gives [`PostingSource::parse_error`] and
-/// undecidable settings.
+/// Reads the posting settings of one Python file (`file` names it in the evidence), with the
+/// operator's env unknown. Never fails: a source that does not parse gives
+/// [`PostingSource::parse_error`] and undecidable settings.
 pub fn posting_settings(file: &str, source: &str) -> PostingSource {
-    let found = match assignments::find(file, source) {
+    posting_settings_in(file, source, &Env::unknown())
+}
+
+/// [`posting_settings`] with the operator container's env: `if` conditions on `os.environ` /
+/// `os.getenv` that `env` decides no longer make an assignment conditional (their decision is
+/// kept as evidence), and branches it decides false never run.
+pub fn posting_settings_in(file: &str, source: &str, env: &Env) -> PostingSource {
+    let found = match assignments::find(file, source, env) {
         Ok(found) => found,
         Err(unparsed) => {
             let why = format!("the source does not parse: {}", unparsed.message);
@@ -150,6 +361,7 @@ pub fn posting_settings(file: &str, source: &str) -> PostingSource {
                     at: unparsed.at,
                     message: unparsed.message,
                 }),
+                enabled_decided_by: Vec::new(),
             };
         }
     };
@@ -158,13 +370,17 @@ pub fn posting_settings(file: &str, source: &str) -> PostingSource {
     let mut ordered: Vec<&Assignment> = found.assignments.iter().collect();
     ordered.sort_by_key(|a| a.phase);
     let of = |s: Setting| ordered.iter().copied().filter(move |a| a.setting == s);
+    let mut enabled_decided_by = Vec::new();
     let enabled = match fold(of(Setting::Enabled), true, |v| match v {
         Value::Bool(b) => Some(*b),
         _ => None,
     }) {
         Fold::Known { value: true, .. } => PostingSetting::Default,
         Fold::Known { value: false, by } => match by {
-            Some(a) => PostingSetting::Disabled(a.at.clone()),
+            Some(a) => {
+                enabled_decided_by = a.decided.clone();
+                PostingSetting::Disabled(a.at.clone())
+            }
             None => PostingSetting::Default,
         },
         Fold::Undecidable { at, guard, why } => PostingSetting::Undecidable { at, guard, why },
@@ -199,6 +415,7 @@ pub fn posting_settings(file: &str, source: &str) -> PostingSource {
         level,
         ignored,
         parse_error: None,
+        enabled_decided_by,
     }
 }
 
@@ -335,6 +552,7 @@ fn parse_version(v: &str) -> Option<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::api::core::v1::{ConfigMap, Container};
 
     /// The posting settings of `src` as `op.py`.
     fn read(src: &str) -> PostingSource {
@@ -388,6 +606,189 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The env of the bundle's Deployment (`KOPF_POSTING=disabled`, a literal `value`).
+    fn bundle_env(path: &str) -> Env {
+        let raw = std::fs::read_to_string(format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&raw).unwrap();
+        let d: Deployment =
+            serde_json::from_value(v.get("items").and_then(|i| i.get(0)).unwrap_or(&v).clone()).unwrap();
+        Env::of_deployment(&d, "operator", &[])
+    }
+
+    fn env_of(vars: serde_json::Value, configmaps: &[serde_json::Value]) -> Env {
+        let c: Container = serde_json::from_value(serde_json::json!({"name": "operator", "env": vars})).unwrap();
+        let cms: Vec<ConfigMap> = configmaps
+            .iter()
+            .map(|c| serde_json::from_value(c.clone()).unwrap())
+            .collect();
+        Env::of_container(&c, &cms)
+    }
+
+    /// Issue 11 item 11: the condition the source alone cannot decide is decided by the
+    /// Deployment's env, which the bundle holds (`KOPF_POSTING=disabled`).
+    #[test]
+    fn conditional_posting_bundle_is_decided_by_its_deployment_env() {
+        let src = configmap_source("bundles/conditional-posting/operator/configmaps.json");
+        let env = bundle_env("bundles/conditional-posting/operator/deployment.json");
+        let s = posting_settings_in("operator.py", &src, &env);
+        match &s.enabled {
+            PostingSetting::Disabled(at) => {
+                assert_eq!(at.to_string(), "operator.py:11: settings.posting.enabled = False")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(s.enabled_decided_by.len(), 1);
+        assert_eq!(
+            s.enabled_decided_by[0].describe(),
+            r#"operator.py:10: if os.environ.get("KOPF_POSTING", "default") == "disabled": (holds by the operator's env: KOPF_POSTING = "disabled" (env of container operator))"#
+        );
+        assert_eq!(s.enabled_decided_by[0].vars, ["KOPF_POSTING"]);
+        // Another value: the branch never runs, posting stays on, the line is shown as ignored.
+        let other = env_of(serde_json::json!([{"name": "KOPF_POSTING", "value": "default"}]), &[]);
+        let s = posting_settings_in("operator.py", &src, &other);
+        assert_eq!(s.enabled, PostingSetting::Default);
+        assert_eq!(s.ignored.len(), 1, "{:?}", s.ignored);
+        assert!(
+            s.ignored[0].why.starts_with("never runs: the condition on line 10")
+                && s.ignored[0].why.contains(r#"KOPF_POSTING = "default""#),
+            "{}",
+            s.ignored[0].why
+        );
+    }
+
+    #[test]
+    fn env_conditions_in_their_usual_shapes() {
+        let disabled = env_of(
+            serde_json::json!([{"name": "KOPF_POSTING", "value": "Disabled "}, {"name": "QUIET", "value": "1"}]),
+            &[],
+        );
+        let startup =
+            |body: &str| format!("import os\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n{body}");
+        for body in [
+            "    mode = os.environ.get('KOPF_POSTING', 'default').strip().lower()\n    if mode == 'disabled':\n        settings.posting.enabled = False\n",
+            "    if os.getenv('KOPF_POSTING', '').lower().strip() in ('disabled', 'off'):\n        settings.posting.enabled = False\n",
+            "    if os.environ['QUIET'] == '1' and not os.environ.get('LOUD_NEVER_SET') is None or True:\n        settings.posting.enabled = False\n",
+            "    if os.environ.get('QUIET'):\n        settings.posting.enabled = False\n",
+            "    if os.environ.get('QUIET') != '1':\n        pass\n    elif os.environ.get('KOPF_POSTING'):\n        settings.posting.enabled = False\n",
+            "    if os.environ.get('QUIET') == '0':\n        pass\n    else:\n        settings.posting.enabled = False\n",
+        ] {
+            let s = posting_settings_in("op.py", &startup(body), &disabled);
+            assert!(
+                matches!(s.enabled, PostingSetting::Disabled(_)),
+                "{body}: {:?}",
+                s.enabled
+            );
+            assert!(!s.enabled_decided_by.is_empty(), "{body}");
+        }
+        // `from os import environ, getenv`.
+        let src = "from os import environ, getenv\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n    if environ.get('QUIET') == '1' and getenv('QUIET') == '1':\n        settings.posting.enabled = False\n";
+        assert!(matches!(
+            posting_settings_in("op.py", src, &disabled).enabled,
+            PostingSetting::Disabled(_)
+        ));
+        // A taken branch skips the later ones.
+        let src = startup(
+            "    if os.environ.get('QUIET') == '1':\n        pass\n    elif x:\n        settings.posting.enabled = False\n",
+        );
+        let s = posting_settings_in("op.py", &src, &disabled);
+        assert_eq!(s.enabled, PostingSetting::Default);
+        assert!(
+            s.ignored[0].why.contains("the branch on line 6 before it is taken"),
+            "{:?}",
+            s.ignored
+        );
+    }
+
+    #[test]
+    fn what_the_env_cannot_decide_stays_undecidable_and_says_why() {
+        let startup =
+            |body: &str| format!("import os\nimport kopf\n\n@kopf.on.startup()\ndef configure(settings, **_):\n{body}");
+        let src = startup(
+            "    if os.environ.get('KOPF_POSTING', 'default') == 'disabled':\n        settings.posting.enabled = False\n",
+        );
+        let why = |env: &Env| match posting_settings_in("op.py", &src, env).enabled {
+            PostingSetting::Undecidable { why, .. } => why,
+            other => panic!("{other:?}"),
+        };
+        // No env at all, a variable the Deployment does not set (the image may), a Secret, a
+        // ConfigMap not in evidence, a fieldRef, an envFrom Secret.
+        assert_eq!(
+            why(&Env::unknown()),
+            "conditional on line 6",
+            "no env in evidence: as before"
+        );
+        let w = why(&env_of(serde_json::json!([{"name": "OTHER", "value": "x"}]), &[]));
+        assert!(
+            w.ends_with(
+                "KOPF_POSTING is not set in the env of container operator; the image's own ENV is not in evidence"
+            ),
+            "{w}"
+        );
+        let secret = env_of(
+            serde_json::json!([{"name": "KOPF_POSTING", "valueFrom": {"secretKeyRef": {"name": "op-secret", "key": "posting"}}}]),
+            &[],
+        );
+        let w = why(&secret);
+        assert!(
+            w.ends_with("KOPF_POSTING comes from Secret op-secret key posting, whose value is never collected"),
+            "{w}"
+        );
+        let cm_ref = serde_json::json!([{"name": "KOPF_POSTING", "valueFrom": {"configMapKeyRef": {"name": "op-settings", "key": "posting"}}}]);
+        assert!(
+            why(&env_of(cm_ref.clone(), &[]))
+                .ends_with("KOPF_POSTING comes from ConfigMap op-settings key posting, which is not in evidence")
+        );
+        let field = env_of(
+            serde_json::json!([{"name": "KOPF_POSTING", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]),
+            &[],
+        );
+        assert!(why(&field).ends_with("KOPF_POSTING comes from a fieldRef"));
+        let c: Container = serde_json::from_value(
+            serde_json::json!({"name": "operator", "envFrom": [{"secretRef": {"name": "all"}}]}),
+        )
+        .unwrap();
+        assert!(why(&Env::of_container(&c, &[])).contains("may come from envFrom Secret all"));
+        // A ConfigMap in evidence decides it, and says where the value came from.
+        let cm = serde_json::json!({"metadata": {"name": "op-settings"}, "data": {"posting": "disabled"}});
+        let s = posting_settings_in("op.py", &src, &env_of(cm_ref, std::slice::from_ref(&cm)));
+        assert!(matches!(s.enabled, PostingSetting::Disabled(_)));
+        assert!(
+            s.enabled_decided_by[0].facts[0]
+                .ends_with("(env of container operator, from ConfigMap op-settings key posting)"),
+            "{:?}",
+            s.enabled_decided_by
+        );
+        let c: Container = serde_json::from_value(serde_json::json!({"name": "operator", "envFrom": [{"configMapRef": {"name": "op-env"}, "prefix": "KOPF_"}]})).unwrap();
+        let env_cm = serde_json::json!({"metadata": {"name": "op-env"}, "data": {"POSTING": "disabled"}});
+        assert!(matches!(
+            posting_settings_in(
+                "op.py",
+                &src,
+                &Env::of_container(&c, &[serde_json::from_value(env_cm).unwrap()])
+            )
+            .enabled,
+            PostingSetting::Disabled(_)
+        ));
+        // A Secret's value is never printed: it is never read.
+        let s = posting_settings_in("op.py", &src, &secret);
+        assert!(!format!("{s:?}").contains("disabled\" (env"));
+        // A name rebound under a condition is not known.
+        let src = startup(
+            "    mode = os.getenv('KOPF_POSTING')\n    if extra():\n        mode = 'x'\n    if mode == 'disabled':\n        settings.posting.enabled = False\n",
+        );
+        let env = env_of(serde_json::json!([{"name": "KOPF_POSTING", "value": "disabled"}]), &[]);
+        assert!(matches!(
+            posting_settings_in("op.py", &src, &env).enabled,
+            PostingSetting::Undecidable { .. }
+        ));
+        // Literal-only comparisons are not the env's to decide.
+        let src = startup("    if 'a' == 'a':\n        settings.posting.enabled = False\n");
+        assert!(matches!(
+            posting_settings_in("op.py", &src, &env).enabled,
+            PostingSetting::Undecidable { .. }
+        ));
     }
 
     #[test]

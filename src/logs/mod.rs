@@ -69,7 +69,7 @@ impl Clock {
 
 /// What [`Clock::OperatorLocal`] times are, said once in an answer that shows one, when how
 /// they were read is not known (`logs --file`, where no Pod says its `TZ`).
-pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: it is read as UTC unless the Pod sets TZ; logs read with kubelet timestamps have a better clock";
+pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: read as UTC, which a file cannot confirm (status and explain-events --log-file check it against the API server's clock); logs read with kubelet timestamps have a better clock";
 
 /// The note an answer gives once when any of `texts` shows a time in the operator's local time
 /// (as [`Clock::describe`] words it), else nothing: what such times are, and how each log's

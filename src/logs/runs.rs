@@ -11,7 +11,13 @@
 //!   failed.` at its end, which gives every run of the cycle its cause (Kopf names the cause only
 //!   there); a cycle that has not ended leaves `unknown`, unless a [`CauseHint`] from the object's
 //!   progress annotation (`purpose`) applies;
-//! - a run with no outcome after `run_timeout` (of log time) is closed as `unknown`.
+//! - a run with no outcome after `run_timeout` (of log time) is closed as `unknown`;
+//! - Kopf logs `<Title> is processed` before the cycle's final PATCH (its handlers' results:
+//!   status, last-handled-configuration). When that PATCH is rejected, the next line for the
+//!   object is `Throttling for N seconds due to an unexpected error: APIClientError(...)`
+//!   (`kopf/_core/actions/throttlers.py`, Kopf 1.38 .. 1.44): the runs of that cycle that
+//!   succeeded become `failed`, with the API error as their detail — nothing of them was saved,
+//!   and Kopf runs them again at the object's next event or restart (nolar/kopf#1087).
 //!
 //! Lines of an object that belong to no run (e.g. a handler's output when the logs end before
 //! its outcome names the handler) are counted in [`GroupStats::unattributed_lines`].
@@ -98,6 +104,11 @@ pub struct CauseHint {
     pub started: Option<DateTime<Utc>>,
 }
 
+/// How long after a cycle's `is processed` line a `Throttling` line is still about that cycle's
+/// final PATCH: Kopf's 9 request attempts with backoffs 1, 1, 2, 3, 5, 8, 13, 21 s take 54 s
+/// (`kopf/_cogs/clients/api.py`, `settings.networking.error_backoffs`), plus the requests.
+pub const PATCH_WINDOW_SECONDS: i64 = 90;
+
 /// Clock skew tolerated between a progress annotation's `started` and the log's times.
 pub const HINT_SKEW: Duration = Duration::from_secs(5);
 
@@ -145,6 +156,11 @@ struct ObjectState {
     cycle: Option<CycleReason>,
     open: Option<OpenRun>,
     cycle_runs: Vec<u64>,
+    /// The runs of the cycle whose `is processed` line came last: a `Throttling` line right
+    /// after it says its final PATCH failed.
+    ended_runs: Vec<u64>,
+    /// When that line was logged.
+    ended_at: Option<DateTime<Utc>>,
     last_run: Option<u64>,
     /// The object's latest line time: a cycle that never logged its end (Kopf logs no
     /// `is processed` for a cycle without handlers) is forgotten after the run timeout.
@@ -214,6 +230,7 @@ impl Grouper {
         state.seen = record.time().or(state.seen);
         match lifecycle {
             Lifecycle::Invoked { handler } => {
+                state.ended_runs.clear();
                 self.close_open(
                     &object,
                     &mut state,
@@ -244,6 +261,7 @@ impl Grouper {
                 self.close(&object, &mut state, run, outcome, detail);
             }
             Lifecycle::CycleInProgress(reason) => {
+                state.ended_runs.clear();
                 self.drop_pending(&mut state);
                 state.cycle = Some(reason);
             }
@@ -253,17 +271,61 @@ impl Grouper {
                     &mut state,
                     "the handling cycle ended before this handler's outcome was logged",
                 );
+                state.ended_runs = state.cycle_runs.clone();
+                state.ended_at = record.time();
                 self.backfill(&mut state, reason.cause());
                 if let Some(run) = state.last_run.and_then(|i| self.held_mut(i)) {
                     run.records.push(record);
                 }
                 state.cycle = None;
             }
+            Lifecycle::Throttled(failure) => {
+                let mut ended = std::mem::take(&mut state.ended_runs);
+                // The PATCH follows the `is processed` line at once; Kopf retries a 403 or a 5xx
+                // up to 9 times (backoffs 1+1+2+3+5+8+13+21 s, `settings.networking`): a later
+                // Throttling line is about a later event.
+                let window = chrono::Duration::seconds(PATCH_WINDOW_SECONDS);
+                if let (Some(at), Some(t)) = (state.ended_at, record.time())
+                    && t - at > window
+                {
+                    ended.clear();
+                }
+                if ended.is_empty() {
+                    if let Some(open) = state.open.as_mut().filter(|o| o.handler.is_some()) {
+                        push_capped(open, record, self.config.max_records_per_run);
+                    }
+                } else {
+                    let detail = format!(
+                        "the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected ({}): nothing of this run was saved; Kopf runs it again at the object's next event or restart",
+                        failure.describe()
+                    );
+                    for i in &ended {
+                        if let Some(run) = self.held_mut(*i)
+                            && run.outcome == Outcome::Succeeded
+                        {
+                            run.outcome = Outcome::Failed;
+                            run.detail = Some(detail.clone());
+                        }
+                    }
+                    if let Some(run) = ended.last().and_then(|i| self.held_mut(*i)) {
+                        run.records.push(record);
+                    }
+                }
+            }
             Lifecycle::Superseded { from, .. } => {
                 self.backfill(&mut state, from.cause());
                 state.cycle = None;
             }
             Lifecycle::EventPostFailed(_) | Lifecycle::PatchInconsistencies | Lifecycle::Framework => {
+                // Kopf's own lines after a cycle's end say its PATCH went through (`Handling cycle
+                // is finished`, inconsistencies, a later event's `Something has changed`), except
+                // the PATCH itself (`Patching with`, `Request attempt #N`) and event posts (another
+                // task).
+                let m = record.message.as_str();
+                let about_the_patch = m.starts_with("Patching with") || m.starts_with("Request attempt #");
+                if !about_the_patch && !matches!(lifecycle, Lifecycle::EventPostFailed(_)) {
+                    state.ended_runs.clear();
+                }
                 if let Some(open) = state.open.as_mut().filter(|o| o.handler.is_some()) {
                     push_capped(open, record, self.config.max_records_per_run);
                 } else if let Some(h) = record.handler.clone() {
@@ -436,6 +498,7 @@ impl Grouper {
             container: None,
         });
         self.stats.runs += 1;
+        state.ended_runs.clear();
         state.last_run = Some(index);
         state.cycle_runs.push(index);
     }
@@ -673,6 +736,67 @@ ValueError: port is odd
         );
         grouper.expire("2026-11-29T17:02:00Z".parse().unwrap());
         assert!(grouper.objects.is_empty());
+    }
+
+    /// nolar/kopf#1087 as Kopf 1.38 logs it: the handler succeeds, the cycle is processed, and
+    /// the final PATCH is refused. The runs are not "succeeded".
+    #[test]
+    fn a_rejected_final_patch_fails_the_cycle_runs() {
+        let log = "\
+[2026-12-01 09:00:00,100] kopf.objects         [INFO    ] [kms/big] Accepted kms/big: image=x port=1
+[2026-12-01 09:00:00,101] kopf.objects         [INFO    ] [kms/big] Handler 'accept' succeeded.
+[2026-12-01 09:00:00,102] kopf.objects         [INFO    ] [kms/big] Creation is processed: 1 succeeded; 0 failed.
+[2026-12-01 09:00:00,140] kopf.objects         [ERROR   ] [kms/big] Throttling for 1 seconds due to an unexpected error: APIClientError('Microservice.platform.example.io \"big\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes', {'kind': 'Status', 'reason': 'Invalid', 'code': 422})
+Traceback (most recent call last):
+  File \"/kopf/_core/actions/throttlers.py\", line 44, in throttled
+kopf._cogs.clients.errors.APIClientError: ('Microservice.platform.example.io \"big\" is invalid', {})
+[2026-12-01 09:00:01,141] kopf.objects         [INFO    ] [kms/big] Throttling is over. Switching back to normal operations.
+[2026-12-01 09:00:05,000] kopf.objects         [INFO    ] [kms/ok] Handler 'accept' succeeded.
+[2026-12-01 09:00:05,001] kopf.objects         [INFO    ] [kms/ok] Creation is processed: 1 succeeded; 0 failed.
+";
+        let (runs, _) = group(log, GroupConfig::default());
+        assert_eq!(
+            summary(&runs),
+            [
+                ("accept".into(), "kms/big".into(), "create", "failed"),
+                ("accept".into(), "kms/ok".into(), "create", "succeeded"),
+            ]
+        );
+        let detail = runs[0].detail.as_deref().unwrap();
+        assert!(
+            detail.starts_with(
+                "the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected (422 Invalid: "
+            ) && detail.contains("metadata.annotations: Too long"),
+            "{detail}"
+        );
+        assert!(
+            runs[0]
+                .records
+                .iter()
+                .any(|r| r.message.starts_with("Throttling for 1 seconds")),
+            "the Throttling line is shown with the run"
+        );
+        // A Throttling line with no cycle just ended (a later event, or another object's) fails
+        // no earlier run.
+        let log = "\
+[2026-12-01 09:00:00,101] kopf.objects         [INFO    ] [kms/a] Handler 'accept' succeeded.
+[2026-12-01 09:00:00,102] kopf.objects         [INFO    ] [kms/a] Creation is processed: 1 succeeded; 0 failed.
+[2026-12-01 09:00:00,140] kopf.objects         [ERROR   ] [kms/b] Throttling for 1 seconds due to an unexpected error: APIClientError('x', {'code': 422})
+[2026-12-01 09:00:09,000] kopf.objects         [DEBUG   ] [kms/a] Something has changed, but we are not interested (the essence is the same).
+[2026-12-01 09:00:09,040] kopf.objects         [ERROR   ] [kms/a] Throttling for 1 seconds due to an unexpected error: APIClientError('x', {'code': 422})
+[2026-12-01 09:01:00,101] kopf.objects         [INFO    ] [kms/c] Handler 'accept' succeeded.
+[2026-12-01 09:01:00,102] kopf.objects         [INFO    ] [kms/c] Creation is processed: 1 succeeded; 0 failed.
+[2026-12-01 09:03:00,140] kopf.objects         [ERROR   ] [kms/c] Throttling for 1 seconds due to an unexpected error: APIClientError('x', {'code': 422})
+";
+        let (runs, _) = group(log, GroupConfig::default());
+        assert_eq!(
+            summary(&runs),
+            [
+                ("accept".into(), "kms/a".into(), "create", "succeeded"),
+                ("accept".into(), "kms/c".into(), "create", "succeeded"),
+            ],
+            "a later event's line, or two minutes, separate the Throttling line from the cycle"
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use ruff_python_ast::{self as ast, AnyNodeRef, Expr, Stmt};
 use ruff_python_parser::parse_module;
 use ruff_text_size::{Ranged, TextRange};
 
-use super::SourceLine;
+use super::{Env, EnvDecision, SourceLine};
 
 /// Which of `settings.posting.*` an assignment sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +81,9 @@ pub(super) struct Assignment {
     pub phase: Phase,
     /// `None`: unconditional, at the top level of an unconditionally registered startup handler.
     pub condition: Option<Condition>,
+    /// The `if` conditions around it that the operator's env decided true (so they do not make
+    /// it conditional), outermost first.
+    pub decided: Vec<EnvDecision>,
 }
 
 /// An assignment that looks like a posting setting but provably never changes Kopf's.
@@ -138,7 +141,7 @@ fn deeper_than(module: &ast::ModModule, limit: usize) -> Option<TextRange> {
 
 /// Parses `source` (the file `file`) and finds its assignments to Kopf's posting settings.
 /// Errors: the first syntax error (Python 2 code, a truncated ConfigMap, ...) with its line.
-pub(super) fn find(file: &str, source: &str) -> Result<Found, Unparsed> {
+pub(super) fn find(file: &str, source: &str, env: &Env) -> Result<Found, Unparsed> {
     let text = Text::new(file, source);
     // Ruff's offsets are u32: a larger "source" is no operator's code.
     if u32::try_from(source.len()).is_err() {
@@ -182,9 +185,11 @@ pub(super) fn find(file: &str, source: &str) -> Result<Found, Unparsed> {
     let body = parsed.suite();
     let mut walker = Walker {
         text: &text,
+        env,
         imports: Imports::default(),
         registered: HashMap::new(),
         found: Found::default(),
+        decided: Vec::new(),
     };
     walker.module_imports(body, 0);
     walker.call_registrations(body, None, 0);
@@ -363,6 +368,8 @@ struct Scope {
     /// Parameter names (to tell "not Kopf's settings" from "unknown").
     params: Vec<String>,
     imports: Imports,
+    /// Local names bound to a value read from the environment (`mode = os.environ.get(...)`).
+    env_names: HashMap<String, Result<Known, EvalError>>,
 }
 
 impl Scope {
@@ -548,11 +555,15 @@ enum Place {
 
 struct Walker<'t, 'a> {
     text: &'t Text<'a>,
+    /// The operator container's environment, to decide `os.environ` conditions.
+    env: &'t Env,
     imports: Imports,
     /// Functions registered by a module-level `kopf.on.startup(...)(name)` call, with the
     /// condition the registration runs under.
     registered: HashMap<String, Option<Condition>>,
     found: Found,
+    /// The env-decided `if` branches the walk is inside, outermost first.
+    decided: Vec<EnvDecision>,
 }
 
 /// How a function is registered as a startup handler.
@@ -690,6 +701,7 @@ impl Walker<'_, '_> {
             self.found.assignments.push(Assignment {
                 setting: Setting::Enabled,
                 value: Value::Other("not read".into()),
+                decided: Vec::new(),
                 phase: Phase::Startup,
                 condition: Some(Condition {
                     guard: None,
@@ -702,10 +714,22 @@ impl Walker<'_, '_> {
 
     /// Statements after an unconditional return: their posting assignments never run.
     fn unreachable(&mut self, stmt: &Stmt, exit: &SourceLine, depth: usize) {
+        self.never_runs(
+            std::slice::from_ref(stmt),
+            &format!("unreachable: after `{}` on line {}", exit.text, exit.line),
+            depth,
+        );
+    }
+
+    /// Statements that never run (after an unconditional return, or in a branch whose condition
+    /// the env decides false): their posting assignments are ignored, with `why`.
+    fn never_runs(&mut self, stmts: &[Stmt], why: &str, depth: usize) {
         let mut scratch = Found::default();
         std::mem::swap(&mut scratch, &mut self.found);
         let mut scope = Scope::default();
-        self.statement(stmt, Place::Other, None, &mut scope, depth);
+        for stmt in stmts {
+            self.statement(stmt, Place::Other, None, &mut scope, depth);
+        }
         std::mem::swap(&mut scratch, &mut self.found);
         let mut lines: Vec<SourceLine> = scratch
             .assignments
@@ -717,7 +741,7 @@ impl Walker<'_, '_> {
         for at in lines {
             self.found.ignored.push(Ignored {
                 at,
-                why: format!("unreachable: after `{}` on line {}", exit.text, exit.line),
+                why: why.to_string(),
             });
         }
     }
@@ -755,6 +779,7 @@ impl Walker<'_, '_> {
                     self.record(stmt, base, &attrs, Some(value), place, condition, scope);
                 }
             }
+            Stmt::If(s) => self.if_statement(stmt, s, place, condition, scope, depth),
             _ => {
                 // The innermost condition is the one cited; `finally` keeps the outer one.
                 for block in blocks(stmt) {
@@ -830,13 +855,36 @@ impl Walker<'_, '_> {
         scope: &mut Scope,
     ) {
         match target {
-            Expr::Name(n) => match value.and_then(|v| scope.settings_path(v)) {
-                Some((path, bound_under)) => {
-                    let condition = condition.cloned().or(bound_under);
-                    scope.names.insert(n.id.to_string(), Binding { path, condition });
+            Expr::Name(n) => {
+                scope.env_names.remove(n.id.as_str());
+                match value.and_then(|v| scope.settings_path(v)) {
+                    Some((path, bound_under)) => {
+                        let condition = condition.cloned().or(bound_under);
+                        scope.names.insert(n.id.to_string(), Binding { path, condition });
+                    }
+                    None => {
+                        scope.unbind(n.id.as_str(), condition);
+                        if let Some(v) = value {
+                            let at = self.text.statement(stmt.range());
+                            let bound = match (self.eval(v, scope), condition) {
+                                (Err(EvalError::NotEnv), _) => None,
+                                (Err(e), _) => Some(Err(e)),
+                                (Ok(_), Some(c)) => Some(Err(EvalError::Env(format!(
+                                    "`{}` is assigned on line {} only {}",
+                                    n.id, at.line, c.why
+                                )))),
+                                (Ok(mut k), None) => {
+                                    k.facts.push(format!("{} (line {})", at.text, at.line));
+                                    Some(Ok(k))
+                                }
+                            };
+                            if let Some(b) = bound {
+                                scope.env_names.insert(n.id.to_string(), b);
+                            }
+                        }
+                    }
                 }
-                None => scope.unbind(n.id.as_str(), condition),
-            },
+            }
             Expr::Tuple(_) | Expr::List(_) => {
                 let targets = match target {
                     Expr::Tuple(t) => &t.elts[..],
@@ -934,6 +982,7 @@ impl Walker<'_, '_> {
                 at: at.clone(),
                 phase,
                 condition: condition.clone(),
+                decided: self.decided.clone(),
             });
         }
     }
@@ -963,6 +1012,358 @@ impl Walker<'_, '_> {
             }
         }
         Value::Other(self.text.slice(expr.range()).to_string())
+    }
+}
+
+// ---- conditions on the environment ----------------------------------------------------------
+
+/// A Python value an expression evaluates to, as far as the env decides it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PyVal {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    None,
+    /// A tuple, list or set of known values (the right side of `in`).
+    Seq(Vec<PyVal>),
+}
+
+impl PyVal {
+    /// Python's truth value.
+    fn truthy(&self) -> bool {
+        match self {
+            PyVal::Str(s) => !s.is_empty(),
+            PyVal::Int(i) => *i != 0,
+            PyVal::Bool(b) => *b,
+            PyVal::None => false,
+            PyVal::Seq(v) => !v.is_empty(),
+        }
+    }
+}
+
+/// A value known from the env, with the facts it rests on and the variables read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Known {
+    value: PyVal,
+    facts: Vec<String>,
+    vars: Vec<String>,
+}
+
+impl Known {
+    fn literal(value: PyVal) -> Self {
+        Known {
+            value,
+            facts: Vec::new(),
+            vars: Vec::new(),
+        }
+    }
+
+    fn join(mut self, other: Known, value: PyVal) -> Self {
+        for f in other.facts {
+            if !self.facts.contains(&f) {
+                self.facts.push(f);
+            }
+        }
+        for v in other.vars {
+            if !self.vars.contains(&v) {
+                self.vars.push(v);
+            }
+        }
+        self.value = value;
+        self
+    }
+}
+
+/// Why an expression's value is not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum EvalError {
+    /// It does not read the environment (or is beyond this evaluator): the usual undecidable.
+    NotEnv,
+    /// It reads the environment, but the evidence does not give the value: why, in words.
+    Env(String),
+}
+
+/// How a branch of an `if` relates to the env.
+enum Branch {
+    /// The env decides that it runs.
+    Runs(EnvDecision),
+    /// The env decides that it never runs: why.
+    Never(String),
+    /// Not decided; with the env's reason when the test reads the env.
+    Unknown(Option<String>),
+}
+
+impl Walker<'_, '_> {
+    /// An `if`/`elif`/`else`: each branch whose test the env decides is walked as running (no
+    /// condition from this `if`) or as never running; the others as before.
+    fn if_statement(
+        &mut self,
+        stmt: &Stmt,
+        s: &ast::StmtIf,
+        place: Place,
+        condition: Option<&Condition>,
+        scope: &mut Scope,
+        depth: usize,
+    ) {
+        let tests: Vec<(Option<&Expr>, TextRange)> = std::iter::once((Some(&*s.test), s.range()))
+            .chain(s.elif_else_clauses.iter().map(|c| (c.test.as_ref(), c.range())))
+            .collect();
+        // Facts of the earlier tests, all decided false; `None` once one is true or unknown.
+        let mut earlier_false: Option<Known> = Some(Known::literal(PyVal::Bool(false)));
+        let mut earlier_true: Option<usize> = None;
+        for (block, (test, range)) in blocks(stmt).into_iter().zip(tests) {
+            let guard = self.text.first_line(range);
+            let branch = match (earlier_true, &earlier_false) {
+                (Some(line), _) => Branch::Never(format!(
+                    "never runs: the branch on line {line} before it is taken ({})",
+                    self.decided_text(&guard)
+                )),
+                (None, None) => Branch::Unknown(None),
+                (None, Some(before)) => match test {
+                    None => Branch::Runs(decision(guard.clone(), true, before.clone())),
+                    Some(t) => match self.eval(t, scope) {
+                        Ok(k) if k.value.truthy() => {
+                            Branch::Runs(decision(guard.clone(), true, before.clone().join(k, PyVal::Bool(true))))
+                        }
+                        Ok(k) => Branch::Never(self.never_text(&guard, &before.clone().join(k, PyVal::Bool(false)))),
+                        Err(EvalError::Env(why)) => Branch::Unknown(Some(why)),
+                        Err(EvalError::NotEnv) => Branch::Unknown(None),
+                    },
+                },
+            };
+            match branch {
+                Branch::Runs(d) => {
+                    earlier_true = Some(d.guard.line);
+                    earlier_false = None;
+                    self.decided.push(d);
+                    self.body(block.body, place, condition, scope, depth + 1);
+                    self.decided.pop();
+                }
+                Branch::Never(why) => {
+                    if let (Some(before), Some(t)) = (earlier_false.take(), test)
+                        && let Ok(k) = self.eval(t, scope)
+                    {
+                        earlier_false = Some(before.join(k, PyVal::Bool(false)));
+                    }
+                    self.never_runs(block.body, &why, depth + 1);
+                }
+                Branch::Unknown(why) => {
+                    earlier_false = None;
+                    let c = block.condition(self.text).map(|mut c| {
+                        if let Some(why) = &why {
+                            c.why = format!("{}; {why}", c.why);
+                        }
+                        c
+                    });
+                    let c = c.or_else(|| condition.cloned());
+                    self.body(block.body, place, c.as_ref(), scope, depth + 1);
+                }
+            }
+        }
+    }
+
+    fn decided_text(&self, guard: &SourceLine) -> String {
+        format!("line {}: {}", guard.line, guard.text)
+    }
+
+    fn never_text(&self, guard: &SourceLine, k: &Known) -> String {
+        format!(
+            "never runs: the condition on line {} (`{}`) is false: {}",
+            guard.line,
+            guard.text,
+            k.facts.join("; ")
+        )
+    }
+
+    /// The value of `expr` as far as the operator's env decides it: `os.environ.get("X"[, d])`,
+    /// `os.getenv("X"[, d])`, `os.environ["X"]`, names bound to those, `.lower()`/`.upper()`/
+    /// `.strip()`/`.casefold()`, literals, `==`/`!=`/`in`/`not in`/`is`/`is not`, `not`, `and`,
+    /// `or`.
+    fn eval(&self, expr: &Expr, scope: &Scope) -> Result<Known, EvalError> {
+        match expr {
+            Expr::StringLiteral(l) => Ok(Known::literal(PyVal::Str(l.value.to_str().to_string()))),
+            Expr::NoneLiteral(_) => Ok(Known::literal(PyVal::None)),
+            Expr::BooleanLiteral(b) => Ok(Known::literal(PyVal::Bool(b.value))),
+            Expr::NumberLiteral(n) => match &n.value {
+                ast::Number::Int(i) => i
+                    .as_i64()
+                    .map(|i| Known::literal(PyVal::Int(i)))
+                    .ok_or(EvalError::NotEnv),
+                _ => Err(EvalError::NotEnv),
+            },
+            Expr::Tuple(_) | Expr::List(_) | Expr::Set(_) => {
+                let elts = match expr {
+                    Expr::Tuple(t) => &t.elts[..],
+                    Expr::List(l) => &l.elts[..],
+                    Expr::Set(s) => &s.elts[..],
+                    _ => &[],
+                };
+                let mut out = Known::literal(PyVal::Seq(Vec::new()));
+                let mut values = Vec::new();
+                for e in elts {
+                    let k = self.eval(e, scope)?;
+                    values.push(k.value.clone());
+                    out = out.join(k, PyVal::None);
+                }
+                out.value = PyVal::Seq(values);
+                Ok(out)
+            }
+            Expr::Name(n) => scope
+                .env_names
+                .get(n.id.as_str())
+                .cloned()
+                .unwrap_or(Err(EvalError::NotEnv)),
+            Expr::Subscript(sub) => {
+                let base = scope
+                    .imports
+                    .qualified(&sub.value)
+                    .or_else(|| self.qualified(&sub.value));
+                match (base.as_deref(), literal(&sub.slice)) {
+                    (Some("os.environ"), Some(var)) => match self.read_env(var)? {
+                        Some(k) => Ok(k),
+                        None => Err(EvalError::Env(format!(
+                            "os.environ[{var:?}] raises KeyError when it is unset"
+                        ))),
+                    },
+                    _ => Err(EvalError::NotEnv),
+                }
+            }
+            Expr::Call(call) => {
+                let name = scope
+                    .imports
+                    .qualified(&call.func)
+                    .or_else(|| self.qualified(&call.func));
+                if matches!(name.as_deref(), Some("os.environ.get" | "os.getenv")) {
+                    let args = &call.arguments.args;
+                    let Some(var) = args.first().and_then(literal) else {
+                        return Err(EvalError::NotEnv);
+                    };
+                    let default = args.get(1).or_else(|| {
+                        call.arguments
+                            .keywords
+                            .iter()
+                            .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "default"))
+                            .map(|k| &k.value)
+                    });
+                    return match self.read_env(var)? {
+                        Some(k) => Ok(k),
+                        None => match default {
+                            Some(d) => self.eval(d, scope),
+                            None => Ok(Known::literal(PyVal::None)),
+                        },
+                    };
+                }
+                // `<str>.lower()` and friends.
+                if let Expr::Attribute(a) = &*call.func
+                    && call.arguments.args.is_empty()
+                    && call.arguments.keywords.is_empty()
+                {
+                    let k = self.eval(&a.value, scope)?;
+                    let PyVal::Str(v) = &k.value else {
+                        return Err(EvalError::NotEnv);
+                    };
+                    let out = match a.attr.as_str() {
+                        "lower" | "casefold" => v.to_lowercase(),
+                        "upper" => v.to_uppercase(),
+                        "strip" => v.trim().to_string(),
+                        _ => return Err(EvalError::NotEnv),
+                    };
+                    return Ok(Known {
+                        value: PyVal::Str(out),
+                        ..k
+                    });
+                }
+                Err(EvalError::NotEnv)
+            }
+            Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
+                let k = self.eval(&u.operand, scope)?;
+                let v = !k.value.truthy();
+                Ok(Known {
+                    value: PyVal::Bool(v),
+                    ..k
+                })
+            }
+            Expr::BoolOp(b) => {
+                // Three-valued on truth: `and` is false once one operand is known false, `or`
+                // true once one is known true, whatever the others.
+                let want = b.op == ast::BoolOp::Or;
+                let mut known = Known::literal(PyVal::Bool(!want));
+                let mut unknown: Option<EvalError> = None;
+                for v in &b.values {
+                    match self.eval(v, scope) {
+                        Ok(k) if k.value.truthy() == want => {
+                            return Ok(Known {
+                                value: PyVal::Bool(want),
+                                ..k
+                            });
+                        }
+                        Ok(k) => known = known.join(k, PyVal::Bool(!want)),
+                        Err(e) => {
+                            if unknown.is_none() || matches!(e, EvalError::Env(_)) {
+                                unknown = Some(e);
+                            }
+                        }
+                    }
+                }
+                match unknown {
+                    Some(e) => Err(e),
+                    None => Ok(known),
+                }
+            }
+            Expr::Compare(c) if c.ops.len() == 1 && c.comparators.len() == 1 => {
+                let left = self.eval(&c.left, scope);
+                let right = self.eval(&c.comparators[0], scope);
+                let (left, right) = match (left, right) {
+                    (Ok(l), Ok(r)) => (l, r),
+                    (Err(EvalError::Env(e)), _) | (_, Err(EvalError::Env(e))) => return Err(EvalError::Env(e)),
+                    _ => return Err(EvalError::NotEnv),
+                };
+                if left.vars.is_empty() && right.vars.is_empty() {
+                    // Two literals: not about the env; the usual undecidable.
+                    return Err(EvalError::NotEnv);
+                }
+                let result = match (c.ops[0], &left.value, &right.value) {
+                    (ast::CmpOp::Eq, l, r) => l == r,
+                    (ast::CmpOp::NotEq, l, r) => l != r,
+                    (ast::CmpOp::Is, l, PyVal::None) => *l == PyVal::None,
+                    (ast::CmpOp::IsNot, l, PyVal::None) => *l != PyVal::None,
+                    (ast::CmpOp::In, l, PyVal::Seq(v)) => v.contains(l),
+                    (ast::CmpOp::NotIn, l, PyVal::Seq(v)) => !v.contains(l),
+                    (ast::CmpOp::In, PyVal::Str(l), PyVal::Str(r)) => r.contains(l.as_str()),
+                    (ast::CmpOp::NotIn, PyVal::Str(l), PyVal::Str(r)) => !r.contains(l.as_str()),
+                    _ => return Err(EvalError::NotEnv),
+                };
+                Ok(left.join(right, PyVal::Bool(result)))
+            }
+            _ => Err(EvalError::NotEnv),
+        }
+    }
+
+    /// `Ok(Some)` with the value of env var `var`, `Ok(None)` never (an unset variable is not
+    /// known: the image's ENV is not in evidence), `Err` with why it is not known.
+    fn read_env(&self, var: &str) -> Result<Option<Known>, EvalError> {
+        if self.env.is_unknown() {
+            // No env in evidence: the condition is undecidable as any other.
+            return Err(EvalError::NotEnv);
+        }
+        match self.env.lookup(var) {
+            Ok((value, source)) => Ok(Some(Known {
+                facts: vec![format!("{var} = {value:?} ({source})")],
+                vars: vec![var.to_string()],
+                value: PyVal::Str(value),
+            })),
+            Err(why) => Err(EvalError::Env(why)),
+        }
+    }
+}
+
+/// The decision that a branch runs, from the facts of its test (and of the earlier tests, false).
+fn decision(guard: SourceLine, holds: bool, k: Known) -> EnvDecision {
+    EnvDecision {
+        guard,
+        holds,
+        facts: k.facts,
+        vars: k.vars,
     }
 }
 
