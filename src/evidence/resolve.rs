@@ -161,6 +161,33 @@ impl Resolution {
         }
     }
 
+    /// Whether `source` (a log in `snapshot`) is the resolved operator's, the only logs an answer
+    /// reads: for a Deployment, its Pods' (every Pod log when the evidence holds one Deployment,
+    /// else those named `NAME-...`, replaced Pods too); for a process outside the cluster, the
+    /// Pods' of the Deployments that serve the namespace too (they stand by on its Lease); for
+    /// anything else none of the Pods'. `--log-file` logs always count (the user gave them);
+    /// every log does when the operators are unknown (a bundle without
+    /// `operator/deployment.json`).
+    pub fn owns_log(&self, snapshot: &Snapshot, source: &LogSource) -> bool {
+        if source.container == FILE_CONTAINER || self.verdict == Verdict::Unknown {
+            return true;
+        }
+        let names: Vec<&str> = match self.verdict {
+            Verdict::Deployment => self.deployment().into_iter().collect(),
+            Verdict::Process => self.serving().map(|c| c.operator.as_str()).collect(),
+            _ => Vec::new(),
+        };
+        let names: Vec<&str> = names
+            .into_iter()
+            .filter_map(|d| d.split_once("/deployment/").map(|(_, n)| n))
+            .collect();
+        if names.is_empty() {
+            return false;
+        }
+        let several = snapshot.operator.deployments.get().is_some_and(|d| d.len() > 1);
+        !several || names.iter().any(|n| source.pod.starts_with(&format!("{n}-")))
+    }
+
     /// The chosen Deployment operator, `NS/deployment/NAME`, when the verdict is `deployment`.
     pub fn deployment(&self) -> Option<&str> {
         match self.verdict {
@@ -938,6 +965,32 @@ mod tests {
         )]);
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.operator.as_deref(), Some("ops2/deployment/op2"), "{r:?}");
+    }
+
+    /// Only the resolved operator's logs are read: another Deployment's Pods' never, a
+    /// `--log-file` always.
+    #[test]
+    fn only_the_resolved_operators_logs_count() {
+        let mut ds = others();
+        ds.push(deployment(
+            "ops",
+            "op",
+            json!(["kubectl-microservice", "operate", "-n", "todo"]),
+        ));
+        let s = snapshot(ds);
+        let log = |pod: &str, container: &str| LogSource {
+            pod: pod.into(),
+            container: container.into(),
+            previous: false,
+            text: String::new(),
+        };
+        let r = resolve(&s, Some("todo"), None);
+        assert!(r.owns_log(&s, &log("op-5d7f9c-x2x", "operator")));
+        assert!(!r.owns_log(&s, &log("catalog-5d7f9c-x2x", "operator")));
+        assert!(r.owns_log(&s, &log("operate.log", FILE_CONTAINER)));
+        let none = resolve(&s, Some("nobody"), None);
+        assert!(!none.owns_log(&s, &log("op-5d7f9c-x2x", "operator")));
+        assert!(none.owns_log(&s, &log("operate.log", FILE_CONTAINER)));
     }
 
     #[test]
