@@ -993,6 +993,99 @@ mod tests {
         assert!(none.owns_log(&s, &log("operate.log", FILE_CONTAINER)));
     }
 
+    fn todo_api() -> MicroserviceObject {
+        serde_json::from_value(json!({
+            "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+            "metadata": {"name": "todo-api", "namespace": "todo", "uid": "u1", "generation": 1,
+                         "creationTimestamp": "2026-12-01T08:40:00Z"},
+            "spec": {"image": "x", "port": 8080},
+            "status": {"phase": "Accepted", "observedGeneration": 1}
+        }))
+        .unwrap()
+    }
+
+    /// Two that serve alike: explain-events says nothing about either, names the ambiguity as a
+    /// gap and cannot decide (exit 3).
+    #[test]
+    fn an_ambiguous_operator_is_a_gap_and_undecided() {
+        let mut s = snapshot(vec![
+            deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
+            deployment("b", "op", json!(["kopf", "run", "-A", "op.py"])),
+        ]);
+        s.microservices = Evidence::Present(vec![todo_api()]);
+        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+        assert_eq!(report.operator, None);
+        assert_eq!(report.operator_resolution.verdict, Verdict::Ambiguous);
+        assert!(
+            report
+                .gaps
+                .iter()
+                .any(|g| g.evidence == "operator" && g.to_string().contains("--operator")),
+            "{:?}",
+            report.gaps
+        );
+        assert!(
+            report
+                .findings
+                .iter()
+                .all(|f| !f.id.starts_with("operator-") && f.id != "rbac-events"),
+            "{:?}",
+            report.findings
+        );
+        assert_eq!(report.exit_code(), 3);
+    }
+
+    /// A laptop `operate` whose log is given but whose Lease expired: it stopped, and nothing
+    /// else serves the namespace: a problem, not "ok".
+    #[test]
+    fn a_stopped_laptop_operate_is_a_problem() {
+        let mut s = snapshot(others());
+        s.microservices = Evidence::Present(vec![todo_api()]);
+        s.operator.leases = Evidence::Present(vec![lease(
+            "todo",
+            "alice-laptop_0123456789abcdef",
+            "2026-12-01T08:50:00Z",
+        )]);
+        s.operator.logs = Evidence::Present(vec![LogSource {
+            pod: "op.log".into(),
+            container: FILE_CONTAINER.into(),
+            previous: false,
+            text: "2026-12-01T08:41:00.000Z  INFO Became the leader: acquired the lease lease=todo/microservice-operator identity=alice-laptop_0123456789abcdef term=1\n2026-12-01T08:41:01.000Z  INFO [todo/todo-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create\n".into(),
+        }]);
+        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+        assert_eq!(
+            report.operator.as_deref(),
+            Some("process/alice-laptop_0123456789abcdef")
+        );
+        let running = report
+            .findings
+            .iter()
+            .find(|f| f.id == "operator-not-running")
+            .expect("operator-not-running");
+        assert_eq!(
+            running.severity,
+            crate::diagnose::events::Severity::Problem,
+            "{running:?}"
+        );
+        assert!(running.title.contains("stopped"), "{}", running.title);
+        // Renewed a moment ago instead: it runs and leads, and nothing is raised.
+        s.operator.leases = Evidence::Present(vec![lease(
+            "todo",
+            "alice-laptop_0123456789abcdef",
+            "2026-12-01T08:59:58Z",
+        )]);
+        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+        assert!(
+            report
+                .findings
+                .iter()
+                .all(|f| f.severity == crate::diagnose::events::Severity::Ok),
+            "{:?}",
+            report.findings
+        );
+        assert_eq!(report.exit_code(), 0);
+    }
+
     #[test]
     fn the_deployments_gap_is_unknown_not_none() {
         let mut s = snapshot(vec![]);
