@@ -1,10 +1,10 @@
 //! `kubectl microservice logs --handler NAME [OBJECT]`: every run of a handler, with its cause
 //! and outcome, from operator logs (Kopf's or ours).
 //!
-//! Sources: `--file PATH|-` (repeatable), `--bundle DIR`, else the operator's Pods
-//! (`--operator NS/deployment/NAME`, or discovery among Deployments running `kopf run`,
-//! `python -m kopf` or `kubectl-microservice operate`; our operator has no leader election yet,
-//! so there is no Lease holder to prefer: every Pod of the Deployment is read and merged).
+//! Sources: `--file PATH|-` (repeatable), `--bundle DIR` (the logs of the operator the resolver
+//! names, or `--operator`'s), else the operator's Pods (`--operator NS/deployment/NAME`, or the
+//! one [`crate::evidence::resolve`] decides for the namespace, as `status` and `explain-events`
+//! do; every Pod of the Deployment is read and merged, the Lease holder's marked).
 //!
 //! Flow: sources → one [`LogStream`] per container log (bytes → records → runs) → filters
 //! ([`RunFilter`], `--last`) → output (grouped human blocks, `--raw` lines, or `-o json` one
