@@ -624,3 +624,29 @@ fn a_tz_that_the_writes_contradict_is_named_as_a_conflict() {
         "{note}"
     );
 }
+
+/// Issue 11 item 7, captured live (tests/fixtures/bundles-captured/kopf-laptop-log-los-angeles):
+/// a laptop Kopf run with TZ=America/Los_Angeles, its log given as a file. Nothing says the
+/// file's zone; its cycle lines up with the object's managedFields write at UTC-08:00 only, so
+/// the cycle is placed at 09:05:02Z (not 01:05:02Z, before the object existed) and the note says how.
+#[test]
+fn a_laptop_kopf_log_in_los_angeles_time_is_placed_by_the_api_server() {
+    let r = bundle_report(&fixtures().join("bundles-captured/kopf-laptop-log-los-angeles"));
+    let item = &r.items[0];
+    assert_eq!(item.verdict.as_str(), "fresh");
+    assert_eq!(item.operator.as_deref(), Some("log-file/kopf-la.log"));
+    assert!(
+        item.reasons[0]
+            .evidence
+            .iter()
+            .any(|e| e.contains("Updating is processed: 1 succeeded; 0 failed. (logged at 2026-12-01T09:05:02Z")),
+        "{:?}",
+        item.reasons
+    );
+    assert_eq!(
+        r.notes,
+        [
+            "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: read at UTC-08:00: 1 handling cycle in --log-file kopf-la.log lines up with the API server's managedFields time of its write only at that offset; logs read with kubelet timestamps have a better clock"
+        ]
+    );
+}
