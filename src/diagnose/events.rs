@@ -228,7 +228,16 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         .map(|t| crate::time::from_jiff(t.0));
     let mut lines = Vec::new();
     let mut unattributed = Vec::new();
-    for source in snapshot.operator.logs.get().into_iter().flatten() {
+    // Only the resolved operator's logs (and any --log-file): another operator's lines say
+    // nothing about this object.
+    for source in snapshot
+        .operator
+        .logs
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|s| resolution.owns_log(snapshot, s))
+    {
         for record in records(source, snapshot.log_zone(source)) {
             let pod = crate::logs::file::source_name(&source.pod, &source.container);
             match &record.object {
