@@ -1153,6 +1153,12 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
                     "{} of the operator's 403s on event POSTs came after the events rule was granted: another namespace or ServiceAccount, or clocks apart?",
                     current.len()
                 )
+            } else if fixed.granted.as_ref().is_some_and(|g| g.written.is_some()) || fixed.last_post.is_some() {
+                format!(
+                    "the operator's {} failed with 403, but the events rule allows it now; the grant (or a later POST) is within the clock skew tolerance ({} s) of them, so which came first cannot be told",
+                    count(forbidden.len() as u64, "event POST"),
+                    skew.num_seconds()
+                )
             } else {
                 format!(
                     "the operator's {} failed with 403, but the events rule allows it now: probably granted since, though nothing in evidence dates the grant",
