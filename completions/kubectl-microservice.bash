@@ -730,7 +730,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__version)
-            opts="-n -A -o -l -h -V --client --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-n -o -h -V --client --kubeconfig --context --namespace --output --as --as-group --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -760,14 +760,6 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
-                --selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --as)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -778,10 +770,6 @@ _kubectl__microservice() {
                     ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

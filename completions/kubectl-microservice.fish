@@ -191,23 +191,17 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand completion" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s n -l namespace -d 'The namespace (default: the context\'s namespace)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s n -l namespace -d 'Where to look for operators when Deployments cannot be listed cluster-wide (default: the context\'s namespace)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s o -l output -d 'Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: text)' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
-always\t'Always colour'
-never\t'Never colour'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l client -d 'Print the client\'s version only; do not ask the cluster'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s A -l all-namespaces -d 'All namespaces; beats -n, as in kubectl'
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l no-headers -d 'Do not print table headers'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand help; and not __fish_seen_subcommand_from operate status logs explain-events collect manifests completion version help" -f -a "operate" -d 'Run the controller for Microservice objects (the `accept` handler)'

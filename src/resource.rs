@@ -33,6 +33,16 @@ pub const PLURAL: &str = "microservices";
 pub const CRD_NAME: &str = "microservices.platform.example.io";
 /// Field manager of every write the operator makes (visible in `managedFields`).
 pub const FIELD_MANAGER: &str = "kubectl-microservice";
+/// The one "no such object" message of every command (exit 3): `microservice "NAME" not found in
+/// namespace "NS"`, or without `in namespace ...` when the name was looked for in every
+/// namespace (`namespace` `None`). The quoting is Rust's `{:?}`, so an odd name stays visible.
+pub fn not_found_message(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("microservice {name:?} not found in namespace {ns:?}"),
+        None => format!("microservice {name:?} not found"),
+    }
+}
+
 /// Largest accepted `spec.image` length, in bytes (name 255 + tag 128 + digest, rounded up).
 pub const IMAGE_MAX_LENGTH: usize = 512;
 

@@ -1310,8 +1310,13 @@ async fn e2e_explain_events_finds_the_missing_events_rule() {
 
 /// Applies `manifests --namespace NS --watch-namespace NS` (the CRD, RBAC, the Deployment).
 async fn install_manifests(admin: &Client, ns: &str) {
+    install_manifests_watching(admin, ns, ns).await;
+}
+
+/// Applies `manifests --namespace NS --watch-namespace WATCH`, the Deployment with 0 replicas.
+async fn install_manifests_watching(admin: &Client, ns: &str, watch: &str) {
     let rendered = Command::new(BIN)
-        .args(["manifests", "--namespace", ns, "--watch-namespace", ns, "-o", "json"])
+        .args(["manifests", "--namespace", ns, "--watch-namespace", watch, "-o", "json"])
         .output()
         .expect("manifests runs");
     assert!(
@@ -1531,8 +1536,8 @@ async fn e2e_operators_of_different_namespaces_do_not_block_each_other() {
 }
 
 /// Issue 14, acceptance 4: `collect DIR -n missing` exits 3 and writes nothing; `collect` of a
-/// namespace that no operator serves writes no other team's operator (its Deployment is a gap
-/// naming what each operator found watches).
+/// namespace that no operator serves writes no other team's operator: no Deployment, Pod or log
+/// of theirs, only what each is and watches (`meta.json` `otherOperators`), and says so.
 #[tokio::test]
 #[ignore = "needs KMS_E2E_KUBECONFIG"]
 async fn e2e_collect_writes_nothing_for_a_missing_namespace_and_no_foreign_operator() {
@@ -1570,15 +1575,270 @@ async fn e2e_collect_writes_nothing_for_a_missing_namespace_and_no_foreign_opera
     let out = collect(&bundle, &unserved);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(
-        !bundle.join("operator/deployment.json").exists(),
+    let deployments: Value =
+        serde_json::from_str(&std::fs::read_to_string(bundle.join("operator/deployment.json")).unwrap()).unwrap();
+    assert_eq!(
+        deployments["items"],
+        json!([]),
         "an operator that does not serve {unserved} was collected"
     );
-    let meta: Value = serde_json::from_str(&std::fs::read_to_string(bundle.join("meta.json")).unwrap()).unwrap();
-    let gaps = meta["gaps"].to_string();
     assert!(
-        gaps.contains(&format!("no operator serves namespace {unserved}"))
-            && gaps.contains(&format!("{served}/deployment/microservice-operator watches {served}")),
-        "{gaps}"
+        !bundle.join("operator/pods.json").exists() || {
+            let pods: Value =
+                serde_json::from_str(&std::fs::read_to_string(bundle.join("operator/pods.json")).unwrap()).unwrap();
+            pods["items"] == json!([])
+        }
     );
+    // What exists and what each watches, nothing else of theirs (meta.json otherOperators).
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(bundle.join("meta.json")).unwrap()).unwrap();
+    let others = meta["otherOperators"].as_array().unwrap();
+    assert!(
+        others.iter().any(
+            |o| o["operator"] == format!("{served}/deployment/microservice-operator")
+                && o["kind"] == "ours"
+                && o["watches"] == json!([served])
+        ),
+        "{meta:#}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "note: operator: <none>: no operator serves namespace {unserved}"
+        )) && stderr.contains(&format!("{served}/deployment/microservice-operator watches {served}")),
+        "{stderr}"
+    );
+}
+
+/// What each command names as the operator of `ns/name`: `status -o json` (`operator`, else the
+/// word for `operatorResolution.verdict`), `status -o wide` (the OPERATOR column), `status NAME`
+/// and `logs --handler` (their `Operator:` line) and `explain-events -o json`; live with
+/// `--kubeconfig` (and `--log-file` when given), or from `bundle`.
+fn operator_names(
+    kubeconfig: &Path,
+    ns: &str,
+    name: &str,
+    log_file: Option<&Path>,
+    bundle: Option<&Path>,
+) -> Vec<(String, String)> {
+    let run = |args: &[&str], takes_log_file: bool| {
+        let mut command = Command::new(BIN);
+        command.args(args).args(["-n", ns]);
+        match bundle {
+            Some(dir) => {
+                command.arg("--bundle").arg(dir);
+            }
+            None => {
+                command.arg("--kubeconfig").arg(kubeconfig);
+                if let (Some(file), true) = (log_file, takes_log_file) {
+                    command.arg("--log-file").arg(file);
+                }
+            }
+        }
+        let out = command.env("NO_COLOR", "1").output().expect("the binary runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let label = |operator: &Value, verdict: &Value| match (operator.as_str(), verdict.as_str()) {
+        (Some(op), _) => op.to_string(),
+        (None, Some("none-serves")) => "<none>".to_string(),
+        (None, Some("ambiguous")) => "<ambiguous>".to_string(),
+        (None, _) => "<unknown>".to_string(),
+    };
+    let first_word = |line: &str| {
+        line.split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(':')
+            .to_string()
+    };
+    let mut names = Vec::new();
+    let (code, out, err) = run(&["status", "-o", "json"], true);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let item = doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap()
+        .clone();
+    names.push((
+        "status -o json".into(),
+        label(&item["operator"], &item["operatorResolution"]["verdict"]),
+    ));
+    let (code, out, err) = run(&["status", "-o", "wide"], true);
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.split_whitespace().next() == Some(name)).unwrap();
+    names.push((
+        "status -o wide".into(),
+        row.split_whitespace().last().unwrap().to_string(),
+    ));
+    let (code, out, err) = run(&["status", name], true);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("Operator:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    names.push(("status NAME".into(), first_word(line)));
+    let (_, out, err) = run(&["explain-events", name, "-o", "json"], true);
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    names.push((
+        "explain-events -o json".into(),
+        label(&doc["operator"], &doc["operatorResolution"]["verdict"]),
+    ));
+    let (_, out, err) = run(&["logs", "--handler", "accept", name], false);
+    let line = out
+        .lines()
+        .chain(err.lines())
+        .find_map(|l| l.split_once("Operator: ").map(|(_, rest)| rest))
+        .unwrap_or_else(|| panic!("logs names no operator: {out}{err}"));
+    names.push(("logs --handler".into(), first_word(line)));
+    names
+}
+
+/// `collect DIR -n NS [--log-file F]` into `dir`.
+fn collect_into(kubeconfig: &Path, ns: &str, log_file: Option<&Path>, dir: &Path) {
+    let mut command = Command::new(BIN);
+    command
+        .args(["collect", "--kubeconfig"])
+        .arg(kubeconfig)
+        .arg(dir)
+        .args(["-n", ns]);
+    if let Some(file) = log_file {
+        command.arg("--log-file").arg(file);
+    }
+    let out = command.output().expect("collect runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Issue 11, items 1 and 2 made live, and acceptance 2: with our operator's Deployment watching
+/// another namespace and a Kopf operator's Deployment in a third, (a) an object in a namespace no
+/// operator watches: every command names `<none>`, live and from its bundle, and
+/// `explain-events` says no operator serves it, listing both with what each watches, and
+/// diagnoses neither; (b) the README's laptop flow, `operate --namespace NS` on this machine with
+/// its log given as `--log-file`: every command names that process (`process/<host>_<random>`,
+/// the Lease holder), live and from the bundle, and `explain-events` exits 0 with no warning.
+#[tokio::test]
+#[ignore = "needs KMS_E2E_KUBECONFIG"]
+async fn e2e_every_command_names_the_same_operator_live_and_from_the_bundle() {
+    let Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns: ops,
+    } = setup("kms-k11r-e2e-ops").await;
+    let elsewhere = unique("kms-k11r-e2e-elsewhere");
+    let kopf_ns = unique("kms-k11r-e2e-kopf");
+    let unwatched = unique("kms-k11r-e2e-unwatched");
+    let laptop = unique("kms-k11r-e2e-laptop");
+    for ns in [&elsewhere, &kopf_ns, &unwatched, &laptop] {
+        create_namespace(&admin, ns).await;
+    }
+    install_manifests_watching(&admin, &ops, &elsewhere).await;
+    let kopf: k8s_openapi::api::apps::v1::Deployment = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "kopf-operator", "namespace": kopf_ns},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "kopf-operator"}},
+            "template": {"metadata": {"labels": {"app": "kopf-operator"}}, "spec": {"containers": [{
+                "name": "operator", "image": "localhost/kopf:1.38",
+                "command": ["kopf", "run", "--standalone", format!("--namespace={elsewhere}-kopf"), "/src/operator.py"]}]}}}
+    }))
+    .unwrap();
+    Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(admin.clone(), &kopf_ns)
+        .create(&PostParams::default(), &kopf)
+        .await
+        .expect("the Kopf Deployment is created");
+    let ours = format!("{ops}/deployment/microservice-operator");
+    let theirs = format!("{kopf_ns}/deployment/kopf-operator");
+    let tmp = tempfile::tempdir().unwrap();
+
+    // (a) Nobody watches the namespace.
+    let api = microservices(&admin, &unwatched);
+    create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
+    let live = operator_names(&kubeconfig, &unwatched, "todo-api", None, None);
+    assert!(live.iter().all(|(_, n)| n == "<none>"), "{live:?}");
+    let bundle = tmp.path().join("unwatched");
+    collect_into(&kubeconfig, &unwatched, None, &bundle);
+    let offline = operator_names(&kubeconfig, &unwatched, "todo-api", None, Some(&bundle));
+    assert_eq!(offline, live, "the bundle names what the cluster named");
+    for source in [None, Some(bundle.as_path())] {
+        let args: Vec<String> = match source {
+            Some(dir) => vec![
+                "todo-api".into(),
+                "-n".into(),
+                unwatched.clone(),
+                "--bundle".into(),
+                dir.display().to_string(),
+            ],
+            None => vec!["todo-api".into(), "-n".into(), unwatched.clone()],
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, doc) = explain_events(&kubeconfig, &args);
+        assert_eq!(code, 1, "{doc:#}");
+        let raised: Vec<&str> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] != "ok")
+            .map(|f| f["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            raised,
+            ["operator-not-watching"],
+            "only that, about no operator: {doc:#}"
+        );
+        let f = finding(&doc, "operator-not-watching");
+        let evidence = f["evidence"].to_string();
+        assert!(
+            f["title"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("no operator serves namespace {unwatched}"))
+                && evidence.contains(&format!("{ours} (ours): watches {elsewhere}"))
+                && evidence.contains(&format!("{theirs} (Kopf): watches {elsewhere}-kopf")),
+            "{f:#}"
+        );
+    }
+
+    // (b) The README's laptop flow: `operate --namespace NS 2>&1 | tee operate.log`.
+    let log = tmp.path().join("operate.log");
+    let operator = Operator::start_logging_to(&kubeconfig, &["--namespace", &laptop], &log);
+    operator.wait_line("Became the leader", Duration::from_secs(30)).await;
+    let api = microservices(&admin, &laptop);
+    create_ms(&api, "todo-api", json!({"image": IMAGE, "port": 8080})).await;
+    wait_accepted(&api, "todo-api", 1, Duration::from_secs(10)).await;
+    operator
+        .wait_line("Creation is processed", Duration::from_secs(10))
+        .await;
+    let host = hostname::get().unwrap().into_string().unwrap();
+    let live = operator_names(&kubeconfig, &laptop, "todo-api", Some(&log), None);
+    let process = &live[0].1;
+    assert!(process.starts_with(&format!("process/{host}_")), "{live:?}");
+    assert!(live.iter().all(|(_, n)| n == process), "{live:?}");
+    let bundle = tmp.path().join("laptop");
+    collect_into(&kubeconfig, &laptop, Some(&log), &bundle);
+    let offline = operator_names(&kubeconfig, &laptop, "todo-api", None, Some(&bundle));
+    assert_eq!(offline, live, "the bundle names what the cluster named");
+    let log_arg = log.display().to_string();
+    let bundle_arg = bundle.display().to_string();
+    for args in [
+        vec!["todo-api", "-n", laptop.as_str(), "--log-file", log_arg.as_str()],
+        vec!["todo-api", "-n", laptop.as_str(), "--bundle", bundle_arg.as_str()],
+    ] {
+        let (code, doc) = explain_events(&kubeconfig, &args);
+        assert_eq!(code, 0, "the README's laptop flow is healthy: {doc:#}");
+        assert!(
+            doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["severity"] == "ok"),
+            "{doc:#}"
+        );
+    }
+    let status = status_json(&kubeconfig, &["-n", &laptop, "--log-file", &log_arg, "--exit-code"]);
+    assert_eq!(status["items"][0]["verdict"], "fresh", "{status:#}");
+    operator.stop();
 }

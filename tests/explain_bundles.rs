@@ -153,6 +153,11 @@ fn check_bundle(dir: &Path) {
             assert!(fix.contains(word), "{d}: {id}: {word:?} not in fix:\n{fix}");
         }
     }
+    // The operator the findings are about, as the resolver named it (tests/operator_agreement.rs
+    // holds every command to the same name).
+    if let Some(want) = expected["operator"].as_str() {
+        assert_eq!(report.operator_resolution.label(), want, "{d}: the named operator");
+    }
     for word in strings(&expected["explain_summary"]) {
         assert!(
             report.summary.contains(word),
@@ -165,7 +170,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 10);
+    assert_eq!(bundles_in("bundles-captured").len(), 13);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
@@ -1128,7 +1133,13 @@ fn what_operator_local_time_means_is_said_once() {
         .filter(|e| e.contains("(operator's local time)"))
         .collect();
     assert!(!cited.is_empty(), "{:?}", report.findings);
-    assert_eq!(report.notes, [kubectl_microservice::logs::LOCAL_TIME_NOTE]);
+    // The Pod in the bundle sets no TZ: read as UTC, and said so.
+    assert_eq!(
+        report.notes,
+        [
+            "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: read as UTC, as the operator container sets no TZ; logs read with kubelet timestamps have a better clock"
+        ]
+    );
     let text = render_report(&report, &global(None), false).unwrap();
     assert_eq!(text.matches("read as UTC").count(), 1, "{text}");
     assert!(!text.contains("(unless"), "{text}");

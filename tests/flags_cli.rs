@@ -54,7 +54,7 @@ fn help(args: &[&str]) -> String {
 fn explain_events_refuses_o_wide() {
     usage_error(
         &["explain-events", "todo-api", "-o", "wide"],
-        "error: -o wide widens a table; explain-events prints sentences, -o json or -o yaml",
+        "error: explain-events prints findings about one Microservice, not a list of objects: -o wide has no meaning here; use -o json, -o yaml or -o jsonpath='{.findings[*].id}'",
     );
 }
 

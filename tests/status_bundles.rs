@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use kubectl_microservice::cli::OutputFormat;
-use kubectl_microservice::commands::status::{Report, detail, render_report, report, table};
+use kubectl_microservice::commands::status::{Report, detail, render_report, report, table, watch_rows};
 use kubectl_microservice::evidence::bundle;
 use serde_json::{Value, json};
 
@@ -466,5 +466,161 @@ fn operator_flag_selects_the_bundles_deployment() {
     assert!(
         err.contains("invalid value 'nope' for '--operator <NS/deployment/NAME>': expected NAMESPACE/deployment/NAME"),
         "{err}"
+    );
+}
+
+/// `status -w` prints a changed row in the columns of the table printed first (issue 14: the
+/// rows were a new table of their own, aligned to nothing).
+#[test]
+fn watch_rows_line_up_with_the_first_table() {
+    let first = bundle_report(&fixtures().join("bundles/healthy"));
+    let mut changed = first.clone();
+    let item = &mut changed.items[0];
+    item.name = "a".into();
+    item.phase = None;
+    for wide in [false, true] {
+        let printed = table(&first, wide, false, false, false);
+        let row = watch_rows(&first, &changed, wide, false, false);
+        assert_eq!(row.lines().count(), 1, "{row}");
+        let header = printed.lines().next().unwrap();
+        // Each header's column starts where the row's cell starts.
+        for column in ["PHASE", "IMAGE", "VERDICT", "AGE"] {
+            let at = header.find(&format!(" {column}")).unwrap() + 1;
+            assert!(
+                at > 0 && row.as_bytes()[at - 1] == b' ' && row.as_bytes()[at] != b' ',
+                "{column}:\n{printed}{row}"
+            );
+        }
+        assert!(row.starts_with("a "), "{row}");
+        assert!(row.contains("<none>"), "{row}");
+    }
+}
+
+/// Copies a real bundle whose Kopf logs are in UTC and rewrites them as a container in `tz`
+/// would have written them (Kopf's `full` format: local wall time, no zone), with `TZ` set in
+/// the operator Pod's env when `set_tz`.
+fn written_in_zone(from: &str, tz: &str, hours_east: i64, set_tz: bool) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("bundles").join(from), tmp.path());
+    let stamp = regex::Regex::new(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3})\]").unwrap();
+    for entry in fs::read_dir(tmp.path().join("operator/logs")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        let shifted: String = text
+            .lines()
+            .map(|line| {
+                let replaced = stamp.replace(line, |c: &regex::Captures<'_>| {
+                    let utc = chrono::NaiveDateTime::parse_from_str(&c[1], "%Y-%m-%d %H:%M:%S").unwrap();
+                    let local = utc + chrono::TimeDelta::hours(hours_east);
+                    format!("[{},{}]", local.format("%Y-%m-%d %H:%M:%S"), &c[2])
+                });
+                format!("{replaced}\n")
+            })
+            .collect();
+        assert!(
+            hours_east == 0 || shifted != text,
+            "{}: no Kopf full-format line",
+            path.display()
+        );
+        fs::write(&path, shifted).unwrap();
+    }
+    if set_tz {
+        let path = tmp.path().join("operator/pods.json");
+        let mut pods: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        for pod in pods["items"].as_array_mut().unwrap() {
+            for c in pod["spec"]["containers"].as_array_mut().unwrap() {
+                c["env"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({"name": "TZ", "value": tz}));
+            }
+        }
+        fs::write(&path, serde_json::to_string_pretty(&pods).unwrap()).unwrap();
+    }
+    tmp
+}
+
+/// Issue 11 item 7: Kopf's `full` log times are the container's local time. With `TZ` set in
+/// the operator Pod's env, they are read in that zone, so the verdict, its reasons and the
+/// handling time are those of the same bundle logged in UTC; the note says which zone was used.
+/// Read as UTC instead (the bug), Taipei's cycle looked 8 h later than the spec change (stale
+/// called fresh) and Los Angeles' looked older than the object.
+#[test]
+fn kopf_local_times_are_read_in_the_pods_tz() {
+    for from in ["healthy", "stale-port", "failed-cycle"] {
+        let utc = bundle_report(&fixtures().join("bundles").join(from));
+        for (tz, east) in [("Asia/Taipei", 8), ("America/Los_Angeles", -8)] {
+            let zoned = bundle_report(written_in_zone(from, tz, east, true).path());
+            let (a, b) = (&utc.items[0], &zoned.items[0]);
+            assert_eq!(b.verdict, a.verdict, "{from} {tz}");
+            assert_eq!(
+                b.reasons.iter().map(|r| r.code).collect::<Vec<_>>(),
+                a.reasons.iter().map(|r| r.code).collect::<Vec<_>>(),
+                "{from} {tz}"
+            );
+            assert_eq!(b.last_handled, a.last_handled, "{from} {tz}");
+            // Where a log line is cited, it is placed at the UTC time of the UTC log.
+            let logged_at = |r: &Report| -> Vec<String> {
+                r.items[0]
+                    .reasons
+                    .iter()
+                    .flat_map(|r| &r.evidence)
+                    .filter_map(|e| {
+                        e.split("(logged at ")
+                            .nth(1)
+                            .map(|t| t.split(',').next().unwrap().to_string())
+                    })
+                    .collect()
+            };
+            assert_eq!(logged_at(&zoned), logged_at(&utc), "{from} {tz}");
+            if b.reasons
+                .iter()
+                .any(|r| r.evidence.iter().any(|e| e.contains("operator's local time")))
+            {
+                let note = zoned.notes.join("\n");
+                assert!(
+                    note.contains(&format!(
+                        "read in {tz} (TZ={tz} in the env of container operator of Pod"
+                    )),
+                    "{note}"
+                );
+            }
+
+            // The same log read as UTC gets another answer: the zone is what makes it right.
+            // Without TZ the log's own cycles, lined up with the API server's managedFields
+            // times of their writes, give the offset: the same times, and the note says how.
+            let calibrated = bundle_report(written_in_zone(from, tz, east, false).path());
+            assert_eq!(calibrated.items[0].verdict, a.verdict, "{from} {tz}");
+            assert_eq!(logged_at(&calibrated), logged_at(&utc), "{from} {tz}");
+            if !logged_at(&utc).is_empty() {
+                let note = calibrated.notes.join("\n");
+                let offset = if east > 0 { "+08:00" } else { "-08:00" };
+                assert!(
+                    note.contains(&format!("read at UTC{offset}: 1 handling cycle in the log of ")),
+                    "{note}"
+                );
+                assert!(!note.contains("conflict"), "{note}");
+            }
+        }
+    }
+    // stale-port is stale; its Taipei log read as UTC put the cycle after the spec change.
+    let stale = bundle_report(written_in_zone("stale-port", "Asia/Taipei", 8, true).path());
+    assert_eq!(stale.items[0].verdict.as_str(), "stale");
+}
+
+/// `TZ=Asia/Taipei` in the env, but the log was written in UTC (an image without time zone
+/// data: glibc then uses UTC whatever TZ says). The cycles' writes line up at UTC+00:00, not
+/// at Taipei's +08:00: read by the writes, and the conflict with TZ is named.
+#[test]
+fn a_tz_that_the_writes_contradict_is_named_as_a_conflict() {
+    let utc = bundle_report(&fixtures().join("bundles/healthy"));
+    let dir = written_in_zone("healthy", "Asia/Taipei", 0, true);
+    let r = bundle_report(dir.path());
+    assert_eq!(r.items[0].verdict, utc.items[0].verdict);
+    assert_eq!(r.items[0].reasons[0].evidence, utc.items[0].reasons[0].evidence);
+    let note = r.notes.join("\n");
+    assert!(
+        note.contains("read at UTC+00:00: 1 handling cycle in the log of catalog-operator-6d4f9f788f-4759c/operator lines up with the API server's managedFields time of its write only at that offset, in conflict with TZ=Asia/Taipei in the env of container operator of Pod store/catalog-operator-6d4f9f788f-4759c"),
+        "{note}"
     );
 }

@@ -104,3 +104,27 @@ fn usage_errors_exit_2() {
         );
     }
 }
+
+/// The shared flags `version` does not take are refused, before or after it, naming it (as every
+/// subcommand does; `src/cli/scope.rs`), not accepted silently.
+#[test]
+fn shared_flags_that_do_not_apply_are_refused() {
+    for (line, flag) in [
+        (&["version", "--client", "-l", "app=x"][..], "-l/--selector"),
+        (&["-l", "app=x", "version", "--client"], "-l/--selector"),
+        (&["version", "--client", "-A"], "-A/--all-namespaces"),
+        (&["version", "--client", "--no-headers"], "--no-headers"),
+    ] {
+        let out = run(line);
+        assert_eq!(out.status.code(), Some(2), "{line:?}");
+        assert!(out.stdout.is_empty(), "{line:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("{flag} does not apply to version")),
+            "{line:?}: {stderr}"
+        );
+    }
+    // Taken: -n (where to look when listing cluster-wide is forbidden) and the connection flags.
+    let out = run(&["version", "--client", "-n", "ops", "--context", "nowhere"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -27,7 +27,7 @@ pub const OUTPUT: &str = "Output";
 
 /// The subcommands this table covers; a test holds it equal to the real list, so a new
 /// subcommand must say which shared flags it takes.
-pub const SUBCOMMANDS: [&str; 7] = [
+pub const SUBCOMMANDS: [&str; 8] = [
     "operate",
     "status",
     "logs",
@@ -35,6 +35,7 @@ pub const SUBCOMMANDS: [&str; 7] = [
     "collect",
     "manifests",
     "completion",
+    "version",
 ];
 
 /// Ids (field names of [`super::GlobalArgs`]) of the flags that reach the API server.
@@ -117,6 +118,18 @@ pub fn shared_flag_use(subcommand: &str, id: &str) -> Use {
         ("manifests", "selector") => Refuses("it does not select Microservices by label"),
         ("manifests", _) if connection => Refuses("it prints manifests without reading a cluster"),
         ("manifests", _) => Refuses("it prints YAML or JSON documents, not a table"),
+
+        ("version", "namespaces") => Takes(Some(
+            "Where to look for operators when Deployments cannot be listed cluster-wide (default: the context's namespace)",
+        )),
+        ("version", "all_namespaces") => Refuses("it already looks for operators in all namespaces"),
+        ("version", "output") => Takes(Some(
+            "Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: text)",
+        )),
+        ("version", "selector") => Refuses("it does not select Microservices by label"),
+        ("version", "no_headers") => Refuses("it prints no table"),
+        ("version", "color") => Refuses("it prints plain text"),
+        ("version", _) => Takes(None),
 
         _ => Takes(None),
     }

@@ -121,7 +121,6 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             operator: args.operator.clone(),
             context: global.context.clone(),
             server: config.cluster_url.to_string(),
-            only_serving: true,
             ..Default::default()
         };
         let where_ = format!(
@@ -141,7 +140,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             .await
             .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;
         progress.step("the operator: Deployment, Pods and logs");
-        live::add_operator(&client, &mut snapshot, &plan, true).await;
+        live::add_operator(&client, &mut snapshot, &plan, live::Logs::WithPrevious).await;
         progress.step("RBAC, Leases, the CRD and ConfigMaps");
         live::add_everything(&client, &mut snapshot).await;
         progress.done();
@@ -160,6 +159,8 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             all_namespaces: global.all_namespaces,
             gaps: gaps.clone(),
             collected_by: format!("kubectl-microservice {}", crate::VERSION_LINE),
+            other_operators: snapshot.operator.others.clone(),
+            operator: snapshot.operator.chosen.clone(),
         };
         bundle::write(&snapshot, &meta, &args.dir)?;
         eprintln!(
@@ -168,6 +169,12 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         );
         for gap in &gaps {
             eprintln!("note: evidence gap: {}", sanitize(gap));
+        }
+        // The operator as every command will name it from this bundle (the resolver reads the
+        // same evidence from it).
+        if namespace.is_some() {
+            let resolution = snapshot.operator_for_namespace(namespace.as_deref());
+            eprintln!("note: operator: {}", sanitize(&resolution.line()));
         }
         let count =
             |n: Option<usize>, noun: &str| crate::text::count(n.unwrap_or(0) as u64, noun).replacen("0 ", "no ", 1);

@@ -72,7 +72,7 @@ pub fn report(snapshot: &Snapshot, namespace: &str, name: &str, options: Options
     let obj = objects
         .iter()
         .find(|o| o.metadata.namespace.as_deref() == Some(namespace) && o.metadata.name.as_deref() == Some(name))
-        .ok_or_else(|| AppError::Undecided(format!("microservice {name:?} not found in namespace {namespace:?}")))?;
+        .ok_or_else(|| AppError::Undecided(crate::resource::not_found_message(Some(namespace), name)))?;
     Ok(events::explain(snapshot, obj, options))
 }
 
@@ -94,6 +94,7 @@ pub fn human(report: &Report, color: bool) -> String {
         out.push('\n');
     };
     line(&mut out, &format!("{}: {}", report.object, report.summary));
+    line(&mut out, &format!("Operator: {}", report.operator_resolution.line()));
     let (checked, found): (Vec<_>, Vec<_>) = report.findings.iter().partition(|f| f.severity == Severity::Ok);
     for f in found {
         out.push('\n');
@@ -272,7 +273,7 @@ async fn gather(
             e,
         )
     })?;
-    live::add_operator(&client, &mut snapshot, &plan, true).await;
+    live::add_operator(&client, &mut snapshot, &plan, live::Logs::WithPrevious).await;
     live::add_everything(&client, &mut snapshot).await;
     Ok((snapshot, ns))
 }
@@ -306,6 +307,8 @@ mod tests {
             ],
             gaps: Vec::new(),
             notes: Vec::new(),
+            operator: None,
+            operator_resolution: Default::default(),
             decided: true,
         };
         point_at_bundle(&mut report, std::path::Path::new("b/dir"));

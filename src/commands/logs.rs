@@ -84,6 +84,9 @@ pub struct Plan {
     pub output: Output,
     /// Grouping settings (`--run-timeout`).
     pub config: GroupConfig,
+    /// The operator whose logs are read, as every command names it (the resolver's label:
+    /// `NS/deployment/NAME`, `process/...`, `<none serves NS>`, ...); `None` for `--file`.
+    pub operator: Option<String>,
 }
 
 impl Plan {
@@ -181,6 +184,7 @@ impl Plan {
                 run_timeout: args.run_timeout,
                 ..GroupConfig::default()
             },
+            operator: None,
         })
     }
 
@@ -201,7 +205,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
                 "--follow reads a cluster or a file, not a bundle".into(),
             ));
         }
-        return from_bundle(&mut plan, dir, args.container.as_deref());
+        return from_bundle(&mut plan, dir, args.container.as_deref(), args.operator.as_deref());
     }
     if args.file.is_empty() {
         let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
@@ -414,12 +418,38 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
         .collect()
 }
 
-/// `--bundle DIR`: every `operator/logs/*.log`, with the bundle's Pods for the coverage and its
+/// `--bundle DIR`: the `operator/logs/*.log` of the operator the resolver names for the object
+/// (or `--operator`; [`operator_logs`]), with the bundle's Pods for the coverage and its
 /// Microservices for causes (progress annotations) and the spec-change statement.
-fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) -> Result<ExitCode, AppError> {
-    let snapshot = crate::evidence::bundle::read(dir)?;
+fn from_bundle(
+    plan: &mut Plan,
+    dir: &std::path::Path,
+    container: Option<&str>,
+    operator: Option<&str>,
+) -> Result<ExitCode, AppError> {
+    let mut snapshot = crate::evidence::bundle::read(dir)?;
+    if let Some(spec) = operator {
+        let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        snapshot
+            .operator
+            .select_deployment(&ns, &name, "operator/deployment.json");
+    }
     let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
     let hints = hints_of(objects);
+    // The operator every command names for this bundle; only its logs (and any `--log-file`
+    // the bundle holds) are read: another operator's say nothing about the object.
+    let resolution = match named_object(plan, objects) {
+        Some(o) => snapshot.operator_for(o),
+        None => snapshot.operator_for_namespace(
+            plan.filter
+                .object
+                .as_ref()
+                .and_then(|o| o.namespace.as_deref())
+                .or(snapshot.namespace.as_deref()),
+        ),
+    };
+    plan.operator = Some(resolution.label());
+    let keep = operator_logs(&snapshot, &resolution);
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
     let deployment_created = snapshot
         .operator
@@ -435,7 +465,15 @@ fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) 
             let sources: Vec<_> = sources
                 .iter()
                 .filter(|s| container.is_none_or(|c| s.container == c))
+                .filter(|s| keep(s))
                 .collect();
+            if sources.is_empty() && resolution.deployment().is_none() {
+                return Err(AppError::Undecided(format!(
+                    "{}: no log of the operator in operator/logs/; Operator: {}",
+                    dir.display(),
+                    resolution.line()
+                )));
+            }
             if sources.is_empty() {
                 return Err(AppError::Undecided(format!(
                     "{}: no operator log{} in operator/logs/",
@@ -450,7 +488,8 @@ fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) 
                     previous: source.previous,
                     path: None,
                 };
-                let mut stream = LogStream::new(label, plan.config.clone(), hints.clone());
+                let mut stream =
+                    LogStream::new(label, plan.config.clone(), hints.clone()).in_zone(snapshot.log_zone(source));
                 runs.extend(stream.read_all(source.text.as_bytes()).map_err(|e| AppError::Io {
                     context: "read a bundle log".into(),
                     source: e,
@@ -477,8 +516,9 @@ fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) 
         None => {
             let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
             return Err(AppError::Undecided(format!(
-                "{}: no operator logs: {gap}",
-                dir.display()
+                "{}: no operator logs: {gap}; Operator: {}",
+                dir.display(),
+                resolution.line()
             )));
         }
     }
@@ -487,12 +527,74 @@ fn from_bundle(plan: &mut Plan, dir: &std::path::Path, container: Option<&str>) 
     finish_batch(plan, runs, &coverage, now, object)
 }
 
-/// Which operator and container to read (see the module docs).
-async fn resolve_target(client: &Client, global: &GlobalArgs, args: &LogsArgs) -> Result<Target, AppError> {
-    use crate::evidence::live::{discover, label_selector, parse_operator_spec};
-    use crate::evidence::operator::{find_operators, recognise};
-    let namespace = global.namespaces.first().map(String::as_str);
-    let leader = lease_holder(client).await;
+/// Which of a bundle's logs are the resolved operator's: for a Deployment, its Pods' (all of the
+/// bundle's when it holds one Deployment, else those named `NAME-...`) and the
+/// `--log-file` logs; for anything else, only the `--log-file` logs; every log when the
+/// operators are unknown (a bundle without `operator/deployment.json`).
+fn operator_logs<'a>(
+    snapshot: &'a crate::evidence::Snapshot,
+    resolution: &crate::evidence::resolve::Resolution,
+) -> impl Fn(&crate::evidence::LogSource) -> bool + 'a {
+    use crate::evidence::resolve::Verdict;
+    let verdict = resolution.verdict;
+    let deployment = resolution.deployment().map(str::to_string);
+    let name = deployment
+        .as_deref()
+        .and_then(|d| d.split_once("/deployment/"))
+        .map(|(_, n)| format!("{n}-"));
+    let several = snapshot.operator.deployments.get().is_some_and(|d| d.len() > 1);
+    move |source: &crate::evidence::LogSource| {
+        if source.container == crate::logs::file::FILE_CONTAINER || verdict == Verdict::Unknown {
+            return true;
+        }
+        match &name {
+            // One Deployment in the bundle: its Pods are the bundle's Pods.
+            Some(_) if !several => true,
+            // Its Pods are named after it (`NAME-<hash>-<id>`), replaced ones too.
+            Some(prefix) => source.pod.starts_with(prefix.as_str()),
+            None => false,
+        }
+    }
+}
+
+/// Which operator and container to read: `--operator` (read even when it runs no operator we
+/// recognise), else the one the resolver decides for the object's namespace
+/// ([`crate::evidence::resolve`], the same answer `status` and `explain-events` give), from
+/// the Deployments, their Pods and the Leases. `objects` are the Microservices in evidence (the
+/// named one gives its managedFields). Errors (exit 3) when no operator serves the namespace
+/// (naming what exists and what each watches), when several serve it alike, when the operator
+/// is a process outside the cluster (its log is not in the cluster: `--file`), or when the
+/// Deployments cannot be read.
+async fn resolve_target(
+    client: &Client,
+    global: &GlobalArgs,
+    args: &LogsArgs,
+    objects: &[MicroserviceObject],
+    object: Option<&MicroserviceObject>,
+) -> Result<Target, AppError> {
+    use crate::evidence::live::{self, label_selector, parse_operator_spec};
+    use crate::evidence::operator::{Leadership, recognise};
+    use crate::evidence::resolve::Verdict;
+    let namespace = global
+        .namespaces
+        .first()
+        .cloned()
+        .or_else(|| object.and_then(|o| o.metadata.namespace.clone()));
+    let plan = live::Plan {
+        namespace: namespace.clone(),
+        operator: args.operator.clone(),
+        ..Default::default()
+    };
+    let mut snapshot = live::bare(
+        &plan,
+        crate::evidence::Evidence::Present(objects.to_vec()),
+        crate::evidence::Evidence::missing(
+            "events",
+            crate::evidence::GapReason::NotCollected("logs reads no events".into()),
+        ),
+        // The API server's clock, from the Deployments' list (add_operator).
+        None,
+    );
     let (deployment, operator) = match &args.operator {
         Some(spec) => {
             let (ns, name) = parse_operator_spec(spec).map_err(AppError::Usage)?;
@@ -501,66 +603,56 @@ async fn resolve_target(client: &Client, global: &GlobalArgs, args: &LogsArgs) -
                 .await
                 .map_err(|e| AppError::kube(format!("get Deployment {ns}/{name}"), e))?;
             let operator = recognise(&deployment);
+            live::add_operator(client, &mut snapshot, &plan, live::Logs::None).await;
             (deployment, operator)
         }
         None => {
-            let deployments = match &leader {
-                // Our operator's Lease names its leader's namespace: look there first.
-                Some((lease_ns, _)) => match Api::<Deployment>::namespaced(client.clone(), lease_ns)
-                    .list(&Default::default())
-                    .await
-                {
-                    Ok(list) if !find_operators(&list.items).is_empty() => {
-                        crate::evidence::Evidence::Present(list.items)
-                    }
-                    _ => discover(client, namespace).await,
-                },
-                None => discover(client, namespace).await,
+            live::add_operator(client, &mut snapshot, &plan, live::Logs::None).await;
+            let resolution = match object {
+                Some(o) => snapshot.operator_for(o),
+                None => snapshot.operator_for_namespace(namespace.as_deref()),
             };
-            let deployments = match deployments {
-                crate::evidence::Evidence::Present(list) => list,
-                other => {
-                    let gap = other.gap().map(|g| g.to_string()).unwrap_or_default();
+            let chosen = match resolution.verdict {
+                Verdict::Deployment => resolution.deployment().map(str::to_string),
+                Verdict::Process => {
                     return Err(AppError::Undecided(format!(
-                        "cannot look for the operator: {gap}; give --operator NS/deployment/NAME"
+                        "Operator: {}: a process outside the cluster, whose log is not in the cluster; read it with --file FILE",
+                        resolution.line()
+                    )));
+                }
+                Verdict::NoneServes => {
+                    return Err(AppError::Undecided(format!(
+                        "Operator: {}; give --operator NS/deployment/NAME to read one anyway",
+                        resolution.line()
+                    )));
+                }
+                Verdict::Ambiguous => return Err(AppError::Undecided(format!("Operator: {}", resolution.line()))),
+                Verdict::Unknown => {
+                    return Err(AppError::Undecided(format!(
+                        "cannot look for the operator: {}; give --operator NS/deployment/NAME",
+                        resolution.line()
                     )));
                 }
             };
-            let mut found = find_operators(&deployments);
-            if found.len() > 1
-                && let Some((lease_ns, _)) = &leader
-            {
-                found.retain(|o| &o.namespace == lease_ns);
-            }
-            if found.len() > 1
-                && let Some(ns) = namespace
-            {
-                found.retain(|o| o.watches(ns));
-            }
-            let operator = match found.as_slice() {
-                [one] => one.clone(),
-                [] => {
-                    return Err(AppError::Undecided(
-                        "no operator found: no Deployment runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`; give --operator NS/deployment/NAME".into(),
-                    ));
-                }
-                many => {
-                    let names: Vec<String> = many.iter().map(|o| o.display()).collect();
-                    return Err(AppError::Undecided(format!(
-                        "{} operators found ({}); choose one with --operator",
-                        many.len(),
-                        names.join(", ")
-                    )));
-                }
+            let found = snapshot.operator.deployments.get().into_iter().flatten().find(|d| {
+                chosen.as_deref()
+                    == Some(
+                        format!(
+                            "{}/deployment/{}",
+                            d.metadata.namespace.as_deref().unwrap_or(""),
+                            d.metadata.name.as_deref().unwrap_or("")
+                        )
+                        .as_str(),
+                    )
+            });
+            let Some(deployment) = found.cloned() else {
+                return Err(AppError::Undecided(format!(
+                    "the operator {} is not among the Deployments read",
+                    chosen.unwrap_or_default()
+                )));
             };
-            let deployment = deployments
-                .into_iter()
-                .find(|d| {
-                    d.metadata.name.as_deref() == Some(operator.name.as_str())
-                        && d.metadata.namespace.as_deref() == Some(operator.namespace.as_str())
-                })
-                .expect("the operator was found among these Deployments");
-            (deployment, Some(operator))
+            let operator = recognise(&deployment);
+            (deployment, operator)
         }
     };
     let ns = deployment.metadata.namespace.clone().unwrap_or_default();
@@ -571,6 +663,27 @@ async fn resolve_target(client: &Client, global: &GlobalArgs, args: &LogsArgs) -
         .and_then(|s| s.template.spec.as_ref())
         .and_then(|s| s.containers.first())
         .map(|c| c.name.clone());
+    // The Pod holding the Lease that governs the namespace: the one that handles.
+    let leader = operator.as_ref().and_then(|op| {
+        let Leadership::Lease {
+            namespace: lns,
+            name: lname,
+        } = op.leadership_in(namespace.as_deref().unwrap_or(&ns))
+        else {
+            return None;
+        };
+        let lease = snapshot.operator.leases.get()?.iter().find(|l| {
+            l.metadata.namespace.as_deref() == Some(lns.as_str()) && l.metadata.name.as_deref() == Some(lname.as_str())
+        })?;
+        let holder = lease
+            .spec
+            .as_ref()?
+            .holder_identity
+            .as_deref()
+            .filter(|h| !h.is_empty())?;
+        let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
+        pod.starts_with(&format!("{name}-")).then(|| pod.to_string())
+    });
     let container = args
         .container
         .clone()
@@ -583,7 +696,6 @@ async fn resolve_target(client: &Client, global: &GlobalArgs, args: &LogsArgs) -
             "Deployment {ns}/{name} has no matchLabels selector"
         )));
     }
-    let leader = leader.filter(|(lease_ns, _)| *lease_ns == ns).map(|(_, pod)| pod);
     Ok(Target {
         leader,
         describe: format!("{ns}/deployment/{name}"),
@@ -596,23 +708,6 @@ async fn resolve_target(client: &Client, global: &GlobalArgs, args: &LogsArgs) -
         selector,
         container,
     })
-}
-
-/// Our operator's Lease (`microservice-operator`, any namespace) and its holder's Pod name
-/// (`holderIdentity` is `<pod>_<random>`); `None` when there is none, it is free, or Leases
-/// cannot be listed.
-async fn lease_holder(client: &Client) -> Option<(String, String)> {
-    use k8s_openapi::api::coordination::v1::Lease;
-    let name = crate::operate::leader::DEFAULT_LEASE_NAME;
-    let params = kube::api::ListParams::default().fields(&format!("metadata.name={name}"));
-    let leases = Api::<Lease>::all(client.clone()).list(&params).await.ok()?.items;
-    let mut held = leases.iter().filter_map(|l| {
-        let holder = l.spec.as_ref()?.holder_identity.as_deref().filter(|h| !h.is_empty())?;
-        let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
-        Some((l.metadata.namespace.clone()?, pod.to_string()))
-    });
-    let one = held.next()?;
-    held.next().is_none().then_some(one)
 }
 
 /// The Microservices that give causes and the spec-change statement: the named object (a
@@ -634,7 +729,7 @@ async fn objects_in_evidence(
         {
             Ok(o) => Ok((vec![o], None)),
             Err(kube::Error::Api(s)) if s.code == 404 => {
-                Err(AppError::Undecided(format!("Microservice {ns}/{name} not found")))
+                Err(AppError::Undecided(crate::resource::not_found_message(Some(ns), name)))
             }
             Err(e) => Ok((
                 Vec::new(),
@@ -680,9 +775,10 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
         .apiserver_version()
         .await
         .map_err(|e| crate::client::unreachable(global, &config, e))?;
-    let target = resolve_target(&client, global, args).await?;
     let namespace = global.namespaces.first().map(String::as_str);
     let (objects, objects_note) = objects_in_evidence(&client, plan, namespace).await?;
+    let target = resolve_target(&client, global, args, &objects, named_object(plan, &objects)).await?;
+    plan.operator = Some(target.describe.clone());
     let hints = hints_of(&objects);
     let fetch = fetch(args, plan);
     if let Some(note) = &objects_note {
@@ -794,14 +890,27 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
     } else {
         format!("{}: {tally}.\n", sanitize(&who))
     };
+    if let Some(op) = &plan.operator {
+        out.push_str(&format!("Operator: {}\n", sanitize(op)));
+    }
     out.push_str("Coverage:\n");
     for c in coverage {
         for line in c.describe() {
             out.push_str(&format!("  {}\n", sanitize(&line)));
         }
     }
-    if coverage.iter().any(ContainerCoverage::local_times) {
-        out.push_str(&format!("Note: {}\n", crate::logs::LOCAL_TIME_NOTE));
+    let local: Vec<&ContainerCoverage> = coverage.iter().filter(|c| c.local_times()).collect();
+    if !local.is_empty() {
+        let mut zones: Vec<crate::logs::zone::LogZone> = Vec::new();
+        for zone in local.iter().filter_map(|c| c.zone.clone()) {
+            if !zones.contains(&zone) {
+                zones.push(zone);
+            }
+        }
+        let marker = [crate::logs::Clock::OperatorLocal.describe()];
+        if let Some(note) = crate::logs::local_time_note(marker, &zones) {
+            out.push_str(&format!("Note: {note}\n"));
+        }
     }
     out
 }
@@ -962,33 +1071,37 @@ mod tests {
         }
     }
 
+    /// Two Deployments serve `todo`; the Lease `todo/microservice-operator` is held by a Pod of
+    /// one: that one is read, its holder first.
     #[tokio::test]
-    async fn the_lease_holder_names_the_operator_namespace_and_pod() {
+    async fn the_lease_holder_decides_between_two_that_serve_the_namespace() {
         let (client, seen) = fake_api(|path, _| match path {
-            "/apis/coordination.k8s.io/v1/leases" => (
+            "/apis/coordination.k8s.io/v1/namespaces/todo/leases/microservice-operator" => (
                 200,
-                list(
-                    "LeaseList",
-                    vec![json!({
-                "metadata": {"name": "microservice-operator", "namespace": "ops"},
-                "spec": {"holderIdentity": "op-7d9f-abc_0123456789abcdef"}})],
-                ),
+                json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                    "metadata": {"name": "microservice-operator", "namespace": "todo"},
+                    "spec": {"holderIdentity": "op-7d9f-abc_0123456789abcdef", "leaseDurationSeconds": 15,
+                             "renewTime": "2026-11-29T17:19:59.000000Z"}})
+                .to_string(),
             ),
-            "/apis/apps/v1/namespaces/ops/deployments" => (
+            "/apis/apps/v1/deployments" => (
                 200,
                 list(
                     "DeploymentList",
-                    vec![deployment(
-                        "ops",
-                        "op",
-                        &["kubectl-microservice", "operate", "--namespace", "todo"],
-                    )],
+                    vec![
+                        deployment("ops", "op", &["kubectl-microservice", "operate", "--namespace", "todo"]),
+                        deployment(
+                            "ops",
+                            "spare",
+                            &["kubectl-microservice", "operate", "--namespace", "todo"],
+                        ),
+                    ],
                 ),
             ),
             _ => (404, "{}".into()),
         });
-        let (global, args) = parse(&[]);
-        let target = resolve_target(&client, &global, &args).await.unwrap();
+        let (global, args) = parse(&["-n", "todo"]);
+        let target = resolve_target(&client, &global, &args, &[], None).await.unwrap();
         assert_eq!(
             (
                 target.namespace.as_str(),
@@ -1001,15 +1114,14 @@ mod tests {
         assert_eq!(target.describe, "ops/deployment/op");
         let seen = seen.lock().unwrap().clone();
         assert!(
-            seen[0].contains("fieldSelector=metadata.name%3Dmicroservice-operator"),
-            "{seen:?}"
+            seen.iter().all(|u| !u.contains("/pods/") && !u.ends_with("/log")),
+            "no log is read to decide: {seen:?}"
         );
     }
 
     #[tokio::test]
     async fn without_a_lease_deployments_running_kopf_or_ours_are_found() {
         let (client, _) = fake_api(|path, _| match path {
-            "/apis/coordination.k8s.io/v1/leases" => (403, FORBIDDEN.into()),
             "/apis/apps/v1/deployments" => (
                 200,
                 list(
@@ -1027,9 +1139,50 @@ mod tests {
             _ => (404, "{}".into()),
         });
         let (global, args) = parse(&["-c", "operator"]);
-        let target = resolve_target(&client, &global, &args).await.unwrap();
+        let target = resolve_target(&client, &global, &args, &[], None).await.unwrap();
         assert_eq!(target.describe, "store/deployment/catalog-operator");
         assert_eq!(target.leader, None);
+        let (global, args) = parse(&["-n", "store"]);
+        let target = resolve_target(&client, &global, &args, &[], None).await.unwrap();
+        assert_eq!(target.describe, "store/deployment/catalog-operator");
+    }
+
+    /// The defect of issue 11 item 1: an operator of another namespace is never read; the
+    /// answer names what exists and what each watches.
+    #[tokio::test]
+    async fn an_operator_of_another_namespace_is_never_read() {
+        let (client, seen) = fake_api(|path, _| match path {
+            "/apis/apps/v1/deployments" => (
+                200,
+                list(
+                    "DeploymentList",
+                    vec![
+                        deployment(
+                            "team-b",
+                            "shop-operator",
+                            &["kubectl-microservice", "operate", "-n", "shop"],
+                        ),
+                        deployment("team-c", "catalog", &["kopf", "run", "--namespace=store", "op.py"]),
+                    ],
+                ),
+            ),
+            _ => (404, "{}".into()),
+        });
+        let (global, args) = parse(&["-n", "todo"]);
+        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        let text = err.to_string();
+        assert!(
+            text.contains("no operator serves namespace todo")
+                && text.contains("team-b/deployment/shop-operator watches shop")
+                && text.contains("team-c/deployment/catalog watches store"),
+            "{text}"
+        );
+        let seen = seen.lock().unwrap().clone();
+        assert!(
+            seen.iter().all(|u| !u.contains("/namespaces/team-")),
+            "nothing of theirs is read: {seen:?}"
+        );
     }
 
     #[tokio::test]
@@ -1042,12 +1195,11 @@ mod tests {
             ],
         );
         let (client, _) = fake_api(move |path, _| match path {
-            "/apis/coordination.k8s.io/v1/leases" => (200, list("LeaseList", vec![])),
             "/apis/apps/v1/deployments" => (200, two.clone()),
             _ => (404, "{}".into()),
         });
         let (global, args) = parse(&[]);
-        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
         assert_eq!(err.exit_code(), 3);
         let text = err.to_string();
         assert!(
@@ -1062,9 +1214,9 @@ mod tests {
             ),
             _ => (403, FORBIDDEN.into()),
         });
-        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
         assert_eq!(err.exit_code(), 3);
-        assert!(err.to_string().contains("no operator found"), "{err}");
+        assert!(err.to_string().contains("no operator serves any namespace"), "{err}");
     }
 
     #[tokio::test]
@@ -1077,7 +1229,7 @@ mod tests {
         }
         });
         let (global, args) = parse(&["--operator", "ops/deployment/custom"]);
-        let target = resolve_target(&client, &global, &args).await.unwrap();
+        let target = resolve_target(&client, &global, &args, &[], None).await.unwrap();
         // Not recognised: the first container, unless -c says otherwise.
         assert_eq!(target.container, "sidecar");
         assert!(
@@ -1087,7 +1239,7 @@ mod tests {
                 .any(|u| u.starts_with("/apis/apps/v1/namespaces/ops/deployments/custom"))
         );
         let (global, args) = parse(&["--operator", "ops/deployment/missing"]);
-        let err = resolve_target(&client, &global, &args).await.unwrap_err();
+        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
         assert_eq!(err.exit_code(), 3);
         // A malformed --operator never gets this far: it is refused while parsing.
         let err = Cli::try_parse_from([

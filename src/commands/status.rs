@@ -112,8 +112,16 @@ pub struct Item {
     pub warnings: Option<usize>,
     /// metadata.creationTimestamp.
     pub created: Option<DateTime<Utc>>,
-    /// The operator watching this namespace, as NS/deployment/NAME, when found.
+    /// The operator that handles this object, as the resolver decided
+    /// ([`crate::evidence::resolve`]): `NS/deployment/NAME`, or `process/HOLDER-IDENTITY` /
+    /// `log-file/NAME` for an `operate` outside the cluster; `null` when none serves the
+    /// namespace, several do alike, or the operators are unknown (`operatorResolution` says
+    /// which). The `OPERATOR` column of `-o wide` prints the same.
     pub operator: Option<String>,
+    /// How the operator was decided: `{"verdict": "deployment|process|none-serves|ambiguous|
+    /// unknown", "operator", "namespace", "summary", "evidence": [...], "candidates":
+    /// [{"operator", "kind", "watches", "serves", "score", "evidence"}]}`.
+    pub operator_resolution: crate::evidence::resolve::Resolution,
     /// The pending deletion (deletionTimestamp, age, each finalizer with its owner and removal
     /// command), only when `verdict` is `terminating`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,6 +152,7 @@ pub struct Report {
 /// Builds the report from a snapshot (pure). `namespace` filters objects when set; `name`
 /// keeps one object.
 pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, skew: Duration) -> Report {
+    // The finalizer owners of a pending deletion (diagnose::deletion) are any operator in evidence.
     let operator_list = snapshot.operator.deployments.get().map(|d| find_operators(d));
     let options = staleness::Options {
         skew: crate::time::delta(skew),
@@ -159,7 +168,6 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             .map(ToString::to_string)
             .unwrap_or_else(|| "operator logs: none".into()),
     );
-    let operators = operator_list.clone().unwrap_or_default();
     let mut items: Vec<Item> = snapshot
         .microservices
         .get()
@@ -169,8 +177,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
         .filter(|o| name.is_none_or(|n| o.metadata.name.as_deref() == Some(n)))
         .map(|obj| {
             let logs = facts.get(&obj.key()).unwrap_or(&unavailable);
-            let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-            let operator = operators.iter().find(|op| op.watches(ns)).map(|op| op.display());
+            let operator = snapshot.operator_for(obj);
             item(
                 obj,
                 staleness::assess(obj, logs, options),
@@ -186,6 +193,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             .flat_map(|i| &i.reasons)
             .flat_map(|r| std::iter::once(&r.message).chain(&r.evidence))
             .map(String::as_str),
+        &snapshot.log_zones(),
     )
     .into_iter()
     .collect();
@@ -203,7 +211,12 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
     }
 }
 
-fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>, operator: Option<String>) -> Item {
+fn item(
+    obj: &MicroserviceObject,
+    a: Assessment,
+    warnings: Option<usize>,
+    operator: crate::evidence::resolve::Resolution,
+) -> Item {
     Item {
         namespace: obj.metadata.namespace.clone().unwrap_or_default(),
         name: obj.metadata.name.clone().unwrap_or_default(),
@@ -225,7 +238,8 @@ fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>, operat
             .creation_timestamp
             .as_ref()
             .map(|t| crate::time::from_jiff(t.0)),
-        operator,
+        operator: operator.operator.clone(),
+        operator_resolution: operator,
         deletion: a.deletion,
         bundle: None,
     }
@@ -314,7 +328,8 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
                 let time = |t: Option<DateTime<Utc>>| t.map(rfc3339_seconds).unwrap_or_else(|| "<unknown>".into());
                 row.push((time(i.last_handled), Tone::Plain));
                 row.push((time(i.spec_changed), Tone::Plain));
-                row.push((i.operator.clone().unwrap_or_else(|| "<none found>".into()), Tone::Plain));
+                // The same value as the item's `operator` (its label when none is named).
+                row.push((i.operator_resolution.label(), Tone::Plain));
             }
             row
         })
@@ -365,9 +380,10 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
         staleness::HandledBy::Unknown => "no handling record on the object",
     };
     push(&mut out, format!("  {:<16}{handled_by}", "Handled by:"));
-    if let Some(op) = &item.operator {
-        push(&mut out, format!("  {:<16}{op}", "Operator:"));
-    }
+    push(
+        &mut out,
+        format!("  {:<16}{}", "Operator:", item.operator_resolution.line()),
+    );
     let time = |t: Option<DateTime<Utc>>| {
         t.map(|t| {
             format!(
@@ -517,10 +533,7 @@ pub fn check_decidable(
         return Err(AppError::Undecided(format!("cannot decide: {gap}")));
     }
     if let (Some(name), true) = (name, report.items.is_empty()) {
-        return Err(AppError::Undecided(match namespace {
-            Some(ns) => format!("microservice {name:?} not found in namespace {ns:?}"),
-            None => format!("microservice {name:?} not found"),
-        }));
+        return Err(AppError::Undecided(crate::resource::not_found_message(namespace, name)));
     }
     Ok(())
 }
@@ -545,6 +558,24 @@ pub fn changed_rows(before: &Report, after: &Report) -> Report {
             .collect(),
         ..after.clone()
     }
+}
+
+/// The table rows of `--watch` for the `changed` items, in the columns of the `first` table
+/// printed: the rows are rendered below the first table's (headers and rows) and only their own
+/// lines are kept, so each column starts where it started in the first table (a wider cell
+/// widens only its own line, as no row is printed twice).
+pub fn watch_rows(first: &Report, changed: &Report, wide: bool, all_namespaces: bool, color: bool) -> String {
+    let shown = changed.items.len();
+    let together = Report {
+        items: first.items.iter().chain(&changed.items).cloned().collect(),
+        ..changed.clone()
+    };
+    let rendered = table(&together, wide, all_namespaces, false, color);
+    let lines: Vec<&str> = rendered.lines().collect();
+    lines[lines.len().saturating_sub(shown)..]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
@@ -645,15 +676,17 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
 }
 
 /// Gathers live evidence and builds the report: Microservices and events first, with the
-/// `--log-file` logs (read again on every call); the operator (Deployment, Pods, logs) only when
-/// a verdict needs logs, one object is explained, or `wide` shows the operator. `where_` names
+/// `--log-file` logs (read again on every call); then the operator (Deployments, their Pods, the
+/// Leases) when the output names it (`names_operator`: `-o wide|json|yaml|jsonpath`, a NAME) or
+/// a verdict needs logs, and its Pods' logs only when a verdict needs them or one object is
+/// explained. `where_` names
 /// the server and context in errors; an unreadable `--log-file` is a usage error.
 pub async fn live_report(
     client: &kube::Client,
     plan: &crate::evidence::live::Plan,
     access: &crate::evidence::live::CallerAccess,
     args: &StatusArgs,
-    wide: bool,
+    names_operator: bool,
     where_: &str,
 ) -> Result<Report, AppError> {
     let namespace = plan.namespace.as_deref();
@@ -671,8 +704,15 @@ pub async fn live_report(
         .items
         .iter()
         .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
-    if args.name.is_some() || wide || needs_logs {
-        crate::evidence::live::add_operator(client, &mut snapshot, plan, false).await;
+    // Every output that names the operator resolves it the same way (`-o json` as `-o wide`);
+    // its Pods' logs are read only when a verdict needs them or one object is explained.
+    let logs = if args.name.is_some() || needs_logs {
+        crate::evidence::live::Logs::Current
+    } else {
+        crate::evidence::live::Logs::None
+    };
+    if names_operator || args.name.is_some() || needs_logs {
+        crate::evidence::live::add_operator(client, &mut snapshot, plan, logs).await;
         // add_operator replaced the logs with the Pods' (or a gap).
         args.log_files.add_to(&mut snapshot)?;
     }
@@ -724,7 +764,6 @@ async fn run_live(
         operator: args.operator.clone(),
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
-        only_serving: false,
     };
     let scope = match &namespace {
         Some(ns) => format!("in namespace {ns}"),
@@ -741,13 +780,16 @@ async fn run_live(
     for note in crate::evidence::live::access_notes(&access, &scope) {
         eprintln!("note: {note}");
     }
+    // The plain table and `-o name` print no operator; every other output does.
+    let names_operator = !matches!(global.output, None | Some(OutputFormat::Name));
     let wide = global.output == Some(OutputFormat::Wide);
-    let gather = || live_report(&client, &plan, &access, args, wide, &where_);
+    let gather = || live_report(&client, &plan, &access, args, names_operator, &where_);
     let mut current = gather().await?;
     print_gaps(&current);
     note_if_empty(&current, namespace.as_deref());
     super::write_stdout(&render_report(&current, global, args.name.as_deref(), color)?)?;
     let mut code = exit_code(&current, args.exit_code);
+    let first = current.clone();
     if args.watch {
         loop {
             tokio::select! {
@@ -763,9 +805,15 @@ async fn run_live(
             };
             let changed = changed_rows(&current, &next);
             if !changed.items.is_empty() {
-                let mut quiet = global.clone();
-                quiet.no_headers = true;
-                super::write_stdout(&render_report(&changed, &quiet, None, color)?)?;
+                let rows = match &global.output {
+                    None | Some(OutputFormat::Wide) => watch_rows(&first, &changed, wide, global.all_namespaces, color),
+                    _ => {
+                        let mut quiet = global.clone();
+                        quiet.no_headers = true;
+                        render_report(&changed, &quiet, None, color)?
+                    }
+                };
+                super::write_stdout(&rows)?;
             }
             code = code.max(exit_code(&next, args.exit_code));
             current = next;

@@ -11,12 +11,14 @@ use super::staleness::{CycleEnd, LogFacts, Rejection};
 use crate::evidence::{LogSource, Snapshot};
 use crate::kopf::messages::{Lifecycle, Outcome};
 use crate::logs::lines::LineSplitter;
+use crate::logs::zone::LogZone;
 use crate::logs::{Record, RecordParser};
 
-/// Every record of one container's log.
-pub fn records(source: &LogSource) -> Vec<Record> {
+/// Every record of one container's log, its zoneless times read in `zone`
+/// ([`Snapshot::log_zone`]).
+pub fn records(source: &LogSource, zone: LogZone) -> Vec<Record> {
     let mut splitter = LineSplitter::new();
-    let mut parser = RecordParser::new();
+    let mut parser = RecordParser::in_zone(zone);
     let mut out = Vec::new();
     let mut collect = |r: Record| out.push(r);
     let mut lines = Vec::new();
@@ -41,7 +43,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
     let mut last_retry: HashMap<String, (Option<DateTime<Utc>>, String)> = HashMap::new();
     let mut last_rejection: HashMap<String, Rejection> = HashMap::new();
     for source in sources {
-        for record in records(source) {
+        for record in records(source, snapshot.log_zone(source)) {
             if let Some(t) = record.time() {
                 covers_from = Some(covers_from.map_or(t, |c| c.min(t)));
             }

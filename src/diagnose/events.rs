@@ -20,6 +20,7 @@ use super::leading::{self, ElectionLine, PauseEvidence};
 use super::rbac::{self, Account, Answer, Need};
 use super::staleness::{self, LogFacts, Verdict};
 use crate::evidence::operator::{Leadership, OperatorKind, OperatorRef, find_operators};
+use crate::evidence::resolve::Verdict as Resolved;
 use crate::evidence::{Gap, GapReason, Snapshot, event_time};
 use crate::kopf::messages::{EventPostFailure, Lifecycle, Outcome};
 use crate::kopf::peering as kopf_peering;
@@ -111,6 +112,12 @@ pub struct Report {
     /// means); absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The operator the findings are about, as the resolver decided (the same value `status`
+    /// prints: `NS/deployment/NAME`, `process/HOLDER` or `log-file/NAME`); `null` when none
+    /// serves the namespace, several do alike, or the operators are unknown.
+    pub operator: Option<String>,
+    /// How it was decided ([`crate::evidence::resolve::Resolution`]), as `status -o json` gives it.
+    pub operator_resolution: crate::evidence::resolve::Resolution,
     /// Whether the evidence could decide: false when nothing was found but deciding evidence
     /// (events, the operator, its logs) is missing.
     #[serde(skip)]
@@ -175,6 +182,11 @@ struct Ctx<'a> {
     key: String,
     now: Option<DateTime<Utc>>,
     options: Options,
+    /// The resolver's answer for this object ([`Snapshot::operator_for`]).
+    resolution: crate::evidence::resolve::Resolution,
+    /// The Deployment diagnosed: the resolved one; for a process outside the cluster, the
+    /// serving Deployment of ours that stands by on the Lease it holds; never one that does not
+    /// serve the namespace (unless `--operator` names it).
     operator: Option<OperatorRef>,
     deployment: Option<&'a Deployment>,
     /// Records about this object (after its creation, so a predecessor's are left out).
@@ -191,11 +203,18 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     let name = obj.metadata.name.as_deref().unwrap_or("");
     let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
     let operators = find_operators(deployments);
-    let operator = operators
-        .iter()
-        .find(|op| op.watches(ns))
-        .or(operators.first())
-        .cloned();
+    let resolution = snapshot.operator_for(obj);
+    let by_name = |name: &str| operators.iter().find(|op| op.display() == name).cloned();
+    let operator = match resolution.verdict {
+        Resolved::Deployment => resolution.operator.as_deref().and_then(by_name),
+        // A process leads: the Deployment of ours that serves the namespace (standing by, or
+        // not running) is still the one to diagnose, for its leadership.
+        Resolved::Process => resolution
+            .serving()
+            .filter(|c| c.kind == Some(OperatorKind::Ours))
+            .find_map(|c| by_name(&c.operator)),
+        _ => None,
+    };
     let deployment = operator.as_ref().and_then(|op| {
         deployments.iter().find(|d| {
             d.metadata.name.as_deref() == Some(op.name.as_str())
@@ -210,7 +229,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     let mut lines = Vec::new();
     let mut unattributed = Vec::new();
     for source in snapshot.operator.logs.get().into_iter().flatten() {
-        for record in records(source) {
+        for record in records(source, snapshot.log_zone(source)) {
             let pod = crate::logs::file::source_name(&source.pod, &source.container);
             match &record.object {
                 Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
@@ -246,6 +265,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         key: obj.key(),
         now: snapshot.now(),
         options,
+        resolution,
         operator,
         deployment,
         lines,
@@ -267,21 +287,32 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     findings.extend(pruned(&ctx));
     findings.extend(stale(&ctx));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    let gaps: Vec<Gap> = snapshot
+    let mut gaps: Vec<Gap> = snapshot
         .gaps()
         .into_iter()
         .filter(|g| !matches!(g.reason, GapReason::NotCollected(_)))
         .cloned()
         .collect();
+    let verdict = ctx.resolution.verdict;
+    if verdict == Resolved::Ambiguous {
+        gaps.push(Gap {
+            evidence: "operator".into(),
+            reason: GapReason::Failed(ctx.resolution.summary.clone()),
+        });
+    }
     let decided = snapshot.events.get().is_some()
-        && snapshot.operator.deployments.get().is_some()
-        && snapshot.operator.logs.get().is_some();
+        && match verdict {
+            Resolved::Unknown | Resolved::Ambiguous => false,
+            Resolved::NoneServes => true,
+            Resolved::Deployment | Resolved::Process => snapshot.operator.logs.get().is_some(),
+        };
     let summary = summary(&ctx, &findings);
     let notes = crate::logs::local_time_note(
         findings
             .iter()
             .flat_map(|f| std::iter::once(&f.title).chain(&f.evidence))
             .map(String::as_str),
+        &snapshot.log_zones(),
     )
     .into_iter()
     .collect();
@@ -292,6 +323,8 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         findings,
         gaps,
         notes,
+        operator: ctx.resolution.operator.clone(),
+        operator_resolution: ctx.resolution.clone(),
         decided,
     }
 }
@@ -395,23 +428,32 @@ fn finding(id: &'static str, severity: Severity, title: String, evidence: Vec<St
 // ---- the operator: found, watching, running ----------------------------------------------
 
 fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let Some(deployments) = ctx.snapshot.operator.deployments.get() else {
-        return Vec::new();
-    };
-    let Some(op) = &ctx.operator else {
-        return vec![finding(
-            "operator-not-found",
-            Severity::Problem,
-            "no operator Deployment for Microservices was found".into(),
-            vec![format!(
+    let resolution = &ctx.resolution;
+    let op = match (&ctx.operator, resolution.verdict) {
+        (Some(op), _) => op,
+        // The operators could not be read, or several serve alike (a gap says which): nothing
+        // is said about any of them.
+        (None, Resolved::Unknown | Resolved::Ambiguous) => return Vec::new(),
+        (None, Resolved::Process) => return process_findings(ctx),
+        (None, _) if resolution.candidates.is_empty() => {
+            let deployments = ctx.snapshot.operator.deployments.get().map_or(0, Vec::len);
+            let mut evidence = vec![format!(
                 "{} in evidence; none runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`",
-                count(deployments.len() as u64, "Deployment")
-            )],
-            Some(format!(
-                "install it (`kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace {} | kubectl apply -f -`), or name the one you run: --operator NAMESPACE/deployment/NAME",
-                ctx.ns
-            )),
-        )];
+                count(deployments as u64, "Deployment")
+            )];
+            evidence.extend(resolution.evidence.iter().cloned());
+            return vec![finding(
+                "operator-not-found",
+                Severity::Problem,
+                "no operator Deployment for Microservices was found".into(),
+                evidence,
+                Some(format!(
+                    "install it (`kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace {} | kubectl apply -f -`), or name the one you run: --operator NAMESPACE/deployment/NAME",
+                    ctx.ns
+                )),
+            )];
+        }
+        (None, _) => return none_serves(ctx),
     };
     let mut out = Vec::new();
     if !op.watches(ctx.ns) {
@@ -498,6 +540,7 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
         namespace: ctx.ns,
         now: ctx.now,
         skew: ctx.options.skew,
+        given_holder: given_holder(ctx),
     };
     out.extend(leading::operator_not_leading(&leading_input));
     let elsewhere = leading::leader_elsewhere(&leading_input);
@@ -528,19 +571,30 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 None,
             ));
         } else if let (true, Some(holder)) = (running.is_empty(), &elsewhere) {
+            // Its log given: the user runs that process on purpose (the README's laptop flow).
+            let own = leading_input.given_holder == Some(holder.as_str());
             out.push(finding(
                 "operator-not-running",
-                Severity::Warning,
-                format!(
-                    "the operator {} has no running Pod; another process, holding its Lease as {holder}, handles the objects (see operator-not-leading)",
-                    op.display()
-                ),
+                if own { Severity::Ok } else { Severity::Warning },
+                if own {
+                    format!(
+                        "the `operate` process whose log was given holds the Lease of {} as {holder} and handles the objects; the Deployment has no running Pod",
+                        op.display()
+                    )
+                } else {
+                    format!(
+                        "the operator {} has no running Pod; another process, holding its Lease as {holder}, handles the objects (see operator-not-leading)",
+                        op.display()
+                    )
+                },
                 evidence,
-                Some(format!(
-                    "if that process is meant to be temporary (a laptop), get the Deployment running: kubectl -n {ns} describe deployment {n}",
-                    ns = op.namespace,
-                    n = op.name
-                )),
+                (!own).then(|| {
+                    format!(
+                        "if that process is meant to be temporary (a laptop), get the Deployment running: kubectl -n {ns} describe deployment {n}",
+                        ns = op.namespace,
+                        n = op.name
+                    )
+                }),
             ));
         } else if running.is_empty() {
             out.push(finding(
@@ -568,6 +622,178 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 None,
             ));
         }
+    }
+    out
+}
+
+impl Ctx<'_> {
+    /// The Deployment whose settings (RBAC, `--events`, Kopf's source) decide what is posted:
+    /// the resolved one, never the Deployment that stands by while a process outside the
+    /// cluster handles.
+    fn handler(&self) -> Option<&OperatorRef> {
+        (self.resolution.verdict == Resolved::Deployment)
+            .then_some(self.operator.as_ref())
+            .flatten()
+    }
+}
+
+/// `posting-disabled` for a process outside the cluster, from its own log's `Operator started`
+/// line (`events=none|warnings|all`); `None` when that is not the answer's operator or its log
+/// has no such line.
+fn process_posting(ctx: &Ctx<'_>) -> Option<Finding> {
+    if ctx.resolution.verdict != Resolved::Process {
+        return None;
+    }
+    let log = ctx.resolution.process.as_ref()?.log.as_deref()?;
+    let started = ctx
+        .unattributed
+        .iter()
+        .rfind(|l| l.pod == log && l.record.message.starts_with("Operator started"))?;
+    let events = started.record.fields.iter().find(|(k, _)| k == "events")?.1.clone();
+    let evidence = vec![format!("its start line: {}", started.cite())];
+    Some(if events == "none" {
+        finding(
+            "posting-disabled",
+            Severity::Problem,
+            format!("{} posts no events (`--events none`)", ctx.resolution.label()),
+            evidence,
+            Some("restart it with `--events all` (or `warnings`)".into()),
+        )
+    } else {
+        finding(
+            "posting-disabled",
+            Severity::Ok,
+            format!("{} posts events (--events {events})", ctx.resolution.label()),
+            evidence,
+            None,
+        )
+    })
+}
+
+/// The Lease holder whose own log was given (`--log-file`, or a bundle's `.file.log`): the
+/// resolver matched its `Became the leader ... identity=` line to the Lease's `holderIdentity`.
+fn given_holder<'a>(ctx: &'a Ctx<'_>) -> Option<&'a str> {
+    let process = ctx.resolution.process.as_ref()?;
+    process.log.as_ref()?;
+    process.holder.as_deref()
+}
+
+/// `operator-not-watching` when no operator in evidence serves the namespace: what exists and
+/// what each watches. None of them is diagnosed (their RBAC, Pods and logs say nothing about
+/// this namespace).
+fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let resolution = &ctx.resolution;
+    let mut evidence: Vec<String> = resolution
+        .candidates
+        .iter()
+        .map(|c| {
+            let kind = match c.kind {
+                Some(OperatorKind::Ours) => " (ours)",
+                Some(OperatorKind::Kopf) => " (Kopf)",
+                None => "",
+            };
+            let how = c.evidence.first().map(|e| format!(": {e}")).unwrap_or_default();
+            format!("{}{kind}{how}", c.operator)
+        })
+        .collect();
+    evidence.extend(resolution.evidence.iter().cloned());
+    let edits: Vec<String> = resolution
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            let (ns, name) = c.operator.split_once("/deployment/")?;
+            Some(format!("kubectl -n {ns} edit deployment {name}"))
+        })
+        .take(3)
+        .collect();
+    let edit = if edits.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", or add `--namespace={}` to the args of the one that should serve it ({})",
+            ctx.ns,
+            edits.join("; ")
+        )
+    };
+    vec![finding(
+        "operator-not-watching",
+        Severity::Problem,
+        format!(
+            "no operator serves namespace {}: {} watch{} other namespaces; nothing handles {} or posts its events",
+            ctx.ns,
+            count(resolution.candidates.len() as u64, "operator"),
+            if resolution.candidates.len() == 1 { "es" } else { "" },
+            ctx.key
+        ),
+        evidence,
+        Some(format!(
+            "run one for it (`kubectl microservice manifests --namespace ops --watch-namespace {ns} | kubectl apply -f -`, or `kubectl microservice operate --namespace {ns}` with its log given as --log-file){edit}; if one of them does serve it, name it with --operator NS/deployment/NAME",
+            ns = ctx.ns
+        )),
+    )]
+}
+
+/// The operator is a process outside the cluster (a laptop `operate`) and no Deployment of ours
+/// serves the namespace: whether it runs and leads, from its Lease and the log given.
+fn process_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let Some(process) = &ctx.resolution.process else {
+        return Vec::new();
+    };
+    let name = ctx.resolution.label();
+    let mut evidence: Vec<String> = ctx.resolution.evidence.clone();
+    if let Some(c) = ctx.resolution.candidates.first() {
+        evidence.extend(c.evidence.iter().cloned());
+    }
+    let log = process.log.as_deref();
+    let mut out = Vec::new();
+    match (&process.lease, process.current) {
+        (Some(lease), true) => {
+            let renewed = match (ctx.now, process.renewed) {
+                (Some(now), Some(r)) => format!(", renewed {}s ago", (now - r).num_seconds().max(0)),
+                _ => String::new(),
+            };
+            out.push(finding(
+                "operator-not-running",
+                Severity::Ok,
+                format!("the `operate` process {name} runs: it holds the Lease {lease}{renewed}"),
+                evidence.clone(),
+                None,
+            ));
+            out.push(finding(
+                leading::ID,
+                Severity::Ok,
+                match log {
+                    Some(log) => format!("{name} leads (Lease {lease}); its log is the one given ({log})"),
+                    None => format!("{name} leads (Lease {lease}); its log is not in evidence (give it with --log-file)"),
+                },
+                evidence,
+                None,
+            ));
+        }
+        (Some(lease), false) => out.push(finding(
+            "operator-not-running",
+            Severity::Problem,
+            format!(
+                "the `operate` process {name} stopped: its Lease {lease} is no longer renewed, and no Deployment serves namespace {}",
+                ctx.ns
+            ),
+            evidence,
+            Some(format!(
+                "start it again (`kubectl microservice operate --namespace {ns}`), or run the operator in the cluster: `kubectl microservice manifests --namespace ops --watch-namespace {ns} | kubectl apply -f -`",
+                ns = ctx.ns
+            )),
+        )),
+        (None, _) => out.push(finding(
+            "operator-not-running",
+            Severity::Ok,
+            format!(
+                "the operator is the process whose log was given ({}): it names {}; no Lease or Pod says whether it still runs",
+                log.unwrap_or("?"),
+                ctx.key
+            ),
+            evidence,
+            None,
+        )),
     }
     out
 }
@@ -707,7 +933,9 @@ fn rbac_from_logs(ctx: &Ctx<'_>) -> Vec<Finding> {
 }
 
 fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let Some(op) = &ctx.operator else {
+    // A process outside the cluster posts with its own credentials, not the ServiceAccount of
+    // the Deployment that stands by: only its 403 lines say anything.
+    let Some(op) = ctx.handler() else {
         return rbac_from_logs(ctx);
     };
     let account = Account {
@@ -1242,7 +1470,10 @@ fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
         }
         ev
     };
-    let Some(op) = &ctx.operator else {
+    if let Some(found) = process_posting(ctx) {
+        return vec![found];
+    }
+    let Some(op) = ctx.handler() else {
         // No operator in evidence: its settings are unknown, the failures are not.
         if !hidden_failures {
             return Vec::new();
@@ -2107,6 +2338,8 @@ mod tests {
             findings: vec![],
             gaps: vec![],
             notes: vec![],
+            operator: None,
+            operator_resolution: Default::default(),
             decided: true,
         };
         assert_eq!(r.exit_code(), 0);

@@ -91,6 +91,10 @@ pub struct Input<'a> {
     pub now: Option<DateTime<Utc>>,
     /// Times closer than this cannot be ordered.
     pub skew: Duration,
+    /// The `holderIdentity` of the process whose own log was given (`--log-file`), when the
+    /// resolver matched it to the Lease ([`crate::evidence::resolve::Process`]): that it leads
+    /// is what its user runs it for, not a warning.
+    pub given_holder: Option<&'a str>,
 }
 
 /// `operator-not-leading` for `input.operator`, or `None` when the evidence cannot tell (a gap,
@@ -286,6 +290,17 @@ fn lease(input: &Input<'_>, namespace: &str, name: &str) -> Option<Finding> {
                 find_log(op)
             )),
         }),
+        (Some(h), false, _) if input.given_holder == Some(h.as_str()) => Some(ok(
+            format!(
+                "the Lease {lease_ref} is held by {h}, the `operate` process whose log was given: it handles, {}",
+                if none_runs {
+                    format!("and {} has no running replica", op.display())
+                } else {
+                    format!("and the replicas of {} stand by", op.display())
+                }
+            ),
+            evidence,
+        )),
         (Some(h), false, _) => Some(Finding {
             id: ID,
             severity: Severity::Warning,
@@ -821,6 +836,7 @@ mod tests {
                 namespace: "todo",
                 now: Some(t(self.now)),
                 skew: Duration::seconds(2),
+                given_holder: None,
             })
         }
     }

@@ -74,13 +74,35 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         .and_then(Value::as_str)
         .map(str::to_string);
     let recorded = Recorded::from_meta(meta.as_ref());
+    let deployments: Evidence<Vec<k8s_openapi::api::apps::v1::Deployment>> =
+        recorded.explain(list(dir, "operator/deployment.json", "operator Deployment"));
+    let mut operator_logs = recorded.explain(logs(dir));
+    // `operator/deployment.json` holds no Deployment (none serves the namespace): there is no
+    // operator log to miss (git keeps no empty `operator/logs/`).
+    if deployments.get().is_some_and(Vec::is_empty)
+        && operator_logs
+            .gap()
+            .is_some_and(|g| matches!(g.reason, GapReason::NotInBundle(_)))
+    {
+        operator_logs = Evidence::Present(Vec::new());
+    }
     let mut operator = OperatorEvidence {
-        deployments: recorded.explain(list(dir, "operator/deployment.json", "operator Deployment")),
+        deployments,
         pods: recorded.explain(list(dir, "operator/pods.json", "operator Pods")),
         configmaps: recorded.explain(list(dir, "operator/configmaps.json", "operator ConfigMaps")),
-        logs: recorded.explain(logs(dir)),
+        logs: operator_logs,
         leases: recorded.explain(list(dir, "operator/leases.json", super::LEASES)),
         peerings: recorded.explain(list(dir, "operator/kopfpeerings.json", super::PEERINGS)),
+        chosen: meta
+            .as_ref()
+            .and_then(|m| m.get("operator"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        others: meta
+            .as_ref()
+            .and_then(|m| m.get("otherOperators"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default(),
     };
     operator.settle_leadership();
     Ok(Snapshot {
@@ -272,6 +294,14 @@ pub struct Meta {
     pub gaps: Vec<String>,
     /// This tool's version.
     pub collected_by: String,
+    /// Operators seen that do not serve the namespace: `{"operator", "kind", "watches"}` each
+    /// (what exists and what it watches; nothing else of theirs is collected). Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_operators: Vec<super::resolve::OperatorSummary>,
+    /// The `--operator NS/deployment/NAME` `collect` was given, so that the bundle names the
+    /// operator the live answer named ([`super::resolve::FLAG`]). Absent when not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
 }
 
 /// Writes `snapshot` as a bundle at `dir` (created; must be empty or absent). Files are written
@@ -507,6 +537,8 @@ mod tests {
             all_namespaces: false,
             gaps: snapshot.gaps().iter().map(ToString::to_string).collect(),
             collected_by: "test".into(),
+            other_operators: vec![],
+            operator: None,
         };
         let out = tempfile::tempdir().unwrap();
         let dir = out.path().join("bundle");
@@ -554,6 +586,8 @@ mod tests {
             all_namespaces: false,
             gaps: vec![],
             collected_by: "test".into(),
+            other_operators: vec![],
+            operator: None,
         };
         write(&snapshot, &meta, &dir).unwrap();
         let again = read(&dir).unwrap();

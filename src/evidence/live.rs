@@ -63,10 +63,6 @@ pub struct Plan {
     pub context: Option<String>,
     /// API server URL, for the snapshot's source.
     pub server: String,
-    /// Keep only operators that serve `namespace`, even when none does (`collect`: a bundle
-    /// holds no other team's operator). Otherwise, when none serves it, every operator found is
-    /// kept so that the findings can name what runs and what it watches.
-    pub only_serving: bool,
 }
 
 /// What the caller may do, as far as the gathering is concerned.
@@ -295,13 +291,29 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
             items
         }),
     );
+    Ok(bare(
+        plan,
+        microservices,
+        events,
+        captured_at.or_else(|| Some(Utc::now())),
+    ))
+}
+
+/// A live snapshot of `microservices` and `events` alone: the operator and RBAC parts are "not
+/// collected" gaps until [`add_operator`] and [`add_everything`] fill them.
+pub fn bare(
+    plan: &Plan,
+    microservices: Evidence<Vec<MicroserviceObject>>,
+    events: Evidence<Vec<Event>>,
+    captured_at: Option<DateTime<Utc>>,
+) -> Snapshot {
     let not_collected = |what: &str| GapReason::NotCollected(format!("{what} not needed for this answer"));
-    Ok(Snapshot {
+    Snapshot {
         source: Source::Live {
             context: plan.context.clone(),
             server: plan.server.clone(),
         },
-        captured_at: captured_at.or_else(|| Some(Utc::now())),
+        captured_at,
         namespace: plan.namespace.clone(),
         microservices,
         crd: Evidence::missing("CRD", not_collected("the CRD")),
@@ -313,6 +325,8 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
             logs: Evidence::missing("operator logs", not_collected("operator logs")),
             leases: Evidence::missing(super::LEASES, not_collected("the operator")),
             peerings: Evidence::missing(super::PEERINGS, not_collected("the operator")),
+            chosen: None,
+            others: Vec::new(),
         },
         rbac: RbacEvidence {
             access_reviews: Evidence::missing("access reviews", not_collected("RBAC")),
@@ -321,7 +335,7 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
             cluster_roles: Evidence::missing("ClusterRoles", not_collected("RBAC")),
             cluster_role_bindings: Evidence::missing("ClusterRoleBindings", not_collected("RBAC")),
         },
-    })
+    }
 }
 
 fn forbidden_by_review(what: &str) -> kube::Error {
@@ -330,26 +344,59 @@ fn forbidden_by_review(what: &str) -> kube::Error {
     ))
 }
 
+/// Which operator logs [`add_operator`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Logs {
+    /// None: the answer needs only who the operator is (the resolver never reads Pod logs).
+    None,
+    /// Each Pod's current container log.
+    Current,
+    /// Current, and the previous instance's when the container restarted.
+    WithPrevious,
+}
+
 /// Finds the operator (`--operator NS/deployment/NAME`, else Deployments the caller can list
-/// that run `kopf run` / `python -m kopf` / `kubectl-microservice operate`), then its Pods and
-/// their logs (current; previous too when `previous`).
-pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan, previous: bool) {
+/// that run `kopf run` / `python -m kopf` / `kubectl-microservice operate`), keeps those that
+/// serve `plan.namespace` (all with `-A`) as [`OperatorEvidence::deployments`] and the rest only
+/// as [`OperatorEvidence::others`] (what each is and watches: their Pods, logs and RBAC are
+/// other teams' and never diagnosed), then the kept ones' Pods, their logs as `logs` asks, and
+/// the Leases and Kopf peerings that decide who leads, including `NS/microservice-operator`,
+/// the Lease a laptop `operate --namespace NS` elects on ([`super::resolve`]).
+pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan, logs: Logs) {
+    snapshot.operator.chosen = None;
+    snapshot.operator.others = Vec::new();
     let deployments = match &plan.operator {
         Some(spec) => match parse_operator_spec(spec) {
-            Ok((ns, name)) => evidence(
-                "operator Deployment",
-                Api::<Deployment>::namespaced(client.clone(), &ns)
-                    .get(&name)
-                    .await
-                    .map(|d| vec![d]),
-            ),
+            Ok((ns, name)) => {
+                snapshot.operator.chosen = Some(format!("{ns}/deployment/{name}"));
+                evidence(
+                    "operator Deployment",
+                    Api::<Deployment>::namespaced(client.clone(), &ns)
+                        .get(&name)
+                        .await
+                        .map(|d| vec![d]),
+                )
+            }
             Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
         },
-        None => match discover(client, plan.namespace.as_deref()).await {
-            Evidence::Present(found) => chosen(found, plan),
-            gap => gap,
+        None => match discover_at(client, plan.namespace.as_deref()).await {
+            (found, date) if snapshot.captured_at.is_none() && date.is_some() => {
+                snapshot.captured_at = date;
+                split(found, snapshot)
+            }
+            (found, _) => split(found, snapshot),
         },
     };
+    fn split(found: Evidence<Vec<Deployment>>, snapshot: &mut Snapshot) -> Evidence<Vec<Deployment>> {
+        match found {
+            Evidence::Present(found) => {
+                let (kept, others) = split_serving(found, snapshot.namespace.as_deref());
+                snapshot.operator.others = others;
+                Evidence::Present(kept)
+            }
+            gap => gap,
+        }
+    }
     if let Evidence::Gap(gap) = deployments {
         // A Deployment that could not be read (403, failed) is a gap, never "no operator": the
         // findings would otherwise say "install it".
@@ -357,14 +404,9 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
         snapshot.operator.pods = Evidence::missing("operator Pods", unknown());
         snapshot.operator.logs = Evidence::missing("operator logs", unknown());
         snapshot.operator.deployments = Evidence::Gap(gap);
-        return;
-    }
-    let operators: Vec<OperatorRef> = deployments.get().map(|d| find_operators(d)).unwrap_or_default();
-    if deployments.get().is_some() && operators.is_empty() {
-        snapshot.operator.deployments = Evidence::missing(
-            "operator Deployment",
-            GapReason::Failed("no Deployment runs `kopf run`, `python -m kopf` or `kubectl-microservice operate` (give --operator NS/deployment/NAME)".into()),
-        );
+        let (leases, _) = leadership(client, &[], plan.namespace.as_deref()).await;
+        snapshot.operator.leases = leases;
+        snapshot.operator.settle_leadership();
         return;
     }
     let matched: Vec<Deployment> = deployments
@@ -374,27 +416,46 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
         .filter(|d| recognise(d).is_some())
         .cloned()
         .collect();
+    let operators: Vec<OperatorRef> = find_operators(&matched);
     let pods = join_all(matched.iter().map(|d| pods_of(client, d))).await;
-    let pods: Evidence<Vec<Pod>> = pods
-        .into_iter()
-        .collect::<Result<Vec<Vec<Pod>>, _>>()
-        .map(|v| v.concat())
-        .map_or_else(|e| evidence("operator Pods", Err(e)), Evidence::Present);
-    let logs = match (pods.get(), operators.first()) {
-        (Some(pods), Some(op)) => {
-            let fetches = pods.iter().flat_map(|pod| {
+    let pods: Vec<Result<Vec<Pod>, kube::Error>> = pods;
+    // Each Pod with its operator's container.
+    let mut by_operator: Vec<(Pod, String)> = Vec::new();
+    let mut pod_error = None;
+    for (result, op) in pods.into_iter().zip(&operators) {
+        match result {
+            Ok(list) => by_operator.extend(list.into_iter().map(|p| (p, op.container.clone()))),
+            Err(e) => pod_error = Some(e),
+        }
+    }
+    let pods: Evidence<Vec<Pod>> = match pod_error {
+        Some(e) => evidence("operator Pods", Err(e)),
+        None => Evidence::Present(by_operator.iter().map(|(p, _)| p.clone()).collect()),
+    };
+    let logs = match (logs, pods.get()) {
+        (Logs::None, _) => Evidence::missing(
+            "operator logs",
+            GapReason::NotCollected("operator logs not needed for this answer".into()),
+        ),
+        (_, None) => Evidence::missing(
+            "operator logs",
+            GapReason::Failed("no operator Pods in evidence".into()),
+        ),
+        // No Deployment serves the namespace: there is no operator log to read (a fact, as a
+        // bundle of it reads back: no Deployment, no log).
+        (_, Some(_)) if operators.is_empty() => Evidence::Present(Vec::new()),
+        (wanted, Some(pods)) => {
+            let fetches = by_operator.iter().flat_map(|(pod, container)| {
                 let restarted = pod
                     .status
                     .as_ref()
                     .and_then(|s| s.container_statuses.as_ref())
-                    .is_some_and(|cs| cs.iter().any(|c| c.name == op.container && c.restart_count > 0));
+                    .is_some_and(|cs| cs.iter().any(|c| c.name == *container && c.restart_count > 0));
                 let mut wants = vec![false];
-                if previous && restarted {
+                if wanted == Logs::WithPrevious && restarted {
                     wants.push(true);
                 }
-                wants
-                    .into_iter()
-                    .map(move |prev| pod_log(client, pod, &op.container, prev))
+                wants.into_iter().map(move |prev| pod_log(client, pod, container, prev))
             });
             let results = join_all(fetches).await;
             let mut sources = Vec::new();
@@ -408,21 +469,17 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
             if sources.is_empty() && !failures.is_empty() {
                 Evidence::missing("operator logs", GapReason::Failed(failures.join("; ")))
             } else if pods.is_empty() {
+                let names: Vec<String> = operators.iter().map(OperatorRef::display).collect();
                 Evidence::missing(
                     "operator logs",
-                    GapReason::Failed(format!("{} has no Pods: no logs to read", op.display())),
+                    GapReason::Failed(format!("{} has no Pods: no logs to read", names.join(", "))),
                 )
             } else {
                 Evidence::Present(sources)
             }
         }
-        (None, _) => Evidence::missing(
-            "operator logs",
-            GapReason::Failed("no operator Pods in evidence".into()),
-        ),
-        (_, None) => Evidence::missing("operator logs", GapReason::Failed("no operator found".into())),
     };
-    let (leases, peerings) = leadership(client, &operators).await;
+    let (leases, peerings) = leadership(client, &operators, plan.namespace.as_deref()).await;
     snapshot.operator.deployments = Evidence::Present(matched);
     snapshot.operator.pods = pods;
     snapshot.operator.logs = logs;
@@ -435,19 +492,37 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
 /// coordination.k8s.io/v1 leases`), Kopf's peering object (`GET kopfpeerings` in each namespace
 /// it serves, or `clusterkopfpeerings`, in `kopf.dev/v1` and the legacy `zalando.org/v1`). A 404
 /// (no such object, or no peering CRD) leaves it out of the list; any other error is a gap.
-async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec<Lease>>, Evidence<Vec<Value>>) {
-    let mut leases = Vec::new();
+async fn leadership(
+    client: &Client,
+    operators: &[OperatorRef],
+    namespace: Option<&str>,
+) -> (Evidence<Vec<Lease>>, Evidence<Vec<Value>>) {
+    let mut leases: Vec<Lease> = Vec::new();
     let mut peerings = Vec::new();
     let mut lease_gap = None;
     let mut peering_gap = None;
-    let styles: Vec<(&OperatorRef, Leadership)> = operators
+    let mut styles: Vec<(Option<&OperatorRef>, Leadership)> = operators
         .iter()
-        .flat_map(|op| op.leadership_styles().into_iter().map(move |style| (op, style)))
+        .flat_map(|op| op.leadership_styles().into_iter().map(move |style| (Some(op), style)))
         .collect();
+    // The Lease `operate --namespace NS` elects on by default (a laptop's).
+    if let Some(ns) = namespace {
+        styles.push((
+            None,
+            Leadership::Lease {
+                namespace: ns.to_string(),
+                name: crate::operate::leader::DEFAULT_LEASE_NAME.to_string(),
+            },
+        ));
+    }
+    let mut asked: BTreeSet<(String, String)> = BTreeSet::new();
     for (op, style) in styles {
         match style {
             Leadership::Standalone | Leadership::Kopf(PeeringMode::Standalone) => {}
             Leadership::Lease { namespace, name } => {
+                if !asked.insert((namespace.clone(), name.clone())) {
+                    continue;
+                }
                 match Api::<Lease>::namespaced(client.clone(), &namespace)
                     .get_opt(&name)
                     .await
@@ -457,6 +532,7 @@ async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec
                 }
             }
             Leadership::Kopf(PeeringMode::Peering { name, clusterwide, .. }) => {
+                let Some(op) = op else { continue };
                 let scopes: Vec<Option<&str>> = match (&op.watches, clusterwide) {
                     (Some(namespaces), false) => namespaces.iter().map(|n| Some(n.as_str())).collect(),
                     _ => vec![None],
@@ -490,55 +566,25 @@ async fn leadership(client: &Client, operators: &[OperatorRef]) -> (Evidence<Vec
     )
 }
 
-/// Of discovered Deployments, the operators that serve `namespace`: other operators' Pods and
-/// logs say nothing about it (and may hold other teams' data). When none serves it, all are kept,
-/// so that `operator-not-watching` can name what does run.
-pub fn serving(deployments: Vec<Deployment>, namespace: Option<&str>) -> Vec<Deployment> {
-    let Some(ns) = namespace else {
-        return deployments;
-    };
-    if deployments.iter().any(|d| serves(d, ns)) {
-        deployments.into_iter().filter(|d| serves(d, ns)).collect()
-    } else {
-        deployments
-    }
-}
-
-/// Of discovered Deployments, those `plan` keeps ([`serving`]); with `plan.only_serving` and
-/// none serving its namespace, a gap naming what each operator found watches.
-fn chosen(found: Vec<Deployment>, plan: &Plan) -> Evidence<Vec<Deployment>> {
-    match (plan.only_serving, plan.namespace.as_deref()) {
-        (true, Some(ns)) if !found.iter().any(|d| serves(d, ns)) => {
-            Evidence::missing("operator Deployment", GapReason::Failed(none_serves(&found, ns)))
+/// Splits discovered Deployments into the operators that serve `namespace` (all with `None`,
+/// i.e. `-A`), kept whole, and the summaries of the other operators (what each is and watches):
+/// other operators' Pods and logs say nothing about the namespace, and may hold other teams'
+/// data. Deployments that run no operator are dropped.
+pub fn split_serving(
+    deployments: Vec<Deployment>,
+    namespace: Option<&str>,
+) -> (Vec<Deployment>, Vec<super::resolve::OperatorSummary>) {
+    let mut kept = Vec::new();
+    let mut others = Vec::new();
+    for d in deployments {
+        let Some(op) = recognise(&d) else { continue };
+        if namespace.is_none_or(|ns| op.watches(ns)) {
+            kept.push(d);
+        } else {
+            others.push(super::resolve::OperatorSummary::of(&op));
         }
-        _ => Evidence::Present(serving(found, plan.namespace.as_deref())),
     }
-}
-
-/// Whether `deployment` runs an operator that watches `namespace`.
-fn serves(deployment: &Deployment, namespace: &str) -> bool {
-    recognise(deployment).is_some_and(|op| op.watches(namespace))
-}
-
-/// "no operator serves namespace NS", and what each operator found watches instead.
-fn none_serves(found: &[Deployment], namespace: &str) -> String {
-    let operators = find_operators(found);
-    if operators.is_empty() {
-        return format!(
-            "no operator serves namespace {namespace}: no Deployment runs `kopf run`, `python -m kopf` or `kubectl-microservice operate`"
-        );
-    }
-    let each: Vec<String> = operators
-        .iter()
-        .map(|op| match &op.watches {
-            Some(list) => format!("{} watches {}", op.display(), list.join(",")),
-            None => format!("{} watches all namespaces", op.display()),
-        })
-        .collect();
-    format!(
-        "no operator serves namespace {namespace} (found: {}); give --operator NS/deployment/NAME to collect one anyway",
-        each.join("; ")
-    )
+    (kept, others)
 }
 
 /// `GET` an object that may not exist: `None` on any 404, also when the API server does not serve
@@ -563,14 +609,22 @@ pub fn parse_operator_spec(spec: &str) -> Result<(String, String), String> {
 /// Lists the Deployments an operator may be among: cluster-wide, else (when that is forbidden)
 /// in `namespace`. Filter them with [`find_operators`].
 pub async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<Deployment>> {
+    discover_at(client, namespace).await.0
+}
+
+/// [`discover`], with the API server's clock (`Date`) of the cluster-wide list when it answered.
+pub async fn discover_at(
+    client: &Client,
+    namespace: Option<&str>,
+) -> (Evidence<Vec<Deployment>>, Option<DateTime<Utc>>) {
     // Operators usually live in another namespace than the objects: try cluster-wide first,
     // then the objects' namespace.
-    match Api::<Deployment>::all(client.clone())
-        .list(&ListParams::default())
-        .await
-    {
-        Ok(list) => Evidence::Present(list.items),
-        Err(kube::Error::Api(status)) if status.code == 403 => match namespace {
+    let found = match list_all::<Deployment>(client, &url_for::<Deployment>(None), ListParams::default()).await {
+        Ok((items, date)) => return (Evidence::Present(items), date),
+        Err(e) => e,
+    };
+    let evidence = match found {
+        kube::Error::Api(status) if status.code == 403 => match namespace {
             Some(ns) => match Api::<Deployment>::namespaced(client.clone(), ns)
                 .list(&ListParams::default())
                 .await
@@ -587,11 +641,12 @@ pub async fn discover(client: &Client, namespace: Option<&str>) -> Evidence<Vec<
             },
             None => Evidence::missing("operator Deployment", GapReason::Forbidden(status.message.clone())),
         },
-        Err(err) => Evidence::missing(
+        err => Evidence::missing(
             "operator Deployment",
             GapReason::Failed(crate::error::describe_kube_error(&err)),
         ),
-    }
+    };
+    (evidence, None)
 }
 
 /// The Deployment's `matchLabels` as a label selector (`app=op,tier=ctl`); empty when it has none.
@@ -895,7 +950,7 @@ mod tests {
             operator(serde_json::json!(["kopf", "run", "--namespace=todo", "op.py"])),
             operator(serde_json::json!(["kubectl-microservice", "operate", "-n", "todo"])),
         ];
-        let (leases, peerings) = leadership(&client, &ops).await;
+        let (leases, peerings) = leadership(&client, &ops, None).await;
         assert_eq!(
             leases.get().map(Vec::len),
             Some(0),
@@ -933,11 +988,10 @@ mod tests {
             operator: operator.map(str::to_string),
             context: None,
             server: "https://127.0.0.1:1".into(),
-            only_serving: false,
         };
         for operator in [Some("ops/deployment/microservice-operator"), None] {
             let mut snapshot = super::super::bundle::read(&bundle).unwrap();
-            add_operator(&client, &mut snapshot, &plan(operator), false).await;
+            add_operator(&client, &mut snapshot, &plan(operator), Logs::None).await;
             let gap = snapshot
                 .operator
                 .deployments
@@ -976,6 +1030,8 @@ mod tests {
         );
     }
 
+    /// Only operators that serve the namespace are kept whole; the others are what exists and
+    /// what each watches, nothing else (no Pod, log or RBAC of theirs is read or diagnosed).
     #[test]
     fn only_operators_serving_the_namespace_are_kept() {
         let operator = |ns: &str, watches: &str| -> Deployment {
@@ -986,53 +1042,33 @@ mod tests {
             }))
             .unwrap()
         };
+        let nginx: Deployment = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web", "namespace": "todo"},
+            "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
+        }))
+        .unwrap();
         let found = vec![
             operator("ops", "todo"),
             operator("team-b", "shop"),
             operator("team-c", "shop"),
+            nginx,
         ];
         let names =
             |ds: Vec<Deployment>| -> Vec<String> { ds.into_iter().filter_map(|d| d.metadata.namespace).collect() };
-        assert_eq!(names(serving(found.clone(), Some("todo"))), ["ops"]);
-        assert_eq!(names(serving(found.clone(), Some("shop"))), ["team-b", "team-c"]);
+        let (kept, others) = split_serving(found.clone(), Some("todo"));
+        assert_eq!(names(kept), ["ops"]);
         assert_eq!(
-            names(serving(found.clone(), Some("nobody"))).len(),
-            3,
-            "none serves it: keep all"
+            others.iter().map(|o| o.operator.as_str()).collect::<Vec<_>>(),
+            [
+                "team-b/deployment/microservice-operator",
+                "team-c/deployment/microservice-operator"
+            ]
         );
-        assert_eq!(names(serving(found, None)).len(), 3);
-    }
-
-    /// `collect` (only_serving) keeps no other team's operator: when none serves the namespace,
-    /// the Deployment is a gap naming what each operator found watches (so no Pod or log of
-    /// theirs is read); otherwise the diagnostics keep them all to name what runs.
-    #[test]
-    fn collect_keeps_no_operator_that_does_not_serve_the_namespace() {
-        let found: Vec<Deployment> = serde_json::from_value(serde_json::json!([
-            {"metadata": {"name": "microservice-operator", "namespace": "team-b"},
-             "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "operator", "image": "x",
-                "command": ["kubectl-microservice", "operate", "--namespace", "shop"]}]}}}},
-            {"metadata": {"name": "catalog", "namespace": "team-c"},
-             "spec": {"selector": {}, "template": {"spec": {"containers": [{"name": "op", "image": "python",
-                "command": ["kopf", "run", "--namespace=store", "op.py"]}]}}}}
-        ]))
-        .unwrap();
-        let mut plan = Plan {
-            namespace: Some("todo".into()),
-            only_serving: true,
-            ..Default::default()
-        };
-        let kept = chosen(found.clone(), &plan);
-        let gap = kept.gap().expect("a gap, not every team's operator").to_string();
-        assert!(
-            gap.contains("no operator serves namespace todo (found: team-b/deployment/microservice-operator watches shop; team-c/deployment/catalog watches store)"),
-            "{gap}"
-        );
-        plan.namespace = Some("shop".into());
-        assert_eq!(chosen(found.clone(), &plan).get().map(Vec::len), Some(1));
-        plan.only_serving = false;
-        plan.namespace = Some("todo".into());
-        assert_eq!(chosen(found, &plan).get().map(Vec::len), Some(2));
+        let (kept, others) = split_serving(found.clone(), Some("shop"));
+        assert_eq!((names(kept), others.len()), (vec!["team-b".into(), "team-c".into()], 1));
+        let (kept, others) = split_serving(found.clone(), Some("nobody"));
+        assert_eq!((kept.len(), others.len()), (0, 3), "none serves it: none kept");
+        assert_eq!(split_serving(found, None).0.len(), 3, "-A: every operator serves");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod bundle;
 pub mod live;
 pub mod operator;
+pub mod resolve;
 
 use std::path::PathBuf;
 
@@ -22,6 +23,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::logs::zone::LogZone;
 use crate::resource::MicroserviceObject;
 use crate::time::from_jiff;
 use operator::Leadership;
@@ -145,6 +147,24 @@ pub struct LogSource {
     pub text: String,
 }
 
+impl LogSource {
+    /// Every record of the log, parsed as [`crate::logs::RecordParser`] reads any format.
+    pub fn records(&self) -> Vec<crate::logs::Record> {
+        let mut splitter = crate::logs::lines::LineSplitter::new();
+        let mut parser = crate::logs::RecordParser::new();
+        let mut out = Vec::new();
+        let mut lines = Vec::new();
+        splitter.push(self.text.as_bytes(), &mut |l| lines.push(l));
+        splitter.finish(&mut |l| lines.push(l));
+        let mut collect = |r: crate::logs::Record| out.push(r);
+        for line in lines {
+            parser.push(line, &mut collect);
+        }
+        parser.flush(&mut collect);
+        out
+    }
+}
+
 /// What is known about the operator: its Deployment(s), Pods, mounted ConfigMaps and logs.
 #[derive(Debug, Clone)]
 pub struct OperatorEvidence {
@@ -163,6 +183,13 @@ pub struct OperatorEvidence {
     /// API returned them (read with [`crate::kopf::peering::Peering::parse`]); absent from the
     /// list when the API said 404 (no such object, or the peering CRDs are not installed).
     pub peerings: Evidence<Vec<Value>>,
+    /// `--operator NS/deployment/NAME` as given (the resolver chooses it,
+    /// [`resolve::FLAG`]); `None` when not given.
+    pub chosen: Option<String>,
+    /// Operators seen that do not serve the namespace asked about: what each is and watches,
+    /// nothing else (their Pods, logs and RBAC are not collected). A bundle keeps them in
+    /// `meta.json` `otherOperators`.
+    pub others: Vec<resolve::OperatorSummary>,
 }
 
 impl OperatorEvidence {
@@ -188,7 +215,10 @@ impl OperatorEvidence {
                 "no operator in evidence uses {what} (--standalone, or none found)"
             ))
         };
-        if !uses_lease {
+        // A Lease in evidence that no Deployment elects on is still evidence: a laptop
+        // `operate` holds `NS/microservice-operator` (the resolver reads it).
+        let leases_found = self.leases.get().is_some_and(|l| !l.is_empty());
+        if !uses_lease && !leases_found {
             self.leases = Evidence::missing(LEASES, not_needed("a Lease"));
         }
         if !uses_peering {
@@ -206,6 +236,7 @@ impl OperatorEvidence {
     /// `operator/deployment.json`. A gap in the Deployments stays as it is.
     pub fn select_deployment(&mut self, namespace: &str, name: &str, source: &str) {
         use kube::core::{Selector, SelectorExt};
+        self.chosen = Some(format!("{namespace}/deployment/{name}"));
         let Some(deployments) = self.deployments.get() else {
             return;
         };
@@ -328,7 +359,196 @@ pub struct Snapshot {
     pub rbac: RbacEvidence,
 }
 
+/// How close a logged cycle end and the API server's time of its write must be to line up
+/// (managedFields has 1 s resolution; the line is logged around the PATCH).
+const CALIBRATION_SKEW: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether a managedFields `fieldsV1` tree owns a `*/last-handled-configuration` annotation
+/// (Kopf's, under any prefix).
+fn writes_last_handled(fields: Option<&Value>) -> bool {
+    fields
+        .and_then(|f| f.get("f:metadata"))
+        .and_then(|m| m.get("f:annotations"))
+        .and_then(Value::as_object)
+        .is_some_and(|a| a.keys().any(|k| k.ends_with("/last-handled-configuration")))
+}
+
 impl Snapshot {
+    /// The operator of `obj`'s namespace, for `obj` ([`resolve::resolve`]): the one answer every
+    /// command reads, so that they all name the same operator (or the same "none serves it").
+    pub fn operator_for(&self, obj: &MicroserviceObject) -> resolve::Resolution {
+        resolve::resolve(self, obj.metadata.namespace.as_deref(), Some(obj))
+    }
+
+    /// The operator of `namespace` (`None`: any), when no one object is asked about.
+    pub fn operator_for_namespace(&self, namespace: Option<&str>) -> resolve::Resolution {
+        resolve::resolve(self, namespace, None)
+    }
+
+    /// The time zone `source`'s zoneless times are read in ([`LogZone`]): the `TZ` of that
+    /// container in its Pod's spec (a literal `value`, or a `valueFrom` ConfigMap key the
+    /// evidence holds; a Secret's value is never read). A `--log-file` source, or a Pod not
+    /// in the evidence, is [`LogZone::NotKnown`]; a `TZ` from a ConfigMap or Secret the
+    /// evidence does not hold is [`LogZone::Unknown`].
+    ///
+    /// Then the log is checked against the API server's clock ([`crate::logs::zone::calibrate`]
+    /// over [`Snapshot::cycle_anchors`]): where its cycles line up with their writes only at
+    /// another offset than the env's, it is read at that offset and the conflict is named
+    /// ([`LogZone::Calibrated`]); at several offsets, [`LogZone::Disagreeing`].
+    pub fn log_zone(&self, source: &LogSource) -> LogZone {
+        let env = self.env_zone(source);
+        let anchors = self.cycle_anchors(source);
+        let what = if source.container == crate::logs::file::FILE_CONTAINER {
+            format!("--log-file {}", source.pod)
+        } else {
+            format!("the log of {}/{}", source.pod, source.container)
+        };
+        match crate::logs::zone::calibrate(&anchors, CALIBRATION_SKEW) {
+            crate::logs::zone::Calibration::NoAnchor => env,
+            crate::logs::zone::Calibration::Offset { seconds, matched } => {
+                let agrees = anchors.iter().all(|a| env.offset_at(a.logged) == Some(seconds));
+                if agrees {
+                    env
+                } else {
+                    LogZone::Calibrated {
+                        offset_seconds: seconds,
+                        matched,
+                        what,
+                        conflict: env.env_words(),
+                    }
+                }
+            }
+            crate::logs::zone::Calibration::Disagree(offsets) => LogZone::Disagreeing { offsets, what },
+        }
+    }
+
+    /// For each Microservice the log names, its latest `Creation/Updating is processed` line
+    /// (zoneless wall time as written) beside the managedFields time of the object's
+    /// `*/last-handled-configuration` annotation, which Kopf writes when such a cycle ends.
+    /// Empty for a log without zoneless times (ours, kubelet-stamped, Kopf `json`).
+    pub fn cycle_anchors(&self, source: &LogSource) -> Vec<crate::logs::zone::Anchor> {
+        use crate::kopf::messages::{CycleReason, Lifecycle};
+        let mut latest: std::collections::HashMap<String, chrono::NaiveDateTime> = std::collections::HashMap::new();
+        for record in crate::diagnose::cycles::records(source, LogZone::Unset) {
+            let (Some(stamp), Some(object)) = (record.stamp, &record.object) else {
+                continue;
+            };
+            if stamp.clock != crate::logs::Clock::OperatorLocal {
+                continue;
+            }
+            let ends_a_write = matches!(
+                record.lifecycle(),
+                Lifecycle::CycleProcessed {
+                    reason: CycleReason::Creation | CycleReason::Updating,
+                    ..
+                }
+            );
+            if ends_a_write {
+                let key = format!("{}/{}", object.namespace.as_deref().unwrap_or(""), object.name);
+                let wall = stamp.at.naive_utc();
+                let newer = latest.get(&key).is_none_or(|t| *t < wall);
+                if newer {
+                    latest.insert(key, wall);
+                }
+            }
+        }
+        let mut anchors: Vec<crate::logs::zone::Anchor> = self
+            .microservices
+            .get()
+            .into_iter()
+            .flatten()
+            .filter_map(|obj| {
+                let logged = *latest.get(&obj.key())?;
+                let written = obj
+                    .metadata
+                    .managed_fields
+                    .iter()
+                    .flatten()
+                    .filter(|m| writes_last_handled(m.fields_v1.as_ref().map(|f| &f.0)))
+                    .filter_map(|m| m.time.as_ref().map(|t| from_jiff(t.0)))
+                    .max()?;
+                Some(crate::logs::zone::Anchor { logged, written })
+            })
+            .collect();
+        anchors.sort_by_key(|a| a.logged);
+        anchors
+    }
+
+    /// The `TZ` of `source`'s container (see [`Snapshot::log_zone`]), before calibration.
+    fn env_zone(&self, source: &LogSource) -> LogZone {
+        if source.container == crate::logs::file::FILE_CONTAINER {
+            return LogZone::NotKnown {
+                what: format!("--log-file {}", source.pod),
+            };
+        }
+        let pod = self
+            .operator
+            .pods
+            .get()
+            .into_iter()
+            .flatten()
+            .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()));
+        let container = pod
+            .and_then(|p| p.spec.as_ref())
+            .and_then(|spec| spec.containers.iter().find(|c| c.name == source.container));
+        let (Some(pod), Some(container)) = (pod, container) else {
+            return LogZone::NotKnown {
+                what: format!(
+                    "the log of {}/{} (its Pod is not in the evidence)",
+                    source.pod, source.container
+                ),
+            };
+        };
+        let place = format!(
+            "container {} of Pod {}/{}",
+            container.name,
+            pod.metadata.namespace.as_deref().unwrap_or(""),
+            source.pod
+        );
+        let Some(var) = container.env.iter().flatten().rev().find(|v| v.name == "TZ") else {
+            return LogZone::Unset;
+        };
+        if let Some(value) = &var.value {
+            return LogZone::from_tz(Some(value), &place);
+        }
+        let from = var.value_from.as_ref();
+        if let Some(key) = from.and_then(|f| f.config_map_key_ref.as_ref()) {
+            let value = self.operator.configmaps.get().into_iter().flatten().find_map(|cm| {
+                (cm.metadata.name.as_deref() == Some(key.name.as_str())
+                    && cm.metadata.namespace == pod.metadata.namespace)
+                    .then(|| cm.data.as_ref().and_then(|d| d.get(&key.key)))
+                    .flatten()
+            });
+            if let Some(value) = value {
+                return LogZone::from_tz(
+                    Some(value),
+                    &format!("{place}, from ConfigMap {} key {}", key.name, key.key),
+                );
+            }
+            return LogZone::Unknown {
+                value: format!("(ConfigMap {} key {}, not in the evidence)", key.name, key.key),
+                source: place,
+            };
+        }
+        LogZone::Unknown {
+            value: "(from a Secret or field reference, not read)".to_string(),
+            source: place,
+        }
+    }
+
+    /// The distinct zones of the logs in evidence ([`Snapshot::log_zone`]), in log order:
+    /// what an answer's note about local times says.
+    pub fn log_zones(&self) -> Vec<LogZone> {
+        let mut zones: Vec<LogZone> = Vec::new();
+        for source in self.operator.logs.get().into_iter().flatten() {
+            let zone = self.log_zone(source);
+            if !zones.contains(&zone) {
+                zones.push(zone);
+            }
+        }
+        zones
+    }
+
     /// Every gap, in a stable order.
     pub fn gaps(&self) -> Vec<&Gap> {
         [
@@ -513,6 +733,8 @@ mod tests {
             logs: Evidence::Present(vec![log("a-1-x"), log("b-1-y"), log("a-0-old"), log("b-0-old")]),
             leases: Evidence::Present(vec![]),
             peerings: Evidence::Present(vec![]),
+            chosen: None,
+            others: vec![],
         }
     }
 

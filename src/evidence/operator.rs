@@ -9,7 +9,7 @@ use crate::kopf::peering::{self, PeeringMode};
 use crate::operate::leader::{LeasePlan, plan_leases};
 
 /// Which implementation runs the handler.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OperatorKind {
     /// `kubectl-microservice operate`.

@@ -180,7 +180,7 @@ mod tests {
             previous: false,
             text: std::fs::read_to_string(path).unwrap(),
         };
-        let records = crate::diagnose::cycles::records(&source);
+        let records = crate::diagnose::cycles::records(&source, crate::logs::zone::LogZone::Unset);
         VersionRange::from_lines(
             records
                 .iter()

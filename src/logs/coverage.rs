@@ -32,6 +32,8 @@ pub struct ContainerCoverage {
     pub error: Option<String>,
     /// Notes about what the log cannot hold (restarts, replaced Pods), from the Pod's status.
     pub notes: Vec<String>,
+    /// The zone its zoneless times were read in, when its container's `TZ` was looked up.
+    pub zone: Option<super::zone::LogZone>,
 }
 
 impl ContainerCoverage {
@@ -43,6 +45,7 @@ impl ContainerCoverage {
             group: stream.group_stats().clone(),
             error,
             notes,
+            zone: stream.zone().cloned(),
         }
     }
 

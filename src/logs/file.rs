@@ -246,6 +246,8 @@ mod tests {
             all_namespaces: false,
             gaps: vec![],
             collected_by: "test".into(),
+            other_operators: vec![],
+            operator: None,
         };
         let out = dir.path().join("bundle");
         bundle::write(&snapshot, &meta, &out).unwrap();

@@ -26,6 +26,7 @@ pub mod record;
 pub mod runs;
 pub mod stream;
 pub mod view;
+pub mod zone;
 
 use std::fmt;
 
@@ -66,17 +67,27 @@ impl Clock {
     }
 }
 
-/// What [`Clock::OperatorLocal`] times are, said once in an answer that shows one.
-pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: it is read as UTC unless the Pod sets TZ; logs read with kubelet timestamps have a better clock";
+/// What [`Clock::OperatorLocal`] times are, said once in an answer that shows one, when how
+/// they were read is not known (`logs --file`, where no Pod says its `TZ`).
+pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: read as UTC, which a file cannot confirm (status and explain-events --log-file check it against the API server's clock); logs read with kubelet timestamps have a better clock";
 
-/// [`LOCAL_TIME_NOTE`] when any of `texts` shows a time in the operator's local time (as
-/// [`Clock::describe`] words it), else nothing: the note an answer gives once.
-pub fn local_time_note<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<String> {
+/// The note an answer gives once when any of `texts` shows a time in the operator's local time
+/// (as [`Clock::describe`] words it), else nothing: what such times are, and how each log's
+/// were read (`zones`, from [`crate::evidence::Snapshot::log_zones`]; [`LOCAL_TIME_NOTE`]
+/// when none is known).
+pub fn local_time_note<'a>(texts: impl IntoIterator<Item = &'a str>, zones: &[zone::LogZone]) -> Option<String> {
     let marker = Clock::OperatorLocal.describe();
-    texts
-        .into_iter()
-        .any(|t| t.contains(marker))
-        .then(|| LOCAL_TIME_NOTE.to_string())
+    if !texts.into_iter().any(|t| t.contains(marker)) {
+        return None;
+    }
+    if zones.is_empty() {
+        return Some(LOCAL_TIME_NOTE.to_string());
+    }
+    let how: Vec<String> = zones.iter().map(zone::LogZone::describe).collect();
+    Some(format!(
+        "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: {}; logs read with kubelet timestamps have a better clock",
+        how.join("; ")
+    ))
 }
 
 /// A time and the clock it was read from.

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::lines::RawLine;
 use super::ours;
+use super::zone::LogZone;
 use super::{Clock, Format, Level, ObjectKey, Stamp};
 use crate::kopf::logs::{looks_like_traceback, parse_full, split_object_prefix};
 use crate::kopf::messages::{Lifecycle, classify};
@@ -130,16 +131,37 @@ impl ParseStats {
 }
 
 /// Assembles records from lines (see the module docs).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RecordParser {
     pending: Option<Record>,
     stats: ParseStats,
+    zone: LogZone,
+}
+
+impl Default for RecordParser {
+    fn default() -> Self {
+        RecordParser {
+            pending: None,
+            stats: ParseStats::default(),
+            zone: LogZone::Unset,
+        }
+    }
 }
 
 impl RecordParser {
-    /// A parser for one stream.
+    /// A parser for one stream, reading zoneless times (Kopf's `full` format) as UTC.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A parser for one stream of a container whose `TZ` is `zone`: zoneless times
+    /// ([`Clock::OperatorLocal`]) are read in it ([`LogZone::to_utc`]); times with a zone or a
+    /// kubelet prefix are not changed.
+    pub fn in_zone(zone: LogZone) -> Self {
+        RecordParser {
+            zone,
+            ..Self::default()
+        }
     }
 
     /// What the lines so far became.
@@ -161,7 +183,10 @@ impl RecordParser {
             clock: Clock::Kubelet,
         });
 
-        if let Some(record) = parse_header(body, kubelet, line.number) {
+        if let Some(mut record) = parse_header(body, kubelet, line.number) {
+            if let Some(stamp) = record.stamp.as_mut().filter(|s| s.clock == Clock::OperatorLocal) {
+                stamp.at = self.zone.to_utc(stamp.at.naive_utc());
+            }
             self.start(record, line.text, out);
             return;
         }

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use super::lines::LineSplitter;
 use super::record::{ParseStats, Record, RecordParser, split_kubelet_prefix};
 use super::runs::{CauseHint, GroupConfig, GroupStats, Grouper, Run};
+use super::zone::LogZone;
 
 /// Where a stream's lines come from: a Pod's container (current or previous), a file, stdin.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,6 +47,7 @@ pub struct LogStream {
     grouper: Grouper,
     skip_through: Option<DateTime<Utc>>,
     reread_lines: u64,
+    zone: Option<LogZone>,
 }
 
 impl LogStream {
@@ -60,7 +62,21 @@ impl LogStream {
             grouper,
             skip_through: None,
             reread_lines: 0,
+            zone: None,
         }
+    }
+
+    /// The same stream reading zoneless times (Kopf's `full` format) in `zone`, the `TZ` of
+    /// the container it comes from ([`crate::evidence::Snapshot::log_zone`]).
+    pub fn in_zone(mut self, zone: LogZone) -> Self {
+        self.parser = RecordParser::in_zone(zone.clone());
+        self.zone = Some(zone);
+        self
+    }
+
+    /// The zone given with [`LogStream::in_zone`], if any.
+    pub fn zone(&self) -> Option<&LogZone> {
+        self.zone.as_ref()
     }
 
     /// Feeds bytes as they arrive.

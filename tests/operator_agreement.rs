@@ -1,0 +1,188 @@
+//! Issue 11, acceptance 2: for one object, `status -o json`, `status -o wide`, `status NAME`,
+//! `explain-events -o json` and `logs --handler` name the same operator (or the same "none
+//! serves this namespace"), on every bundle of tests/fixtures (`bundles`, `bundles-captured`,
+//! `bundles-synthetic`), through the binary as a user runs it; and that operator is the one its
+//! `expected.json` pins (`operator`: the resolver's label, `NS/deployment/NAME`,
+//! `process/HOLDER`, `log-file/NAME`, or `<none>`, `<ambiguous>`, `<unknown>`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// tests/fixtures.
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
+
+fn bundles() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for folder in ["bundles", "bundles-captured", "bundles-synthetic"] {
+        let mut found: Vec<PathBuf> = fs::read_dir(fixtures().join(folder))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir())
+            .collect();
+        found.sort();
+        dirs.extend(found);
+    }
+    dirs
+}
+
+/// (exit code, stdout, stderr) of the binary with `args`, colour off.
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The label every human output names: `operator`, else the word for its verdict.
+fn label_of(operator: &Value, verdict: &str) -> String {
+    match (operator.as_str(), verdict) {
+        (Some(op), _) => op.to_string(),
+        (None, "none-serves") => "<none>".into(),
+        (None, "ambiguous") => "<ambiguous>".into(),
+        (None, _) => "<unknown>".into(),
+    }
+}
+
+/// What each command names for the object of `dir`'s expected.json, by command.
+fn named(dir: &Path) -> Vec<(&'static str, String)> {
+    let d = dir.to_str().unwrap();
+    let expected: Value = serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let object = expected["object"].as_str().unwrap();
+    let (ns, name) = object.split_once('/').unwrap();
+    let mut out = Vec::new();
+
+    let (code, json, err) = run(&["status", "--bundle", d, "-n", ns, "-o", "json"]);
+    assert!(code == 0 || code == 1, "{d}: status -o json exit {code}: {err}");
+    let doc: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+    let item = doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap_or_else(|| panic!("{d}: no item {name}"))
+        .clone();
+    let verdict = item["operatorResolution"]["verdict"].as_str().unwrap().to_string();
+    assert_eq!(
+        item["operator"], item["operatorResolution"]["operator"],
+        "{d}: the item's operator is its resolution's"
+    );
+    let label = label_of(&item["operator"], &verdict);
+    out.push(("status -o json", label.clone()));
+
+    let (code, table, err) = run(&["status", "--bundle", d, "-n", ns, "-o", "wide"]);
+    assert_eq!(code, 0, "{d}: {err}");
+    let header = table.lines().next().unwrap();
+    assert!(header.trim_end().ends_with("OPERATOR"), "{d}: {header}");
+    let row = table
+        .lines()
+        .skip(1)
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("{d}: no row {name}:\n{table}"));
+    out.push(("status -o wide", row.split_whitespace().last().unwrap().to_string()));
+
+    let (code, detail, err) = run(&["status", name, "--bundle", d, "-n", ns]);
+    assert_eq!(code, 0, "{d}: {err}");
+    let line = detail
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("Operator:"))
+        .unwrap_or_else(|| panic!("{d}: no Operator line:\n{detail}"));
+    out.push(("status NAME", first_word(line)));
+
+    let (code, json, err) = run(&["explain-events", name, "--bundle", d, "-n", ns, "-o", "json"]);
+    assert!(
+        (0..=3).contains(&code) && code != 2,
+        "{d}: explain-events exit {code}: {err}"
+    );
+    let doc: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+    assert_eq!(
+        doc["operatorResolution"]["verdict"], verdict,
+        "{d}: explain-events decided otherwise"
+    );
+    out.push((
+        "explain-events -o json",
+        label_of(&doc["operator"], doc["operatorResolution"]["verdict"].as_str().unwrap()),
+    ));
+
+    let (_, text, err) = run(&["logs", "--handler", "accept", object, "--bundle", d]);
+    let line = text
+        .lines()
+        .chain(err.lines())
+        .find_map(|l| l.split_once("Operator: ").map(|(_, rest)| rest))
+        .unwrap_or_else(|| panic!("{d}: logs names no operator:\n{text}{err}"));
+    out.push(("logs --handler", first_word(line)));
+
+    if let Some(pinned) = expected["operator"].as_str() {
+        out.push(("expected.json", pinned.to_string()));
+    }
+    out
+}
+
+/// The label at the start of a human line: `NS/deployment/NAME serves ...`, `<none>: ...`.
+fn first_word(line: &str) -> String {
+    line.split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(':')
+        .to_string()
+}
+
+#[test]
+fn every_command_names_the_same_operator_on_every_bundle() {
+    let mut checked = 0;
+    for dir in bundles() {
+        let named = named(&dir);
+        let (_, first) = &named[0];
+        for (command, label) in &named {
+            assert_eq!(
+                label,
+                first,
+                "{}: {command} names {label}, status -o json {first}: {named:?}",
+                dir.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} bundles");
+}
+
+/// Every bundle pins the operator its commands must name.
+#[test]
+fn every_bundle_pins_its_operator() {
+    for dir in bundles() {
+        let expected: Value = serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+        assert!(
+            expected["operator"].is_string(),
+            "{}: expected.json has no \"operator\"",
+            dir.display()
+        );
+    }
+}
+
+/// The captures of issue 11 item 1 and 2 name what the issue says they must.
+#[test]
+fn the_issue_11_captures_name_their_operator() {
+    let captured = fixtures().join("bundles-captured");
+    let cases = [
+        ("k11r-unwatched-namespace", "<none>"),
+        ("k11r-laptop-operate", "process/vm_54d6a19c8d6cd671"),
+        ("k11r-in-cluster-ours", "kms-k11r-ops/deployment/microservice-operator"),
+    ];
+    for (folder, want) in cases {
+        let named = named(&captured.join(folder));
+        assert!(named.iter().all(|(_, label)| label == want), "{folder}: {named:?}");
+    }
+}
