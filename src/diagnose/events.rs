@@ -1794,6 +1794,12 @@ fn kopf_posting(
                     "check line {} of {}: it does not parse as Python 3 (is the operator running another Python, or is the ConfigMap cut?); then set posting explicitly in an @kopf.on.startup function",
                     at.line, at.file
                 )
+            } else if let Some((_, input)) = why.split_once("; ") {
+                // The condition reads the env, but the evidence does not give the value: name it.
+                format!(
+                    "make posting explicit: remove the condition around line {} of {}, or check its input ({input}) in deployment {}/{}",
+                    at.line, at.file, op.namespace, op.name
+                )
             } else {
                 format!(
                     "make posting explicit: remove the condition around line {} of {} or check its inputs (env of deployment {}/{})",
