@@ -863,11 +863,32 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
                 .chain(env_configmaps(d))
         })
         .collect();
+    let mounted: BTreeSet<(String, String)> = snapshot
+        .operator
+        .deployments
+        .get()
+        .into_iter()
+        .flatten()
+        .flat_map(|d| {
+            let ns = d.metadata.namespace.clone().unwrap_or_default();
+            d.spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .and_then(|s| s.volumes.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
+        })
+        .collect();
+    let env_only: BTreeSet<(String, String)> = configmap_names.difference(&mounted).cloned().collect();
     let mut configmaps = Vec::new();
     let mut cm_gap = None;
     for (ns, name) in configmap_names {
         match Api::<ConfigMap>::namespaced(client.clone(), &ns).get(&name).await {
             Ok(cm) => configmaps.push(cm),
+            // An env reference may be `optional`: a missing ConfigMap is then no gap (its values
+            // stay unknown to the analysis, which says so).
+            Err(kube::Error::Api(status)) if status.code == 404 && env_only.contains(&(ns.clone(), name.clone())) => {}
             Err(e) => cm_gap = Some(evidence::<Vec<ConfigMap>>("operator ConfigMaps", Err(e))),
         }
     }
@@ -949,6 +970,8 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
 pub const OPERATOR_NEEDS: &[(&str, &str, &str)] = &[
     (GROUP, PLURAL, "list"),
     (GROUP, PLURAL, "watch"),
+    // Kopf patches the object itself (its annotations: progress, last-handled-configuration).
+    (GROUP, PLURAL, "patch"),
     (GROUP, "microservices/status", "patch"),
     ("", "events", "create"),
     ("events.k8s.io", "events", "create"),
