@@ -564,7 +564,8 @@ fn count(log: &str, needle: &str) -> usize {
 }
 
 /// What must be the same in two `explain-events -o json` reports of the same evidence: per
-/// finding its id, severity, title, evidence and fix, in order; the summary; and the gaps. A
+/// finding its id, severity, title, evidence and fix, in order; the summary; the gaps; the
+/// operator named and how it was resolved. A
 /// leader renews its Lease every 2 s, so between a live answer and a bundle collected after it
 /// only the Lease's renewTime, its age and the snapshot's "now" may move: those are masked.
 fn findings_of(doc: &Value) -> Value {
@@ -590,6 +591,8 @@ fn findings_of(doc: &Value) -> Value {
     json!({
         "summary": doc["summary"],
         "gaps": doc["gaps"],
+        "operator": doc["operator"],
+        "resolution": doc["operatorResolution"]["verdict"],
         "findings": doc["findings"].as_array().unwrap().iter().map(|f| json!({
             "id": f["id"], "severity": f["severity"], "title": mask(&f["title"]),
             "evidence": mask(&f["evidence"]), "fix": f["fix"],
@@ -852,8 +855,7 @@ async fn e2e_node_the_tutorial_on_the_manifests_deployment() {
     }
 
     // collect: the real Pod logs; the bundle gives the live answers.
-    // `status NAME` reads the operator (its Deployment, Pods and logs), as the bundle holds it;
-    // a live list without NAME reads it only when a verdict needs the logs.
+    let (_, live_list) = node.plugin_json(&["status", "-n", &ns], &[0]);
     let (_, live_status) = node.plugin_json(&["status", "todo-api", "-n", &ns], &[0]);
     assert_eq!(live_status["items"][0]["verdict"], "fresh", "{live_status:#}");
     assert_eq!(
@@ -882,10 +884,22 @@ async fn e2e_node_the_tutorial_on_the_manifests_deployment() {
     assert!(captured_leader.contains(&resumed), "{captured_leader}");
     let (_, offline_status) = node.plugin_json(&["status", "todo-api", "--bundle", &bundle_arg], &[0]);
     assert_eq!(verdicts_of(&offline_status), verdicts_of(&live_status));
+    let (_, offline_list) = node.plugin_json(&["status", "--bundle", &bundle_arg], &[0]);
+    assert_eq!(verdicts_of(&offline_list), verdicts_of(&live_list));
+    assert_eq!(
+        live_list["items"][0]["operator"],
+        format!("{ops}/deployment/{OPERATOR}"),
+        "{live_list:#}"
+    );
     let (offline_code, offline_explain) =
         node.plugin_json(&["explain-events", "todo-api", "--bundle", &bundle_arg], &[0, 1]);
     assert_eq!(offline_code, live_code);
     assert_eq!(findings_of(&offline_explain), findings_of(&live_explain));
+    assert_eq!(
+        live_explain["operator"],
+        format!("{ops}/deployment/{OPERATOR}"),
+        "{live_explain:#}"
+    );
     assert_eq!(live_code, 0, "{live_explain:#}");
     assert_eq!(
         finding(&live_explain, "rbac-events")["severity"],
@@ -1313,6 +1327,7 @@ async fn e2e_node_a_kopf_operator_in_a_pod_through_our_diagnostics() {
     let (offline_code, offline) = node.plugin_json(&["explain-events", "todo-api", "--bundle", &bundle_arg], &[0, 1]);
     assert_eq!(offline_code, live_code);
     assert_eq!(findings_of(&offline), findings_of(&live));
+    assert_eq!(live["operator"], format!("{ops}/deployment/{OPERATOR}"), "{live:#}");
     let (_, offline_status) = node.plugin_json(&["status", "todo-api", "--bundle", &bundle_arg], &[0]);
     assert_eq!(verdicts_of(&offline_status), verdicts_of(&after_restart));
 
