@@ -18,13 +18,16 @@ pub mod scope;
 ///
 /// Parse it with [`parse_from`], and get its definition with [`command`]: they scope the shared
 /// flags to the subcommands that take them ([`scope`]); clap's own `Cli::try_parse_from` and
-/// `Cli::command()` do not.
+/// `Cli::command()` do not. This doc comment is for Rust readers: `long_about = None` keeps it
+/// out of `--help`, which shows `about` (clap would otherwise print the whole comment as the
+/// long help; `tests/flags_cli.rs` holds every `--help` free of Rust doc syntax).
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-microservice",
     bin_name = "kubectl microservice",
     version = crate::VERSION_LINE,
     about = "Run the Microservice controller, and explain from the cluster's own evidence what happened to a Microservice.",
+    long_about = None,
     after_help = "Shared flags go before or after the subcommand; each subcommand's --help lists the ones it takes.\nExit codes: 0 ok, 1 a problem was diagnosed, 2 usage error, 3 could not decide (cluster unreachable, not found, forbidden).",
     propagate_version = true
 )]

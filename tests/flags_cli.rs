@@ -294,3 +294,39 @@ fn flag_dependencies_are_refused() {
         "error: the argument '--standalone' cannot be used with '--lease-name <NAME>'",
     );
 }
+
+/// No help text is a Rust doc comment leaking into clap's long help (issue 14 item 1: the root
+/// `--help` began "Parse it with [`parse_from`] ..."): `-h`, `--help` and `help [SUB]` of the root
+/// and of every subcommand hold no intra-doc link, no `crate::` path, no `Self`.
+#[test]
+fn no_help_shows_rust_doc_syntax() {
+    let subcommands = [
+        "operate",
+        "status",
+        "logs",
+        "explain-events",
+        "collect",
+        "manifests",
+        "completion",
+        "version",
+    ];
+    let mut lines: Vec<Vec<&str>> = vec![vec!["-h"], vec!["--help"], vec!["help"]];
+    for sub in subcommands {
+        lines.push(vec![sub, "-h"]);
+        lines.push(vec![sub, "--help"]);
+        lines.push(vec!["help", sub]);
+    }
+    for args in lines {
+        let text = help(&args);
+        assert!(text.contains("Usage: kubectl microservice"), "{args:?}: {text}");
+        for rust in ["[`", "`]", "crate::", "Self", "::command()", "](", "///"] {
+            assert!(!text.contains(rust), "{args:?} shows {rust:?}:\n{text}");
+        }
+    }
+    // The root's long help is its one-line about, then the subcommands.
+    let root = help(&["--help"]);
+    assert!(
+        root.starts_with("Run the Microservice controller, and explain"),
+        "{root}"
+    );
+}
