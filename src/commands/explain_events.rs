@@ -43,11 +43,11 @@ pub struct ExplainEventsArgs {
 
     /// The API server's event TTL (kube-apiserver `--event-ttl`): failures older than this have
     /// no events left.
-    #[arg(long, default_value = "1h", value_parser = crate::cli::parse_duration_at_least_1s, value_name = "DURATION")]
+    #[arg(long, default_value = "1h", value_parser = crate::cli::parse_duration_at_least_1s, allow_hyphen_values = true, value_name = "DURATION")]
     pub event_ttl: Duration,
 
     /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
-    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "2s", value_parser = parse_duration, allow_hyphen_values = true, value_name = "DURATION")]
     pub skew: Duration,
 
     /// `--log-file FILE`: the operator's log from a file.

@@ -60,7 +60,7 @@ pub struct StatusArgs {
     pub watch: bool,
 
     /// Poll interval of `--watch` (only with it).
-    #[arg(long, requires = "watch", default_value = "2s", value_parser = crate::cli::parse_duration_at_least_1s, value_name = "DURATION")]
+    #[arg(long, requires = "watch", default_value = "2s", value_parser = crate::cli::parse_duration_at_least_1s, allow_hyphen_values = true, value_name = "DURATION")]
     pub interval: Duration,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
@@ -68,7 +68,7 @@ pub struct StatusArgs {
     pub operator: Option<String>,
 
     /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
-    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "2s", value_parser = parse_duration, allow_hyphen_values = true, value_name = "DURATION")]
     pub skew: Duration,
 
     /// `--log-file FILE`: the operator's log from a file (read again on every `--watch` poll).
