@@ -330,3 +330,116 @@ fn no_help_shows_rust_doc_syntax() {
         "{root}"
     );
 }
+
+/// Runs `args` with `KUBECONFIG=value` and HOME an empty directory (no ~/.kube/config).
+fn run_with_kubeconfig_env(args: &[&str], value: &str) -> Output {
+    let home = tempfile::tempdir().unwrap();
+    Command::new(BIN)
+        .args(args)
+        .env("KUBECONFIG", value)
+        .env("HOME", home.path())
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Every subcommand that reads a cluster, with what it needs.
+const CLUSTER_LINES: &[&[&str]] = &[
+    &["status"],
+    &["status", "todo-api", "-n", "todo"],
+    &["logs", "--handler", "accept"],
+    &["explain-events", "todo-api"],
+    &["collect", "{DIR}"],
+    &["operate"],
+    &["version"],
+];
+
+fn with_dir<'a>(line: &[&'a str], dir: &'a str) -> Vec<&'a str> {
+    line.iter().map(|w| if *w == "{DIR}" { dir } else { w }).collect()
+}
+
+/// `KUBECONFIG=/nonexist` was exit 3 with kube-client's chain ("failed to infer config:
+/// in-cluster: (...), kubeconfig: (failed to read kubeconfig from '"/nonexist"' ...)") while
+/// `--kubeconfig /nonexist` was exit 2 (issue 14 item 4). Now both are a usage error naming the
+/// variable and the path, in every subcommand. A list skips its missing files, as kubectl's
+/// loader does; a list none of whose files exists names each.
+#[test]
+fn a_missing_kubeconfig_in_kubeconfig_is_a_usage_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nonexist");
+    let missing2 = tmp.path().join("nonexist2");
+    let (m, m2) = (missing.display().to_string(), missing2.display().to_string());
+    let list = format!("{m}:{m2}");
+    for line in CLUSTER_LINES {
+        let bundle_dir = tmp.path().join("bundle");
+        let args = with_dir(line, bundle_dir.to_str().unwrap());
+        for (value, first) in [
+            (m.clone(), format!("error: cannot read KUBECONFIG={m}: {m}: no such file")),
+            (
+                list.clone(),
+                format!("error: cannot read KUBECONFIG={list}: none of its files exists ({m}, {m2})"),
+            ),
+        ] {
+            let out = run_with_kubeconfig_env(&args, &value);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?} {value}: {stderr}");
+            assert!(out.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
+            assert_eq!(stderr.lines().next(), Some(first.as_str()), "{args:?}: {stderr}");
+            assert!(!stderr.contains("infer"), "{args:?}: {stderr}");
+        }
+        assert!(!bundle_dir.exists(), "{args:?} wrote a bundle");
+    }
+    // A missing file beside a usable one is skipped: the usable one is used (the server refuses
+    // connections: exit 3, naming it, not the missing file).
+    let (_dir, usable) = unreachable();
+    let out = run_with_kubeconfig_env(&["status"], &format!("{m}:{}", usable.display()));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("cannot reach the API server https://127.0.0.1:1"), "{stderr}");
+    assert!(!stderr.contains("nonexist"), "{stderr}");
+    // A file that is no kubeconfig is named, in one line.
+    let junk = tmp.path().join("junk");
+    std::fs::write(&junk, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    let out = run_with_kubeconfig_env(&["status"], junk.to_str().unwrap());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: cannot read KUBECONFIG={}: {}: failed to parse kubeconfig YAML", junk.display(), junk.display())),
+        "{stderr}"
+    );
+}
+
+/// No flag, no KUBECONFIG, no ~/.kube/config, not in a Pod: one sentence saying so (exit 3),
+/// never kube-client's "failed to infer config" chain.
+#[test]
+fn no_kubeconfig_at_all_is_one_sentence() {
+    let home = tempfile::tempdir().unwrap();
+    for line in CLUSTER_LINES {
+        let bundle_dir = home.path().join("bundle");
+        let args = with_dir(line, bundle_dir.to_str().unwrap());
+        let out = Command::new(BIN)
+            .args(&args)
+            .env_remove("KUBECONFIG")
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .env("HOME", home.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // `version` prints the client's version without a cluster, and notes why no operator.
+        let (code, prefix) = if args == ["version"] { (0, "note: operators not shown") } else { (3, "error") };
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(
+            stderr.lines().any(|l| l
+                == format!(
+                    "{prefix}: no cluster configured: no --kubeconfig, KUBECONFIG is not set, {}/.kube/config does not exist, and not in a Pod (KUBERNETES_SERVICE_HOST is not set)",
+                    home.path().display()
+                )),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("infer"), "{args:?}: {stderr}");
+    }
+}
