@@ -409,7 +409,9 @@ pub struct LogsArgs {
     #[arg(long, value_name = "NAME")]
     pub handler: String,
 
-    /// Only runs for this object: `NAME` (in `-n NS` if given, else any namespace) or `NS/NAME`.
+    /// Only runs for this object: NAME (in -n NS if given, else any namespace), TYPE/NAME as
+    /// kubectl's (ms/NAME, microservice.platform.example.io/NAME), or NAMESPACE/NAME when the first
+    /// part is no Microservice type name.
     #[arg(value_name = "OBJECT", value_parser = crate::names::object_ref_arg)]
     pub object: Option<String>,
 

@@ -230,7 +230,7 @@ fn all_namespaces_beats_namespace() {
     // An explicit NS/NAME still contradicts -A.
     usage_error(
         &["status", "store/catalog-api", "--bundle", &healthy, "-A"],
-        "error: store/catalog-api names namespace store; it contradicts -A",
+        "error: store/catalog-api names namespace store; it contradicts -A (a NAMESPACE/NAME's first part is a namespace unless it is a Microservice type name: ms, microservice, ...)",
     );
     // manifests: -n is the operator's namespace, -A what it watches; they go together.
     let out = run(&["manifests", "-n", "ops", "-A"], &kubeconfig);

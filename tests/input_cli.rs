@@ -208,6 +208,7 @@ fn last_zero_is_a_usage_error() {
     );
 }
 
+const FORMS: &str = "expected NAME, TYPE/NAME (TYPE: ms, microservice, microservices or microservices.platform.example.io) or NAMESPACE/NAME";
 const LABEL: &str =
     "a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
 const SUBDOMAIN: &str = "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', each '.'-separated part starting and ending with a letter or digit";
@@ -215,38 +216,40 @@ const SUBDOMAIN: &str = "a DNS-1123 subdomain: at most 253 lowercase letters, di
 /// Was a raw 404 or `invalid uri character` from the API server (exit 3).
 #[test]
 fn explain_events_names_that_are_not_kubernetes_names_are_usage_errors() {
-    for name in ["../../etc", "a b", "", "UPPER"] {
+    for name in ["a b", "", "UPPER"] {
         usage_error(
             &["explain-events", name],
-            &format!("error: invalid value '{name}' for '<NAME>': expected a Microservice name ({SUBDOMAIN})"),
+            &format!("error: invalid value '{name}' for '<NAME>': {FORMS}: {name:?} is not a Microservice name ({SUBDOMAIN})"),
         );
     }
 }
 
-/// `status NAME` and `logs OBJECT` take NAME or NAMESPACE/NAME; the part at fault is named.
+/// `status NAME`, `explain-events NAME` and `logs OBJECT` take NAME, TYPE/NAME or
+/// NAMESPACE/NAME; the part at fault is named.
 #[test]
 fn object_names_with_or_without_namespace_are_checked() {
     let cases = [
         (&["status"][..], "[NAME]"),
+        (&["explain-events"][..], "<NAME>"),
         (&["logs", "--handler", "accept"][..], "[OBJECT]"),
     ];
     for (command, shown) in cases {
         usage_error(
             &[command, &["../../etc"]].concat(),
             &format!(
-                "error: invalid value '../../etc' for '{shown}': expected NAME or NAMESPACE/NAME: \"..\" is not a namespace name ({LABEL})"
+                "error: invalid value '../../etc' for '{shown}': {FORMS}: \"..\" is not a Microservice type"
             ),
         );
         usage_error(
             &[command, &["UPPER"]].concat(),
             &format!(
-                "error: invalid value 'UPPER' for '{shown}': expected NAME or NAMESPACE/NAME: \"UPPER\" is not a Microservice name ({SUBDOMAIN})"
+                "error: invalid value 'UPPER' for '{shown}': {FORMS}: \"UPPER\" is not a Microservice name ({SUBDOMAIN})"
             ),
         );
         usage_error(
             &[command, &["Todo/api"]].concat(),
             &format!(
-                "error: invalid value 'Todo/api' for '{shown}': expected NAME or NAMESPACE/NAME: \"Todo\" is not a namespace name ({LABEL})"
+                "error: invalid value 'Todo/api' for '{shown}': {FORMS}: \"Todo\" is not a namespace name ({LABEL})"
             ),
         );
     }

@@ -29,8 +29,9 @@ use crate::text::sanitize;
     "  kubectl microservice explain-events todo-api --bundle ./bundle --log-file operator.log",
 ))]
 pub struct ExplainEventsArgs {
-    /// The Microservice's name.
-    #[arg(value_name = "NAME", value_parser = crate::names::microservice)]
+    /// The Microservice: NAME, TYPE/NAME as kubectl's (ms/NAME, microservice.platform.example.io/NAME) or
+    /// NAMESPACE/NAME (when the first part is no Microservice type name).
+    #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
     pub name: String,
 
     /// Read evidence from a bundle directory instead of a cluster.
@@ -162,6 +163,10 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     let color = render::use_color(global.color);
     // -A is refused while parsing (crate::cli::scope): one object is explained.
     let namespace = global.one_namespace("explain-events")?;
+    // `NAMESPACE/NAME`, as `status` and `logs` take it.
+    let (namespace, name) =
+        crate::names::object_in_scope(&args.name, namespace.as_deref(), false).map_err(AppError::Usage)?;
+    let args = &ExplainEventsArgs { name, ..args.clone() };
     if let Some(output @ (OutputFormat::Wide | OutputFormat::Name)) = &global.output {
         return Err(refused_output(output));
     }

@@ -43,7 +43,8 @@ use crate::time::rfc3339_seconds;
     "  kubectl microservice status --bundle ./bundle -o json",
 ))]
 pub struct StatusArgs {
-    /// A Microservice name: explain its verdict in sentences.
+    /// A Microservice: explain its verdict in sentences. NAME, TYPE/NAME as kubectl's (ms/NAME, or
+    /// what -o name prints), or NAMESPACE/NAME when the first part is no Microservice type name.
     #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
     pub name: Option<String>,
 
@@ -583,19 +584,14 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
     let mut namespace = global.one_namespace("status")?;
     let mut args = args.clone();
-    // `NS/NAME`, as `logs` takes it.
-    let given = args.name.clone();
-    if let Some(given) = &given
-        && let (Some(ns), name) = crate::names::object_ref(given).map_err(AppError::Usage)?
-    {
-        if namespace.as_deref().is_some_and(|n| n != ns) || global.all_namespaces {
-            return Err(AppError::Usage(format!(
-                "{ns}/{name} names namespace {ns}; it contradicts {}",
-                if global.all_namespaces { "-A" } else { "-n" }
-            )));
+    // `NS/NAME`, as `explain-events` and `logs` take it (TYPE/NAME's type is dropped while parsing).
+    if let Some(given) = args.name.clone() {
+        let (ns, name) = crate::names::object_in_scope(&given, namespace.as_deref(), global.all_namespaces)
+            .map_err(AppError::Usage)?;
+        if ns.is_some() {
+            namespace = ns;
         }
-        namespace = Some(ns.to_string());
-        args.name = Some(name.to_string());
+        args.name = Some(name);
     }
     let table = matches!(global.output, None | Some(OutputFormat::Wide));
     if let Some(name) = &args.name {
