@@ -179,6 +179,8 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
         Some(dir) => {
             global.refuse_connection_flags("explain-events --bundle")?;
             let mut snapshot = crate::evidence::bundle::read(dir)?;
+            super::check_bundle_namespace(&snapshot, namespace.as_deref(), dir)?;
+            super::check_operator_in_bundle(&snapshot.operator, args.operator.as_deref(), dir)?;
             if let Some((ns, name)) = &operator {
                 snapshot
                     .operator
@@ -257,6 +259,7 @@ async fn gather(
 ) -> Result<(Snapshot, String), AppError> {
     use crate::evidence::live;
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     let ns = namespace.unwrap_or(config.default_namespace.clone());
     let plan = live::Plan {
         namespace: Some(ns.clone()),

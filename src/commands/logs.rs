@@ -205,7 +205,19 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
                 "--follow reads a cluster or a file, not a bundle".into(),
             ));
         }
-        return from_bundle(&mut plan, dir, args.container.as_deref(), args.operator.as_deref());
+        let namespace = plan
+            .filter
+            .object
+            .as_ref()
+            .and_then(|o| o.namespace.clone())
+            .or_else(|| global.namespaces.first().cloned());
+        return from_bundle(
+            &mut plan,
+            dir,
+            namespace.as_deref(),
+            args.container.as_deref(),
+            args.operator.as_deref(),
+        );
     }
     if args.file.is_empty() {
         let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
@@ -424,10 +436,13 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
 fn from_bundle(
     plan: &mut Plan,
     dir: &std::path::Path,
+    namespace: Option<&str>,
     container: Option<&str>,
     operator: Option<&str>,
 ) -> Result<ExitCode, AppError> {
     let mut snapshot = crate::evidence::bundle::read(dir)?;
+    super::check_bundle_namespace(&snapshot, namespace, dir)?;
+    super::check_operator_in_bundle(&snapshot.operator, operator, dir)?;
     if let Some(spec) = operator {
         let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
         snapshot
@@ -775,6 +790,7 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
         .apiserver_version()
         .await
         .map_err(|e| crate::client::unreachable(global, &config, e))?;
+    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     let namespace = global.namespaces.first().map(String::as_str);
     let (objects, objects_note) = objects_in_evidence(&client, plan, namespace).await?;
     let target = resolve_target(&client, global, args, &objects, named_object(plan, &objects)).await?;

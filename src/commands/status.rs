@@ -643,6 +643,8 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
             ));
         }
         let mut snapshot = crate::evidence::bundle::read(dir)?;
+        super::check_bundle_namespace(&snapshot, namespace.as_deref(), dir)?;
+        super::check_operator_in_bundle(&snapshot.operator, args.operator.as_deref(), dir)?;
         if let Some((ns, name)) = &operator {
             snapshot
                 .operator
@@ -748,6 +750,7 @@ async fn run_live(
     color: bool,
 ) -> Result<u8, AppError> {
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     let namespace = if global.all_namespaces {
         None
     } else {
