@@ -122,9 +122,10 @@ pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppEr
                 crate::render::name_line(&text(&o["kind"]), group, &text(&o["metadata"]["name"]))
             })
             .collect()),
-        Some(OutputFormat::Wide) => Err(AppError::Usage(
-            "manifests prints -o yaml (default), json, name or jsonpath=TEMPLATE, not wide".into(),
-        )),
+        Some(OutputFormat::Wide) => Err(AppError::Usage(format!(
+            "manifests prints documents, not a table: -o wide has no meaning here; -o takes {}",
+            crate::cli::scope::output_formats("manifests").unwrap_or_default()
+        ))),
         output => Ok(crate::render::document(&list, output.as_ref())?.unwrap_or_default()),
     }
 }
@@ -616,7 +617,7 @@ mod tests {
                 &["manifests", "-n", "ops", "-A", "--image", "Not An Image"][..],
                 "--image \"Not An Image\"",
             ),
-            (&["manifests", "-n", "ops", "-A", "-o", "wide"][..], "not wide"),
+            (&["manifests", "-n", "ops", "-A", "-o", "wide"][..], "-o wide has no meaning here; -o takes yaml, json, name"),
         ] {
             let err = render_args(args).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{args:?}");

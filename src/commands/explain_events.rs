@@ -152,8 +152,9 @@ pub fn render_report(report: &Report, global: &GlobalArgs, color: bool) -> Resul
 /// The usage error for `-o wide` and `-o name`, naming the command and what it prints instead.
 pub fn refused_output(output: &OutputFormat) -> AppError {
     AppError::Usage(format!(
-        "explain-events prints findings about one Microservice, not a list of objects: -o {} has no meaning here; use -o json, -o yaml or -o jsonpath='{{.findings[*].id}}'",
-        output.kind()
+        "explain-events prints findings about one Microservice, not a list of objects: -o {} has no meaning here; -o takes {}, e.g. -o jsonpath='{{.findings[*].id}}'",
+        output.kind(),
+        crate::cli::scope::output_formats("explain-events").unwrap_or_default()
     ))
 }
 

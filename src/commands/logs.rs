@@ -119,13 +119,15 @@ impl Plan {
                 as_json: true,
             },
             (Some(OutputFormat::Name), _) => {
-                return Err(AppError::Usage(
-                    "logs prints handler runs, not objects: -o name has no meaning here; use -o jsonpath='{.object}{\"\\n\"}' for the objects of the runs".into(),
-                ));
+                return Err(AppError::Usage(format!(
+                    "logs prints handler runs, not objects: -o name has no meaning here; -o takes {}; -o jsonpath='{{.object}}{{\"\\n\"}}' prints the objects of the runs",
+                    crate::cli::scope::output_formats("logs").unwrap_or_default()
+                )));
             }
             (Some(other), _) => {
                 return Err(AppError::Usage(format!(
-                    "logs prints runs as grouped text, --raw lines, -o json or -o jsonpath=TEMPLATE; -o {} is not supported",
+                    "logs prints runs as grouped text (default), --raw lines, or -o {}; not -o {}: a stream of runs is one JSON object per line, as jq reads it (kubectl has no logs -o)",
+                    crate::cli::scope::output_formats("logs").unwrap_or_default(),
                     other.kind()
                 )));
             }
