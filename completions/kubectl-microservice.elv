@@ -181,6 +181,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand -o 'Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)'
             cand --output 'Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)'
             cand --standalone 'One replica, `Recreate` strategy, `operate --standalone`'
+            cand --without-shared 'Leave out what every installation shares: the CRD (deleting it deletes every team''s Microservices) and the ClusterRoles. What is left is this operator''s own objects, for `kubectl delete -f -` to uninstall one team''s operator'
             cand -A 'The operator watches all namespaces (cluster-wide RBAC), instead of --watch-namespace; -n still names the operator''s own namespace'
             cand --all-namespaces 'The operator watches all namespaces (cluster-wide RBAC), instead of --watch-namespace; -n still names the operator''s own namespace'
             cand -h 'Print help (see more with ''--help'')'

@@ -184,6 +184,7 @@ name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l standalone -d 'One replica, `Recreate` strategy, `operate --standalone`'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l without-shared -d 'Leave out what every installation shares: the CRD (deleting it deletes every team\'s Microservices) and the ClusterRoles. What is left is this operator\'s own objects, for `kubectl delete -f -` to uninstall one team\'s operator'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s A -l all-namespaces -d 'The operator watches all namespaces (cluster-wide RBAC), instead of --watch-namespace; -n still names the operator\'s own namespace'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s V -l version -d 'Print version'

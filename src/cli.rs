@@ -510,7 +510,10 @@ pub enum RunOutcome {
     "  kubectl microservice manifests -n ops --watch-namespace todo,shop | kubectl apply -f -\n",
     "\n",
     "  # One replica watching all namespaces, as JSON\n",
-    "  kubectl microservice manifests -n ops -A --standalone -o json",
+    "  kubectl microservice manifests -n ops -A --standalone -o json\n",
+    "\n",
+    "  # Uninstall that team's operator, keeping the CRD (every team's Microservices) and the shared ClusterRoles\n",
+    "  kubectl microservice manifests -n ops --watch-namespace todo,shop --without-shared | kubectl delete -f -",
 ))]
 pub struct ManifestsArgs {
     /// Namespace the operator watches (repeatable or comma-separated). Give this or `-A`.
@@ -528,6 +531,12 @@ pub struct ManifestsArgs {
     /// `--events` value written into the operator Deployment's args.
     #[arg(long, value_enum, default_value_t = EventsPolicy::All)]
     pub events: EventsPolicy,
+
+    /// Leave out what every installation shares: the CRD (deleting it deletes every team's
+    /// Microservices) and the ClusterRoles. What is left is this operator's own objects, for
+    /// `kubectl delete -f -` to uninstall one team's operator.
+    #[arg(long)]
+    pub without_shared: bool,
 }
 
 /// Flags of `completion`.
