@@ -402,9 +402,14 @@ fn since_statement(
                 crate::time::rfc3339_millis(logs_begin)
             )
         }
-        SinceVerdict::CannotTell { logs_begin } => format!(
+        SinceVerdict::CannotTell { logs_begin: Some(begin) } => format!(
             "Cannot tell whether handler {handler} ran for {name} since {what}: logs begin at {}.",
-            logs_begin.map_or("no time (no timed line)".to_string(), crate::time::rfc3339_millis)
+            crate::time::rfc3339_millis(begin)
+        ),
+        // Not "logs begin at no time (no timed line)": one plain sentence on what was read.
+        SinceVerdict::CannotTell { logs_begin: None } => format!(
+            "Cannot tell whether handler {handler} ran for {name} since {what}: the logs read{} hold no line with a time.",
+            if plan.since.is_some() { " (--since)" } else { "" }
         ),
     };
     Some(verdict + &predecessor)
@@ -903,7 +908,32 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
         Some(o) => format!("handler {} for {}", plan.filter.handler, o.describe()),
         None => format!("handler {}", plan.filter.handler),
     };
-    let mut out = if tally.total() == 0 {
+    // The filters that left runs out, so that "no run" is not read as "the handler never ran"
+    // beside a statement of its last run (the spec-change sentence counts every run).
+    let mut filters = Vec::new();
+    if let Some(since) = plan.since {
+        filters.push(format!("--since {}", crate::logs::runs::humantime(since)));
+    }
+    if !plan.filter.causes.is_empty() {
+        let causes: Vec<&str> = plan
+            .filter
+            .causes
+            .iter()
+            .map(|c| c.map_or("unknown", |c| c.as_str()))
+            .collect();
+        filters.push(format!("--cause {}", causes.join(",")));
+    }
+    if !plan.filter.outcomes.is_empty() {
+        let outcomes: Vec<String> = plan.filter.outcomes.iter().map(ToString::to_string).collect();
+        filters.push(format!("--outcome {}", outcomes.join(",")));
+    }
+    let mut out = if tally.total() == 0 && !filters.is_empty() {
+        format!(
+            "No run of {} in these logs matches {}.\n",
+            sanitize(&who),
+            filters.join(" and ")
+        )
+    } else if tally.total() == 0 {
         format!("No run of {} in these logs.\n", sanitize(&who))
     } else {
         format!("{}: {tally}.\n", sanitize(&who))
