@@ -497,3 +497,19 @@ fn no_line_and_no_run_in_the_window_are_plain_sentences() {
         "{stdout}"
     );
 }
+
+/// `-c` naming a container the operator's Pods do not have was "No run of handler accept..." on
+/// stdout, then `error: no operator log could be read` (issue 14 item 7): one error naming the
+/// container and the containers the Pods have, nothing on stdout.
+#[test]
+fn a_container_the_pods_do_not_have_is_one_error_naming_theirs() {
+    let healthy = format!("{}/examples/healthy", env!("CARGO_MANIFEST_DIR"));
+    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "catalog-api", "--bundle", &healthy, "-c", "nope"]);
+    assert_eq!((code, stdout.as_str()), (3, ""), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        format!("error: -c nope: the operator's Pods have no container nope in {healthy}/operator/logs/; their containers: operator")
+    );
+    let (code, _, stderr) = run(&["logs", "--handler", "accept", "catalog-api", "--bundle", &healthy, "-c", "operator"]);
+    assert_eq!(code, 0, "{stderr}");
+}

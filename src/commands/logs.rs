@@ -497,11 +497,31 @@ fn from_bundle(
                 )));
             }
             if sources.is_empty() {
-                return Err(AppError::Undecided(format!(
-                    "{}: no operator log{} in operator/logs/",
-                    dir.display(),
-                    container.map(|c| format!(" of container {c}")).unwrap_or_default()
-                )));
+                // `-c` naming a container the bundle's operator logs are not of: say which
+                // containers they are of, as one error (nothing on stdout).
+                let mut held: Vec<&str> = snapshot
+                    .operator
+                    .logs
+                    .get()
+                    .into_iter()
+                    .flatten()
+                    .filter(|s| keep(s) && s.container != crate::logs::file::FILE_CONTAINER)
+                    .map(|s| s.container.as_str())
+                    .collect();
+                held.sort_unstable();
+                held.dedup();
+                return Err(AppError::Undecided(match container {
+                    Some(c) if !held.is_empty() => format!(
+                        "-c {c}: the operator's Pods have no container {c} in {}/operator/logs/; their containers: {}",
+                        dir.display(),
+                        held.join(", ")
+                    ),
+                    _ => format!(
+                        "{}: no operator log{} in operator/logs/",
+                        dir.display(),
+                        container.map(|c| format!(" of container {c}")).unwrap_or_default()
+                    ),
+                }));
             }
             for source in &sources {
                 let label = SourceLabel {
@@ -679,12 +699,25 @@ async fn resolve_target(
     };
     let ns = deployment.metadata.namespace.clone().unwrap_or_default();
     let name = deployment.metadata.name.clone().unwrap_or_default();
-    let first_container = deployment
-        .spec
-        .as_ref()
-        .and_then(|s| s.template.spec.as_ref())
-        .and_then(|s| s.containers.first())
-        .map(|c| c.name.clone());
+    let pod_spec = deployment.spec.as_ref().and_then(|s| s.template.spec.as_ref());
+    let first_container = pod_spec.and_then(|s| s.containers.first()).map(|c| c.name.clone());
+    // `-c` naming a container the operator's Pods do not have: one error naming it and the
+    // containers they have (init containers too, as kubectl logs -c takes them), before any
+    // log is read, rather than "no run ..." on stdout and then "no operator log could be read".
+    if let (Some(wanted), Some(spec)) = (&args.container, pod_spec) {
+        let names: Vec<&str> = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .map(|c| c.name.as_str())
+            .collect();
+        if !names.contains(&wanted.as_str()) {
+            return Err(AppError::Undecided(format!(
+                "-c {wanted}: the Pods of {ns}/deployment/{name} have no container {wanted}; their containers: {}",
+                names.join(", ")
+            )));
+        }
+    }
     // The Pod holding the Lease that governs the namespace: the one that handles.
     let leader = operator.as_ref().and_then(|op| {
         let Leadership::Lease {
@@ -1289,6 +1322,17 @@ mod tests {
         let (global, args) = parse(&["--operator", "ops/deployment/missing"]);
         let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
         assert_eq!(err.exit_code(), 3);
+        // -c naming a container the Pods do not have: one error naming it and theirs, before
+        // any Pod or log is read (issue 14 item 7).
+        let (global, args) = parse(&["--operator", "ops/deployment/custom", "-c", "nope"]);
+        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        assert_eq!(
+            err.to_string(),
+            "-c nope: the Pods of ops/deployment/custom have no container nope; their containers: sidecar, operator"
+        );
+        let (global, args) = parse(&["--operator", "ops/deployment/custom", "-c", "operator"]);
+        assert_eq!(resolve_target(&client, &global, &args, &[], None).await.unwrap().container, "operator");
         // A malformed --operator never gets this far: it is refused while parsing.
         let err = Cli::try_parse_from([
             "kubectl-microservice",
