@@ -537,7 +537,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__manifests)
-            opts="-n -A -o -h -V --watch-namespace --image --standalone --events --namespace --all-namespaces --output --help --version"
+            opts="-n -A -o -h -V --watch-namespace --image --standalone --events --without-shared --namespace --all-namespaces --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -81,7 +81,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s n -l namespace -d 'The namespace (default: the context\'s namespace; with --bundle, the whole bundle)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format, as kubectl\'s; jsonpath templates (-o jsonpath=\'{.items[*].name}\') evaluate over the -o json document' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates evaluate over the -o json document' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
@@ -120,7 +120,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace of OBJECT (without it, a bare NAME matches in any namespace); also picks the operator that watches it' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format: json (one object per run, one per line); default: runs as text' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run\'s object); default: runs as text' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
@@ -145,7 +145,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s n -l namespace -d 'The Microservice\'s namespace (default: the context\'s namespace; with --bundle, the bundle\'s)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format: json or yaml (default: sentences)' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences)' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
@@ -177,13 +177,14 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 warnings\t'Warnings only (`ReconcileFailed`, `InvalidSpec`, `StatusPruned`)'
 none\t'Post nothing; outcomes are only in the logs and in `status`'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s n -l namespace -d 'The namespace the operator runs in (required)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s o -l output -d 'Output format: yaml (default) or json (one v1 List)' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s o -l output -d 'Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l standalone -d 'One replica, `Recreate` strategy, `operate --standalone`'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l without-shared -d 'Leave out what every installation shares: the CRD (deleting it deletes every team\'s Microservices) and the ClusterRoles. What is left is this operator\'s own objects, for `kubectl delete -f -` to uninstall one team\'s operator'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s A -l all-namespaces -d 'The operator watches all namespaces (cluster-wide RBAC), instead of --watch-namespace; -n still names the operator\'s own namespace'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s V -l version -d 'Print version'

@@ -18,13 +18,16 @@ pub mod scope;
 ///
 /// Parse it with [`parse_from`], and get its definition with [`command`]: they scope the shared
 /// flags to the subcommands that take them ([`scope`]); clap's own `Cli::try_parse_from` and
-/// `Cli::command()` do not.
+/// `Cli::command()` do not. This doc comment is for Rust readers: `long_about = None` keeps it
+/// out of `--help`, which shows `about` (clap would otherwise print the whole comment as the
+/// long help; `tests/flags_cli.rs` holds every `--help` free of Rust doc syntax).
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-microservice",
     bin_name = "kubectl microservice",
     version = crate::VERSION_LINE,
     about = "Run the Microservice controller, and explain from the cluster's own evidence what happened to a Microservice.",
+    long_about = None,
     after_help = "Shared flags go before or after the subcommand; each subcommand's --help lists the ones it takes.\nExit codes: 0 ok, 1 a problem was diagnosed, 2 usage error, 3 could not decide (cluster unreachable, not found, forbidden).",
     propagate_version = true
 )]
@@ -108,7 +111,7 @@ pub struct GlobalArgs {
     pub as_groups: Vec<String>,
 
     /// Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s).
-    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration, help_heading = scope::CONNECTION)]
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true, help_heading = scope::CONNECTION)]
     pub request_timeout: Option<Duration>,
 
     /// When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and
@@ -357,7 +360,7 @@ pub struct OperateArgs {
     pub events: EventsPolicy,
 
     /// How many objects are handled at once (one object is never handled twice at once).
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = 16, value_name = "N", value_parser = parse_concurrency, allow_hyphen_values = true)]
     pub max_concurrent: u16,
 
     /// Run without leader election (one replica only; Kopf's flag of the same name). By default
@@ -406,7 +409,9 @@ pub struct LogsArgs {
     #[arg(long, value_name = "NAME")]
     pub handler: String,
 
-    /// Only runs for this object: `NAME` (in `-n NS` if given, else any namespace) or `NS/NAME`.
+    /// Only runs for this object: NAME (in -n NS if given, else any namespace), TYPE/NAME as
+    /// kubectl's (ms/NAME, microservice.platform.example.io/NAME), or NAMESPACE/NAME when the first
+    /// part is no Microservice type name.
     #[arg(value_name = "OBJECT", value_parser = crate::names::object_ref_arg)]
     pub object: Option<String>,
 
@@ -438,17 +443,17 @@ pub struct LogsArgs {
     /// Read only the last N lines of each container log, as `kubectl logs --tail` (the
     /// kubelet's `tailLines`; -1: all). For the last N runs, see --last. (`--log-lines` is an old
     /// name of this flag.)
-    #[arg(long, alias = "log-lines", value_name = "LINES", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..), conflicts_with_all = ["file", "bundle"])]
+    #[arg(long, alias = "log-lines", value_name = "LINES", allow_hyphen_values = true, value_parser = parse_tail_lines, conflicts_with_all = ["file", "bundle"])]
     pub tail: Option<i64>,
 
     /// Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the
     /// file's last time (a file has no other clock).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub since: Option<Duration>,
 
     /// Only the last N runs (after the other filters; not with --follow). For the last lines of
     /// each log, see --tail.
-    #[arg(long, value_name = "RUNS", conflicts_with = "follow")]
+    #[arg(long, value_name = "RUNS", value_parser = parse_runs, allow_hyphen_values = true, conflicts_with = "follow")]
     pub last: Option<usize>,
 
     /// Only runs with this cause (repeatable or comma-separated).
@@ -468,7 +473,7 @@ pub struct LogsArgs {
     pub follow: bool,
 
     /// A run with no outcome after this long is closed with outcome `unknown`.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10m")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true, default_value = "10m")]
     pub run_timeout: Duration,
 }
 
@@ -506,7 +511,10 @@ pub enum RunOutcome {
     "  kubectl microservice manifests -n ops --watch-namespace todo,shop | kubectl apply -f -\n",
     "\n",
     "  # One replica watching all namespaces, as JSON\n",
-    "  kubectl microservice manifests -n ops -A --standalone -o json",
+    "  kubectl microservice manifests -n ops -A --standalone -o json\n",
+    "\n",
+    "  # Uninstall that team's operator, keeping the CRD (every team's Microservices) and the shared ClusterRoles\n",
+    "  kubectl microservice manifests -n ops --watch-namespace todo,shop --without-shared | kubectl delete -f -",
 ))]
 pub struct ManifestsArgs {
     /// Namespace the operator watches (repeatable or comma-separated). Give this or `-A`.
@@ -524,6 +532,12 @@ pub struct ManifestsArgs {
     /// `--events` value written into the operator Deployment's args.
     #[arg(long, value_enum, default_value_t = EventsPolicy::All)]
     pub events: EventsPolicy,
+
+    /// Leave out what every installation shares: the CRD (deleting it deletes every team's
+    /// Microservices) and the ClusterRoles. What is left is this operator's own objects, for
+    /// `kubectl delete -f -` to uninstall one team's operator.
+    #[arg(long)]
+    pub without_shared: bool,
 }
 
 /// Flags of `completion`.
@@ -572,6 +586,39 @@ pub fn parse_count(input: &str) -> Result<i64, String> {
         .ok_or_else(|| "expected a whole number, 0 or more (at most 9223372036854775807)".to_string())
 }
 
+/// `logs --tail LINES`, as `kubectl logs --tail`: a number of lines, 0 or more, or -1 for all
+/// (the kubelet's `tailLines`, an int64).
+pub fn parse_tail_lines(input: &str) -> Result<i64, String> {
+    input
+        .trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n >= -1)
+        .ok_or_else(|| "expected a number of lines ≥ 0 (at most 9223372036854775807), or -1 for all".to_string())
+}
+
+/// `logs --last RUNS`: a number of runs, 1 or more. Zero is refused rather than read as "print
+/// nothing": `--last 0` could only print an empty answer beside a report of runs it did not show
+/// (kubectl's own count flags, `--tail`, `--max-log-requests`, refuse what cannot mean anything).
+pub fn parse_runs(input: &str) -> Result<usize, String> {
+    input
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| "expected a number of runs ≥ 1".to_string())
+}
+
+/// `operate --max-concurrent N`: how many objects at once, 1 to 65535.
+pub fn parse_concurrency(input: &str) -> Result<u16, String> {
+    input
+        .trim()
+        .parse::<u16>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| "expected a whole number from 1 to 65535".to_string())
+}
+
 /// The longest duration a flag accepts: Go's `time.Duration` maximum (2^63 − 1 ns, 2562047h47m16s,
 /// about 292 years), the limit kubectl's own duration flags have. Anything this long added to or
 /// subtracted from a timestamp of years 0–9999 stays inside chrono's range (±262143 years), and
@@ -592,6 +639,11 @@ pub fn parse_duration(input: &str) -> Result<Duration, String> {
     let too_long = || "expected at most 2562047h (about 292 years, kubectl's limit)".to_string();
     if s.is_empty() {
         return Err(expected());
+    }
+    if s.starts_with('-') {
+        // Taken as the flag's value (`allow_hyphen_values`), as kubectl's pflag takes it, rather
+        // than clap's "unexpected argument '-5'".
+        return Err("expected a duration ≥ 0 such as 10s, 1m, 1m30s, 500ms or 2h".to_string());
     }
     let max_nanos = MAX_DURATION.as_nanos();
     // A bare number is seconds.
@@ -680,8 +732,12 @@ mod tests {
         assert_eq!(parse_duration("0.1s"), Ok(Duration::from_millis(100)));
         assert_eq!(parse_duration("1h2m3s4ms5us6ns"), Ok(Duration::new(3723, 4_005_006)));
         assert_eq!(parse_duration("2µs"), Ok(Duration::from_micros(2)));
+        assert_eq!(
+            parse_duration("-5s"),
+            Err("expected a duration ≥ 0 such as 10s, 1m, 1m30s, 500ms or 2h".into())
+        );
         for bad in [
-            "-5s", "1h30", ".s", "1..2s", "1.2.3s", "s", "1e5s", "10 s", "NaN", "inf",
+            "1h30", ".s", "1..2s", "1.2.3s", "s", "1e5s", "10 s", "NaN", "inf",
         ] {
             let err = parse_duration(bad).unwrap_err();
             assert!(err.starts_with("expected a duration such as"), "{bad}: {err}");

@@ -41,7 +41,7 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
         cluster: None,
         user: None,
     };
-    let mut config = if global.kubeconfig.is_some() || global.context.is_some() {
+    let mut config = if global.kubeconfig.is_some() || global.context.is_some() || kubeconfig_given() {
         let (kubeconfig, source) = read_kubeconfig(global)?;
         check_context(&kubeconfig, global.context.as_deref(), &source).map_err(|message| AppError::Config {
             message,
@@ -54,8 +54,11 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
                 user_input: true,
             })?
     } else {
-        Config::infer().await.map_err(|e| AppError::Config {
-            message: format!("no cluster configured (no in-cluster service account, no usable kubeconfig): {e}"),
+        // No flag, no KUBECONFIG, no ~/.kube/config: the in-cluster service account, as
+        // kube-client's `Config::infer` would fall back to, with one plain sentence instead of
+        // its error chain ("failed to infer config: in-cluster: (...), kubeconfig: (...)").
+        Config::incluster().map_err(|e| AppError::Config {
+            message: no_cluster_configured(&e),
             user_input: false,
         })?
     };
@@ -92,18 +95,77 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
     Ok(config)
 }
 
-/// The kubeconfig of the flags: `--kubeconfig PATH`, else `$KUBECONFIG` (its files merged), else
-/// `~/.kube/config`; with how messages name it (`--kubeconfig PATH`, `KUBECONFIG=a:b`, or the
-/// default path). A file that cannot be read or parsed is a usage error naming it once.
-fn read_kubeconfig(global: &GlobalArgs) -> Result<(Kubeconfig, String), AppError> {
-    let default_path = std::env::home_dir().map(|h| h.join(".kube").join("config"));
-    let env_paths: Vec<std::path::PathBuf> = std::env::var_os("KUBECONFIG")
+/// The default kubeconfig, `~/.kube/config`.
+fn default_kubeconfig_path() -> Option<std::path::PathBuf> {
+    std::env::home_dir().map(|h| h.join(".kube").join("config"))
+}
+
+/// Whether a kubeconfig is given without a flag: `KUBECONFIG` names at least one file, or
+/// `~/.kube/config` exists. Then it is read as `--kubeconfig` is (errors name it, exit 2);
+/// otherwise the in-cluster service account is the only configuration left.
+fn kubeconfig_given() -> bool {
+    !kubeconfig_env_paths().is_empty() || default_kubeconfig_path().is_some_and(|p| p.exists())
+}
+
+/// The files `KUBECONFIG` lists (empty entries left out, as client-go does).
+fn kubeconfig_env_paths() -> Vec<std::path::PathBuf> {
+    std::env::var_os("KUBECONFIG")
         .map(|v| {
             std::env::split_paths(&v)
                 .filter(|p| !p.as_os_str().is_empty())
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// `KUBECONFIG`'s files merged as client-go's loader merges them (the first to set a value
+/// wins), skipping those that do not exist, as kubectl does (client-go's `Load` adds them to a
+/// `missingList`, and only warns "Config not found" when every one is missing; kubectl then goes
+/// on to `localhost:8080`). Here a `KUBECONFIG` none of whose files exists is an error naming it
+/// and each path, since no cluster could be meant; a file that exists but cannot be read or
+/// parsed is an error naming it, as client-go's "error loading config file".
+fn read_env_kubeconfig(paths: &[std::path::PathBuf]) -> Result<Kubeconfig, String> {
+    let mut merged: Option<Kubeconfig> = None;
+    let mut missing = Vec::new();
+    for path in paths {
+        match Kubeconfig::read_from(path) {
+            Ok(next) => {
+                merged = Some(match merged {
+                    None => next,
+                    Some(m) => m.merge(next).map_err(|e| format!("{}: {e}", path.display()))?,
+                });
+            }
+            Err(KubeconfigError::ReadConfig(io, _)) if io.kind() == std::io::ErrorKind::NotFound => {
+                missing.push(path.display().to_string());
+            }
+            Err(e) => return Err(format!("{}: {}", path.display(), describe_kubeconfig_error(&e, Some(path)))),
+        }
+    }
+    merged.ok_or_else(|| match missing.as_slice() {
+        [one] => format!("{one}: no such file"),
+        many => format!("none of its files exists ({})", many.join(", ")),
+    })
+}
+
+/// "No cluster configured", in one sentence: nothing named a kubeconfig, `~/.kube/config` does
+/// not exist, and this is not a Pod with a service account (`err` says what was missing).
+fn no_cluster_configured(err: &kube::config::InClusterError) -> String {
+    let default = default_kubeconfig_path().map_or_else(|| "~/.kube/config".into(), |p| p.display().to_string());
+    let pod = match err {
+        kube::config::InClusterError::ReadEnvironmentVariable(_) => {
+            "not in a Pod (KUBERNETES_SERVICE_HOST is not set)".to_string()
+        }
+        other => format!("the in-cluster service account cannot be used ({other})"),
+    };
+    format!("no cluster configured: no --kubeconfig, KUBECONFIG is not set, {default} does not exist, and {pod}")
+}
+
+/// The kubeconfig of the flags: `--kubeconfig PATH`, else `$KUBECONFIG` (its files merged), else
+/// `~/.kube/config`; with how messages name it (`--kubeconfig PATH`, `KUBECONFIG=a:b`, or the
+/// default path). A file that cannot be read or parsed is a usage error naming it once.
+fn read_kubeconfig(global: &GlobalArgs) -> Result<(Kubeconfig, String), AppError> {
+    let default_path = default_kubeconfig_path();
+    let env_paths = kubeconfig_env_paths();
     let (read, source, named) = match &global.kubeconfig {
         Some(path) => (
             Kubeconfig::read_from(path),
@@ -111,17 +173,18 @@ fn read_kubeconfig(global: &GlobalArgs) -> Result<(Kubeconfig, String), AppError
             Some(path.as_path()),
         ),
         None => match std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
-            Some(value) => (
-                Kubeconfig::read(),
-                format!("KUBECONFIG={}", value.to_string_lossy()),
-                // One file: the message names it already.
-                match env_paths.as_slice() {
-                    [one] => Some(one.as_path()),
-                    _ => None,
-                },
-            ),
-            None => (
-                Kubeconfig::read(),
+            Some(value) if !env_paths.is_empty() => {
+                let source = format!("KUBECONFIG={}", value.to_string_lossy());
+                let kubeconfig = read_env_kubeconfig(&env_paths).map_err(|why| AppError::Config {
+                    message: format!("cannot read {source}: {why}"),
+                    user_input: true,
+                })?;
+                return Ok((kubeconfig, source));
+            }
+            _ => (
+                default_path
+                    .as_ref()
+                    .map_or(Err(KubeconfigError::FindPath), Kubeconfig::read_from),
                 default_path
                     .as_ref()
                     .map_or_else(|| "~/.kube/config".into(), |p| p.display().to_string()),
@@ -143,7 +206,8 @@ fn describe_kubeconfig_error(err: &KubeconfigError, named: Option<&std::path::Pa
     match err {
         KubeconfigError::ReadConfig(io, path) if Some(path.as_path()) == named => io.to_string(),
         KubeconfigError::ReadConfig(io, path) => format!("{}: {io}", path.display()),
-        other => other.to_string(),
+        // The YAML parser's error quotes the file over several lines: its first says what failed.
+        other => other.to_string().lines().next().unwrap_or_default().to_string(),
     }
 }
 
@@ -227,11 +291,7 @@ pub fn context_name(global: &GlobalArgs) -> Option<String> {
     if global.context.is_some() {
         return global.context.clone();
     }
-    let kubeconfig = match &global.kubeconfig {
-        Some(path) => Kubeconfig::read_from(path).ok(),
-        None => Kubeconfig::read().ok(),
-    };
-    kubeconfig.and_then(|k| k.current_context)
+    read_kubeconfig(global).ok().and_then(|(k, _)| k.current_context)
 }
 
 #[cfg(test)]

@@ -101,12 +101,25 @@ impl Plan {
     }
 }
 
+/// Whether `object` is shared by every installation of the operator, whatever its namespace:
+/// the CRD and the ClusterRoles (their names carry no namespace; the ClusterRoleBindings that
+/// grant them to one operator's ServiceAccount are named after its namespace, and are its own).
+pub fn is_shared(object: &Value) -> bool {
+    matches!(
+        object["kind"].as_str(),
+        Some("CustomResourceDefinition" | "ClusterRole")
+    )
+}
+
 /// Renders the manifests as YAML documents (default) or, with `-o json`, one `v1` `List`;
 /// `-o name` prints `KIND.GROUP/NAME` per object (as `kubectl apply --dry-run=client -o name`
 /// would), `-o jsonpath=` evaluates over the `List`.
 pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppError> {
     let plan = Plan::from_flags(global, args)?;
-    let objects = objects(&plan);
+    let mut objects = objects(&plan);
+    if args.without_shared {
+        objects.retain(|o| !is_shared(o));
+    }
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
     match &global.output {
         None | Some(OutputFormat::Yaml) => Ok(objects
@@ -122,9 +135,10 @@ pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppEr
                 crate::render::name_line(&text(&o["kind"]), group, &text(&o["metadata"]["name"]))
             })
             .collect()),
-        Some(OutputFormat::Wide) => Err(AppError::Usage(
-            "manifests prints -o yaml (default), json, name or jsonpath=TEMPLATE, not wide".into(),
-        )),
+        Some(OutputFormat::Wide) => Err(AppError::Usage(format!(
+            "manifests prints documents, not a table: -o wide has no meaning here; -o takes {}",
+            crate::cli::scope::output_formats("manifests").unwrap_or_default()
+        ))),
         output => Ok(crate::render::document(&list, output.as_ref())?.unwrap_or_default()),
     }
 }
@@ -595,6 +609,44 @@ mod tests {
         assert_eq!(objects[0]["kind"], "CustomResourceDefinition");
     }
 
+    /// `--without-shared` leaves out exactly the objects whose names do not depend on the
+    /// operator's namespace (the CRD and the ClusterRoles), which two installations share, and
+    /// keeps all of this one's (its ClusterRoleBindings too): uninstalling one team's operator
+    /// with `kubectl delete -f -` then touches nothing of another's (issue 14 item 13).
+    #[test]
+    fn without_shared_leaves_out_what_installations_share() {
+        let names = |args: &[&str]| -> Vec<(String, String)> {
+            let list: Value = serde_json::from_str(&render_args(args).unwrap()).unwrap();
+            list["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| {
+                    (
+                        o["kind"].as_str().unwrap().to_string(),
+                        o["metadata"]["name"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        };
+        for watch in [&["-A"][..], &["--watch-namespace", "todo,shop"]] {
+            let base = [&["manifests", "-o", "json"][..], watch].concat();
+            let all_a = names(&[&base[..], &["-n", "team-a"]].concat());
+            let all_b = names(&[&base[..], &["-n", "team-b"]].concat());
+            let own_a = names(&[&base[..], &["-n", "team-a", "--without-shared"]].concat());
+            let shared: Vec<_> = all_a.iter().filter(|o| !own_a.contains(o)).cloned().collect();
+            // Shared: the same objects in both installations, and only the CRD and ClusterRoles.
+            assert!(shared.iter().all(|o| all_b.contains(o)), "{shared:?}");
+            assert!(shared.contains(&("CustomResourceDefinition".into(), CRD_NAME.into())));
+            assert!(shared.iter().all(|(kind, _)| kind == "CustomResourceDefinition" || kind == "ClusterRole"));
+            assert!(own_a.iter().all(|(kind, _)| kind != "CustomResourceDefinition" && kind != "ClusterRole"));
+            // Everything kept is this installation's own. Namespaced objects are told apart by
+            // their namespace, so only cluster-scoped ones could collide: none does.
+            assert!(own_a.iter().filter(|(kind, _)| kind == "ClusterRoleBinding").all(|o| !all_b.contains(o)));
+            assert!(own_a.iter().any(|(kind, _)| kind == "Deployment"));
+        }
+    }
+
     #[test]
     fn json_output_is_a_list() {
         let out = render_args(&["manifests", "-n", "ops", "-A", "-o", "json"]).unwrap();
@@ -616,7 +668,7 @@ mod tests {
                 &["manifests", "-n", "ops", "-A", "--image", "Not An Image"][..],
                 "--image \"Not An Image\"",
             ),
-            (&["manifests", "-n", "ops", "-A", "-o", "wide"][..], "not wide"),
+            (&["manifests", "-n", "ops", "-A", "-o", "wide"][..], "-o wide has no meaning here; -o takes yaml, json, name"),
         ] {
             let err = render_args(args).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{args:?}");

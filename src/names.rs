@@ -73,30 +73,96 @@ fn subdomain(input: &str, what: &str) -> Result<String, String> {
     }
 }
 
-/// Splits `NAME` or `NAMESPACE/NAME` (`status NAME`, `logs OBJECT`) into its namespace, if given,
-/// and a Microservice name, each checked. The error names the part at fault.
+/// The names kubectl's resource builder takes for the Microservice type in `TYPE/NAME`: the
+/// short name, singular, plural, each also qualified by the group, and by version and group
+/// (`kubectl get microservices.v1alpha1.platform.example.io/x`); the kind too
+/// (`Microservice/x`), since kubectl matches a type case-insensitively.
+pub const TYPE_NAMES: [&str; 9] = [
+    "ms",
+    "microservice",
+    "microservices",
+    "microservice.platform.example.io",
+    "microservices.platform.example.io",
+    "ms.platform.example.io",
+    "microservice.v1alpha1.platform.example.io",
+    "microservices.v1alpha1.platform.example.io",
+    "ms.v1alpha1.platform.example.io",
+];
+
+/// Whether `word` names the Microservice type, as kubectl matches it (case-insensitively).
+pub fn is_type_name(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    TYPE_NAMES.contains(&lower.as_str())
+}
+
+/// Types of kubectl's that a `TYPE/NAME` could name by mistake (`deployment/op`), refused as
+/// not a Microservice rather than read as a namespace of that name.
+const OTHER_TYPES: [&str; 24] = [
+    "po", "pod", "pods", "deploy", "deployment", "deployments", "svc", "service", "services", "rs",
+    "replicaset", "replicasets", "cm", "configmap", "configmaps", "secret", "secrets", "sts",
+    "statefulset", "statefulsets", "ns", "namespace", "namespaces", "lease",
+];
+
+/// What [`object_ref`] takes, for its errors.
+const OBJECT_FORMS: &str =
+    "expected NAME, TYPE/NAME (TYPE: ms, microservice, microservices or microservices.platform.example.io) or NAMESPACE/NAME";
+
+/// Splits an object argument (`status NAME`, `explain-events NAME`, `logs OBJECT`) into its
+/// namespace, if given, and a Microservice name, each checked. It takes kubectl's `TYPE/NAME`
+/// for the Microservice type ([`TYPE_NAMES`]: `ms/todo-api`, `microservice.platform.example.io/todo-api`,
+/// what `status -o name` prints), and this tool's `NAMESPACE/NAME` when the first part is no
+/// type name: kubectl's convention wins where both could apply, so `ms/x` is the Microservice
+/// `x`, never namespace `ms` (`kubectl microservice status x -n ms` names that one). A first
+/// part that names another kubectl type (`deployment/x`) or cannot be a namespace
+/// (`apps.example.io/x`) is refused, naming the forms taken. The error names the part at fault.
 pub fn object_ref(input: &str) -> Result<(Option<&str>, &str), String> {
-    let expected = "expected NAME or NAMESPACE/NAME";
     let (namespace, name) = match input.split_once('/') {
+        Some((first, name)) if is_type_name(first) => (None, name),
+        Some((first, _)) if OTHER_TYPES.contains(&first.to_ascii_lowercase().as_str()) || first.contains('.') => {
+            return Err(format!("{OBJECT_FORMS}: {first:?} is not a Microservice type"));
+        }
         Some((ns, name)) => (Some(ns), name),
         None => (None, input),
     };
     if let Some(ns) = namespace
         && !is_dns_label(ns)
     {
-        return Err(format!("{expected}: {ns:?} is not a namespace name ({LABEL_RULE})"));
+        return Err(format!("{OBJECT_FORMS}: {ns:?} is not a namespace name ({LABEL_RULE})"));
     }
     if !is_dns_subdomain(name) {
         return Err(format!(
-            "{expected}: {name:?} is not a Microservice name ({SUBDOMAIN_RULE})"
+            "{OBJECT_FORMS}: {name:?} is not a Microservice name ({SUBDOMAIN_RULE})"
         ));
     }
     Ok((namespace, name))
 }
 
-/// [`object_ref`] as a clap `value_parser`: the input, unchanged, once valid.
+/// [`object_ref`] as a clap `value_parser`: `NAME` or `NAMESPACE/NAME`, the type part of a
+/// `TYPE/NAME` dropped (so every command reads one shape).
 pub fn object_ref_arg(input: &str) -> Result<String, String> {
-    object_ref(input).map(|_| input.to_string())
+    object_ref(input).map(|(namespace, name)| match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    })
+}
+
+/// The namespace and name an object argument ([`object_ref_arg`]'s output) and the scope flags
+/// give: `NAMESPACE/NAME`'s namespace, else `-n`'s (`namespace`). A `NAMESPACE/NAME` that
+/// contradicts `-n` or `-A` is a usage error saying so, the same in every command.
+pub fn object_in_scope(
+    given: &str,
+    namespace: Option<&str>,
+    all_namespaces: bool,
+) -> Result<(Option<String>, String), String> {
+    let (ns, name) = object_ref(given)?;
+    match ns {
+        None => Ok((namespace.map(str::to_string), name.to_string())),
+        Some(ns) if all_namespaces || namespace.is_some_and(|n| n != ns) => Err(format!(
+            "{ns}/{name} names namespace {ns}; it contradicts {} (a NAMESPACE/NAME's first part is a namespace unless it is a Microservice type name: ms, microservice, ...)",
+            if all_namespaces { "-A".to_string() } else { format!("-n {}", namespace.unwrap_or_default()) }
+        )),
+        Some(ns) => Ok((Some(ns.to_string()), name.to_string())),
+    }
 }
 
 /// Splits `--operator NAMESPACE/deployment/NAME` (also `deploy`, `deployments`, as kubectl
@@ -189,16 +255,46 @@ mod tests {
         assert_eq!(
             object_ref("a/b/c"),
             Err(format!(
-                "expected NAME or NAMESPACE/NAME: \"b/c\" is not a Microservice name ({SUBDOMAIN_RULE})"
+                "{OBJECT_FORMS}: \"b/c\" is not a Microservice name ({SUBDOMAIN_RULE})"
             ))
         );
         assert_eq!(
             object_ref("/x"),
-            Err(format!(
-                "expected NAME or NAMESPACE/NAME: \"\" is not a namespace name ({LABEL_RULE})"
-            ))
+            Err(format!("{OBJECT_FORMS}: \"\" is not a namespace name ({LABEL_RULE})"))
         );
         assert!(object_ref("").is_err() && object_ref("x/").is_err() && object_ref("UPPER").is_err());
+    }
+
+    /// kubectl's TYPE/NAME forms win over NAMESPACE/NAME for the type's names (issue 14 item 9:
+    /// `status ms/todo-api` was read as namespace `ms`), and `-o name`'s output reads back.
+    #[test]
+    fn type_slash_name_is_kubectls() {
+        for ty in TYPE_NAMES.iter().copied().chain(["Microservice", "MS", "Microservices.Platform.Example.IO"]) {
+            let given = format!("{ty}/todo-api");
+            assert_eq!(object_ref(&given), Ok((None, "todo-api")), "{given}");
+            assert_eq!(object_ref_arg(&given), Ok("todo-api".to_string()), "{given}");
+        }
+        assert_eq!(object_ref_arg("todo/todo-api"), Ok("todo/todo-api".to_string()));
+        for bad in ["deployment/op", "pods/op", "apps.example.io/x", "microservice.example.io/x"] {
+            let err = object_ref(bad).unwrap_err();
+            assert!(err.starts_with(OBJECT_FORMS) && err.ends_with("is not a Microservice type"), "{bad}: {err}");
+        }
+        assert!(object_ref("ms/UPPER").unwrap_err().contains("\"UPPER\" is not a Microservice name"));
+        assert!(object_ref("ms/").is_err() && object_ref("ms/a/b").is_err());
+    }
+
+    #[test]
+    fn namespace_slash_name_and_the_scope_flags() {
+        assert_eq!(object_in_scope("todo-api", Some("a"), false), Ok((Some("a".into()), "todo-api".into())));
+        assert_eq!(object_in_scope("a/todo-api", None, false), Ok((Some("a".into()), "todo-api".into())));
+        assert_eq!(object_in_scope("a/todo-api", Some("a"), false), Ok((Some("a".into()), "todo-api".into())));
+        assert!(object_in_scope("a/todo-api", Some("b"), false).unwrap_err().starts_with(
+            "a/todo-api names namespace a; it contradicts -n b"
+        ));
+        assert!(object_in_scope("a/todo-api", None, true).unwrap_err().starts_with(
+            "a/todo-api names namespace a; it contradicts -A"
+        ));
+        assert_eq!(object_in_scope("ms/todo-api", Some("b"), false), Ok((Some("b".into()), "todo-api".into())));
     }
 
     #[test]

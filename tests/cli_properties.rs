@@ -70,6 +70,8 @@ fn duration(mode: Mode) -> BoxedStrategy<String> {
     }
     prop_oneof![
         2 => valid,
+        // Negative values are the flag's value (allow_hyphen_values), refused by its parser.
+        1 => ("-[0-9]{1,6}", select(vec!["ns", "ms", "s", "m", "h", ""])).prop_map(|(n, u)| format!("{n}{u}")),
         3 => strings(&[
             "2562047h47m16.854775808s", "9999999999999h", "99999999999999999999s",
             "99999999999999999999h", "99999999999999999999", "-5s", "1h30", "", ".", "1..2s",
@@ -253,6 +255,7 @@ const OWN: &[(&str, &[(&str, Value)])] = &[
             ("--log-lines", Value::Number),
             ("--since", Value::Duration),
             ("--tail", Value::Number),
+            ("--last", Value::Number),
             (
                 "--cause",
                 Value::Choice(&["create", "update", "resume", "unknown", "create,update"], &["delete"]),
@@ -415,6 +418,46 @@ proptest! {
         if let Err(err) = cli::parse_from(words) {
             prop_assert!(matches!(err.exit_code(), 0 | 2), "{line:?}: exit {}: {err}", err.exit_code());
         }
+    }
+}
+
+/// Every duration and number flag, with the words its subcommand needs before it.
+const NEGATIVE_TAKERS: &[(&[&str], &str, &str)] = &[
+    (&["status"], "--request-timeout", "expected a duration ≥ 0"),
+    (&["status"], "--skew", "expected a duration ≥ 0"),
+    (&["status", "-w"], "--interval", "expected a duration ≥ 0"),
+    (&["explain-events", "x"], "--skew", "expected a duration ≥ 0"),
+    (&["explain-events", "x"], "--event-ttl", "expected a duration ≥ 0"),
+    (&["logs", "--handler", "accept"], "--since", "expected a duration ≥ 0"),
+    (&["logs", "--handler", "accept"], "--run-timeout", "expected a duration ≥ 0"),
+    (&["logs", "--handler", "accept"], "--last", "expected a number of runs ≥ 1"),
+    (&["operate"], "--max-concurrent", "expected a whole number from 1 to 65535"),
+    (&["operate"], "--request-timeout", "expected a duration ≥ 0"),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A negative value (`-5s`, `-1`) is the flag's value, refused by its parser with what was
+    /// expected (exit 2), never clap's "unexpected argument '-5' found" (issue 14 item 5).
+    #[test]
+    fn negative_values_are_refused_by_the_flags_parser(
+        (before, flag, expected) in select(NEGATIVE_TAKERS.to_vec()),
+        value in ("-[0-9]{1,8}(\\.[0-9]{1,3})?", select(vec!["", "ns", "us", "ms", "s", "m", "h"]))
+            .prop_map(|(n, u)| format!("{n}{u}")),
+    ) {
+        let words = std::iter::once("kubectl-microservice")
+            .chain(before.iter().copied())
+            .chain([flag, value.as_str()]);
+        let err = cli::parse_from(words).unwrap_err();
+        let text = err.to_string();
+        prop_assert_eq!(err.exit_code(), 2);
+        prop_assert!(!text.contains("unexpected argument"), "{flag} {value}: {text}");
+        prop_assert!(
+            text.starts_with(&format!("error: invalid value '{value}' for '{flag} <")),
+            "{flag} {value}: {text}"
+        );
+        prop_assert!(text.contains(expected), "{flag} {value}: {text}");
     }
 }
 

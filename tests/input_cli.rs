@@ -159,14 +159,56 @@ fn a_malformed_duration_names_the_expected_shape() {
 fn a_tail_below_minus_one_is_a_usage_error() {
     usage_error(
         &["logs", "--handler", "accept", "--tail", "-2"],
-        "error: invalid value '-2' for '--tail <LINES>': -2 is not in -1..9223372036854775807",
+        "error: invalid value '-2' for '--tail <LINES>': expected a number of lines ≥ 0 (at most 9223372036854775807), or -1 for all",
     );
     usage_error(
         &["logs", "--handler", "accept", "--log-lines", "99999999999999999999"],
-        "error: invalid value '99999999999999999999' for '--tail <LINES>': number too large to fit in target type",
+        "error: invalid value '99999999999999999999' for '--tail <LINES>': expected a number of lines ≥ 0 (at most 9223372036854775807), or -1 for all",
     );
 }
 
+/// Was clap's `unexpected argument '-1' found / tip: use '-- -1'` (issue 14 item 5): a value
+/// that starts with '-' is the flag's value, as kubectl's pflag takes it, and is refused naming
+/// the flag, the value and what was expected. Every duration and number flag.
+#[test]
+fn negative_durations_and_numbers_are_the_flags_values_and_refused() {
+    let duration = "expected a duration ≥ 0 such as 10s, 1m, 1m30s, 500ms or 2h";
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["status", "--request-timeout", "-1s"], "--request-timeout <DURATION>", duration),
+        (&["--request-timeout", "-1s", "status"], "--request-timeout <DURATION>", duration),
+        (&["operate", "--request-timeout", "-1s"], "--request-timeout <DURATION>", duration),
+        (&["status", "--skew", "-5s"], "--skew <DURATION>", duration),
+        (&["status", "-w", "--interval", "-1s"], "--interval <DURATION>", duration),
+        (&["explain-events", "x", "--skew", "-5s"], "--skew <DURATION>", duration),
+        (&["explain-events", "x", "--event-ttl", "-1h"], "--event-ttl <DURATION>", duration),
+        (&["logs", "--handler", "accept", "--since", "-1h"], "--since <DURATION>", duration),
+        (&["logs", "--handler", "accept", "--run-timeout", "-1m"], "--run-timeout <DURATION>", duration),
+        (&["logs", "--handler", "accept", "--last", "-1"], "--last <RUNS>", "expected a number of runs ≥ 1"),
+        (&["operate", "--max-concurrent", "-1"], "--max-concurrent <N>", "expected a whole number from 1 to 65535"),
+        (&["operate", "--max-concurrent", "0"], "--max-concurrent <N>", "expected a whole number from 1 to 65535"),
+    ];
+    for (args, flag, expected) in cases {
+        let value = args[args.iter().position(|a| flag.starts_with(a)).unwrap() + 1];
+        usage_error(args, &format!("error: invalid value '{value}' for '{flag}': {expected}"));
+    }
+    // -1 is `--tail`'s "all lines", as kubectl's.
+    let (_dir, kubeconfig) = unreachable();
+    let out = run(&["logs", "--handler", "accept", "--tail", "-1"], &kubeconfig);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `--last 0` printed "No run ... in these logs" and then "Handler accept ran ...: last run
+/// started at ..." (issue 14 item 6): a count of runs is 1 or more.
+#[test]
+fn last_zero_is_a_usage_error() {
+    let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
+    usage_error(
+        &["logs", "--handler", "accept", "--file", &file, "--last", "0"],
+        "error: invalid value '0' for '--last <RUNS>': expected a number of runs ≥ 1",
+    );
+}
+
+const FORMS: &str = "expected NAME, TYPE/NAME (TYPE: ms, microservice, microservices or microservices.platform.example.io) or NAMESPACE/NAME";
 const LABEL: &str =
     "a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
 const SUBDOMAIN: &str = "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', each '.'-separated part starting and ending with a letter or digit";
@@ -174,38 +216,40 @@ const SUBDOMAIN: &str = "a DNS-1123 subdomain: at most 253 lowercase letters, di
 /// Was a raw 404 or `invalid uri character` from the API server (exit 3).
 #[test]
 fn explain_events_names_that_are_not_kubernetes_names_are_usage_errors() {
-    for name in ["../../etc", "a b", "", "UPPER"] {
+    for name in ["a b", "", "UPPER"] {
         usage_error(
             &["explain-events", name],
-            &format!("error: invalid value '{name}' for '<NAME>': expected a Microservice name ({SUBDOMAIN})"),
+            &format!("error: invalid value '{name}' for '<NAME>': {FORMS}: {name:?} is not a Microservice name ({SUBDOMAIN})"),
         );
     }
 }
 
-/// `status NAME` and `logs OBJECT` take NAME or NAMESPACE/NAME; the part at fault is named.
+/// `status NAME`, `explain-events NAME` and `logs OBJECT` take NAME, TYPE/NAME or
+/// NAMESPACE/NAME; the part at fault is named.
 #[test]
 fn object_names_with_or_without_namespace_are_checked() {
     let cases = [
         (&["status"][..], "[NAME]"),
+        (&["explain-events"][..], "<NAME>"),
         (&["logs", "--handler", "accept"][..], "[OBJECT]"),
     ];
     for (command, shown) in cases {
         usage_error(
             &[command, &["../../etc"]].concat(),
             &format!(
-                "error: invalid value '../../etc' for '{shown}': expected NAME or NAMESPACE/NAME: \"..\" is not a namespace name ({LABEL})"
+                "error: invalid value '../../etc' for '{shown}': {FORMS}: \"..\" is not a Microservice type"
             ),
         );
         usage_error(
             &[command, &["UPPER"]].concat(),
             &format!(
-                "error: invalid value 'UPPER' for '{shown}': expected NAME or NAMESPACE/NAME: \"UPPER\" is not a Microservice name ({SUBDOMAIN})"
+                "error: invalid value 'UPPER' for '{shown}': {FORMS}: \"UPPER\" is not a Microservice name ({SUBDOMAIN})"
             ),
         );
         usage_error(
             &[command, &["Todo/api"]].concat(),
             &format!(
-                "error: invalid value 'Todo/api' for '{shown}': expected NAME or NAMESPACE/NAME: \"Todo\" is not a namespace name ({LABEL})"
+                "error: invalid value 'Todo/api' for '{shown}': {FORMS}: \"Todo\" is not a namespace name ({LABEL})"
             ),
         );
     }

@@ -413,7 +413,7 @@ fn label_selector_applies_to_a_bundle() {
 }
 
 /// `--operator NS/deployment/NAME` with a bundle of two operators diagnoses the one named; one
-/// the bundle does not hold is a gap naming it, never another operator in its place.
+/// the bundle does not hold is an error naming it, never another operator in its place.
 #[test]
 fn operator_flag_selects_the_bundles_deployment() {
     let tmp = tempfile::tempdir().unwrap();
@@ -441,26 +441,21 @@ fn operator_flag_selects_the_bundles_deployment() {
         let (operator, err) = operator_of(&format!("store/deployment/{name}"));
         assert_eq!(operator, json!(format!("store/deployment/{name}")), "{err}");
     }
-    let (operator, err) = operator_of("ops/deployment/nope");
-    assert_eq!(operator, Value::Null);
-    assert!(
-        err.contains(
-            "operator Deployment: not in the bundle (ops/deployment/nope is not in operator/deployment.json, which holds store/deployment/catalog-operator, store/deployment/second-operator)"
-        ),
-        "{err}"
-    );
-    let (code, out, err) = status_cli(&[
-        "explain-events",
-        "catalog-api",
-        "--bundle",
-        bundle,
-        "--operator",
-        "ops/deployment/nope",
-    ]);
-    assert!(
-        out.contains("ops/deployment/nope is not in operator/deployment.json"),
-        "{code:?} {out}{err}"
-    );
+    // One the bundle does not hold is an error naming it and what the bundle holds (exit 3),
+    // with nothing on stdout as if it were an answer (issue 14 item 2), in every command.
+    for command in [
+        vec!["status", "--bundle", bundle, "--operator", "ops/deployment/nope"],
+        vec!["status", "catalog-api", "--bundle", bundle, "--operator", "ops/deployment/nope"],
+        vec!["explain-events", "catalog-api", "--bundle", bundle, "--operator", "ops/deployment/nope"],
+    ] {
+        let (code, out, err) = status_cli(&command);
+        assert_eq!((code, out.as_str()), (Some(3), ""), "{command:?}: {err}");
+        assert_eq!(
+            err.trim(),
+            format!("error: --operator ops/deployment/nope: not in the bundle {bundle}, whose operator/deployment.json holds store/deployment/catalog-operator, store/deployment/second-operator"),
+            "{command:?}"
+        );
+    }
     let (code, _, err) = status_cli(&["status", "--bundle", bundle, "--operator", "nope"]);
     assert_eq!(code, Some(2));
     assert!(
@@ -649,4 +644,33 @@ fn a_laptop_kopf_log_in_los_angeles_time_is_placed_by_the_api_server() {
             "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: read at UTC-08:00: 1 handling cycle in --log-file kopf-la.log lines up with the API server's managedFields time of its write only at that offset; logs read with kubelet timestamps have a better clock"
         ]
     );
+}
+
+/// `-n NS` that the bundle did not collect was "No resources found in NS namespace." (exit 0),
+/// kubectl's words for a server that has none (issue 14 item 3): a bundle holds only what it
+/// collected, so it is an evidence gap naming what the bundle holds (exit 3), in every command.
+#[test]
+fn a_namespace_the_bundle_does_not_hold_is_named_as_such() {
+    let bundle = format!("{}/examples/healthy", env!("CARGO_MANIFEST_DIR"));
+    let expected = format!(
+        "error: the bundle {bundle} holds namespace store (meta.json), not nope: a bundle holds only what it collected"
+    );
+    for command in [
+        vec!["status", "-n", "nope", "--bundle", &bundle],
+        vec!["status", "catalog-api", "-n", "nope", "--bundle", &bundle],
+        vec!["status", "nope/catalog-api", "--bundle", &bundle],
+        vec!["explain-events", "catalog-api", "-n", "nope", "--bundle", &bundle],
+        vec!["explain-events", "nope/catalog-api", "--bundle", &bundle],
+        vec!["logs", "--handler", "accept", "catalog-api", "-n", "nope", "--bundle", &bundle],
+        vec!["logs", "--handler", "accept", "nope/catalog-api", "--bundle", &bundle],
+        vec!["logs", "--handler", "accept", "-n", "nope", "--bundle", &bundle],
+    ] {
+        let (code, out, err) = status_cli(&command);
+        assert_eq!((code, out.as_str()), (Some(3), ""), "{command:?}: {err}");
+        assert_eq!(err.trim(), expected, "{command:?}");
+        assert!(!err.contains("No resources found"), "{command:?}");
+    }
+    // The namespace it holds still answers.
+    let (code, _, err) = status_cli(&["status", "-n", "store", "--bundle", &bundle]);
+    assert_eq!(code, Some(0), "{err}");
 }

@@ -300,3 +300,74 @@ fn a_selector_where_nothing_selects_by_label_is_a_usage_error() {
         .unwrap();
     assert_ne!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// kubectl's TYPE/NAME forms name a Microservice in every command that takes a NAME, and
+/// `-o name`'s output reads back (issue 14 item 9: `status ms/todo-api` was read as namespace
+/// `ms`; `status $(status -o name)` exited 2; `explain-events NS/NAME` was refused).
+#[test]
+fn type_slash_name_and_the_o_name_round_trip() {
+    let bundle = format!("{}/examples/healthy", env!("CARGO_MANIFEST_DIR"));
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .args(["--bundle", &bundle])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let listed = run(&["status", "-o", "name", "-n", "store"]);
+    assert_eq!(listed.status.code(), Some(0));
+    let name = String::from_utf8(listed.stdout).unwrap().trim().to_string();
+    assert_eq!(name, "microservice.platform.example.io/catalog-api");
+    for given in [
+        name.as_str(),
+        "ms/catalog-api",
+        "microservice/catalog-api",
+        "microservices/catalog-api",
+        "microservices.platform.example.io/catalog-api",
+        "microservices.v1alpha1.platform.example.io/catalog-api",
+        "Microservice/catalog-api",
+        "store/catalog-api",
+        "catalog-api",
+    ] {
+        for command in [
+            vec!["status", given, "-n", "store"],
+            vec!["explain-events", given, "-n", "store"],
+            vec!["logs", "--handler", "accept", given, "-n", "store"],
+        ] {
+            let out = run(&command);
+            let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert_eq!(out.status.code(), Some(0), "{command:?}: {stderr}");
+            assert!(stdout.contains("store/catalog-api"), "{command:?}: {stdout}");
+        }
+    }
+    // A type that is not the Microservice's is refused, naming the forms taken.
+    for command in [
+        vec!["status", "deployment/catalog-api"],
+        vec!["explain-events", "deployment/catalog-api"],
+        vec!["logs", "--handler", "accept", "deployment/catalog-api"],
+    ] {
+        let out = run(&command);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(
+            stderr.contains("expected NAME, TYPE/NAME (TYPE: ms, microservice, microservices or microservices.platform.example.io) or NAMESPACE/NAME: \"deployment\" is not a Microservice type"),
+            "{command:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    // NAMESPACE/NAME against -n: the same refusal in every command.
+    for command in [
+        vec!["status", "store/catalog-api", "-n", "todo"],
+        vec!["explain-events", "store/catalog-api", "-n", "todo"],
+        vec!["logs", "--handler", "accept", "store/catalog-api", "-n", "todo"],
+    ] {
+        let out = run(&command);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: store/catalog-api names namespace store; it contradicts -n todo"),
+            "{command:?}: {stderr}"
+        );
+    }
+}

@@ -38,6 +38,21 @@ pub const SUBCOMMANDS: [&str; 8] = [
     "version",
 ];
 
+/// The `-o` values `subcommand` accepts, as its `--help` and its refusal of another value both
+/// list them (a test holds the three in step); `None` where `-o` is refused while parsing.
+pub fn output_formats(subcommand: &str) -> Option<&'static str> {
+    match subcommand {
+        "status" => Some("json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
+        "explain-events" | "version" => Some("json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
+        // No yaml, and kubectl has no `logs -o` to follow: runs are a stream, printed as they
+        // end (with -f, forever), one JSON object per line for `jq`; a YAML stream of documents
+        // would say the same in a form no log tool reads line by line.
+        "logs" => Some("json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
+        "manifests" => Some("yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
+        _ => None,
+    }
+}
+
 /// Ids (field names of [`super::GlobalArgs`]) of the flags that reach the API server.
 const CONNECTION_IDS: [&str; 5] = ["kubeconfig", "context", "as_user", "as_groups", "request_timeout"];
 
@@ -77,6 +92,9 @@ pub fn shared_flag_use(subcommand: &str, id: &str) -> Use {
             "The namespace (default: the context's namespace; with --bundle, the whole bundle)",
         )),
         ("status", "no_headers") => Takes(Some("Do not print the table's headers")),
+        ("status", "output") => Takes(Some(
+            "Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates evaluate over the -o json document",
+        )),
         ("status", _) => Takes(None),
 
         ("logs", "namespaces") => Takes(Some(
@@ -84,7 +102,7 @@ pub fn shared_flag_use(subcommand: &str, id: &str) -> Use {
         )),
         ("logs", "all_namespaces") => Refuses("without -n, a bare OBJECT NAME already matches in any namespace"),
         ("logs", "output") => Takes(Some(
-            "Output format: json (one object per run, one per line); default: runs as text",
+            "Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run's object); default: runs as text",
         )),
         ("logs", "selector") => {
             Refuses("it does not select Microservices by label: give OBJECT (NAME or NS/NAME) to filter runs")
@@ -96,7 +114,9 @@ pub fn shared_flag_use(subcommand: &str, id: &str) -> Use {
             "The Microservice's namespace (default: the context's namespace; with --bundle, the bundle's)",
         )),
         ("explain-events", "all_namespaces") => Refuses("it explains one object: give -n NAMESPACE"),
-        ("explain-events", "output") => Takes(Some("Output format: json or yaml (default: sentences)")),
+        ("explain-events", "output") => Takes(Some(
+            "Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences)",
+        )),
         ("explain-events", "selector") => {
             Refuses("it does not select Microservices by label: give the NAME of one Microservice")
         }
@@ -114,7 +134,9 @@ pub fn shared_flag_use(subcommand: &str, id: &str) -> Use {
         ("manifests", "all_namespaces") => Takes(Some(
             "The operator watches all namespaces (cluster-wide RBAC), instead of --watch-namespace; -n still names the operator's own namespace",
         )),
-        ("manifests", "output") => Takes(Some("Output format: yaml (default) or json (one v1 List)")),
+        ("manifests", "output") => Takes(Some(
+            "Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)",
+        )),
         ("manifests", "selector") => Refuses("it does not select Microservices by label"),
         ("manifests", _) if connection => Refuses("it prints manifests without reading a cluster"),
         ("manifests", _) => Refuses("it prints YAML or JSON documents, not a table"),

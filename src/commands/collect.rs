@@ -110,6 +110,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     })?;
     runtime.block_on(async {
         let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
+        super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
         let namespace = if global.all_namespaces {
             None
         } else {

@@ -29,8 +29,9 @@ use crate::text::sanitize;
     "  kubectl microservice explain-events todo-api --bundle ./bundle --log-file operator.log",
 ))]
 pub struct ExplainEventsArgs {
-    /// The Microservice's name.
-    #[arg(value_name = "NAME", value_parser = crate::names::microservice)]
+    /// The Microservice: NAME, TYPE/NAME as kubectl's (ms/NAME, microservice.platform.example.io/NAME) or
+    /// NAMESPACE/NAME (when the first part is no Microservice type name).
+    #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
     pub name: String,
 
     /// Read evidence from a bundle directory instead of a cluster.
@@ -43,11 +44,11 @@ pub struct ExplainEventsArgs {
 
     /// The API server's event TTL (kube-apiserver `--event-ttl`): failures older than this have
     /// no events left.
-    #[arg(long, default_value = "1h", value_parser = crate::cli::parse_duration_at_least_1s, value_name = "DURATION")]
+    #[arg(long, default_value = "1h", value_parser = crate::cli::parse_duration_at_least_1s, allow_hyphen_values = true, value_name = "DURATION")]
     pub event_ttl: Duration,
 
     /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
-    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "2s", value_parser = parse_duration, allow_hyphen_values = true, value_name = "DURATION")]
     pub skew: Duration,
 
     /// `--log-file FILE`: the operator's log from a file.
@@ -151,8 +152,9 @@ pub fn render_report(report: &Report, global: &GlobalArgs, color: bool) -> Resul
 /// The usage error for `-o wide` and `-o name`, naming the command and what it prints instead.
 pub fn refused_output(output: &OutputFormat) -> AppError {
     AppError::Usage(format!(
-        "explain-events prints findings about one Microservice, not a list of objects: -o {} has no meaning here; use -o json, -o yaml or -o jsonpath='{{.findings[*].id}}'",
-        output.kind()
+        "explain-events prints findings about one Microservice, not a list of objects: -o {} has no meaning here; -o takes {}, e.g. -o jsonpath='{{.findings[*].id}}'",
+        output.kind(),
+        crate::cli::scope::output_formats("explain-events").unwrap_or_default()
     ))
 }
 
@@ -162,6 +164,10 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     let color = render::use_color(global.color);
     // -A is refused while parsing (crate::cli::scope): one object is explained.
     let namespace = global.one_namespace("explain-events")?;
+    // `NAMESPACE/NAME`, as `status` and `logs` take it.
+    let (namespace, name) =
+        crate::names::object_in_scope(&args.name, namespace.as_deref(), false).map_err(AppError::Usage)?;
+    let args = &ExplainEventsArgs { name, ..args.clone() };
     if let Some(output @ (OutputFormat::Wide | OutputFormat::Name)) = &global.output {
         return Err(refused_output(output));
     }
@@ -174,6 +180,8 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
         Some(dir) => {
             global.refuse_connection_flags("explain-events --bundle")?;
             let mut snapshot = crate::evidence::bundle::read(dir)?;
+            super::check_bundle_namespace(&snapshot, namespace.as_deref(), dir)?;
+            super::check_operator_in_bundle(&snapshot.operator, args.operator.as_deref(), dir)?;
             if let Some((ns, name)) = &operator {
                 snapshot
                     .operator
@@ -252,6 +260,7 @@ async fn gather(
 ) -> Result<(Snapshot, String), AppError> {
     use crate::evidence::live;
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     let ns = namespace.unwrap_or(config.default_namespace.clone());
     let plan = live::Plan {
         namespace: Some(ns.clone()),

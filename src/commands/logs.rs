@@ -119,13 +119,15 @@ impl Plan {
                 as_json: true,
             },
             (Some(OutputFormat::Name), _) => {
-                return Err(AppError::Usage(
-                    "logs prints handler runs, not objects: -o name has no meaning here; use -o jsonpath='{.object}{\"\\n\"}' for the objects of the runs".into(),
-                ));
+                return Err(AppError::Usage(format!(
+                    "logs prints handler runs, not objects: -o name has no meaning here; -o takes {}; -o jsonpath='{{.object}}{{\"\\n\"}}' prints the objects of the runs",
+                    crate::cli::scope::output_formats("logs").unwrap_or_default()
+                )));
             }
             (Some(other), _) => {
                 return Err(AppError::Usage(format!(
-                    "logs prints runs as grouped text, --raw lines, -o json or -o jsonpath=TEMPLATE; -o {} is not supported",
+                    "logs prints runs as grouped text (default), --raw lines, or -o {}; not -o {}: a stream of runs is one JSON object per line, as jq reads it (kubectl has no logs -o)",
+                    crate::cli::scope::output_formats("logs").unwrap_or_default(),
                     other.kind()
                 )));
             }
@@ -205,7 +207,19 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
                 "--follow reads a cluster or a file, not a bundle".into(),
             ));
         }
-        return from_bundle(&mut plan, dir, args.container.as_deref(), args.operator.as_deref());
+        let namespace = plan
+            .filter
+            .object
+            .as_ref()
+            .and_then(|o| o.namespace.clone())
+            .or_else(|| global.namespaces.first().cloned());
+        return from_bundle(
+            &mut plan,
+            dir,
+            namespace.as_deref(),
+            args.container.as_deref(),
+            args.operator.as_deref(),
+        );
     }
     if args.file.is_empty() {
         let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
@@ -388,9 +402,14 @@ fn since_statement(
                 crate::time::rfc3339_millis(logs_begin)
             )
         }
-        SinceVerdict::CannotTell { logs_begin } => format!(
+        SinceVerdict::CannotTell { logs_begin: Some(begin) } => format!(
             "Cannot tell whether handler {handler} ran for {name} since {what}: logs begin at {}.",
-            logs_begin.map_or("no time (no timed line)".to_string(), crate::time::rfc3339_millis)
+            crate::time::rfc3339_millis(begin)
+        ),
+        // Not "logs begin at no time (no timed line)": one plain sentence on what was read.
+        SinceVerdict::CannotTell { logs_begin: None } => format!(
+            "Cannot tell whether handler {handler} ran for {name} since {what}: the logs read{} hold no line with a time.",
+            if plan.since.is_some() { " (--since)" } else { "" }
         ),
     };
     Some(verdict + &predecessor)
@@ -424,10 +443,13 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
 fn from_bundle(
     plan: &mut Plan,
     dir: &std::path::Path,
+    namespace: Option<&str>,
     container: Option<&str>,
     operator: Option<&str>,
 ) -> Result<ExitCode, AppError> {
     let mut snapshot = crate::evidence::bundle::read(dir)?;
+    super::check_bundle_namespace(&snapshot, namespace, dir)?;
+    super::check_operator_in_bundle(&snapshot.operator, operator, dir)?;
     if let Some(spec) = operator {
         let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
         snapshot
@@ -475,11 +497,31 @@ fn from_bundle(
                 )));
             }
             if sources.is_empty() {
-                return Err(AppError::Undecided(format!(
-                    "{}: no operator log{} in operator/logs/",
-                    dir.display(),
-                    container.map(|c| format!(" of container {c}")).unwrap_or_default()
-                )));
+                // `-c` naming a container the bundle's operator logs are not of: say which
+                // containers they are of, as one error (nothing on stdout).
+                let mut held: Vec<&str> = snapshot
+                    .operator
+                    .logs
+                    .get()
+                    .into_iter()
+                    .flatten()
+                    .filter(|s| keep(s) && s.container != crate::logs::file::FILE_CONTAINER)
+                    .map(|s| s.container.as_str())
+                    .collect();
+                held.sort_unstable();
+                held.dedup();
+                return Err(AppError::Undecided(match container {
+                    Some(c) if !held.is_empty() => format!(
+                        "-c {c}: the operator's Pods have no container {c} in {}/operator/logs/; their containers: {}",
+                        dir.display(),
+                        held.join(", ")
+                    ),
+                    _ => format!(
+                        "{}: no operator log{} in operator/logs/",
+                        dir.display(),
+                        container.map(|c| format!(" of container {c}")).unwrap_or_default()
+                    ),
+                }));
             }
             for source in &sources {
                 let label = SourceLabel {
@@ -624,12 +666,25 @@ async fn resolve_target(
     };
     let ns = deployment.metadata.namespace.clone().unwrap_or_default();
     let name = deployment.metadata.name.clone().unwrap_or_default();
-    let first_container = deployment
-        .spec
-        .as_ref()
-        .and_then(|s| s.template.spec.as_ref())
-        .and_then(|s| s.containers.first())
-        .map(|c| c.name.clone());
+    let pod_spec = deployment.spec.as_ref().and_then(|s| s.template.spec.as_ref());
+    let first_container = pod_spec.and_then(|s| s.containers.first()).map(|c| c.name.clone());
+    // `-c` naming a container the operator's Pods do not have: one error naming it and the
+    // containers they have (init containers too, as kubectl logs -c takes them), before any
+    // log is read, rather than "no run ..." on stdout and then "no operator log could be read".
+    if let (Some(wanted), Some(spec)) = (&args.container, pod_spec) {
+        let names: Vec<&str> = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .map(|c| c.name.as_str())
+            .collect();
+        if !names.contains(&wanted.as_str()) {
+            return Err(AppError::Undecided(format!(
+                "-c {wanted}: the Pods of {ns}/deployment/{name} have no container {wanted}; their containers: {}",
+                names.join(", ")
+            )));
+        }
+    }
     // The Pod holding the Lease that governs the namespace: the one that handles.
     let leader = operator.as_ref().and_then(|op| {
         let Leadership::Lease {
@@ -742,6 +797,7 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
         .apiserver_version()
         .await
         .map_err(|e| crate::client::unreachable(global, &config, e))?;
+    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     let namespace = global.namespaces.first().map(String::as_str);
     let (objects, objects_note) = objects_in_evidence(&client, plan, namespace).await?;
     let target = resolve_target(&client, global, args, &objects, named_object(plan, &objects)).await?;
@@ -852,7 +908,32 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
         Some(o) => format!("handler {} for {}", plan.filter.handler, o.describe()),
         None => format!("handler {}", plan.filter.handler),
     };
-    let mut out = if tally.total() == 0 {
+    // The filters that left runs out, so that "no run" is not read as "the handler never ran"
+    // beside a statement of its last run (the spec-change sentence counts every run).
+    let mut filters = Vec::new();
+    if let Some(since) = plan.since {
+        filters.push(format!("--since {}", crate::logs::runs::humantime(since)));
+    }
+    if !plan.filter.causes.is_empty() {
+        let causes: Vec<&str> = plan
+            .filter
+            .causes
+            .iter()
+            .map(|c| c.map_or("unknown", |c| c.as_str()))
+            .collect();
+        filters.push(format!("--cause {}", causes.join(",")));
+    }
+    if !plan.filter.outcomes.is_empty() {
+        let outcomes: Vec<String> = plan.filter.outcomes.iter().map(ToString::to_string).collect();
+        filters.push(format!("--outcome {}", outcomes.join(",")));
+    }
+    let mut out = if tally.total() == 0 && !filters.is_empty() {
+        format!(
+            "No run of {} in these logs matches {}.\n",
+            sanitize(&who),
+            filters.join(" and ")
+        )
+    } else if tally.total() == 0 {
         format!("No run of {} in these logs.\n", sanitize(&who))
     } else {
         format!("{}: {tally}.\n", sanitize(&who))
@@ -1208,6 +1289,17 @@ mod tests {
         let (global, args) = parse(&["--operator", "ops/deployment/missing"]);
         let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
         assert_eq!(err.exit_code(), 3);
+        // -c naming a container the Pods do not have: one error naming it and theirs, before
+        // any Pod or log is read (issue 14 item 7).
+        let (global, args) = parse(&["--operator", "ops/deployment/custom", "-c", "nope"]);
+        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        assert_eq!(
+            err.to_string(),
+            "-c nope: the Pods of ops/deployment/custom have no container nope; their containers: sidecar, operator"
+        );
+        let (global, args) = parse(&["--operator", "ops/deployment/custom", "-c", "operator"]);
+        assert_eq!(resolve_target(&client, &global, &args, &[], None).await.unwrap().container, "operator");
         // A malformed --operator never gets this far: it is refused while parsing.
         let err = Cli::try_parse_from([
             "kubectl-microservice",

@@ -43,7 +43,8 @@ use crate::time::rfc3339_seconds;
     "  kubectl microservice status --bundle ./bundle -o json",
 ))]
 pub struct StatusArgs {
-    /// A Microservice name: explain its verdict in sentences.
+    /// A Microservice: explain its verdict in sentences. NAME, TYPE/NAME as kubectl's (ms/NAME, or
+    /// what -o name prints), or NAMESPACE/NAME when the first part is no Microservice type name.
     #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
     pub name: Option<String>,
 
@@ -60,7 +61,7 @@ pub struct StatusArgs {
     pub watch: bool,
 
     /// Poll interval of `--watch` (only with it).
-    #[arg(long, requires = "watch", default_value = "2s", value_parser = crate::cli::parse_duration_at_least_1s, value_name = "DURATION")]
+    #[arg(long, requires = "watch", default_value = "2s", value_parser = crate::cli::parse_duration_at_least_1s, allow_hyphen_values = true, value_name = "DURATION")]
     pub interval: Duration,
 
     /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
@@ -68,7 +69,7 @@ pub struct StatusArgs {
     pub operator: Option<String>,
 
     /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
-    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "2s", value_parser = parse_duration, allow_hyphen_values = true, value_name = "DURATION")]
     pub skew: Duration,
 
     /// `--log-file FILE`: the operator's log from a file (read again on every `--watch` poll).
@@ -648,19 +649,14 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
     let mut namespace = global.one_namespace("status")?;
     let mut args = args.clone();
-    // `NS/NAME`, as `logs` takes it.
-    let given = args.name.clone();
-    if let Some(given) = &given
-        && let (Some(ns), name) = crate::names::object_ref(given).map_err(AppError::Usage)?
-    {
-        if namespace.as_deref().is_some_and(|n| n != ns) || global.all_namespaces {
-            return Err(AppError::Usage(format!(
-                "{ns}/{name} names namespace {ns}; it contradicts {}",
-                if global.all_namespaces { "-A" } else { "-n" }
-            )));
+    // `NS/NAME`, as `explain-events` and `logs` take it (TYPE/NAME's type is dropped while parsing).
+    if let Some(given) = args.name.clone() {
+        let (ns, name) = crate::names::object_in_scope(&given, namespace.as_deref(), global.all_namespaces)
+            .map_err(AppError::Usage)?;
+        if ns.is_some() {
+            namespace = ns;
         }
-        namespace = Some(ns.to_string());
-        args.name = Some(name.to_string());
+        args.name = Some(name);
     }
     let table = matches!(global.output, None | Some(OutputFormat::Wide));
     if let Some(name) = &args.name {
@@ -712,6 +708,8 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
             ));
         }
         let mut snapshot = crate::evidence::bundle::read(dir)?;
+        super::check_bundle_namespace(&snapshot, namespace.as_deref(), dir)?;
+        super::check_operator_in_bundle(&snapshot.operator, args.operator.as_deref(), dir)?;
         if let Some((ns, name)) = &operator {
             snapshot
                 .operator
@@ -883,6 +881,7 @@ async fn run_live(
     color: bool,
 ) -> Result<u8, AppError> {
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     let namespace = if global.all_namespaces {
         None
     } else {

@@ -189,8 +189,9 @@ pub fn notes(report: &Report) -> Vec<String> {
 pub fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<u8, AppError> {
     if let Some(output @ (OutputFormat::Wide | OutputFormat::Name)) = &global.output {
         return Err(AppError::Usage(format!(
-            "version prints versions, not objects: -o {} has no meaning here; use -o json, -o yaml or -o jsonpath=TEMPLATE",
-            output.kind()
+            "version prints versions, not objects: -o {} has no meaning here; -o takes {}",
+            output.kind(),
+            crate::cli::scope::output_formats("version").unwrap_or_default()
         )));
     }
     let mut report = Report {

@@ -68,7 +68,8 @@ impl ContainerCoverage {
                 rfc3339_millis(l.at),
                 clock_word(f.clock)
             ),
-            _ if p.lines == 0 => "no lines".to_string(),
+            // Nothing to count: one plain statement, not "no lines, 0 lines".
+            _ if p.lines == 0 => return vec![format!("{name}: no lines")],
             _ => "lines without times (plain format, no kubelet timestamps)".to_string(),
         };
         let mut out = vec![format!("{name}: {span}, {}", count(p.lines, "line"))];

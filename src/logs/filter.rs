@@ -17,16 +17,15 @@ pub struct ObjectSelector {
 }
 
 impl ObjectSelector {
-    /// Reads `NAME` or `NS/NAME`; `default_namespace` (from `-n`) applies to a bare `NAME`.
+    /// Reads `NAME`, `TYPE/NAME` or `NS/NAME`; `default_namespace` (from `-n`) applies to a bare
+    /// `NAME`, and an `NS/NAME` that contradicts it is refused as in `status` and `explain-events`.
     ///
-    /// Errors: a part that is not a Kubernetes name ([`crate::names::object_ref`]), naming the input.
+    /// Errors: a part that is not a Kubernetes name ([`crate::names::object_ref`]), naming the
+    /// input; the contradiction ([`crate::names::object_in_scope`]).
     pub fn parse(input: &str, default_namespace: Option<&str>) -> Result<Self, String> {
-        let (namespace, name) =
-            crate::names::object_ref(input).map_err(|e| format!("invalid object {input:?}: {e}"))?;
-        Ok(ObjectSelector {
-            namespace: namespace.or(default_namespace).map(str::to_string),
-            name: name.to_string(),
-        })
+        crate::names::object_ref(input).map_err(|e| format!("invalid object {input:?}: {e}"))?;
+        let (namespace, name) = crate::names::object_in_scope(input, default_namespace, false)?;
+        Ok(ObjectSelector { namespace, name })
     }
 
     /// Whether `key` is selected.
@@ -119,7 +118,10 @@ mod tests {
         assert!(!s.matches(&ObjectKey::parse("other/todo-api").unwrap()));
         let any = ObjectSelector::parse("todo-api", None).unwrap();
         assert!(any.matches(&ObjectKey::parse("other/todo-api").unwrap()));
-        assert_eq!(ObjectSelector::parse("a/b", Some("x")).unwrap().describe(), "a/b");
+        assert_eq!(ObjectSelector::parse("a/b", None).unwrap().describe(), "a/b");
+        assert_eq!(ObjectSelector::parse("a/b", Some("a")).unwrap().describe(), "a/b");
+        assert!(ObjectSelector::parse("a/b", Some("x")).unwrap_err().starts_with("a/b names namespace a; it contradicts -n x"));
+        assert_eq!(ObjectSelector::parse("ms/b", Some("x")).unwrap().describe(), "x/b");
         let err = ObjectSelector::parse("a/b/c", None).unwrap_err();
         assert!(err.contains("\"a/b/c\"") && err.contains("expected"), "{err}");
         assert!(ObjectSelector::parse("", None).is_err());
