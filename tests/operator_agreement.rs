@@ -217,7 +217,8 @@ fn logs_of_a_bundle_take_the_operator_flag() {
     ]);
     assert_eq!(code, 3, "{out}{err}");
     assert!(
-        err.contains("store/deployment/nope is not in operator/deployment.json"),
+        err.contains("--operator store/deployment/nope: not in the bundle")
+            && err.contains("whose operator/deployment.json holds store/deployment/catalog-operator"),
         "{err}"
     );
     assert!(
