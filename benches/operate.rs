@@ -126,7 +126,14 @@ impl Operator {
         let needle = "Serving /healthz, /readyz and /metrics address=";
         self.wait_count(needle, 1, Duration::from_secs(10)).await;
         let line = self.process.lines().into_iter().find(|l| l.contains(needle)).unwrap();
-        let address = line.split(needle).nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+        let address = line
+            .split(needle)
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string();
         let mut stream = tokio::net::TcpStream::connect(address.trim_matches('"'))
             .await
             .expect("the operator's endpoint connects");
@@ -136,7 +143,10 @@ impl Operator {
             .unwrap();
         let mut answer = String::new();
         stream.read_to_string(&mut answer).await.unwrap();
-        answer.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default()
+        answer
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default()
     }
 
     /// SIGTERM, then wait for exit 0.
@@ -463,11 +473,17 @@ async fn main() {
         if list.is_empty() {
             "none".to_string()
         } else {
-            list.iter().map(|(l, v)| format!("{l} {v}")).collect::<Vec<_>>().join(", ")
+            list.iter()
+                .map(|(l, v)| format!("{l} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     };
     println!("  events shed (events_shed_total): {}", by_labels(&shed));
-    println!("  events given up on (event_post_failures_total): {}", by_labels(&given_up));
+    println!(
+        "  events given up on (event_post_failures_total): {}",
+        by_labels(&given_up)
+    );
     println!(
         "  log lines: 'Events shed' summaries {}, 'Failed to post an event' {}",
         operator.count("Events shed"),

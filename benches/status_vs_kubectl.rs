@@ -107,7 +107,9 @@ async fn main() {
     .expect("CRD");
     tokio::time::sleep(Duration::from_secs(1)).await;
     let existing = std::env::var("KMS_BENCH_NAMESPACE").ok().filter(|v| !v.is_empty());
-    let ns = existing.clone().unwrap_or_else(|| format!("kms-bench-{}", std::process::id()));
+    let ns = existing
+        .clone()
+        .unwrap_or_else(|| format!("kms-bench-{}", std::process::id()));
     if existing.is_none() {
         Api::<Namespace>::all(admin.clone())
             .create(
@@ -150,16 +152,36 @@ async fn main() {
     let ns_path = path.to_string_lossy().to_string();
     let (_, kubectl_rss) = time_and_rss(
         &kubectl,
-        &["--kubeconfig", &ns_path, "get", "microservices", "-n", &ns, "-o", "json"],
+        &[
+            "--kubeconfig",
+            &ns_path,
+            "get",
+            "microservices",
+            "-n",
+            &ns,
+            "-o",
+            "json",
+        ],
     );
     let (_, ours_rss) = time_and_rss(BIN, &["status", "--kubeconfig", &ns_path, "-n", &ns, "-o", "json"]);
     let bundle = std::env::temp_dir().join(format!("kms-bench-collect-{}", std::process::id()));
     let (collect_time, collect_rss) = time_and_rss(
         BIN,
-        &["collect", &bundle.to_string_lossy(), "--kubeconfig", &ns_path, "-n", &ns],
+        &[
+            "collect",
+            &bundle.to_string_lossy(),
+            "--kubeconfig",
+            &ns_path,
+            "-n",
+            &ns,
+        ],
     );
-    let bundle_bytes = std::fs::metadata(bundle.join("microservices.json")).map(|m| m.len()).unwrap_or(0)
-        + std::fs::metadata(bundle.join("events.json")).map(|m| m.len()).unwrap_or(0);
+    let bundle_bytes = std::fs::metadata(bundle.join("microservices.json"))
+        .map(|m| m.len())
+        .unwrap_or(0)
+        + std::fs::metadata(bundle.join("events.json"))
+            .map(|m| m.len())
+            .unwrap_or(0);
     let _ = std::fs::remove_dir_all(&bundle);
 
     let mut ours = Vec::new();

@@ -286,8 +286,11 @@ fn item(obj: &MicroserviceObject, a: Assessment, warnings: Option<usize>, operat
 /// Warning-or-Error events about Microservices, by (event namespace, involved object name):
 /// each with the involved object's uid (if recorded) and its count.
 struct WarningIndex<'a> {
-    by_object: HashMap<(&'a str, &'a str), Vec<(Option<&'a str>, usize)>>,
+    by_object: HashMap<ObjectKey<'a>, Vec<(Option<&'a str>, usize)>>,
 }
+
+/// (namespace, name) of an object an event is about.
+type ObjectKey<'a> = (&'a str, &'a str);
 
 impl<'a> WarningIndex<'a> {
     fn new(events: &'a [k8s_openapi::api::core::v1::Event]) -> Self {
@@ -936,9 +939,15 @@ mod tests {
                 .unwrap_or_default()
         };
         let (mut objects, mut events) = (Vec::new(), Vec::new());
-        for (i, dir) in ["failed-cycle", "healthy", "stale-port", "recreated-uid", "conditional-posting"]
-            .into_iter()
-            .enumerate()
+        for (i, dir) in [
+            "failed-cycle",
+            "healthy",
+            "stale-port",
+            "recreated-uid",
+            "conditional-posting",
+        ]
+        .into_iter()
+        .enumerate()
         {
             for mut obj in read(dir, "microservices.json") {
                 let old = obj["metadata"]["name"].as_str().unwrap().to_string();
@@ -985,7 +994,10 @@ mod tests {
                 let body = json!({"kind": "EventList", "apiVersion": "v1", "metadata": {"resourceVersion": "9"}, "items": items});
                 return (200, body.to_string());
             }
-            (200, json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []}).to_string())
+            (
+                200,
+                json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []}).to_string(),
+            )
         })
     }
 
@@ -1032,14 +1044,19 @@ mod tests {
         for wide in [false, true] {
             let expected = whole(&client, &plan, &access, wide).await;
             seen.lock().unwrap().clear();
-            let streamed = live_report(&client, &plan, &access, &args(), wide, "the fake").await.unwrap();
+            let streamed = live_report(&client, &plan, &access, &args(), wide, "the fake")
+                .await
+                .unwrap();
             assert_eq!(
                 serde_json::to_value(&streamed).unwrap(),
                 serde_json::to_value(&expected).unwrap()
             );
             assert_eq!(streamed.items.len(), cluster().0.len());
             let warnings: usize = streamed.items.iter().filter_map(|i| i.warnings).sum();
-            assert!(warnings >= 4, "Warnings and Errors are counted, the one without a uid too: {warnings}");
+            assert!(
+                warnings >= 4,
+                "Warnings and Errors are counted, the one without a uid too: {warnings}"
+            );
             let calls = seen.lock().unwrap().clone();
             let events_calls: Vec<&String> = calls.iter().filter(|c| c.contains("/events")).collect();
             assert_eq!(events_calls.len(), 1, "{calls:#?}");
@@ -1067,7 +1084,11 @@ mod tests {
         ]))
         .unwrap();
         let index = WarningIndex::new(&events);
-        assert_eq!(index.count("store", "a", Some("u1")), 3, "2 of its uid, 1 without a uid");
+        assert_eq!(
+            index.count("store", "a", Some("u1")),
+            3,
+            "2 of its uid, 1 without a uid"
+        );
         assert_eq!(index.count("store", "a", Some("u0")), 2);
         assert_eq!(index.count("store", "b", Some("u1")), 0);
     }

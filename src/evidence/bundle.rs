@@ -534,9 +534,9 @@ mod tests {
     fn a_list_written_item_by_item_is_the_list_written_at_once() {
         let tmp = tempfile::tempdir().unwrap();
         let objects: Value =
-            serde_json::from_str(&fs::read_to_string(shared_bundle("failed-cycle").join("events.json")).unwrap()).unwrap();
-        let items: Vec<k8s_openapi::api::core::v1::Event> =
-            serde_json::from_value(objects["items"].clone()).unwrap();
+            serde_json::from_str(&fs::read_to_string(shared_bundle("failed-cycle").join("events.json")).unwrap())
+                .unwrap();
+        let items: Vec<k8s_openapi::api::core::v1::Event> = serde_json::from_value(objects["items"].clone()).unwrap();
         for n in [0, 1, items.len()] {
             let staging = Staging::create(&tmp.path().join(format!("b{n}"))).unwrap();
             let mut list = staging.list("events.json").unwrap();

@@ -33,8 +33,8 @@ use std::fmt;
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::Resource;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
 use super::cause::LAST_HANDLED_SUFFIX;
@@ -216,7 +216,9 @@ fn needed_status(status: Value) -> Value {
 
 fn to_text(value: &Value) -> Box<str> {
     // A Value always serialises (its keys are strings); "null" only for the impossible case.
-    serde_json::to_string(value).unwrap_or_else(|_| "null".into()).into_boxed_str()
+    serde_json::to_string(value)
+        .unwrap_or_else(|_| "null".into())
+        .into_boxed_str()
 }
 
 fn parse(text: &str) -> Value {
@@ -343,7 +345,12 @@ mod tests {
                 obj.metadata.name
             );
             let again = decoded.object();
-            assert_eq!(what_a_pass_reads(&again), what_a_pass_reads(&obj), "{:?}", obj.metadata.name);
+            assert_eq!(
+                what_a_pass_reads(&again),
+                what_a_pass_reads(&obj),
+                "{:?}",
+                obj.metadata.name
+            );
             assert_eq!(again.spec, obj.spec, "the spec is kept whole");
             assert!(again.metadata.managed_fields.is_none());
             assert!(
@@ -384,10 +391,12 @@ mod tests {
         assert_eq!(obj.metadata.finalizers, None);
         assert_eq!(obj.metadata.annotations, None);
         // A status that is not an object, or none at all, is kept as it is.
-        let odd: CachedMicroservice = serde_json::from_value(json!({"metadata": {"name": "b"}, "spec": "x", "status": [1]})).unwrap();
+        let odd: CachedMicroservice =
+            serde_json::from_value(json!({"metadata": {"name": "b"}, "spec": "x", "status": [1]})).unwrap();
         assert_eq!(odd.object().status, Some(json!([1])));
         assert_eq!(odd.object().spec, json!("x"));
-        let none: CachedMicroservice = serde_json::from_value(json!({"metadata": {"name": "c"}, "status": null})).unwrap();
+        let none: CachedMicroservice =
+            serde_json::from_value(json!({"metadata": {"name": "c"}, "status": null})).unwrap();
         assert_eq!((none.object().spec, none.object().status), (Value::Null, None));
     }
 

@@ -386,7 +386,11 @@ mod tests {
         );
         for text in [&compact, &pretty, &items_first] {
             for chunk in [1, 2, 3, 7, 64, text.len()] {
-                assert_eq!(split(text, chunk), (items.clone(), Some("4242".into())), "chunks of {chunk}");
+                assert_eq!(
+                    split(text, chunk),
+                    (items.clone(), Some("4242".into())),
+                    "chunks of {chunk}"
+                );
             }
         }
         let empty = json!({"kind": "MicroserviceList", "metadata": {"resourceVersion": "7"}, "items": []}).to_string();
@@ -428,6 +432,9 @@ mod tests {
             .unwrap();
         let expected: Vec<CachedMicroservice> = serde_json::from_value(whole["items"].clone()).unwrap();
         assert_eq!(decoded, expected);
-        assert_eq!(decoded[0].name_any(), whole["items"][0]["metadata"]["name"].as_str().unwrap());
+        assert_eq!(
+            decoded[0].name_any(),
+            whole["items"][0]["metadata"]["name"].as_str().unwrap()
+        );
     }
 }

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 use tower::BoxError;
 
+use super::cache::CachedMicroservice;
 use super::events::{self, EventSink, Reporter};
 use super::health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use super::leader::{ElectionConfig, Elector};
@@ -28,7 +29,6 @@ use super::logging::tests::{Capture, capture};
 use super::reconcile::{Context, RunOutcome, error_policy, reconcile};
 use crate::cli::{EventsPolicy, LogFormat};
 use crate::operate::cause::Cause;
-use super::cache::CachedMicroservice;
 use crate::resource::{FIELD_MANAGER, MicroserviceObject};
 
 /// One request as the fake API server saw it.
@@ -286,9 +286,7 @@ fn lines_with(logs: &Capture, needle: &str) -> Vec<String> {
 #[tokio::test]
 async fn create_applies_status_and_posts_one_normal_event() {
     let h = harness(Box::new(healthy), EventsPolicy::All);
-    let action = reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    let action = reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     assert_eq!(action, kube::runtime::controller::Action::await_change());
 
     let patches = h.api.wait_for("PATCH", "/status", 1).await;
@@ -339,9 +337,7 @@ async fn create_applies_status_and_posts_one_normal_event() {
 #[tokio::test]
 async fn spec_update_runs_again_and_label_change_does_not() {
     let h = harness(Box::new(healthy), EventsPolicy::All);
-    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     h.api.wait_for("POST", "/events", 1).await;
     let accepted_v1 = json!({"phase": "Accepted", "observedGeneration": 1});
 
@@ -557,9 +553,7 @@ async fn unprocessable_status_patch_is_not_retried() {
         }),
         EventsPolicy::Warnings,
     );
-    let action = reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    let action = reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     assert_eq!(action, kube::runtime::controller::Action::await_change());
     assert_eq!(h.ctx.handled_generation("uid-todo-api"), Some(1));
     assert!(
@@ -603,9 +597,7 @@ async fn forbidden_event_post_is_logged_counted_and_not_retried() {
         }),
         EventsPolicy::All,
     );
-    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     h.api.wait_for("POST", "/events", 1).await;
     for _ in 0..100 {
         if h.ctx.events.stats().failed(403) == 1 {
@@ -634,9 +626,7 @@ async fn server_errors_on_event_post_get_three_tries() {
         }),
         EventsPolicy::All,
     );
-    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     h.api.wait_for("POST", "/events", 3).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(h.api.matching("POST", "/events").len(), 3);
@@ -780,9 +770,7 @@ async fn status_pruned_by_schema_warns_once_and_does_not_loop() {
         }),
         EventsPolicy::All,
     );
-    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     // The pruned status comes back through the watch: same generation, nothing to do.
     reconcile(
         cached(todo_api(1, 8080, Some(json!({"phase": "Accepted"})))),
@@ -1051,6 +1039,70 @@ async fn relist_after_410_is_silent_for_unchanged_objects_and_loses_no_update() 
     assert_eq!(h.ctx.metrics.runs("accept", Cause::Create, RunOutcome::Succeeded), 3);
     assert_eq!(h.ctx.metrics.runs("accept", Cause::Update, RunOutcome::Succeeded), 2);
     assert_eq!(h.ctx.metrics.runs("accept", Cause::Resume, RunOutcome::Succeeded), 0);
+}
+
+/// The initial list is one request answered from the watch cache (`resourceVersion=0`, no
+/// `limit`), its objects are all handled; the watch asks for bookmarks, and after a bookmark the
+/// next watch starts from the bookmark's resourceVersion, with no relist.
+#[tokio::test]
+async fn the_list_comes_from_the_watch_cache_and_a_bookmark_moves_the_watch_on() {
+    let objects: Vec<Value> = (0..40)
+        .map(|i| microservice_json(&format!("svc-{i:02}"), 1, json!(8000 + i), &format!("{}", 10 + i), None))
+        .collect();
+    let list = list_json("500", objects);
+    let h = harness(
+        Box::new(move |seen: &Seen| match seen.method.as_str() {
+            "GET" if seen.is_watch() => None,
+            "GET" if seen.path.ends_with("/microservices") => Some((200, list.clone())),
+            _ => healthy(seen),
+        }),
+        EventsPolicy::None,
+    );
+    let (_terms, term_starts) = watch::channel(0);
+    let handle = h.run_controller(term_starts);
+    h.api.wait_for("PATCH", "/status", 40).await;
+    let gets = h.api.matching("GET", "/microservices");
+    let lists: Vec<&Seen> = gets.iter().filter(|s| !s.is_watch()).collect();
+    assert_eq!(lists.len(), 1, "{gets:#?}");
+    assert_eq!(lists[0].query.get("resourceVersion").map(String::as_str), Some("0"));
+    assert_eq!(lists[0].query.get("limit"), None);
+    let watch = gets.iter().find(|s| s.is_watch()).unwrap();
+    assert_eq!(watch.query.get("resourceVersion").map(String::as_str), Some("500"));
+    assert_eq!(watch.query.get("allowWatchBookmarks").map(String::as_str), Some("true"));
+    assert_eq!(watch.query.get("timeoutSeconds").map(String::as_str), Some("290"));
+
+    h.api.push_watch(&json!({"type": "BOOKMARK", "object": {
+        "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+        "metadata": {"resourceVersion": "777", "annotations": {"k8s.io/initial-events-end": "true"}}}}));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    h.api.end_watches();
+    until("a new watch", || {
+        h.api
+            .matching("GET", "/microservices")
+            .into_iter()
+            .filter(Seen::is_watch)
+            .count()
+            == 2
+    })
+    .await;
+    let rewatch = h
+        .api
+        .matching("GET", "/microservices")
+        .into_iter()
+        .rfind(Seen::is_watch)
+        .unwrap();
+    assert_eq!(rewatch.query.get("resourceVersion").map(String::as_str), Some("777"));
+    assert_eq!(
+        h.api
+            .matching("GET", "/microservices")
+            .into_iter()
+            .filter(|s| !s.is_watch())
+            .count(),
+        1,
+        "no relist after a watch end"
+    );
+    handle.abort();
+    assert_eq!(h.ctx.metrics.runs("accept", Cause::Create, RunOutcome::Succeeded), 40);
 }
 
 /// A Lease held in the fake API server, with optimistic concurrency on PUT.
