@@ -292,8 +292,11 @@ fn item(
 /// Warning-or-Error events about Microservices, by (event namespace, involved object name):
 /// each with the involved object's uid (if recorded) and its count.
 struct WarningIndex<'a> {
-    by_object: HashMap<(&'a str, &'a str), Vec<UidCount<'a>>>,
+    by_object: HashMap<ObjectKey<'a>, Vec<UidCount<'a>>>,
 }
+
+/// (namespace, name) of an object an event is about.
+type ObjectKey<'a> = (&'a str, &'a str);
 
 /// An involved object's uid (when the event recorded one) and its Warning/Error count.
 type UidCount<'a> = (Option<&'a str>, usize);

@@ -1041,6 +1041,70 @@ async fn relist_after_410_is_silent_for_unchanged_objects_and_loses_no_update() 
     assert_eq!(h.ctx.metrics.runs("accept", Cause::Resume, RunOutcome::Succeeded), 0);
 }
 
+/// The initial list is one request answered from the watch cache (`resourceVersion=0`, no
+/// `limit`), its objects are all handled; the watch asks for bookmarks, and after a bookmark the
+/// next watch starts from the bookmark's resourceVersion, with no relist.
+#[tokio::test]
+async fn the_list_comes_from_the_watch_cache_and_a_bookmark_moves_the_watch_on() {
+    let objects: Vec<Value> = (0..40)
+        .map(|i| microservice_json(&format!("svc-{i:02}"), 1, json!(8000 + i), &format!("{}", 10 + i), None))
+        .collect();
+    let list = list_json("500", objects);
+    let h = harness(
+        Box::new(move |seen: &Seen| match seen.method.as_str() {
+            "GET" if seen.is_watch() => None,
+            "GET" if seen.path.ends_with("/microservices") => Some((200, list.clone())),
+            _ => healthy(seen),
+        }),
+        EventsPolicy::None,
+    );
+    let (_terms, term_starts) = watch::channel(0);
+    let handle = h.run_controller(term_starts);
+    h.api.wait_for("PATCH", "/status", 40).await;
+    let gets = h.api.matching("GET", "/microservices");
+    let lists: Vec<&Seen> = gets.iter().filter(|s| !s.is_watch()).collect();
+    assert_eq!(lists.len(), 1, "{gets:#?}");
+    assert_eq!(lists[0].query.get("resourceVersion").map(String::as_str), Some("0"));
+    assert_eq!(lists[0].query.get("limit"), None);
+    let watch = gets.iter().find(|s| s.is_watch()).unwrap();
+    assert_eq!(watch.query.get("resourceVersion").map(String::as_str), Some("500"));
+    assert_eq!(watch.query.get("allowWatchBookmarks").map(String::as_str), Some("true"));
+    assert_eq!(watch.query.get("timeoutSeconds").map(String::as_str), Some("290"));
+
+    h.api.push_watch(&json!({"type": "BOOKMARK", "object": {
+        "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+        "metadata": {"resourceVersion": "777", "annotations": {"k8s.io/initial-events-end": "true"}}}}));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    h.api.end_watches();
+    until("a new watch", || {
+        h.api
+            .matching("GET", "/microservices")
+            .into_iter()
+            .filter(Seen::is_watch)
+            .count()
+            == 2
+    })
+    .await;
+    let rewatch = h
+        .api
+        .matching("GET", "/microservices")
+        .into_iter()
+        .rfind(Seen::is_watch)
+        .unwrap();
+    assert_eq!(rewatch.query.get("resourceVersion").map(String::as_str), Some("777"));
+    assert_eq!(
+        h.api
+            .matching("GET", "/microservices")
+            .into_iter()
+            .filter(|s| !s.is_watch())
+            .count(),
+        1,
+        "no relist after a watch end"
+    );
+    handle.abort();
+    assert_eq!(h.ctx.metrics.runs("accept", Cause::Create, RunOutcome::Succeeded), 40);
+}
+
 /// A Lease held in the fake API server, with optimistic concurrency on PUT.
 #[derive(Default)]
 struct FakeLease {
