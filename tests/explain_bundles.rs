@@ -152,11 +152,20 @@ fn check_bundle(dir: &Path) {
         for word in strings(&want["fix_mentions"]) {
             assert!(fix.contains(word), "{d}: {id}: {word:?} not in fix:\n{fix}");
         }
+        // A fix that cannot achieve its goal when pasted is never suggested (issue 11).
+        for word in strings(&want["fix_lacks"]) {
+            assert!(!fix.contains(word), "{d}: {id}: {word:?} in fix:\n{fix}");
+        }
     }
     // The operator the findings are about, as the resolver named it (tests/operator_agreement.rs
     // holds every command to the same name).
     if let Some(want) = expected["operator"].as_str() {
         assert_eq!(report.operator_resolution.label(), want, "{d}: the named operator");
+    }
+    // The first finding, which the headline states (and `status`'s first reason when it bears
+    // on the verdict).
+    if let Some(first) = expected["explain_first"].as_str() {
+        assert_eq!(report.findings.first().map(|f| f.id), Some(first), "{d}: first finding, got {ids:?}");
     }
     for word in strings(&expected["explain_summary"]) {
         assert!(
@@ -170,7 +179,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 13);
+    assert_eq!(bundles_in("bundles-captured").len(), 18);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);

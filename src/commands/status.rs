@@ -129,6 +129,10 @@ pub struct Item {
     /// The bundle the answer came from, for the next commands (not in JSON).
     #[serde(skip)]
     pub bundle: Option<String>,
+    /// The `--log-file` paths the answer read, which the next commands repeat so that they
+    /// read the same logs (not in JSON).
+    #[serde(skip)]
+    pub log_files: Vec<String>,
 }
 
 /// `status -o json`: `{"schemaVersion": 1, "items": [...], "gaps": [...]}`.
@@ -242,6 +246,7 @@ fn item(
         operator_resolution: operator,
         deletion: a.deletion,
         bundle: None,
+        log_files: Vec::new(),
     }
 }
 
@@ -445,28 +450,40 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
 }
 
 fn next_command(item: &Item) -> String {
-    let target = match &item.bundle {
+    let mut target = match &item.bundle {
         Some(dir) => format!("{} -n {} --bundle {dir}", item.name, item.namespace),
         None => format!("{} -n {}", item.name, item.namespace),
     };
+    // `logs --file` (alias `--log-file`) reads files instead of a cluster or bundle and
+    // conflicts with --bundle: a bundle's logs command reads the bundle's logs.
+    let mut logs_target = target.clone();
+    for file in &item.log_files {
+        target.push_str(&format!(" --log-file {file}"));
+        if item.bundle.is_none() {
+            logs_target.push_str(&format!(" --log-file {file}"));
+        }
+    }
     // A cycle that never completes has a fix that explain-events gives (its first finding).
     if item.reasons.first().is_some_and(|r| r.code == "patch-rejected") {
         return format!("see why and the fix: kubectl microservice explain-events {target}");
     }
     match item.verdict {
         Verdict::Fresh => {
-            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}")
+            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {logs_target}")
         }
         Verdict::Stale => {
-            format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {target}")
+            format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {logs_target}")
         }
         Verdict::NeverHandled => {
-            format!("see the handler's attempts: kubectl microservice logs --handler accept {target}")
+            format!("see the handler's attempts: kubectl microservice logs --handler accept {logs_target}")
         }
         Verdict::Invalid => match &item.bundle {
             Some(_) => "fix the spec named above (kubectl edit microservice NAME -n NS on the cluster)".into(),
             None => format!("fix the spec named above: kubectl edit microservice {target}"),
         },
+        Verdict::Unknown if item.reasons.first().is_some_and(|r| r.code == "unconfirmed-no-logs") => {
+            format!("see what the operator's logs and the object's events say: kubectl microservice explain-events {target}")
+        }
         Verdict::Unknown => format!(
             "collect evidence for a closer look: kubectl microservice collect DIR -n {}",
             item.namespace
@@ -664,7 +681,7 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         check_decidable(&report, &snapshot, lookup_ns.as_deref(), args.name.as_deref())?;
         print_gaps(&report);
         note_if_empty(&report, lookup_ns.as_deref());
-        let report = with_bundle_hint(report, dir);
+        let report = with_log_files(with_bundle_hint(report, dir), &args.log_files.paths);
         super::write_stdout(&render_report(&report, global, args.name.as_deref(), color)?)?;
         return Ok(exit_code(&report, args.exit_code));
     }
@@ -739,6 +756,15 @@ fn with_bundle_hint(mut report: Report, dir: &std::path::Path) -> Report {
     report
 }
 
+/// Points the next commands at the same `--log-file`s (a command pasted without them reads
+/// other logs, or none).
+fn with_log_files(mut report: Report, paths: &[std::path::PathBuf]) -> Report {
+    for item in &mut report.items {
+        item.log_files = paths.iter().map(|p| p.display().to_string()).collect();
+    }
+    report
+}
+
 fn print_gaps(report: &Report) {
     for gap in &report.gaps {
         eprintln!("note: evidence gap: {}", sanitize(&gap.to_string()));
@@ -784,6 +810,7 @@ async fn run_live(
     let names_operator = !matches!(global.output, None | Some(OutputFormat::Name));
     let wide = global.output == Some(OutputFormat::Wide);
     let gather = || live_report(&client, &plan, &access, args, names_operator, &where_);
+    let gather = || async { gather().await.map(|r| with_log_files(r, &args.log_files.paths)) };
     let mut current = gather().await?;
     print_gaps(&current);
     note_if_empty(&current, namespace.as_deref());

@@ -9,7 +9,9 @@ use chrono::{DateTime, Utc};
 
 use super::staleness::{CycleEnd, LogFacts, Rejection};
 use crate::evidence::{LogSource, Snapshot};
-use crate::kopf::messages::{Lifecycle, Outcome};
+use k8s_openapi::api::core::v1::Event;
+use crate::kopf::messages::{Lifecycle, Outcome, classify};
+use crate::time::rfc3339_millis;
 use crate::logs::lines::LineSplitter;
 use crate::logs::zone::LogZone;
 use crate::logs::{Record, RecordParser};
@@ -34,15 +36,63 @@ pub fn records(source: &LogSource, zone: LogZone) -> Vec<Record> {
 /// `ns/name` → what the logs say about it. Objects the logs never mention get the logs'
 /// coverage and no cycle. Empty when the snapshot has no logs (callers then use
 /// [`LogFacts::Unavailable`]).
+///
+/// Kopf posts its per-object log records as events (reason `Logging`, by default up to Kopf
+/// 1.43: `settings.posting.loggers`), so the object's own events on its uid carry the same
+/// cycle ends (`Creation is processed: 0 succeeded; 1 failed.`, type Normal) and retries
+/// (`Handler 'accept' failed temporarily: ...`, type Error) as the logs, on the API server's
+/// clock: they fill in what the logs lack (the logs' own line wins where they have one), so a cycle whose
+/// Pod (and log) is gone is still known while its events live (`--event-ttl`, 1 h by default).
+/// An object with such events gets facts even when no logs are in evidence.
 pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
-    let Some(sources) = snapshot.operator.logs.get() else {
-        return HashMap::new();
-    };
     let mut covers_from: Option<DateTime<Utc>> = None;
     let mut last_cycle: HashMap<String, CycleEnd> = HashMap::new();
     let mut last_retry: HashMap<String, (Option<DateTime<Utc>>, String)> = HashMap::new();
     let mut last_rejection: HashMap<String, Rejection> = HashMap::new();
-    for source in sources {
+    let logs = snapshot.operator.logs.get();
+    // From the object's events first, into their own maps: the logs' own lines win where they
+    // have one (each event is one of their records, and they carry the finer clock); events
+    // fill in what the logs lack (the Pod that logged it is gone, or its log rotated).
+    let mut event_cycle: HashMap<String, CycleEnd> = HashMap::new();
+    let mut event_retry: HashMap<String, (Option<DateTime<Utc>>, String)> = HashMap::new();
+    for (key, event) in kopf_events(snapshot) {
+        let time = precise_event_time(event);
+        let message = event.message.as_deref().unwrap_or("").trim();
+        let line = format!(
+            "event {}/{} type {} reason Logging at {}: {message}",
+            event.metadata.namespace.as_deref().unwrap_or(""),
+            event.metadata.name.as_deref().unwrap_or(""),
+            event.type_.as_deref().unwrap_or("?"),
+            time.map(rfc3339_millis).unwrap_or_else(|| "?".into())
+        );
+        match classify(message) {
+            Lifecycle::CycleProcessed { succeeded, failed, .. } => {
+                let end = CycleEnd {
+                    time,
+                    clock: EVENT_CLOCK,
+                    succeeded,
+                    failed,
+                    line,
+                };
+                if event_cycle.get(&key).is_none_or(|prev| prev.time <= end.time) {
+                    event_cycle.insert(key, end);
+                }
+            }
+            Lifecycle::HandlerOutcome {
+                outcome: Outcome::Retrying,
+                ..
+            } => {
+                if event_retry.get(&key).is_none_or(|(t, _)| *t <= time) {
+                    event_retry.insert(key, (time, line));
+                }
+            }
+            _ => {}
+        }
+    }
+    if logs.is_none() && event_cycle.is_empty() && event_retry.is_empty() {
+        return HashMap::new();
+    }
+    for source in logs.into_iter().flatten() {
         for record in records(source, snapshot.log_zone(source)) {
             if let Some(t) = record.time() {
                 covers_from = Some(covers_from.map_or(t, |c| c.min(t)));
@@ -106,6 +156,12 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             }
         }
     }
+    for (key, end) in event_cycle {
+        last_cycle.entry(key).or_insert(end);
+    }
+    for (key, retry) in event_retry {
+        last_retry.entry(key).or_insert(retry);
+    }
     let mut keys: Vec<String> = last_cycle
         .keys()
         .chain(last_retry.keys())
@@ -127,6 +183,9 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             (key, facts)
         })
         .collect();
+    if logs.is_none() {
+        return facts;
+    }
     for obj in snapshot.microservices.get().into_iter().flatten() {
         facts.entry(obj.key()).or_insert(LogFacts::Read {
             covers_from,
@@ -137,4 +196,40 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
         });
     }
     facts
+}
+
+/// The clock of a cycle end or retry read from an event: the API server's.
+pub const EVENT_CLOCK: &str = "API server clock, the object's Kopf event";
+
+/// Kopf's log-record events (`reason: Logging`) on each object's own uid, as (`ns/name`,
+/// event). Events on a predecessor's uid (a deleted object of the same name) or without uid
+/// are left out: they are not this object's cycles.
+fn kopf_events(snapshot: &Snapshot) -> Vec<(String, &Event)> {
+    let Some(events) = snapshot.events.get() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for obj in snapshot.microservices.get().into_iter().flatten() {
+        let Some(uid) = obj.metadata.uid.as_deref() else { continue };
+        for e in events {
+            if e.reason.as_deref() == Some("Logging")
+                && e.involved_object.kind.as_deref() == Some("Microservice")
+                && e.involved_object.uid.as_deref() == Some(uid)
+            {
+                out.push((obj.key(), e));
+            }
+        }
+    }
+    out
+}
+
+/// An event's time with its best resolution: `series.lastObservedTime`, `eventTime`
+/// (microseconds; Kopf sets it), else [`crate::evidence::event_time`] (`lastTimestamp`, 1 s).
+fn precise_event_time(e: &Event) -> Option<DateTime<Utc>> {
+    e.series
+        .as_ref()
+        .and_then(|s| s.last_observed_time.as_ref())
+        .or(e.event_time.as_ref())
+        .map(|t| crate::time::from_jiff(t.0))
+        .or_else(|| crate::evidence::event_time(e))
 }
