@@ -179,7 +179,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 18);
+    assert_eq!(bundles_in("bundles-captured").len(), 20);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
@@ -1158,4 +1158,26 @@ fn what_operator_local_time_means_is_said_once() {
     let json: Value =
         serde_json::from_str(&render_report(&ours, &global(Some(OutputFormat::Json)), false).unwrap()).unwrap();
     assert!(json.get("notes").is_none(), "{json}");
+}
+
+/// Issue 11 trial C, captured live (kopf-retrying-status-pruned, result-api): a handler's
+/// return value (Kopf's `status.accept`) dropped by the shared CRD's status schema is a warning
+/// (the verdict is not affected), fixed precisely: a JSON patch adding that one property, saying
+/// the CRD is shared, never `kubectl edit crd`.
+#[test]
+fn a_handlers_pruned_result_gets_a_json_patch_for_that_property() {
+    let dir = fixtures().join("bundles-captured/kopf-retrying-status-pruned");
+    let report = explain_in(&dir, "kms-t11-retry", "result-api");
+    let f = find(&report, "status-pruned").unwrap();
+    assert_eq!(f.severity, Severity::Warning, "{}", f.title);
+    assert!(f.title.contains("status.accept"), "{}", f.title);
+    let fix = f.fix.as_deref().unwrap();
+    assert!(
+        fix.contains(r#"kubectl patch crd microservices.platform.example.io --type=json -p '[{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/accept","value":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}]'"#),
+        "{fix}"
+    );
+    assert!(fix.contains("shared"), "{fix}");
+    assert!(!fix.contains("kubectl edit crd"), "{fix}");
+    assert_eq!(report.findings[0].id, "status-pruned");
+    assert!(report.summary.starts_with("Status fields are dropped (the verdict is not affected)"), "{}", report.summary);
 }

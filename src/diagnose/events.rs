@@ -2700,6 +2700,87 @@ mod tests {
         assert_eq!(emitted, listed);
     }
 
+    fn kopf_deployment(replicas: i64) -> (OperatorRef, Deployment) {
+        let d: Deployment = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kopf-operator", "namespace": "ops"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "op"}}, "template": {"spec": {"containers": [
+                {"name": "operator", "image": "localhost/kopf:1.38", "command": ["kopf"], "args": ["run", "--standalone", "op.py"]}]}}}
+        }))
+        .unwrap();
+        (crate::evidence::operator::recognise(&d).unwrap(), d)
+    }
+
+    fn pod_with(container_status: serde_json::Value) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kopf-operator-abc", "namespace": "ops"},
+            "status": {"phase": "Pending", "containerStatuses": [container_status]}
+        }))
+        .unwrap()
+    }
+
+    /// Issue 11 trial B: each cause of "no running Pod" gets the fix that clears it; a
+    /// `rollout restart` (which keeps 0 replicas) is never the fix.
+    #[test]
+    fn no_running_pod_names_its_cause_and_a_working_fix() {
+        let (op, d) = kopf_deployment(0);
+        let (why, fix) = not_running_cause(&op, Some(&d), &[]);
+        assert!(why.contains("spec.replicas=0"), "{why}");
+        assert!(fix.contains("kubectl -n ops scale deployment/kopf-operator --replicas=1"), "{fix}");
+        assert!(!fix.contains("kubectl -n ops rollout restart"), "{fix}");
+
+        let (op, d) = kopf_deployment(1);
+        let pull = pod_with(serde_json::json!({"name": "operator", "image": "localhost/kopf:1.39", "imageID": "", "ready": false, "restartCount": 0,
+            "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"localhost/kopf:1.39\" is not present"}}}));
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&pull]);
+        assert!(why.contains("ErrImageNeverPull for image localhost/kopf:1.39"), "{why}");
+        assert!(fix.contains("kubectl -n ops set image deployment/kopf-operator operator=IMAGE"), "{fix}");
+
+        let crash = pod_with(serde_json::json!({"name": "operator", "image": "localhost/kopf:1.38", "imageID": "", "ready": false, "restartCount": 4,
+            "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+            "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}}));
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&crash]);
+        assert!(why.contains("CrashLoopBackOff, last exit code 1 (Error), 4 restarts"), "{why}");
+        assert!(fix.contains("kubectl -n ops logs kopf-operator-abc -c operator --previous"), "{fix}");
+
+        let (why, fix) = not_running_cause(&op, Some(&d), &[]);
+        assert!(why.contains("no Pod"), "{why}");
+        assert!(fix.contains("kubectl -n ops describe deployment kopf-operator"), "{fix}");
+        // Ours: the manifests' two replicas with leader election.
+        let ours: Deployment = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "microservice-operator", "namespace": "ops"},
+            "spec": {"replicas": 0, "selector": {}, "template": {"spec": {"containers": [
+                {"name": "operator", "image": "x", "command": ["kubectl-microservice", "operate"]}]}}}
+        }))
+        .unwrap();
+        let op = crate::evidence::operator::recognise(&ours).unwrap();
+        let (_, fix) = not_running_cause(&op, Some(&ours), &[]);
+        assert!(fix.contains("scale deployment/microservice-operator --replicas=2"), "{fix}");
+    }
+
+    /// Kopf 1.38's inconsistencies line, field by field (issue 11 trial C).
+    #[test]
+    fn removed_status_fields_are_read_from_kopfs_tuples() {
+        let line = "Patching failed with inconsistencies: (('remove', ('status', 'kopf'), {'progress': {'accept': {'started': '2026-12-01T09:24:21.651833+00:00'}}}, None), ('remove', ('status', 'accept'), {'image': 'x', 'port': 7000}, None), ('remove', ('status', 'note'), 'hi', None))";
+        assert_eq!(
+            removed_status_fields(line),
+            vec![("kopf".to_string(), '{'), ("accept".to_string(), '{'), ("note".to_string(), '\'')]
+        );
+        // The whole status removed (`('status',)`) names no field.
+        assert!(removed_status_fields("Patching failed with inconsistencies: (('remove', ('status',), {'phase': 'Accepted'}, None),)").is_empty());
+    }
+
+    /// Each headline states its finding's family, never "hidden or stale" for everything.
+    #[test]
+    fn headlines_state_the_first_findings_family() {
+        assert_eq!(headline("rbac-events", false), "Events are not posted");
+        assert_eq!(headline("operator-not-running", false), "Nothing handles the object");
+        assert_eq!(headline("accepted-stale", false), "The handler has not accepted the current spec");
+        for id in FINDING_IDS {
+            assert!(!headline(id, false).starts_with("A problem"), "{id} has no headline");
+            assert!(!headline(id, true).starts_with("A warning"), "{id} has no headline");
+        }
+    }
+
     #[test]
     fn durations() {
         assert_eq!(human_duration(Duration::hours(1)), "1h");
