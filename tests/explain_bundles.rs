@@ -165,7 +165,11 @@ fn check_bundle(dir: &Path) {
     // The first finding, which the headline states (and `status`'s first reason when it bears
     // on the verdict).
     if let Some(first) = expected["explain_first"].as_str() {
-        assert_eq!(report.findings.first().map(|f| f.id), Some(first), "{d}: first finding, got {ids:?}");
+        assert_eq!(
+            report.findings.first().map(|f| f.id),
+            Some(first),
+            "{d}: first finding, got {ids:?}"
+        );
     }
     for word in strings(&expected["explain_summary"]) {
         assert!(
@@ -1179,5 +1183,11 @@ fn a_handlers_pruned_result_gets_a_json_patch_for_that_property() {
     assert!(fix.contains("shared"), "{fix}");
     assert!(!fix.contains("kubectl edit crd"), "{fix}");
     assert_eq!(report.findings[0].id, "status-pruned");
-    assert!(report.summary.starts_with("Status fields are dropped (the verdict is not affected)"), "{}", report.summary);
+    assert!(
+        report
+            .summary
+            .starts_with("Status fields are dropped (the verdict is not affected)"),
+        "{}",
+        report.summary
+    );
 }

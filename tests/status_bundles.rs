@@ -667,7 +667,8 @@ fn a_permanent_failure_whose_pod_is_gone_is_read_from_the_objects_events() {
         item.reasons[0]
             .evidence
             .iter()
-            .any(|e| e.contains("Creation is processed: 0 succeeded; 1 failed.") && e.contains("the object's Kopf event")),
+            .any(|e| e.contains("Creation is processed: 0 succeeded; 1 failed.")
+                && e.contains("the object's Kopf event")),
         "{:?}",
         item.reasons[0].evidence
     );
@@ -676,7 +677,11 @@ fn a_permanent_failure_whose_pod_is_gone_is_read_from_the_objects_events() {
 
     let tmp = tempfile::tempdir().unwrap();
     copy_dir(&dir, tmp.path());
-    fs::write(tmp.path().join("events.json"), r#"{"apiVersion": "v1", "kind": "List", "items": []}"#).unwrap();
+    fs::write(
+        tmp.path().join("events.json"),
+        r#"{"apiVersion": "v1", "kind": "List", "items": []}"#,
+    )
+    .unwrap();
     let r = bundle_report(tmp.path());
     let item = &r.items[0];
     assert_eq!(
@@ -687,7 +692,10 @@ fn a_permanent_failure_whose_pod_is_gone_is_read_from_the_objects_events() {
     );
     let text = detail(&r, &r.items[0], false);
     assert!(!text.contains("nothing to do"), "{text}");
-    assert!(text.contains("kubectl microservice explain-events perm-api -n kms-t11-perm"), "{text}");
+    assert!(
+        text.contains("kubectl microservice explain-events perm-api -n kms-t11-perm"),
+        "{text}"
+    );
 }
 
 /// A `status NAME --log-file F` answer's next command repeats `--log-file F`, so that pasted it
@@ -695,10 +703,21 @@ fn a_permanent_failure_whose_pod_is_gone_is_read_from_the_objects_events() {
 #[test]
 fn the_next_command_repeats_the_log_file() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join("bundles-captured/kopf-permanent-failure-operator-gone"), tmp.path());
-    fs::write(tmp.path().join("events.json"), r#"{"apiVersion": "v1", "kind": "List", "items": []}"#).unwrap();
+    copy_dir(
+        &fixtures().join("bundles-captured/kopf-permanent-failure-operator-gone"),
+        tmp.path(),
+    );
+    fs::write(
+        tmp.path().join("events.json"),
+        r#"{"apiVersion": "v1", "kind": "List", "items": []}"#,
+    )
+    .unwrap();
     let log = tmp.path().join("op.log");
-    fs::write(&log, "[2026-12-01 09:24:20,000] kopf.activities.star [INFO    ] Activity 'configure' succeeded.\n").unwrap();
+    fs::write(
+        &log,
+        "[2026-12-01 09:24:20,000] kopf.activities.star [INFO    ] Activity 'configure' succeeded.\n",
+    )
+    .unwrap();
     let out = Command::new(BIN)
         .args(["status", "perm-api", "--bundle"])
         .arg(tmp.path())
@@ -708,7 +727,10 @@ fn the_next_command_repeats_the_log_file() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let next = text.lines().find(|l| l.trim_start().starts_with("Next:")).unwrap_or_default();
+    let next = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Next:"))
+        .unwrap_or_default();
     let command = format!(
         "kubectl microservice explain-events perm-api -n kms-t11-perm --bundle {} --log-file {}",
         tmp.path().display(),
@@ -717,5 +739,10 @@ fn the_next_command_repeats_the_log_file() {
     assert!(next.ends_with(&command), "{next}");
     let args: Vec<&str> = command.split(' ').skip(2).collect();
     let pasted = Command::new(BIN).args(&args).env("NO_COLOR", "1").output().unwrap();
-    assert_ne!(pasted.status.code(), Some(2), "{}", String::from_utf8_lossy(&pasted.stderr));
+    assert_ne!(
+        pasted.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&pasted.stderr)
+    );
 }

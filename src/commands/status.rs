@@ -472,7 +472,9 @@ fn next_command(item: &Item) -> String {
             format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {logs_target}")
         }
         Verdict::Stale => {
-            format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {logs_target}")
+            format!(
+                "see whether the handler ran since the change: kubectl microservice logs --handler accept {logs_target}"
+            )
         }
         Verdict::NeverHandled => {
             format!("see the handler's attempts: kubectl microservice logs --handler accept {logs_target}")
@@ -482,7 +484,9 @@ fn next_command(item: &Item) -> String {
             None => format!("fix the spec named above: kubectl edit microservice {target}"),
         },
         Verdict::Unknown if item.reasons.first().is_some_and(|r| r.code == "unconfirmed-no-logs") => {
-            format!("see what the operator's logs and the object's events say: kubectl microservice explain-events {target}")
+            format!(
+                "see what the operator's logs and the object's events say: kubectl microservice explain-events {target}"
+            )
         }
         Verdict::Unknown => format!(
             "collect evidence for a closer look: kubectl microservice collect DIR -n {}",

@@ -9,12 +9,12 @@ use chrono::{DateTime, Utc};
 
 use super::staleness::{CycleEnd, LogFacts, Rejection};
 use crate::evidence::{LogSource, Snapshot};
-use k8s_openapi::api::core::v1::Event;
 use crate::kopf::messages::{Lifecycle, Outcome, classify};
-use crate::time::rfc3339_millis;
 use crate::logs::lines::LineSplitter;
 use crate::logs::zone::LogZone;
 use crate::logs::{Record, RecordParser};
+use crate::time::rfc3339_millis;
+use k8s_openapi::api::core::v1::Event;
 
 /// Every record of one container's log, its zoneless times read in `zone`
 /// ([`Snapshot::log_zone`]).
@@ -210,7 +210,9 @@ fn kopf_events(snapshot: &Snapshot) -> Vec<(String, &Event)> {
     };
     let mut out = Vec::new();
     for obj in snapshot.microservices.get().into_iter().flatten() {
-        let Some(uid) = obj.metadata.uid.as_deref() else { continue };
+        let Some(uid) = obj.metadata.uid.as_deref() else {
+            continue;
+        };
         for e in events {
             if e.reason.as_deref() == Some("Logging")
                 && e.involved_object.kind.as_deref() == Some("Microservice")

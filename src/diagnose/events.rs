@@ -426,7 +426,9 @@ fn headline(id: &str, maybe: bool) -> &'static str {
         ("deletion-pending", _) => "The object is Terminating",
         ("operator-not-leading", false) => "No replica handles",
         ("operator-not-leading", true) => "The operator's leadership may keep it from handling",
-        ("operator-not-found" | "operator-not-running" | "operator-not-watching", false) => "Nothing handles the object",
+        ("operator-not-found" | "operator-not-running" | "operator-not-watching", false) => {
+            "Nothing handles the object"
+        }
         ("operator-not-found" | "operator-not-running" | "operator-not-watching", true) => {
             "The object may not be handled"
         }
@@ -904,7 +906,13 @@ fn not_running_cause(op: &OperatorRef, deployment: Option<&Deployment>, pods: &[
             .or(terminated);
         if reason == "CrashLoopBackOff" || terminated.is_some() {
             let exit = last
-                .map(|t| format!(", last exit code {} ({})", t.exit_code, t.reason.as_deref().unwrap_or("?")))
+                .map(|t| {
+                    format!(
+                        ", last exit code {} ({})",
+                        t.exit_code,
+                        t.reason.as_deref().unwrap_or("?")
+                    )
+                })
                 .unwrap_or_default();
             let restarts = cs.map_or(0, |s| s.restart_count);
             let state = if reason.is_empty() { "terminated" } else { reason };
@@ -943,7 +951,9 @@ fn not_running_cause(op: &OperatorRef, deployment: Option<&Deployment>, pods: &[
                     spec_replicas.unwrap_or(1),
                     cond.message.as_deref().unwrap_or("ReplicaFailure")
                 ),
-                format!("the Deployment's ReplicaSet cannot create Pods; fix what its condition names: kubectl -n {ns} describe deployment {n}"),
+                format!(
+                    "the Deployment's ReplicaSet cannot create Pods; fix what its condition names: kubectl -n {ns} describe deployment {n}"
+                ),
             );
         }
         return (
@@ -953,7 +963,10 @@ fn not_running_cause(op: &OperatorRef, deployment: Option<&Deployment>, pods: &[
     }
     (
         "no container is running".into(),
-        format!("see each Pod's state and events: kubectl -n {ns} describe pods -l {}", selector_text(deployment)),
+        format!(
+            "see each Pod's state and events: kubectl -n {ns} describe pods -l {}",
+            selector_text(deployment)
+        ),
     )
 }
 
@@ -1271,15 +1284,35 @@ fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
 
 // ---- the logs: failed POSTs ------------------------------------------------------------------
 
+/// The failed event POSTs that concern this object: its own lines, and lines without an object
+/// (Kopf logs `Failed to post an event ...` from `kopf._core.engines.posting`, with no
+/// `[ns/name]` prefix) unless their API message names another namespace (`... in the namespace
+/// "other"`): an operator serving several namespaces fails there for other objects.
 fn post_failure_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure)> {
+    let elsewhere = |l: &Line, f: &EventPostFailure| {
+        let text = f.message.as_deref().unwrap_or(&l.record.message);
+        forbidden_namespace(text).is_some_and(|ns| ns != ctx.ns)
+    };
     ctx.lines
         .iter()
-        .chain(ctx.unattributed.iter())
         .filter_map(|l| match l.record.lifecycle() {
             Lifecycle::EventPostFailed(f) => Some((l, f)),
             _ => None,
         })
+        .chain(ctx.unattributed.iter().filter_map(|l| match l.record.lifecycle() {
+            Lifecycle::EventPostFailed(f) if !elsewhere(l, &f) => Some((l, f)),
+            _ => None,
+        }))
         .collect()
+}
+
+/// The namespace an API server's 403 names: `... in the namespace "NS"` (the RBAC authorizer's
+/// wording, kubernetes `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters`).
+fn forbidden_namespace(message: &str) -> Option<&str> {
+    let at = message.find("in the namespace ")? + "in the namespace ".len();
+    let rest = message[at..].trim_start_matches(['\\', '"', '\'']);
+    let end = rest.find(['\\', '"', '\''])?;
+    Some(&rest[..end])
 }
 
 /// Kopf's retries of an event POST (`Request attempt #N/9 failed; will retry: POST .../events
@@ -2237,8 +2270,9 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
         .any(|(_, text)| text.contains("StatusProgressStorage") || text.contains("StatusDiffBaseStorage"));
     let read_by_status = ["phase", "observedGeneration", "conditions", "acceptedSpec"];
     let (kopf, rest): (Vec<_>, Vec<_>) = removed.iter().partition(|(f, _)| f == "kopf");
-    let (verdict_fields, results): (Vec<_>, Vec<_>) =
-        rest.into_iter().partition(|(f, _)| read_by_status.contains(&f.as_str()));
+    let (verdict_fields, results): (Vec<_>, Vec<_>) = rest
+        .into_iter()
+        .partition(|(f, _)| read_by_status.contains(&f.as_str()));
     let mut out = Vec::new();
     if !verdict_fields.is_empty() || (removed.is_empty()) {
         let names: Vec<String> = verdict_fields.iter().map(|(f, _)| format!("status.{f}")).collect();
@@ -2246,7 +2280,8 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
             "status-pruned",
             Severity::Problem,
             if names.is_empty() {
-                "the API server dropped status fields the operator wrote: the CRD's status schema does not allow them".into()
+                "the API server dropped status fields the operator wrote: the CRD's status schema does not allow them"
+                    .into()
             } else {
                 format!(
                     "the API server dropped {} that the operator wrote: the CRD's status schema does not allow {}",
@@ -2300,7 +2335,9 @@ fn removed_status_fields(message: &str) -> Vec<(String, char)> {
     let needle = "('remove', ('status', ";
     while let Some(at) = rest.find(needle) {
         rest = &rest[at + needle.len()..];
-        let Some((field, tail)) = crate::kopf::messages::python_repr(rest) else { continue };
+        let Some((field, tail)) = crate::kopf::messages::python_repr(rest) else {
+            continue;
+        };
         let Some(tail) = tail.strip_prefix(")") else { continue };
         let first = tail.trim_start_matches([',', ' ']).chars().next().unwrap_or('{');
         out.push((field, first));
@@ -2378,7 +2415,10 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
     let tried = match logs {
         LogFacts::Read { last_retry, .. } => last_retry.is_some(),
         LogFacts::Unavailable(_) => false,
-    } || first.evidence.iter().any(|e| e.starts_with("kopf.zalando.org/") || e.contains(" tries for purpose "));
+    } || first
+        .evidence
+        .iter()
+        .any(|e| e.starts_with("kopf.zalando.org/") || e.contains(" tries for purpose "));
     let counts = match a.verdict {
         Verdict::Stale => true,
         Verdict::NeverHandled => tried,
@@ -2389,9 +2429,15 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
     }
     let verdict = a.verdict.as_str();
     let title = match first.code {
-        "retrying" => format!("the handler is failing and being retried for the current spec (status: {verdict} [retrying])"),
-        "never-handled" => format!("the handler has tried and not yet succeeded for this object (status: {verdict} [never-handled])"),
-        "last-handling-failed" => format!("the handler's last cycle for the current spec failed (status: {verdict} [last-handling-failed])"),
+        "retrying" => {
+            format!("the handler is failing and being retried for the current spec (status: {verdict} [retrying])")
+        }
+        "never-handled" => {
+            format!("the handler has tried and not yet succeeded for this object (status: {verdict} [never-handled])")
+        }
+        "last-handling-failed" => {
+            format!("the handler's last cycle for the current spec failed (status: {verdict} [last-handling-failed])")
+        }
         code if ctx.obj.phase() == Some("Accepted") => {
             format!("status.phase says Accepted, but not for the spec the object has now (status: {verdict} [{code}])")
         }
@@ -2725,26 +2771,45 @@ mod tests {
         let (op, d) = kopf_deployment(0);
         let (why, fix) = not_running_cause(&op, Some(&d), &[]);
         assert!(why.contains("spec.replicas=0"), "{why}");
-        assert!(fix.contains("kubectl -n ops scale deployment/kopf-operator --replicas=1"), "{fix}");
+        assert!(
+            fix.contains("kubectl -n ops scale deployment/kopf-operator --replicas=1"),
+            "{fix}"
+        );
         assert!(!fix.contains("kubectl -n ops rollout restart"), "{fix}");
 
         let (op, d) = kopf_deployment(1);
-        let pull = pod_with(serde_json::json!({"name": "operator", "image": "localhost/kopf:1.39", "imageID": "", "ready": false, "restartCount": 0,
-            "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"localhost/kopf:1.39\" is not present"}}}));
+        let pull = pod_with(
+            serde_json::json!({"name": "operator", "image": "localhost/kopf:1.39", "imageID": "", "ready": false, "restartCount": 0,
+            "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"localhost/kopf:1.39\" is not present"}}}),
+        );
         let (why, fix) = not_running_cause(&op, Some(&d), &[&pull]);
         assert!(why.contains("ErrImageNeverPull for image localhost/kopf:1.39"), "{why}");
-        assert!(fix.contains("kubectl -n ops set image deployment/kopf-operator operator=IMAGE"), "{fix}");
+        assert!(
+            fix.contains("kubectl -n ops set image deployment/kopf-operator operator=IMAGE"),
+            "{fix}"
+        );
 
-        let crash = pod_with(serde_json::json!({"name": "operator", "image": "localhost/kopf:1.38", "imageID": "", "ready": false, "restartCount": 4,
+        let crash = pod_with(
+            serde_json::json!({"name": "operator", "image": "localhost/kopf:1.38", "imageID": "", "ready": false, "restartCount": 4,
             "state": {"waiting": {"reason": "CrashLoopBackOff"}},
-            "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}}));
+            "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}}),
+        );
         let (why, fix) = not_running_cause(&op, Some(&d), &[&crash]);
-        assert!(why.contains("CrashLoopBackOff, last exit code 1 (Error), 4 restarts"), "{why}");
-        assert!(fix.contains("kubectl -n ops logs kopf-operator-abc -c operator --previous"), "{fix}");
+        assert!(
+            why.contains("CrashLoopBackOff, last exit code 1 (Error), 4 restarts"),
+            "{why}"
+        );
+        assert!(
+            fix.contains("kubectl -n ops logs kopf-operator-abc -c operator --previous"),
+            "{fix}"
+        );
 
         let (why, fix) = not_running_cause(&op, Some(&d), &[]);
         assert!(why.contains("no Pod"), "{why}");
-        assert!(fix.contains("kubectl -n ops describe deployment kopf-operator"), "{fix}");
+        assert!(
+            fix.contains("kubectl -n ops describe deployment kopf-operator"),
+            "{fix}"
+        );
         // Ours: the manifests' two replicas with leader election.
         let ours: Deployment = serde_json::from_value(serde_json::json!({
             "metadata": {"name": "microservice-operator", "namespace": "ops"},
@@ -2754,7 +2819,20 @@ mod tests {
         .unwrap();
         let op = crate::evidence::operator::recognise(&ours).unwrap();
         let (_, fix) = not_running_cause(&op, Some(&ours), &[]);
-        assert!(fix.contains("scale deployment/microservice-operator --replicas=2"), "{fix}");
+        assert!(
+            fix.contains("scale deployment/microservice-operator --replicas=2"),
+            "{fix}"
+        );
+    }
+
+    /// A 403 for another namespace is not this object's (issue 11 trial re-check).
+    #[test]
+    fn a_403_names_its_namespace() {
+        let kopf = r#"Failed to post an event. Ignoring and continuing. Code: 403. Message: events is forbidden: User "system:serviceaccount:ops:op" cannot create resource "events" in API group "" in the namespace "team-b". Details: {'kind': 'events'}Event: type='Error'"#;
+        assert_eq!(forbidden_namespace(kopf), Some("team-b"));
+        let ours = r#"message="events.events.k8s.io is forbidden: User \"system:serviceaccount:store:op\" cannot create resource \"events\" in API group \"events.k8s.io\" in the namespace \"store\"""#;
+        assert_eq!(forbidden_namespace(ours), Some("store"));
+        assert_eq!(forbidden_namespace("connection reset"), None);
     }
 
     /// Kopf 1.38's inconsistencies line, field by field (issue 11 trial C).
@@ -2763,10 +2841,19 @@ mod tests {
         let line = "Patching failed with inconsistencies: (('remove', ('status', 'kopf'), {'progress': {'accept': {'started': '2026-12-01T09:24:21.651833+00:00'}}}, None), ('remove', ('status', 'accept'), {'image': 'x', 'port': 7000}, None), ('remove', ('status', 'note'), 'hi', None))";
         assert_eq!(
             removed_status_fields(line),
-            vec![("kopf".to_string(), '{'), ("accept".to_string(), '{'), ("note".to_string(), '\'')]
+            vec![
+                ("kopf".to_string(), '{'),
+                ("accept".to_string(), '{'),
+                ("note".to_string(), '\'')
+            ]
         );
         // The whole status removed (`('status',)`) names no field.
-        assert!(removed_status_fields("Patching failed with inconsistencies: (('remove', ('status',), {'phase': 'Accepted'}, None),)").is_empty());
+        assert!(
+            removed_status_fields(
+                "Patching failed with inconsistencies: (('remove', ('status',), {'phase': 'Accepted'}, None),)"
+            )
+            .is_empty()
+        );
     }
 
     /// Each headline states its finding's family, never "hidden or stale" for everything.
@@ -2774,7 +2861,10 @@ mod tests {
     fn headlines_state_the_first_findings_family() {
         assert_eq!(headline("rbac-events", false), "Events are not posted");
         assert_eq!(headline("operator-not-running", false), "Nothing handles the object");
-        assert_eq!(headline("accepted-stale", false), "The handler has not accepted the current spec");
+        assert_eq!(
+            headline("accepted-stale", false),
+            "The handler has not accepted the current spec"
+        );
         for id in FINDING_IDS {
             assert!(!headline(id, false).starts_with("A problem"), "{id} has no headline");
             assert!(!headline(id, true).starts_with("A warning"), "{id} has no headline");

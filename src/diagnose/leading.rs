@@ -1034,7 +1034,12 @@ mod tests {
         let doubled = standalone.run().unwrap();
         assert_eq!(doubled.severity, Severity::Warning);
         assert!(doubled.title.contains("double handling"), "{}", doubled.title);
-        assert!(doubled.fix.unwrap().contains("kubectl -n ops scale deployment/microservice-operator --replicas=1"));
+        assert!(
+            doubled
+                .fix
+                .unwrap()
+                .contains("kubectl -n ops scale deployment/microservice-operator --replicas=1")
+        );
         standalone.running.truncate(1);
         assert_eq!(standalone.run().unwrap().severity, Severity::Ok);
     }
@@ -1127,7 +1132,11 @@ mod tests {
         unpeered.running = vec!["op-1".into(), "op-2".into()];
         let f = unpeered.run().unwrap();
         assert_eq!(f.severity, Severity::Warning, "{}", f.title);
-        assert!(f.title.contains("2 replicas") && f.title.contains("double handling"), "{}", f.title);
+        assert!(
+            f.title.contains("2 replicas") && f.title.contains("double handling"),
+            "{}",
+            f.title
+        );
         unpeered.running.truncate(1);
         assert_eq!(unpeered.run().unwrap().severity, Severity::Ok);
     }

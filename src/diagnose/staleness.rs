@@ -915,7 +915,10 @@ mod tests {
             "kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":1}}\n"}}, "spec": {"image": "x", "port": 1}, "status": {"phase": "Accepted"}}));
         let a = assess(&handled, &no_logs(), Options::default());
         // Kopf records the spec after a permanent failure too: unknown, never fresh.
-        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Unknown, "unconfirmed-no-logs"));
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::Unknown, "unconfirmed-no-logs")
+        );
         let failed = LogFacts::Read {
             covers_from: None,
             last_cycle: Some(CycleEnd {
@@ -1123,7 +1126,10 @@ mod tests {
         let done =
             r#"{"started":"2026-11-29T16:22:42+00:00","purpose":"resume","retries":1,"success":true,"failure":false}"#;
         let a = assess(&handled(Some(done)), &retry_before_none(), Options::default());
-        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Unknown, "unconfirmed-no-logs"));
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::Unknown, "unconfirmed-no-logs")
+        );
     }
 
     /// nolar/kopf#1087: the handler succeeds, `Creation is processed: 1 succeeded; 0 failed.`,
