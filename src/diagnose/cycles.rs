@@ -81,10 +81,8 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             Lifecycle::HandlerOutcome {
                 outcome: Outcome::Retrying,
                 ..
-            } => {
-                if event_retry.get(&key).is_none_or(|(t, _)| *t <= time) {
-                    event_retry.insert(key, (time, line));
-                }
+            } if event_retry.get(&key).is_none_or(|(t, _)| *t <= time) => {
+                event_retry.insert(key, (time, line));
             }
             _ => {}
         }
