@@ -164,6 +164,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
         operators: operator_list.as_deref(),
     };
     let facts = log_facts(snapshot);
+    let pruned = crate::diagnose::cycles::pruned_fields(snapshot);
     let unavailable = LogFacts::Unavailable(
         snapshot
             .operator
@@ -184,7 +185,7 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
             let operator = snapshot.operator_for(obj);
             item(
                 obj,
-                staleness::assess(obj, logs, options),
+                staleness::with_pruned_status(staleness::assess(obj, logs, options), obj, pruned.get(&obj.key())),
                 warnings(snapshot, obj),
                 operator,
             )
@@ -464,7 +465,11 @@ fn next_command(item: &Item) -> String {
         }
     }
     // A cycle that never completes has a fix that explain-events gives (its first finding).
-    if item.reasons.first().is_some_and(|r| r.code == "patch-rejected") {
+    if item
+        .reasons
+        .first()
+        .is_some_and(|r| r.code == "patch-rejected" || r.code == "status-pruned")
+    {
         return format!("see why and the fix: kubectl microservice explain-events {target}");
     }
     match item.verdict {

@@ -233,3 +233,28 @@ fn precise_event_time(e: &Event) -> Option<DateTime<Utc>> {
         .map(|t| crate::time::from_jiff(t.0))
         .or_else(|| crate::evidence::event_time(e))
 }
+
+/// `ns/name` → the `status.<field>`s the API server dropped from the operator's writes, by
+/// Kopf's `Patching failed with inconsistencies: ...` (≥ 1.44 `Merge-patching finished with
+/// inconsistencies: ...`) lines for the object ([`crate::kopf::messages::removed_status_fields`]),
+/// with the last such line for evidence.
+pub fn pruned_fields(snapshot: &Snapshot) -> HashMap<String, (Vec<String>, String)> {
+    let mut out: HashMap<String, (Vec<String>, String)> = HashMap::new();
+    for source in snapshot.operator.logs.get().into_iter().flatten() {
+        for record in records(source, snapshot.log_zone(source)) {
+            let Some(object) = &record.object else { continue };
+            if record.lifecycle() != Lifecycle::PatchInconsistencies {
+                continue;
+            }
+            let key = format!("{}/{}", object.namespace.as_deref().unwrap_or(""), object.name);
+            let entry = out.entry(key).or_default();
+            for (field, _) in crate::kopf::messages::removed_status_fields(&record.message) {
+                if !entry.0.contains(&field) {
+                    entry.0.push(field);
+                }
+            }
+            entry.1 = record.lines.first().cloned().unwrap_or_default();
+        }
+    }
+    out
+}

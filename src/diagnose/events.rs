@@ -287,6 +287,18 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     findings.extend(pruned(&ctx));
     findings.extend(stale(&ctx));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    // Issue 11, one verdict: `status`'s first reason is the first finding when a problem states
+    // it; the headline then names the first other problem as its cause.
+    let status_verdict = verdict_of(&ctx);
+    if let Some(first) = status_verdict.reasons.first()
+        && status_verdict.verdict.is_problem()
+        && let Some(at) = findings
+            .iter()
+            .position(|f| f.id == verdict_finding(first.code) && f.severity == Severity::Problem)
+    {
+        let f = findings.remove(at);
+        findings.insert(0, f);
+    }
     let mut gaps: Vec<Gap> = snapshot
         .gaps()
         .into_iter()
@@ -382,8 +394,26 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
         ),
     };
     let top = findings.iter().find(|f| f.severity > Severity::Ok);
+    // The verdict first (`status`'s first reason, when a problem states it: explain() put it
+    // first), then the first other problem, never left out of the headline.
+    let verdict_first = top.is_some_and(|f| {
+        f.severity == Severity::Problem
+            && matches!(
+                f.id,
+                "accepted-stale" | "status-pruned" | "patch-rejected" | "deletion-pending"
+            )
+    });
+    let cause = match top {
+        Some(f) if verdict_first => findings
+            .iter()
+            .skip(1)
+            .find(|c| c.severity == Severity::Problem && c.id != f.id && c.id != "accepted-stale")
+            .map(|c| format!("; also: {}", c.title))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
     match top {
-        Some(f) if f.severity == Severity::Problem => format!("{}: {}{tail}", headline(f.id, false), f.title),
+        Some(f) if f.severity == Severity::Problem => format!("{}: {}{cause}{tail}", headline(f.id, false), f.title),
         Some(f) if f.id == "operator-not-leading" && f.title.ends_with("(double handling)") => {
             format!("Every object is handled more than once: {}{tail}", f.title)
         }
@@ -2255,7 +2285,7 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
     // What the API server dropped, field by field, from every such line.
     let mut removed: Vec<(String, char)> = Vec::new();
     for l in &lines {
-        for (field, first) in removed_status_fields(&l.record.message) {
+        for (field, first) in crate::kopf::messages::removed_status_fields(&l.record.message) {
             if !removed.iter().any(|(f, _)| *f == field) {
                 removed.push((field, first));
             }
@@ -2268,7 +2298,7 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
     let status_only_storage = sources(ctx)
         .iter()
         .any(|(_, text)| text.contains("StatusProgressStorage") || text.contains("StatusDiffBaseStorage"));
-    let read_by_status = ["phase", "observedGeneration", "conditions", "acceptedSpec"];
+    let read_by_status = staleness::STATUS_FIELDS_READ;
     let (kopf, rest): (Vec<_>, Vec<_>) = removed.iter().partition(|(f, _)| f == "kopf");
     let (verdict_fields, results): (Vec<_>, Vec<_>) = rest
         .into_iter()
@@ -2325,26 +2355,6 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
     out
 }
 
-/// The `status.<field>`s a `Patching failed with inconsistencies: ...` line says the API server
-/// removed, each with the first character of the value Kopf wrote (`{` a dict, `'` a string, a
-/// digit, `T`/`F` a bool): Kopf 1.38 prints the diff as Python tuples
-/// `(('remove', ('status', 'accept'), {'image': ...}, None), ...)` (`kopf/_cogs/clients/patching.py`).
-fn removed_status_fields(message: &str) -> Vec<(String, char)> {
-    let mut out = Vec::new();
-    let mut rest = message;
-    let needle = "('remove', ('status', ";
-    while let Some(at) = rest.find(needle) {
-        rest = &rest[at + needle.len()..];
-        let Some((field, tail)) = crate::kopf::messages::python_repr(rest) else {
-            continue;
-        };
-        let Some(tail) = tail.strip_prefix(")") else { continue };
-        let first = tail.trim_start_matches([',', ' ']).chars().next().unwrap_or('{');
-        out.push((field, first));
-    }
-    out
-}
-
 /// The fix for dropped `status.<field>`s: a JSON patch that adds each as a property of the
 /// CRD's status schema (its type from the value written; a dict keeps what it holds), on the
 /// storage version. The CRD is shared: it is every operator's and user's of Microservices on
@@ -2389,6 +2399,34 @@ fn crd_status_fix() -> String {
     )
 }
 
+/// `status`'s assessment of the object, as `status` makes it (the same facts and order).
+fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
+    let facts = log_facts(ctx.snapshot);
+    let unavailable = LogFacts::Unavailable("operator logs: none".into());
+    let a = staleness::assess(
+        ctx.obj,
+        facts.get(&ctx.key).unwrap_or(&unavailable),
+        staleness::Options {
+            skew: ctx.options.skew,
+            now: ctx.now,
+            operators: None,
+        },
+    );
+    staleness::with_pruned_status(a, ctx.obj, super::cycles::pruned_fields(ctx.snapshot).get(&ctx.key))
+}
+
+/// The finding that states `status`'s first reason, when one does: `patch-rejected`,
+/// `deletion-pending`, `status-pruned`, else `accepted-stale` for a verdict that says the handler
+/// has not accepted the current spec.
+fn verdict_finding(code: &str) -> &'static str {
+    match code {
+        "patch-rejected" => "patch-rejected",
+        "deletion-pending" => "deletion-pending",
+        "status-pruned" => "status-pruned",
+        _ => "accepted-stale",
+    }
+}
+
 /// `accepted-stale`: `status`'s verdict for the object, when it says that the handler has not
 /// accepted the current spec (`stale`, or `never-handled` while a handler tries: Kopf's
 /// progress annotation or a retry in the logs or events) — the same assessment `status` makes
@@ -2397,21 +2435,17 @@ fn crd_status_fix() -> String {
 /// A never-handled object that nothing tried is not this finding (the operator findings say
 /// why nothing handles it); a pending deletion is `deletion-pending`'s.
 fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let facts = log_facts(ctx.snapshot);
-    let unavailable = LogFacts::Unavailable("operator logs: none".into());
-    let logs = facts.get(&ctx.key).unwrap_or(&unavailable);
-    let a = staleness::assess(
-        ctx.obj,
-        logs,
-        staleness::Options {
-            skew: ctx.options.skew,
-            now: ctx.now,
-            operators: None,
-        },
-    );
+    let a = verdict_of(ctx);
     let Some(first) = a.reasons.first() else {
         return Vec::new();
     };
+    // The dropped status is `status-pruned`'s finding (first, as status's first reason).
+    if first.code == "status-pruned" {
+        return Vec::new();
+    }
+    let facts = log_facts(ctx.snapshot);
+    let unavailable = LogFacts::Unavailable("operator logs: none".into());
+    let logs = facts.get(&ctx.key).unwrap_or(&unavailable);
     let tried = match logs {
         LogFacts::Read { last_retry, .. } => last_retry.is_some(),
         LogFacts::Unavailable(_) => false,
@@ -2840,7 +2874,7 @@ mod tests {
     fn removed_status_fields_are_read_from_kopfs_tuples() {
         let line = "Patching failed with inconsistencies: (('remove', ('status', 'kopf'), {'progress': {'accept': {'started': '2026-12-01T09:24:21.651833+00:00'}}}, None), ('remove', ('status', 'accept'), {'image': 'x', 'port': 7000}, None), ('remove', ('status', 'note'), 'hi', None))";
         assert_eq!(
-            removed_status_fields(line),
+            crate::kopf::messages::removed_status_fields(line),
             vec![
                 ("kopf".to_string(), '{'),
                 ("accept".to_string(), '{'),
@@ -2849,7 +2883,7 @@ mod tests {
         );
         // The whole status removed (`('status',)`) names no field.
         assert!(
-            removed_status_fields(
+            crate::kopf::messages::removed_status_fields(
                 "Patching failed with inconsistencies: (('remove', ('status',), {'phase': 'Accepted'}, None),)"
             )
             .is_empty()

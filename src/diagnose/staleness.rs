@@ -495,6 +495,45 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
     a
 }
 
+/// The status fields the verdicts read: ours and the tutorial's Kopf handler write them. One
+/// of them dropped by the CRD's status schema bears on the verdict (`status-pruned`).
+pub const STATUS_FIELDS_READ: [&str; 4] = ["phase", "observedGeneration", "conditions", "acceptedSpec"];
+
+/// Issue 11 item 8, one verdict: a Kopf cycle that succeeded while the API server dropped the
+/// `status.phase` it wrote (the CRD's status schema has no such property; Kopf logs the removal
+/// as an inconsistency) leaves no `Accepted` for the spec: not `fresh`, but `stale` with reason
+/// `status-pruned` first, naming the fields and the line (`explain-events` gives the CRD patch).
+/// `pruned`: the object's dropped fields and the last line saying so ([`super::cycles::pruned_fields`]).
+/// Any other assessment is returned as it is.
+pub fn with_pruned_status(
+    mut a: Assessment,
+    obj: &MicroserviceObject,
+    pruned: Option<&(Vec<String>, String)>,
+) -> Assessment {
+    let Some((fields, line)) = pruned else { return a };
+    let read: Vec<String> = fields
+        .iter()
+        .filter(|f| STATUS_FIELDS_READ.contains(&f.as_str()))
+        .map(|f| format!("status.{f}"))
+        .collect();
+    if a.verdict != Verdict::Fresh || a.handled_by != HandledBy::Kopf || read.is_empty() || obj.phase().is_some() {
+        return a;
+    }
+    a.verdict = Verdict::Stale;
+    a.reasons.insert(
+        0,
+        Reason {
+            code: "status-pruned",
+            message: format!(
+                "the handler's last cycle succeeded, but the API server dropped {} that it wrote (the CRD's status schema does not allow it): the status does not say Accepted for this spec",
+                read.join(", ")
+            ),
+            evidence: vec![format!("last such line: {line}")],
+        },
+    );
+    a
+}
+
 /// Kopf's record of the spec it last handled: `status.kopf.last-handled-configuration` (written by
 /// `kopf.StatusDiffBaseStorage()`, Kopf's documented alternative to the annotation, the fix of
 /// nolar/kopf#1087; it wins when present, since an operator switched to it leaves the old
