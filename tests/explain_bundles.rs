@@ -152,11 +152,24 @@ fn check_bundle(dir: &Path) {
         for word in strings(&want["fix_mentions"]) {
             assert!(fix.contains(word), "{d}: {id}: {word:?} not in fix:\n{fix}");
         }
+        // A fix that cannot achieve its goal when pasted is never suggested (issue 11).
+        for word in strings(&want["fix_lacks"]) {
+            assert!(!fix.contains(word), "{d}: {id}: {word:?} in fix:\n{fix}");
+        }
     }
     // The operator the findings are about, as the resolver named it (tests/operator_agreement.rs
     // holds every command to the same name).
     if let Some(want) = expected["operator"].as_str() {
         assert_eq!(report.operator_resolution.label(), want, "{d}: the named operator");
+    }
+    // The first finding, which the headline states (and `status`'s first reason when it bears
+    // on the verdict).
+    if let Some(first) = expected["explain_first"].as_str() {
+        assert_eq!(
+            report.findings.first().map(|f| f.id),
+            Some(first),
+            "{d}: first finding, got {ids:?}"
+        );
     }
     for word in strings(&expected["explain_summary"]) {
         assert!(
@@ -170,7 +183,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 14);
+    assert_eq!(bundles_in("bundles-captured").len(), 22);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
@@ -1187,4 +1200,32 @@ fn what_operator_local_time_means_is_said_once() {
     let json: Value =
         serde_json::from_str(&render_report(&ours, &global(Some(OutputFormat::Json)), false).unwrap()).unwrap();
     assert!(json.get("notes").is_none(), "{json}");
+}
+
+/// Issue 11 trial C, captured live (kopf-retrying-status-pruned, result-api): a handler's
+/// return value (Kopf's `status.accept`) dropped by the shared CRD's status schema is a warning
+/// (the verdict is not affected), fixed precisely: a JSON patch adding that one property, saying
+/// the CRD is shared, never `kubectl edit crd`.
+#[test]
+fn a_handlers_pruned_result_gets_a_json_patch_for_that_property() {
+    let dir = fixtures().join("bundles-captured/kopf-retrying-status-pruned");
+    let report = explain_in(&dir, "kms-t11-retry", "result-api");
+    let f = find(&report, "status-pruned").unwrap();
+    assert_eq!(f.severity, Severity::Warning, "{}", f.title);
+    assert!(f.title.contains("status.accept"), "{}", f.title);
+    let fix = f.fix.as_deref().unwrap();
+    assert!(
+        fix.contains(r#"kubectl patch crd microservices.platform.example.io --type=json -p '[{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/accept","value":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}]'"#),
+        "{fix}"
+    );
+    assert!(fix.contains("shared"), "{fix}");
+    assert!(!fix.contains("kubectl edit crd"), "{fix}");
+    assert_eq!(report.findings[0].id, "status-pruned");
+    assert!(
+        report
+            .summary
+            .starts_with("Status fields are dropped (the verdict is not affected)"),
+        "{}",
+        report.summary
+    );
 }

@@ -699,3 +699,99 @@ fn a_namespace_the_bundle_does_not_hold_is_named_as_such() {
     let (code, _, err) = status_cli(&["status", "-n", "store", "--bundle", &bundle]);
     assert_eq!(code, Some(0), "{err}");
 }
+
+/// Issue 11 trial A, captured live: a Kopf create failed permanently, then its Deployment (and
+/// log) was deleted. The object's own Kopf events (`Creation is processed: 0 succeeded; 1
+/// failed.`, reason Logging) are the cycle's end: `stale`, never `fresh` with "nothing to do".
+/// Without those events nothing says how the cycle ended: `unknown`, and the next command reads
+/// the evidence rather than "nothing to do".
+#[test]
+fn a_permanent_failure_whose_pod_is_gone_is_read_from_the_objects_events() {
+    let dir = fixtures().join("bundles-captured/kopf-permanent-failure-operator-gone");
+    let r = bundle_report(&dir);
+    let item = &r.items[0];
+    assert_eq!(item.verdict.as_str(), "stale", "{:?}", item.reasons);
+    assert_eq!(item.reasons[0].code, "last-handling-failed");
+    assert!(
+        item.reasons[0]
+            .evidence
+            .iter()
+            .any(|e| e.contains("Creation is processed: 0 succeeded; 1 failed.")
+                && e.contains("the object's Kopf event")),
+        "{:?}",
+        item.reasons[0].evidence
+    );
+    let text = detail(&r, &r.items[0], false);
+    assert!(!text.contains("nothing to do"), "{text}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&dir, tmp.path());
+    fs::write(
+        tmp.path().join("events.json"),
+        r#"{"apiVersion": "v1", "kind": "List", "items": []}"#,
+    )
+    .unwrap();
+    let r = bundle_report(tmp.path());
+    let item = &r.items[0];
+    assert_eq!(
+        (item.verdict.as_str(), item.reasons[0].code),
+        ("unknown", "unconfirmed-no-logs"),
+        "{:?}",
+        item.reasons
+    );
+    let text = detail(&r, &r.items[0], false);
+    assert!(!text.contains("nothing to do"), "{text}");
+    assert!(
+        text.contains("kubectl microservice explain-events perm-api -n kms-t11-perm"),
+        "{text}"
+    );
+}
+
+/// A `status NAME --log-file F` answer's next command repeats `--log-file F`, so that pasted it
+/// reads the same log (issue 11 trial re-check: it was printed without it), and runs.
+#[test]
+fn the_next_command_repeats_the_log_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(
+        &fixtures().join("bundles-captured/kopf-permanent-failure-operator-gone"),
+        tmp.path(),
+    );
+    fs::write(
+        tmp.path().join("events.json"),
+        r#"{"apiVersion": "v1", "kind": "List", "items": []}"#,
+    )
+    .unwrap();
+    let log = tmp.path().join("op.log");
+    fs::write(
+        &log,
+        "[2026-12-01 09:24:20,000] kopf.activities.star [INFO    ] Activity 'configure' succeeded.\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["status", "perm-api", "--bundle"])
+        .arg(tmp.path())
+        .arg("--log-file")
+        .arg(&log)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let next = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Next:"))
+        .unwrap_or_default();
+    let command = format!(
+        "kubectl microservice explain-events perm-api -n kms-t11-perm --bundle {} --log-file {}",
+        tmp.path().display(),
+        log.display()
+    );
+    assert!(next.ends_with(&command), "{next}");
+    let args: Vec<&str> = command.split(' ').skip(2).collect();
+    let pasted = Command::new(BIN).args(&args).env("NO_COLOR", "1").output().unwrap();
+    assert_ne!(
+        pasted.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&pasted.stderr)
+    );
+}

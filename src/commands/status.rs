@@ -130,6 +130,10 @@ pub struct Item {
     /// The bundle the answer came from, for the next commands (not in JSON).
     #[serde(skip)]
     pub bundle: Option<String>,
+    /// The `--log-file` paths the answer read, which the next commands repeat so that they
+    /// read the same logs (not in JSON).
+    #[serde(skip)]
+    pub log_files: Vec<String>,
 }
 
 /// `status -o json`: `{"schemaVersion": 1, "items": [...], "gaps": [...]}`.
@@ -179,6 +183,8 @@ pub struct Judge<'a> {
     facts: HashMap<String, LogFacts>,
     /// What the logs say of an object they do not mention (or their gap).
     unlisted: LogFacts,
+    /// `ns/name` → the status fields the API server dropped ([`crate::diagnose::cycles::pruned_fields`]).
+    pruned: HashMap<String, (Vec<String>, String)>,
     warnings: Option<WarningIndex<'a>>,
 }
 
@@ -199,6 +205,7 @@ impl<'a> Judge<'a> {
             operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
             facts: log_facts(snapshot),
             unlisted: crate::diagnose::cycles::facts_of_unlisted(snapshot),
+            pruned: crate::diagnose::cycles::pruned_fields(snapshot),
             warnings: snapshot.events.get().map(|events| WarningIndex::new(events)),
         }
     }
@@ -210,11 +217,16 @@ impl<'a> Judge<'a> {
             now: self.now,
             operators: self.operators.as_deref(),
         };
-        let logs = self.facts.get(&obj.key()).unwrap_or(&self.unlisted);
+        let logs = crate::diagnose::cycles::facts_for(
+            self.facts.get(&obj.key()),
+            &self.unlisted,
+            self.snapshot.events.get().map(Vec::as_slice),
+            obj,
+        );
         let operator = self.snapshot.operator_for(obj);
         item(
             obj,
-            staleness::assess(obj, logs, options),
+            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, self.pruned.get(&obj.key())),
             self.warnings.as_ref().map(|index| {
                 index.count(
                     obj.metadata.namespace.as_deref().unwrap_or(""),
@@ -286,6 +298,7 @@ fn item(
         operator_resolution: operator,
         deletion: a.deletion,
         bundle: None,
+        log_files: Vec::new(),
     }
 }
 
@@ -514,28 +527,48 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
 }
 
 fn next_command(item: &Item) -> String {
-    let target = match &item.bundle {
+    let mut target = match &item.bundle {
         Some(dir) => format!("{} -n {} --bundle {dir}", item.name, item.namespace),
         None => format!("{} -n {}", item.name, item.namespace),
     };
+    // `logs --file` (alias `--log-file`) reads files instead of a cluster or bundle and
+    // conflicts with --bundle: a bundle's logs command reads the bundle's logs.
+    let mut logs_target = target.clone();
+    for file in &item.log_files {
+        target.push_str(&format!(" --log-file {file}"));
+        if item.bundle.is_none() {
+            logs_target.push_str(&format!(" --log-file {file}"));
+        }
+    }
     // A cycle that never completes has a fix that explain-events gives (its first finding).
-    if item.reasons.first().is_some_and(|r| r.code == "patch-rejected") {
+    if item
+        .reasons
+        .first()
+        .is_some_and(|r| r.code == "patch-rejected" || r.code == "status-pruned")
+    {
         return format!("see why and the fix: kubectl microservice explain-events {target}");
     }
     match item.verdict {
         Verdict::Fresh => {
-            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}")
+            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {logs_target}")
         }
         Verdict::Stale => {
-            format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {target}")
+            format!(
+                "see whether the handler ran since the change: kubectl microservice logs --handler accept {logs_target}"
+            )
         }
         Verdict::NeverHandled => {
-            format!("see the handler's attempts: kubectl microservice logs --handler accept {target}")
+            format!("see the handler's attempts: kubectl microservice logs --handler accept {logs_target}")
         }
         Verdict::Invalid => match &item.bundle {
             Some(_) => "fix the spec named above (kubectl edit microservice NAME -n NS on the cluster)".into(),
             None => format!("fix the spec named above: kubectl edit microservice {target}"),
         },
+        Verdict::Unknown if item.reasons.first().is_some_and(|r| r.code == "unconfirmed-no-logs") => {
+            format!(
+                "see what the operator's logs and the object's events say: kubectl microservice explain-events {target}"
+            )
+        }
         Verdict::Unknown => format!(
             "collect evidence for a closer look: kubectl microservice collect DIR -n {}",
             item.namespace
@@ -730,7 +763,7 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         check_decidable(&report, &snapshot, lookup_ns.as_deref(), args.name.as_deref())?;
         print_gaps(&report);
         note_if_empty(&report, lookup_ns.as_deref());
-        let report = with_bundle_hint(report, dir);
+        let report = with_log_files(with_bundle_hint(report, dir), &args.log_files.paths);
         super::write_stdout(&render_report(&report, global, args.name.as_deref(), color)?)?;
         return Ok(exit_code(&report, args.exit_code));
     }
@@ -787,13 +820,15 @@ pub async fn live_report(
         live::add_operator(client, &mut snapshot, plan, live::Logs::None).await;
         args.log_files.add_to(&mut snapshot)?;
     }
-    let (judged, events) = futures::join!(
-        judge_pages(client, plan, access, &snapshot, args.skew, None),
-        live::microservice_events(client, plan, access, live::EventTypes::NotNormal),
-    );
+    // The events first: Kopf's own (reason Logging) are cycle ends of the objects they are on,
+    // read as each page is judged ([`Judge`]); Warnings and Errors are counted into the rows.
+    let events = live::microservice_events(client, plan, access, live::EventTypes::NotNormalAndKopfLogging).await;
+    snapshot.add_events(events);
+    let events_date = snapshot.captured_at;
+    let judged = judge_pages(client, plan, access, &snapshot, args.skew, None).await;
     let mut items = match judged {
         Ok((items, date)) => {
-            snapshot.captured_at = date;
+            snapshot.captured_at = date.or(events_date);
             items
         }
         Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
@@ -802,7 +837,6 @@ pub async fn live_report(
         }
         Err(err) => return Err(list_error(err)),
     };
-    snapshot.add_events(events);
     let needs_logs = items
         .iter()
         .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
@@ -871,6 +905,15 @@ fn with_bundle_hint(mut report: Report, dir: &std::path::Path) -> Report {
     report
 }
 
+/// Points the next commands at the same `--log-file`s (a command pasted without them reads
+/// other logs, or none).
+fn with_log_files(mut report: Report, paths: &[std::path::PathBuf]) -> Report {
+    for item in &mut report.items {
+        item.log_files = paths.iter().map(|p| p.display().to_string()).collect();
+    }
+    report
+}
+
 fn print_gaps(report: &Report) {
     for gap in &report.gaps {
         eprintln!("note: evidence gap: {}", sanitize(&gap.to_string()));
@@ -917,6 +960,7 @@ async fn run_live(
     let names_operator = !matches!(global.output, None | Some(OutputFormat::Name));
     let wide = global.output == Some(OutputFormat::Wide);
     let gather = || live_report(&client, &plan, &access, args, names_operator, &where_);
+    let gather = || async { gather().await.map(|r| with_log_files(r, &args.log_files.paths)) };
     let mut current = gather().await?;
     print_gaps(&current);
     note_if_empty(&current, namespace.as_deref());
@@ -1102,8 +1146,19 @@ mod tests {
             );
             let calls = seen.lock().unwrap().clone();
             let events_calls: Vec<&String> = calls.iter().filter(|c| c.contains("/events")).collect();
-            assert_eq!(events_calls.len(), 1, "{calls:#?}");
-            assert!(events_calls[0].contains("type%21%3DNormal"), "{}", events_calls[0]);
+            // Warnings and Errors, and Kopf's Normal log-record events (cycle ends): two lists,
+            // never the Normal events of our operator.
+            assert_eq!(events_calls.len(), 2, "{calls:#?}");
+            assert!(
+                events_calls.iter().any(|c| c.contains("type%21%3DNormal")),
+                "{events_calls:?}"
+            );
+            assert!(
+                events_calls
+                    .iter()
+                    .any(|c| c.contains("type%3DNormal%2Creason%3DLogging")),
+                "{events_calls:?}"
+            );
             let pages = calls.iter().filter(|c| c.contains("/microservices")).count();
             assert!(pages >= 3, "the list came in pages: {calls:#?}");
         }

@@ -9,10 +9,13 @@ use chrono::{DateTime, Utc};
 
 use super::staleness::{CycleEnd, LogFacts, Rejection};
 use crate::evidence::{LogSource, Snapshot};
-use crate::kopf::messages::{Lifecycle, Outcome};
+use crate::kopf::messages::{Lifecycle, Outcome, classify};
 use crate::logs::lines::LineSplitter;
 use crate::logs::zone::LogZone;
 use crate::logs::{Record, RecordParser};
+use crate::resource::MicroserviceObject;
+use crate::time::rfc3339_millis;
+use k8s_openapi::api::core::v1::Event;
 
 /// Every record of one container's log, its zoneless times read in `zone`
 /// ([`Snapshot::log_zone`]).
@@ -34,15 +37,40 @@ pub fn records(source: &LogSource, zone: LogZone) -> Vec<Record> {
 /// `ns/name` → what the logs say about it. Objects the logs never mention get the logs'
 /// coverage and no cycle. Empty when the snapshot has no logs (callers then use
 /// [`LogFacts::Unavailable`]).
+///
+/// Kopf posts its per-object log records as events (reason `Logging`, by default up to Kopf
+/// 1.43: `settings.posting.loggers`), so the object's own events on its uid carry the same
+/// cycle ends (`Creation is processed: 0 succeeded; 1 failed.`, type Normal) and retries
+/// (`Handler 'accept' failed temporarily: ...`, type Error) as the logs, on the API server's
+/// clock: they fill in what the logs lack (the logs' own line wins where they have one), so a cycle whose
+/// Pod (and log) is gone is still known while its events live (`--event-ttl`, 1 h by default).
+/// An object with such events gets facts even when no logs are in evidence.
 pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
-    let Some(sources) = snapshot.operator.logs.get() else {
-        return HashMap::new();
-    };
     let mut covers_from: Option<DateTime<Utc>> = None;
     let mut last_cycle: HashMap<String, CycleEnd> = HashMap::new();
     let mut last_retry: HashMap<String, (Option<DateTime<Utc>>, String)> = HashMap::new();
     let mut last_rejection: HashMap<String, Rejection> = HashMap::new();
-    for source in sources {
+    let logs = snapshot.operator.logs.get();
+    // From the object's events first, into their own maps: the logs' own lines win where they
+    // have one (each event is one of their records, and they carry the finer clock); events
+    // fill in what the logs lack (the Pod that logged it is gone, or its log rotated).
+    let mut event_cycle: HashMap<String, CycleEnd> = HashMap::new();
+    let mut event_retry: HashMap<String, Retry> = HashMap::new();
+    if let Some(events) = snapshot.events.get() {
+        for obj in snapshot.microservices.get().into_iter().flatten() {
+            let (cycle, retry) = event_facts(events, obj);
+            if let Some(cycle) = cycle {
+                event_cycle.insert(obj.key(), cycle);
+            }
+            if let Some(retry) = retry {
+                event_retry.insert(obj.key(), retry);
+            }
+        }
+    }
+    if logs.is_none() && event_cycle.is_empty() && event_retry.is_empty() {
+        return HashMap::new();
+    }
+    for source in logs.into_iter().flatten() {
         for record in records(source, snapshot.log_zone(source)) {
             if let Some(t) = record.time() {
                 covers_from = Some(covers_from.map_or(t, |c| c.min(t)));
@@ -106,6 +134,12 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             }
         }
     }
+    for (key, end) in event_cycle {
+        last_cycle.entry(key).or_insert(end);
+    }
+    for (key, retry) in event_retry {
+        last_retry.entry(key).or_insert(retry);
+    }
     let mut keys: Vec<String> = last_cycle
         .keys()
         .chain(last_retry.keys())
@@ -127,6 +161,9 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             (key, facts)
         })
         .collect();
+    if logs.is_none() {
+        return facts;
+    }
     for obj in snapshot.microservices.get().into_iter().flatten() {
         facts.entry(obj.key()).or_insert_with(|| unmentioned(covers_from));
     }
@@ -171,4 +208,144 @@ pub fn facts_of_unlisted(snapshot: &Snapshot) -> LogFacts {
                 .unwrap_or_else(|| "operator logs: none".into()),
         ),
     }
+}
+
+/// The clock of a cycle end or retry read from an event: the API server's.
+pub const EVENT_CLOCK: &str = "API server clock, the object's Kopf event";
+
+/// A retry line and its time.
+type Retry = (Option<DateTime<Utc>>, String);
+
+/// Kopf's log-record events (`reason: Logging`) on `obj`'s own uid, read as its cycles: the
+/// latest `... is processed` (a cycle end) and the latest temporary failure (a retry), each as
+/// evidence text on the API server's clock. Events on a predecessor's uid (a deleted object of
+/// the same name) or without uid are left out: they are not this object's cycles.
+fn event_facts(events: &[Event], obj: &MicroserviceObject) -> (Option<CycleEnd>, Option<Retry>) {
+    let Some(uid) = obj.metadata.uid.as_deref() else {
+        return (None, None);
+    };
+    let mut cycle: Option<CycleEnd> = None;
+    let mut retry: Option<Retry> = None;
+    let own = events.iter().filter(|e| {
+        e.reason.as_deref() == Some("Logging")
+            && e.involved_object.kind.as_deref() == Some("Microservice")
+            && e.involved_object.uid.as_deref() == Some(uid)
+    });
+    for event in own {
+        let time = precise_event_time(event);
+        let message = event.message.as_deref().unwrap_or("").trim();
+        let line = format!(
+            "event {}/{} type {} reason Logging at {}: {message}",
+            event.metadata.namespace.as_deref().unwrap_or(""),
+            event.metadata.name.as_deref().unwrap_or(""),
+            event.type_.as_deref().unwrap_or("?"),
+            time.map(rfc3339_millis).unwrap_or_else(|| "?".into())
+        );
+        match classify(message) {
+            Lifecycle::CycleProcessed { succeeded, failed, .. } => {
+                let end = CycleEnd {
+                    time,
+                    clock: EVENT_CLOCK,
+                    succeeded,
+                    failed,
+                    line,
+                };
+                if cycle.as_ref().is_none_or(|prev| prev.time <= end.time) {
+                    cycle = Some(end);
+                }
+            }
+            Lifecycle::HandlerOutcome {
+                outcome: Outcome::Retrying,
+                ..
+            } if retry.as_ref().is_none_or(|(t, _)| *t <= time) => {
+                retry = Some((time, line));
+            }
+            _ => {}
+        }
+    }
+    (cycle, retry)
+}
+
+/// What is known of `obj`'s cycles when it is judged apart from the snapshot's Microservices
+/// (a live list judged page by page, [`crate::commands::status::Judge`]): `logged`, its entry
+/// of [`log_facts`] when the logs name it, else `unlisted` ([`facts_of_unlisted`]), with its own
+/// Kopf events filling in what the logs lack, as [`log_facts`] does for the objects it is given
+/// (the logs' own line wins where they have one). The same answer as [`log_facts`] for an
+/// object in the snapshot.
+pub fn facts_for(
+    logged: Option<&LogFacts>,
+    unlisted: &LogFacts,
+    events: Option<&[Event]>,
+    obj: &MicroserviceObject,
+) -> LogFacts {
+    let base = logged.unwrap_or(unlisted).clone();
+    let (cycle, retry) = events.map_or((None, None), |events| event_facts(events, obj));
+    if cycle.is_none() && retry.is_none() {
+        return base;
+    }
+    match base {
+        LogFacts::Read {
+            covers_from,
+            last_cycle,
+            last_retry,
+            last_retry_time,
+            last_rejection,
+        } => {
+            let (last_retry, last_retry_time) = match (last_retry, retry) {
+                (Some(line), _) => (Some(line), last_retry_time),
+                (None, Some((time, line))) => (Some(line), time),
+                (None, None) => (None, last_retry_time),
+            };
+            LogFacts::Read {
+                covers_from,
+                last_cycle: last_cycle.or(cycle),
+                last_retry,
+                last_retry_time,
+                last_rejection,
+            }
+        }
+        LogFacts::Unavailable(_) => LogFacts::Read {
+            covers_from: None,
+            last_cycle: cycle,
+            last_retry: retry.as_ref().map(|(_, l)| l.clone()),
+            last_retry_time: retry.and_then(|(t, _)| t),
+            last_rejection: None,
+        },
+    }
+}
+
+/// An event's time with its best resolution: `series.lastObservedTime`, `eventTime`
+/// (microseconds; Kopf sets it), else [`crate::evidence::event_time`] (`lastTimestamp`, 1 s).
+fn precise_event_time(e: &Event) -> Option<DateTime<Utc>> {
+    e.series
+        .as_ref()
+        .and_then(|s| s.last_observed_time.as_ref())
+        .or(e.event_time.as_ref())
+        .map(|t| crate::time::from_jiff(t.0))
+        .or_else(|| crate::evidence::event_time(e))
+}
+
+/// `ns/name` → the `status.<field>`s the API server dropped from the operator's writes, by
+/// Kopf's `Patching failed with inconsistencies: ...` (≥ 1.44 `Merge-patching finished with
+/// inconsistencies: ...`) lines for the object ([`crate::kopf::messages::removed_status_fields`]),
+/// with the last such line for evidence.
+pub fn pruned_fields(snapshot: &Snapshot) -> HashMap<String, (Vec<String>, String)> {
+    let mut out: HashMap<String, (Vec<String>, String)> = HashMap::new();
+    for source in snapshot.operator.logs.get().into_iter().flatten() {
+        for record in records(source, snapshot.log_zone(source)) {
+            let Some(object) = &record.object else { continue };
+            if record.lifecycle() != Lifecycle::PatchInconsistencies {
+                continue;
+            }
+            let key = format!("{}/{}", object.namespace.as_deref().unwrap_or(""), object.name);
+            let entry = out.entry(key).or_default();
+            for (field, _) in crate::kopf::messages::removed_status_fields(&record.message) {
+                if !entry.0.contains(&field) {
+                    entry.0.push(field);
+                }
+            }
+            entry.1 = record.lines.first().cloned().unwrap_or_default();
+        }
+    }
+    out
 }

@@ -289,13 +289,25 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     findings.extend(operator_findings(&ctx));
     findings.extend(rbac_findings(&ctx));
     findings.extend(post_failures(&ctx));
-    findings.extend(posting(&ctx));
+    findings.extend(posting(&ctx).into_iter().map(|f| posting_off_hides(&ctx, f)));
     findings.extend(expired(&ctx));
     findings.extend(elsewhere(&ctx));
     findings.extend(caller_events(&ctx));
     findings.extend(pruned(&ctx));
     findings.extend(stale(&ctx));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    // Issue 11, one verdict: `status`'s first reason is the first finding when a problem states
+    // it; the headline then names the first other problem as its cause.
+    let status_verdict = verdict_of(&ctx);
+    if let Some(first) = status_verdict.reasons.first()
+        && status_verdict.verdict.is_problem()
+        && let Some(at) = findings
+            .iter()
+            .position(|f| f.id == verdict_finding(first.code) && f.severity == Severity::Problem)
+    {
+        let f = findings.remove(at);
+        findings.insert(0, f);
+    }
     let mut gaps: Vec<Gap> = snapshot
         .gaps()
         .into_iter()
@@ -391,11 +403,30 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
         ),
     };
     let top = findings.iter().find(|f| f.severity > Severity::Ok);
+    // The verdict first (`status`'s first reason, when a problem states it: explain() put it
+    // first), then the first other problem, never left out of the headline.
+    let verdict_first = top.is_some_and(|f| {
+        f.severity == Severity::Problem
+            && matches!(
+                f.id,
+                "accepted-stale" | "status-pruned" | "patch-rejected" | "deletion-pending"
+            )
+    });
+    let cause = match top {
+        Some(f) if verdict_first => findings
+            .iter()
+            .skip(1)
+            .find(|c| c.severity == Severity::Problem && c.id != f.id && c.id != "accepted-stale")
+            .map(|c| format!("; also: {}", c.title))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
     match top {
-        Some(f) if f.severity == Severity::Problem => {
-            format!("Warning events are hidden or the status is stale: {}{tail}", f.title)
+        Some(f) if f.severity == Severity::Problem => format!("{}: {}{cause}{tail}", headline(f.id, false), f.title),
+        Some(f) if f.id == "operator-not-leading" && f.title.ends_with("(double handling)") => {
+            format!("Every object is handled more than once: {}{tail}", f.title)
         }
-        Some(f) => format!("Warning events may be hidden: {}{tail}", f.title),
+        Some(f) => format!("{}: {}{tail}", headline(f.id, true), f.title),
         None if ctx.snapshot.events.get().is_none() => {
             format!("Nothing found hidden, but the events could not be read{tail}")
         }
@@ -410,6 +441,39 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
                 count(ctx.own_events.len() as u64, "event")
             )
         }
+    }
+}
+
+/// What the first finding means for the user, for the headline: the verdict its family states
+/// (events not posted, the status not current, nothing handling the object, ...), never more
+/// than that finding shows; `maybe` for a warning (the evidence only suggests it).
+fn headline(id: &str, maybe: bool) -> &'static str {
+    match (id, maybe) {
+        ("rbac-events" | "event-post-failed" | "posting-disabled" | "errors-not-posted", false) => {
+            "Events are not posted"
+        }
+        ("rbac-events" | "event-post-failed" | "posting-disabled" | "errors-not-posted", true) => {
+            "Events may not be posted"
+        }
+        ("events-expired", _) => "The events have expired",
+        ("events-elsewhere", _) => "Events exist where a filter or describe does not show them",
+        ("caller-cannot-list-events", _) => "You cannot see the events",
+        ("status-pruned", false) => "Status fields are dropped",
+        ("status-pruned", true) => "Status fields are dropped (the verdict is not affected)",
+        ("accepted-stale", _) => "The handler has not accepted the current spec",
+        ("patch-rejected", _) => "No handling cycle completes",
+        ("deletion-pending", _) => "The object is Terminating",
+        ("operator-not-leading", false) => "No replica handles",
+        ("operator-not-leading", true) => "The operator's leadership may keep it from handling",
+        ("operator-not-found" | "operator-not-running" | "operator-not-watching", false) => {
+            "Nothing handles the object"
+        }
+        ("operator-not-found" | "operator-not-running" | "operator-not-watching", true) => {
+            "The object may not be handled"
+        }
+        ("rbac-resource", _) => "The operator may not handle the object",
+        (_, false) => "A problem was found",
+        (_, true) => "A warning was found",
     }
 }
 
@@ -556,8 +620,12 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
     if ctx.snapshot.operator.pods.get().is_some() {
         let running: Vec<&&Pod> = mine.iter().filter(|p| container_running(p, &op.container)).collect();
         let mut evidence = vec![format!(
-            "Deployment {}: status.replicas={} readyReplicas={} availableReplicas={}",
+            "Deployment {}: spec.replicas={} status.replicas={} readyReplicas={} availableReplicas={}",
             op.display(),
+            ctx.deployment
+                .and_then(|d| d.spec.as_ref())
+                .and_then(|s| s.replicas)
+                .map_or_else(|| "unset (1)".to_string(), |r| r.to_string()),
             status.and_then(|s| s.replicas).unwrap_or(0),
             status.and_then(|s| s.ready_replicas).unwrap_or(0),
             status.and_then(|s| s.available_replicas).unwrap_or(0)
@@ -606,17 +674,17 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 }),
             ));
         } else if running.is_empty() {
+            let (why, fix) = not_running_cause(op, ctx.deployment, &mine);
+            evidence.insert(0, why.clone());
             out.push(finding(
                 "operator-not-running",
                 Severity::Problem,
-                format!("the operator {} has no running Pod: no handler runs and nothing is posted", op.display()),
+                format!(
+                    "the operator {} has no running Pod ({why}): no handler runs and nothing is posted",
+                    op.display()
+                ),
                 evidence,
-                Some(format!(
-                    "see why: kubectl -n {ns} describe deployment {n}; kubectl -n {ns} logs deployment/{n} -c {c} --previous; then kubectl -n {ns} rollout restart deployment/{n}",
-                    ns = op.namespace,
-                    n = op.name,
-                    c = op.container
-                )),
+                Some(fix),
             ));
         } else {
             out.push(finding(
@@ -805,6 +873,149 @@ fn process_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
         )),
     }
     out
+}
+
+/// How many replicas the operator's Deployment should run when it runs at all, for the
+/// `kubectl scale` fix of a Deployment scaled to zero: the manifests' default (ours: 2 with
+/// leader election, 1 with `--standalone`, `src/manifests.rs`); a Kopf operator 1, since Kopf
+/// has no leader election (replicas without peering each handle every object, with peering
+/// of one priority they all pause: Kopf 1.38 `docs/peering.rst`).
+fn default_replicas(op: &OperatorRef) -> u32 {
+    match op.kind {
+        OperatorKind::Ours if !op.argv.iter().any(|a| a == "--standalone") => 2,
+        _ => 1,
+    }
+}
+
+/// Why no Pod of `op` runs, as one phrase naming the field or container state it rests on,
+/// and the fix for that cause, each command one that achieves it when pasted:
+/// `spec.replicas: 0` → `kubectl scale --replicas=N` (a `rollout restart` keeps 0 replicas);
+/// an image that cannot be pulled (`waiting` reason `ErrImagePull`, `ImagePullBackOff`,
+/// `ErrImageNeverPull`, `InvalidImageName`) → make the image available or set another; a
+/// container that keeps exiting (`CrashLoopBackOff`, `terminated`) → its previous log, of that
+/// Pod (a Pod that never started has none); a Pod not scheduled → its events; no Pod at all →
+/// the Deployment's conditions (quota, admission), in `describe`.
+fn not_running_cause(op: &OperatorRef, deployment: Option<&Deployment>, pods: &[&Pod]) -> (String, String) {
+    let (ns, n, c) = (&op.namespace, &op.name, &op.container);
+    let spec_replicas = deployment.and_then(|d| d.spec.as_ref()).and_then(|s| s.replicas);
+    if spec_replicas == Some(0) {
+        let want = default_replicas(op);
+        return (
+            "spec.replicas=0: the Deployment is scaled to zero".into(),
+            format!(
+                "scale it up (a rollout restart keeps 0 replicas): kubectl -n {ns} scale deployment/{n} --replicas={want}{}",
+                if want == 1 && op.kind == OperatorKind::Kopf {
+                    " (one replica: Kopf has no leader election)"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    for pod in pods {
+        let pod_name = pod.metadata.name.as_deref().unwrap_or("?");
+        let status = pod.status.as_ref();
+        let cs = status
+            .and_then(|s| s.container_statuses.as_ref())
+            .and_then(|cs| cs.iter().find(|s| &s.name == c));
+        let waiting = cs.and_then(|s| s.state.as_ref()).and_then(|s| s.waiting.as_ref());
+        let reason = waiting.and_then(|w| w.reason.as_deref()).unwrap_or("");
+        let image = cs.map(|s| s.image.as_str()).unwrap_or("");
+        if matches!(
+            reason,
+            "ErrImagePull" | "ImagePullBackOff" | "ErrImageNeverPull" | "InvalidImageName"
+        ) {
+            let message = waiting.and_then(|w| w.message.as_deref()).unwrap_or("");
+            return (
+                format!("container {c} of Pod {pod_name} waits: {reason} for image {image}"),
+                format!(
+                    "the nodes cannot get the image {image}{}: import it into the nodes or push it where they pull from, or set one they can: kubectl -n {ns} set image deployment/{n} {c}=IMAGE",
+                    if message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", message.trim())
+                    }
+                ),
+            );
+        }
+        let terminated = cs.and_then(|s| s.state.as_ref()).and_then(|s| s.terminated.as_ref());
+        let last = cs
+            .and_then(|s| s.last_state.as_ref())
+            .and_then(|s| s.terminated.as_ref())
+            .or(terminated);
+        if reason == "CrashLoopBackOff" || terminated.is_some() {
+            let exit = last
+                .map(|t| {
+                    format!(
+                        ", last exit code {} ({})",
+                        t.exit_code,
+                        t.reason.as_deref().unwrap_or("?")
+                    )
+                })
+                .unwrap_or_default();
+            let restarts = cs.map_or(0, |s| s.restart_count);
+            let state = if reason.is_empty() { "terminated" } else { reason };
+            let previous = if restarts > 0 { " --previous" } else { "" };
+            return (
+                format!("container {c} of Pod {pod_name} is {state}{exit}, {restarts} restarts"),
+                format!(
+                    "read why it exits and fix that (its command, config or permissions): kubectl -n {ns} logs {pod_name} -c {c}{previous}"
+                ),
+            );
+        }
+        if status.and_then(|s| s.phase.as_deref()) == Some("Pending") && cs.is_none() {
+            let unscheduled = status
+                .and_then(|s| s.conditions.as_ref())
+                .and_then(|cs| cs.iter().find(|c| c.type_ == "PodScheduled" && c.status == "False"));
+            if let Some(cond) = unscheduled {
+                return (
+                    format!(
+                        "Pod {pod_name} is not scheduled: {}",
+                        cond.message.as_deref().unwrap_or("no node fits")
+                    ),
+                    format!("see what no node offers: kubectl -n {ns} describe pod {pod_name}"),
+                );
+            }
+        }
+    }
+    if pods.is_empty() {
+        let failure = deployment
+            .and_then(|d| d.status.as_ref())
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|cs| cs.iter().find(|c| c.type_ == "ReplicaFailure" && c.status == "True"));
+        if let Some(cond) = failure {
+            return (
+                format!(
+                    "spec.replicas={}, no Pod: {}",
+                    spec_replicas.unwrap_or(1),
+                    cond.message.as_deref().unwrap_or("ReplicaFailure")
+                ),
+                format!(
+                    "the Deployment's ReplicaSet cannot create Pods; fix what its condition names: kubectl -n {ns} describe deployment {n}"
+                ),
+            );
+        }
+        return (
+            format!("spec.replicas={}, no Pod in evidence", spec_replicas.unwrap_or(1)),
+            format!("see why it has no Pod (its conditions and events): kubectl -n {ns} describe deployment {n}"),
+        );
+    }
+    (
+        "no container is running".into(),
+        format!(
+            "see each Pod's state and events: kubectl -n {ns} describe pods -l {}",
+            selector_text(deployment)
+        ),
+    )
+}
+
+/// The Deployment's `matchLabels` as a `-l` value (`k=v,k2=v2`).
+fn selector_text(deployment: Option<&Deployment>) -> String {
+    deployment
+        .and_then(|d| d.spec.as_ref())
+        .and_then(|s| s.selector.match_labels.as_ref())
+        .map(|l| l.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
+        .unwrap_or_default()
 }
 
 fn selected(deployment: Option<&Deployment>, pod: &Pod) -> bool {
@@ -1116,15 +1327,35 @@ fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
 
 // ---- the logs: failed POSTs ------------------------------------------------------------------
 
+/// The failed event POSTs that concern this object: its own lines, and lines without an object
+/// (Kopf logs `Failed to post an event ...` from `kopf._core.engines.posting`, with no
+/// `[ns/name]` prefix) unless their API message names another namespace (`... in the namespace
+/// "other"`): an operator serving several namespaces fails there for other objects.
 fn post_failure_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure)> {
+    let elsewhere = |l: &Line, f: &EventPostFailure| {
+        let text = f.message.as_deref().unwrap_or(&l.record.message);
+        forbidden_namespace(text).is_some_and(|ns| ns != ctx.ns)
+    };
     ctx.lines
         .iter()
-        .chain(ctx.unattributed.iter())
         .filter_map(|l| match l.record.lifecycle() {
             Lifecycle::EventPostFailed(f) => Some((l, f)),
             _ => None,
         })
+        .chain(ctx.unattributed.iter().filter_map(|l| match l.record.lifecycle() {
+            Lifecycle::EventPostFailed(f) if !elsewhere(l, &f) => Some((l, f)),
+            _ => None,
+        }))
         .collect()
+}
+
+/// The namespace an API server's 403 names: `... in the namespace "NS"` (the RBAC authorizer's
+/// wording, kubernetes `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters`).
+fn forbidden_namespace(message: &str) -> Option<&str> {
+    let at = message.find("in the namespace ")? + "in the namespace ".len();
+    let rest = message[at..].trim_start_matches(['\\', '"', '\'']);
+    let end = rest.find(['\\', '"', '\''])?;
+    Some(&rest[..end])
 }
 
 /// Kopf's retries of an event POST (`Request attempt #N/9 failed; will retry: POST .../events
@@ -1440,6 +1671,33 @@ fn sources(ctx: &Ctx<'_>) -> Vec<(String, String)> {
         .filter(|(k, _)| k.ends_with(".py"))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// A `posting-disabled` problem says what it hides: with handler failures in the logs it stays
+/// a problem (their events were never made); with logs in evidence and no failure in them,
+/// nothing is hidden now, so it is `ok` (titled so: the next failure will not be posted, and
+/// the setup is otherwise healthy: exit 0); without the operator's logs it cannot tell, a
+/// warning.
+fn posting_off_hides(ctx: &Ctx<'_>, mut f: Finding) -> Finding {
+    if f.id != "posting-disabled" || f.severity != Severity::Problem || !failures(ctx).is_empty() {
+        return f;
+    }
+    let logs = ctx.snapshot.operator.logs.get().is_some_and(|l| !l.is_empty());
+    if logs {
+        f.severity = Severity::Ok;
+        f.title = format!(
+            "{}: nothing is hidden now (no handler failure in the logs), but a failure will not become an event",
+            f.title
+        );
+        f.fix = None;
+    } else {
+        f.severity = Severity::Warning;
+        f.title = format!(
+            "{}: a handler failure would not become an event (no operator logs in evidence to tell whether one happened)",
+            f.title
+        );
+    }
+    f
 }
 
 fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
@@ -2049,17 +2307,113 @@ fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
         )];
     }
     let Some(last) = lines.last() else { return Vec::new() };
-    vec![finding(
-        "status-pruned",
-        Severity::Problem,
-        "the API server dropped status fields the operator wrote: the CRD's status schema does not allow them".into(),
-        vec![format!(
-            "{}; last: {}",
-            count(lines.len() as u64, "such line"),
-            last.cite()
-        )],
-        Some(crd_status_fix()),
-    )]
+    // What the API server dropped, field by field, from every such line.
+    let mut removed: Vec<(String, char)> = Vec::new();
+    for l in &lines {
+        for (field, first) in crate::kopf::messages::removed_status_fields(&l.record.message) {
+            if !removed.iter().any(|(f, _)| *f == field) {
+                removed.push((field, first));
+            }
+        }
+    }
+    let cite = format!("{}; last: {}", count(lines.len() as u64, "such line"), last.cite());
+    // Kopf's own progress (`status.kopf.progress`): Kopf up to 1.43 writes it to the status and
+    // to annotations `kopf.zalando.org/<handler>` (SmartProgressStorage, the default), and
+    // reads either, so nothing is lost unless the operator keeps state only in the status.
+    let status_only_storage = sources(ctx)
+        .iter()
+        .any(|(_, text)| text.contains("StatusProgressStorage") || text.contains("StatusDiffBaseStorage"));
+    let read_by_status = staleness::STATUS_FIELDS_READ;
+    let (kopf, rest): (Vec<_>, Vec<_>) = removed.iter().partition(|(f, _)| f == "kopf");
+    let (verdict_fields, results): (Vec<_>, Vec<_>) = rest
+        .into_iter()
+        .partition(|(f, _)| read_by_status.contains(&f.as_str()));
+    let mut out = Vec::new();
+    if !verdict_fields.is_empty() || (removed.is_empty()) {
+        let names: Vec<String> = verdict_fields.iter().map(|(f, _)| format!("status.{f}")).collect();
+        out.push(finding(
+            "status-pruned",
+            Severity::Problem,
+            if names.is_empty() {
+                "the API server dropped status fields the operator wrote: the CRD's status schema does not allow them"
+                    .into()
+            } else {
+                format!(
+                    "the API server dropped {} that the operator wrote: the CRD's status schema does not allow {}",
+                    names.join(", "),
+                    if names.len() == 1 { "it" } else { "them" }
+                )
+            },
+            vec![cite.clone()],
+            Some(field_fix(ctx, &verdict_fields)),
+        ));
+    }
+    if !results.is_empty() {
+        let names: Vec<String> = results.iter().map(|(f, _)| format!("status.{f}")).collect();
+        out.push(finding(
+            "status-pruned",
+            Severity::Warning,
+            format!(
+                "the API server dropped {} (a handler's return value, which Kopf stores as status.<handler id>): the CRD's status schema has no such property; the handling itself is not affected",
+                names.join(", ")
+            ),
+            vec![cite.clone()],
+            Some(field_fix(ctx, &results)),
+        ));
+    }
+    if !kopf.is_empty() && out.is_empty() {
+        out.push(finding(
+            "status-pruned",
+            if status_only_storage { Severity::Problem } else { Severity::Ok },
+            if status_only_storage {
+                "the API server dropped status.kopf, where this operator keeps Kopf's state (a Status*Storage in its source): the CRD's status schema does not allow it".into()
+            } else {
+                "the API server dropped status.kopf (Kopf's progress copy): nothing is lost, Kopf keeps its progress in annotations kopf.zalando.org/<handler> too".into()
+            },
+            vec![
+                cite,
+                "Kopf 1.38's default SmartProgressStorage writes progress to the annotations and to status.kopf.progress, and reads either".into(),
+            ],
+            status_only_storage.then(|| field_fix(ctx, &kopf)),
+        ));
+    }
+    out
+}
+
+/// The fix for dropped `status.<field>`s: a JSON patch that adds each as a property of the
+/// CRD's status schema (its type from the value written; a dict keeps what it holds), on the
+/// storage version. The CRD is shared: it is every operator's and user's of Microservices on
+/// the cluster, so the patch only adds room, and says so. Without the CRD in evidence, or with
+/// no field named, the general edit.
+fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
+    let Some(index) = storage_version_index(ctx).filter(|_| !fields.is_empty()) else {
+        return crd_status_fix();
+    };
+    let ops: Vec<String> = fields
+        .iter()
+        .map(|(field, first)| {
+            let schema = match first {
+                '\'' | '"' => r#"{"type":"string"}"#,
+                '0'..='9' | '-' => r#"{"type":"integer"}"#,
+                'T' | 'F' => r#"{"type":"boolean"}"#,
+                _ => r#"{"type":"object","x-kubernetes-preserve-unknown-fields":true}"#,
+            };
+            format!(
+                r#"{{"op":"add","path":"/spec/versions/{index}/schema/openAPIV3Schema/properties/status/properties/{field}","value":{schema}}}"#
+            )
+        })
+        .collect();
+    format!(
+        "add {} to the CRD's status schema; the CRD {} is shared by every operator and user of Microservices on the cluster (this adds properties and changes nothing else):\n  kubectl patch crd {} --type=json -p '[{}]'",
+        fields
+            .iter()
+            .map(|(f, _)| format!("status.{f}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        crate::resource::CRD_NAME,
+        crate::resource::CRD_NAME,
+        ops.join(",")
+    )
 }
 
 /// The fix of `status-pruned`, whichever operator writes the status (the CRD is shared).
@@ -2070,10 +2424,8 @@ fn crd_status_fix() -> String {
     )
 }
 
-fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
-    if ctx.obj.phase() != Some("Accepted") {
-        return Vec::new();
-    }
+/// `status`'s assessment of the object, as `status` makes it (the same facts and order).
+fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
     let facts = log_facts(ctx.snapshot);
     let unavailable = LogFacts::Unavailable("operator logs: none".into());
     let a = staleness::assess(
@@ -2085,9 +2437,71 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
             operators: None,
         },
     );
-    if a.verdict != Verdict::Stale {
+    staleness::with_pruned_status(a, ctx.obj, super::cycles::pruned_fields(ctx.snapshot).get(&ctx.key))
+}
+
+/// The finding that states `status`'s first reason, when one does: `patch-rejected`,
+/// `deletion-pending`, `status-pruned`, else `accepted-stale` for a verdict that says the handler
+/// has not accepted the current spec.
+fn verdict_finding(code: &str) -> &'static str {
+    match code {
+        "patch-rejected" => "patch-rejected",
+        "deletion-pending" => "deletion-pending",
+        "status-pruned" => "status-pruned",
+        _ => "accepted-stale",
+    }
+}
+
+/// `accepted-stale`: `status`'s verdict for the object, when it says that the handler has not
+/// accepted the current spec (`stale`, or `never-handled` while a handler tries: Kopf's
+/// progress annotation or a retry in the logs or events) — the same assessment `status` makes
+/// ([`staleness::assess`] over [`log_facts`]), so the two commands never disagree. Its title
+/// names the verdict and its first reason (a retry, a failed last cycle, the changed fields).
+/// A never-handled object that nothing tried is not this finding (the operator findings say
+/// why nothing handles it); a pending deletion is `deletion-pending`'s.
+fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let a = verdict_of(ctx);
+    let Some(first) = a.reasons.first() else {
+        return Vec::new();
+    };
+    // The dropped status is `status-pruned`'s finding (first, as status's first reason).
+    if first.code == "status-pruned" {
         return Vec::new();
     }
+    let facts = log_facts(ctx.snapshot);
+    let unavailable = LogFacts::Unavailable("operator logs: none".into());
+    let logs = facts.get(&ctx.key).unwrap_or(&unavailable);
+    let tried = match logs {
+        LogFacts::Read { last_retry, .. } => last_retry.is_some(),
+        LogFacts::Unavailable(_) => false,
+    } || first
+        .evidence
+        .iter()
+        .any(|e| e.starts_with("kopf.zalando.org/") || e.contains(" tries for purpose "));
+    let counts = match a.verdict {
+        Verdict::Stale => true,
+        Verdict::NeverHandled => tried,
+        _ => false,
+    };
+    if !counts {
+        return Vec::new();
+    }
+    let verdict = a.verdict.as_str();
+    let title = match first.code {
+        "retrying" => {
+            format!("the handler is failing and being retried for the current spec (status: {verdict} [retrying])")
+        }
+        "never-handled" => {
+            format!("the handler has tried and not yet succeeded for this object (status: {verdict} [never-handled])")
+        }
+        "last-handling-failed" => {
+            format!("the handler's last cycle for the current spec failed (status: {verdict} [last-handling-failed])")
+        }
+        code if ctx.obj.phase() == Some("Accepted") => {
+            format!("status.phase says Accepted, but not for the spec the object has now (status: {verdict} [{code}])")
+        }
+        code => format!("the status is not the handling of the current spec (status: {verdict} [{code}])"),
+    };
     let mut evidence: Vec<String> = a
         .changed_fields
         .iter()
@@ -2100,10 +2514,10 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
     vec![finding(
         "accepted-stale",
         Severity::Problem,
-        "status.phase says Accepted, but not for the spec the object has now".into(),
+        title,
         evidence,
         Some(format!(
-            "see the handler's runs since the change: kubectl microservice logs --handler accept {} -n {}",
+            "see the handler's runs and their errors: kubectl microservice logs --handler accept {} -n {}",
             ctx.name, ctx.ns
         )),
     )]
@@ -2412,6 +2826,131 @@ mod tests {
         let listed: BTreeSet<String> = FINDING_IDS.iter().map(|s| s.to_string()).collect();
         assert_eq!(listed.len(), FINDING_IDS.len(), "duplicates in FINDING_IDS");
         assert_eq!(emitted, listed);
+    }
+
+    fn kopf_deployment(replicas: i64) -> (OperatorRef, Deployment) {
+        let d: Deployment = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kopf-operator", "namespace": "ops"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "op"}}, "template": {"spec": {"containers": [
+                {"name": "operator", "image": "localhost/kopf:1.38", "command": ["kopf"], "args": ["run", "--standalone", "op.py"]}]}}}
+        }))
+        .unwrap();
+        (crate::evidence::operator::recognise(&d).unwrap(), d)
+    }
+
+    fn pod_with(container_status: serde_json::Value) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kopf-operator-abc", "namespace": "ops"},
+            "status": {"phase": "Pending", "containerStatuses": [container_status]}
+        }))
+        .unwrap()
+    }
+
+    /// Issue 11 trial B: each cause of "no running Pod" gets the fix that clears it; a
+    /// `rollout restart` (which keeps 0 replicas) is never the fix.
+    #[test]
+    fn no_running_pod_names_its_cause_and_a_working_fix() {
+        let (op, d) = kopf_deployment(0);
+        let (why, fix) = not_running_cause(&op, Some(&d), &[]);
+        assert!(why.contains("spec.replicas=0"), "{why}");
+        assert!(
+            fix.contains("kubectl -n ops scale deployment/kopf-operator --replicas=1"),
+            "{fix}"
+        );
+        assert!(!fix.contains("kubectl -n ops rollout restart"), "{fix}");
+
+        let (op, d) = kopf_deployment(1);
+        let pull = pod_with(
+            serde_json::json!({"name": "operator", "image": "localhost/kopf:1.39", "imageID": "", "ready": false, "restartCount": 0,
+            "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"localhost/kopf:1.39\" is not present"}}}),
+        );
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&pull]);
+        assert!(why.contains("ErrImageNeverPull for image localhost/kopf:1.39"), "{why}");
+        assert!(
+            fix.contains("kubectl -n ops set image deployment/kopf-operator operator=IMAGE"),
+            "{fix}"
+        );
+
+        let crash = pod_with(
+            serde_json::json!({"name": "operator", "image": "localhost/kopf:1.38", "imageID": "", "ready": false, "restartCount": 4,
+            "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+            "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}}),
+        );
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&crash]);
+        assert!(
+            why.contains("CrashLoopBackOff, last exit code 1 (Error), 4 restarts"),
+            "{why}"
+        );
+        assert!(
+            fix.contains("kubectl -n ops logs kopf-operator-abc -c operator --previous"),
+            "{fix}"
+        );
+
+        let (why, fix) = not_running_cause(&op, Some(&d), &[]);
+        assert!(why.contains("no Pod"), "{why}");
+        assert!(
+            fix.contains("kubectl -n ops describe deployment kopf-operator"),
+            "{fix}"
+        );
+        // Ours: the manifests' two replicas with leader election.
+        let ours: Deployment = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "microservice-operator", "namespace": "ops"},
+            "spec": {"replicas": 0, "selector": {}, "template": {"spec": {"containers": [
+                {"name": "operator", "image": "x", "command": ["kubectl-microservice", "operate"]}]}}}
+        }))
+        .unwrap();
+        let op = crate::evidence::operator::recognise(&ours).unwrap();
+        let (_, fix) = not_running_cause(&op, Some(&ours), &[]);
+        assert!(
+            fix.contains("scale deployment/microservice-operator --replicas=2"),
+            "{fix}"
+        );
+    }
+
+    /// A 403 for another namespace is not this object's (issue 11 trial re-check).
+    #[test]
+    fn a_403_names_its_namespace() {
+        let kopf = r#"Failed to post an event. Ignoring and continuing. Code: 403. Message: events is forbidden: User "system:serviceaccount:ops:op" cannot create resource "events" in API group "" in the namespace "team-b". Details: {'kind': 'events'}Event: type='Error'"#;
+        assert_eq!(forbidden_namespace(kopf), Some("team-b"));
+        let ours = r#"message="events.events.k8s.io is forbidden: User \"system:serviceaccount:store:op\" cannot create resource \"events\" in API group \"events.k8s.io\" in the namespace \"store\"""#;
+        assert_eq!(forbidden_namespace(ours), Some("store"));
+        assert_eq!(forbidden_namespace("connection reset"), None);
+    }
+
+    /// Kopf 1.38's inconsistencies line, field by field (issue 11 trial C).
+    #[test]
+    fn removed_status_fields_are_read_from_kopfs_tuples() {
+        let line = "Patching failed with inconsistencies: (('remove', ('status', 'kopf'), {'progress': {'accept': {'started': '2026-12-01T09:24:21.651833+00:00'}}}, None), ('remove', ('status', 'accept'), {'image': 'x', 'port': 7000}, None), ('remove', ('status', 'note'), 'hi', None))";
+        assert_eq!(
+            crate::kopf::messages::removed_status_fields(line),
+            vec![
+                ("kopf".to_string(), '{'),
+                ("accept".to_string(), '{'),
+                ("note".to_string(), '\'')
+            ]
+        );
+        // The whole status removed (`('status',)`) names no field.
+        assert!(
+            crate::kopf::messages::removed_status_fields(
+                "Patching failed with inconsistencies: (('remove', ('status',), {'phase': 'Accepted'}, None),)"
+            )
+            .is_empty()
+        );
+    }
+
+    /// Each headline states its finding's family, never "hidden or stale" for everything.
+    #[test]
+    fn headlines_state_the_first_findings_family() {
+        assert_eq!(headline("rbac-events", false), "Events are not posted");
+        assert_eq!(headline("operator-not-running", false), "Nothing handles the object");
+        assert_eq!(
+            headline("accepted-stale", false),
+            "The handler has not accepted the current spec"
+        );
+        for id in FINDING_IDS {
+            assert!(!headline(id, false).starts_with("A problem"), "{id} has no headline");
+            assert!(!headline(id, true).starts_with("A warning"), "{id} has no headline");
+        }
     }
 
     #[test]

@@ -101,6 +101,16 @@ pub struct Input<'a> {
 /// no "now") or when no replica runs (`operator-not-running` says that).
 pub fn operator_not_leading(input: &Input<'_>) -> Option<Finding> {
     match input.operator.leadership_in(input.namespace) {
+        Leadership::Standalone if input.running.len() > 1 => Some(double_handling(
+            input,
+            "with --standalone: no Lease".into(),
+            vec![format!("its command: {}", input.operator.argv.join(" "))],
+        )),
+        Leadership::Kopf(PeeringMode::Standalone) if input.running.len() > 1 => Some(double_handling(
+            input,
+            "with --standalone: no peering".into(),
+            vec![format!("its command: {}", input.operator.argv.join(" "))],
+        )),
         Leadership::Standalone => Some(ok(
             format!(
                 "the operator {} runs with --standalone: no Lease, every replica handles",
@@ -122,6 +132,40 @@ pub fn operator_not_leading(input: &Input<'_>) -> Option<Finding> {
             clusterwide,
             priority,
         }) => kopf(input, &name, mandatory, clusterwide, priority),
+    }
+}
+
+/// Several replicas of `input.operator` run and nothing makes one of them the handler
+/// (`how`: `--standalone`, or Kopf without a peering object): each replica's watch gets every
+/// event, so each handles every object (two `cause=update` runs at one moment, one per Pod),
+/// patches its status and posts its events twice. A warning: the handling happens, doubled,
+/// and the replicas race on the object's record. The fix that works for every kind: one
+/// replica (`kubectl scale --replicas=1`); for ours, leader election (drop `--standalone`);
+/// Kopf has no leader election: with peering, replicas of one priority all pause (Kopf 1.38
+/// `docs/peering.rst`), so peering does not make several Kopf replicas share the work.
+fn double_handling(input: &Input<'_>, how: String, mut evidence: Vec<String>) -> Finding {
+    let op = input.operator;
+    let n = input.running.len();
+    evidence.push(format!("{n} Pods running: {}", input.running.join(", ")));
+    let scale = format!("kubectl -n {} scale deployment/{} --replicas=1", op.namespace, op.name);
+    let fix = match op.kind {
+        crate::evidence::operator::OperatorKind::Ours => format!(
+            "run one replica ({scale}), or drop --standalone from its args so that the replicas elect one handler on the Lease: kubectl -n {} edit deployment {}",
+            op.namespace, op.name
+        ),
+        _ => format!(
+            "run one replica: {scale} (and `strategy: Recreate`, so that a rollout never runs two). Kopf has no leader election: with Kopf's peering CRDs installed and `--peering`, replicas of the same priority all pause, so peering only keeps a second operator out"
+        ),
+    };
+    Finding {
+        id: ID,
+        severity: Severity::Warning,
+        title: format!(
+            "{n} replicas of the operator {} each handle every object: it runs {how}, so nothing elects one handler (double handling)",
+            op.display()
+        ),
+        evidence,
+        fix: Some(fix),
     }
 }
 
@@ -561,6 +605,16 @@ fn kopf(input: &Input<'_>, name: &str, mandatory: bool, clusterwide: bool, prior
         if !paused_lines.is_empty() {
             return from_logs(input, &paused_lines, &format!("{kind} {where_}: not found now"));
         }
+        if input.running.len() > 1 {
+            return Some(double_handling(
+                input,
+                format!("without a peering object ({kind} {where_} not found, so Kopf falls back to standalone)"),
+                vec![
+                    format!("its command: {}", op.argv.join(" ")),
+                    format!("GET kopf.dev/v1 and zalando.org/v1 {kind} {where_}: not found"),
+                ],
+            ));
+        }
         return Some(ok(
             format!(
                 "no peering object {kind} {where_}: the Kopf operator {} runs standalone (Kopf auto-detects `{name}`)",
@@ -975,6 +1029,18 @@ mod tests {
         assert!(stopped.run().is_none(), "operator-not-running says it");
         let mut standalone = Case::ours(vec![], "2026-11-29T17:00:30Z");
         standalone.op = operator(json!(["kubectl-microservice", "operate", "--standalone"]));
+        // Two replicas with --standalone each handle every object (issue 11 trial, D).
+        assert_eq!(standalone.running.len(), 2);
+        let doubled = standalone.run().unwrap();
+        assert_eq!(doubled.severity, Severity::Warning);
+        assert!(doubled.title.contains("double handling"), "{}", doubled.title);
+        assert!(
+            doubled
+                .fix
+                .unwrap()
+                .contains("kubectl -n ops scale deployment/microservice-operator --replicas=1")
+        );
+        standalone.running.truncate(1);
         assert_eq!(standalone.run().unwrap().severity, Severity::Ok);
     }
 
@@ -1054,12 +1120,25 @@ mod tests {
                 .unwrap()
                 .contains("kind: KopfPeering\nmetadata:\n  name: team\n  namespace: todo")
         );
-        let standalone = Case::kopf(
+        let mut standalone = Case::kopf(
             json!(["kopf", "run", "--standalone", "op.py"]),
             vec![],
             "2026-11-29T17:00:30Z",
         );
+        standalone.running.truncate(1);
         assert_eq!(standalone.run().unwrap().severity, Severity::Ok);
+        // Without a peering object, two replicas fall back to standalone: both handle.
+        let mut unpeered = Case::kopf(json!(["kopf", "run", "op.py"]), vec![], "2026-11-29T17:00:30Z");
+        unpeered.running = vec!["op-1".into(), "op-2".into()];
+        let f = unpeered.run().unwrap();
+        assert_eq!(f.severity, Severity::Warning, "{}", f.title);
+        assert!(
+            f.title.contains("2 replicas") && f.title.contains("double handling"),
+            "{}",
+            f.title
+        );
+        unpeered.running.truncate(1);
+        assert_eq!(unpeered.run().unwrap().severity, Severity::Ok);
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! 2. a Kopf operator: the `*/last-handled-configuration` spec vs the current spec (each changed
 //!    field named, old → new). Equal only means a cycle finished — Kopf rewrites the annotation
 //!    also after a permanent failure — so fresh needs the logs' last `... is processed: N
-//!    succeeded; 0 failed.` for the object; a failed last cycle is stale (`last-handling-failed`);
-//!    no logs in evidence is fresh with reason `unconfirmed-no-logs`;
+//!    succeeded; 0 failed.` for the object, from its logs or its Kopf `Logging` events
+//!    ([`super::cycles::log_facts`]); a failed last cycle is stale (`last-handling-failed`);
+//!    no cycle end in evidence is `unknown` with reason `unconfirmed-no-logs`;
 //! 3. managedFields alone: stale only when the latest spec writer owns nothing but spec fields and
 //!    wrote more than the skew tolerance after the latest status write; otherwise unknown.
 //!
@@ -389,29 +390,33 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
                     evidence: vec![annotation_fact, log_fact(cycle)],
                 });
             }
+            // Kopf rewrites its record after a permanent failure too: without a cycle end
+            // (logs or the object's events) nothing says how the cycle ended, so the verdict
+            // is `unknown`, never a `fresh` that the evidence does not hold.
             LogFacts::Read {
                 last_cycle: None,
                 covers_from,
                 ..
             } => {
-                a.verdict = Verdict::Fresh;
-                let since = covers_from
-                    .map(rfc3339_seconds)
-                    .unwrap_or_else(|| "an unknown time".into());
+                a.verdict = Verdict::Unknown;
+                let logs = match covers_from {
+                    Some(since) => format!("the operator's logs (from {})", rfc3339_seconds(*since)),
+                    None => "no operator log lines in evidence".into(),
+                };
                 a.reasons.push(Reason {
                     code: "unconfirmed-no-logs",
                     message: format!(
-                        "the spec equals the one last handled; the logs (from {since}) show no cycle for it, so success is unconfirmed"
+                        "the spec equals the one Kopf last recorded, which it records after a failed cycle too; {logs} and the object's events show no cycle end for it, so whether it succeeded is unknown"
                     ),
                     evidence: vec![annotation_fact],
                 });
             }
             LogFacts::Unavailable(why) => {
-                a.verdict = Verdict::Fresh;
+                a.verdict = Verdict::Unknown;
                 a.reasons.push(Reason {
                     code: "unconfirmed-no-logs",
                     message:
-                        "the spec equals the one last handled; no operator logs in evidence confirm the cycle succeeded"
+                        "the spec equals the one Kopf last recorded, which it records after a failed cycle too; no operator logs and no Kopf event of the object show how the cycle ended, so whether it succeeded is unknown"
                             .into(),
                     evidence: vec![annotation_fact, why.clone()],
                 });
@@ -440,7 +445,7 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
             last_retry: Some(line), ..
         } = logs
         {
-            evidence.push(format!("last retry in the logs: {line}"));
+            evidence.push(format!("last retry (logs or the object's Kopf events): {line}"));
         }
         a.reasons.push(Reason {
             code: "never-handled",
@@ -487,6 +492,45 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
             evidence: entries.iter().map(Entry::describe).collect(),
         }),
     }
+    a
+}
+
+/// The status fields the verdicts read: ours and the tutorial's Kopf handler write them. One
+/// of them dropped by the CRD's status schema bears on the verdict (`status-pruned`).
+pub const STATUS_FIELDS_READ: [&str; 4] = ["phase", "observedGeneration", "conditions", "acceptedSpec"];
+
+/// Issue 11 item 8, one verdict: a Kopf cycle that succeeded while the API server dropped the
+/// `status.phase` it wrote (the CRD's status schema has no such property; Kopf logs the removal
+/// as an inconsistency) leaves no `Accepted` for the spec: not `fresh`, but `stale` with reason
+/// `status-pruned` first, naming the fields and the line (`explain-events` gives the CRD patch).
+/// `pruned`: the object's dropped fields and the last line saying so ([`super::cycles::pruned_fields`]).
+/// Any other assessment is returned as it is.
+pub fn with_pruned_status(
+    mut a: Assessment,
+    obj: &MicroserviceObject,
+    pruned: Option<&(Vec<String>, String)>,
+) -> Assessment {
+    let Some((fields, line)) = pruned else { return a };
+    let read: Vec<String> = fields
+        .iter()
+        .filter(|f| STATUS_FIELDS_READ.contains(&f.as_str()))
+        .map(|f| format!("status.{f}"))
+        .collect();
+    if a.verdict != Verdict::Fresh || a.handled_by != HandledBy::Kopf || read.is_empty() || obj.phase().is_some() {
+        return a;
+    }
+    a.verdict = Verdict::Stale;
+    a.reasons.insert(
+        0,
+        Reason {
+            code: "status-pruned",
+            message: format!(
+                "the handler's last cycle succeeded, but the API server dropped {} that it wrote (the CRD's status schema does not allow it): the status does not say Accepted for this spec",
+                read.join(", ")
+            ),
+            evidence: vec![format!("last such line: {line}")],
+        },
+    );
     a
 }
 
@@ -659,7 +703,7 @@ fn retrying(obj: &MicroserviceObject, logs: &LogFacts, annotation_fact: &str) ->
         let when = retry_time
             .map(|t| format!(" (logged at {})", rfc3339_seconds(t)))
             .unwrap_or_default();
-        evidence.push(format!("last retry in the logs{when}: {line}"));
+        evidence.push(format!("last retry (logs or the object's Kopf events){when}: {line}"));
         if parts.is_empty() {
             parts.push(format!("the logs' last word on it is a retry{when}"));
         }
@@ -701,6 +745,7 @@ fn undecidable_message(status: &Entry, spec: &Entry, options: Options<'_>) -> St
 
 fn log_fact(cycle: &CycleEnd) -> String {
     match cycle.time {
+        Some(_) if cycle.clock == super::cycles::EVENT_CLOCK => format!("{} ({})", cycle.line, cycle.clock),
         Some(t) => format!("{} (logged at {}, {})", cycle.line, rfc3339_seconds(t), cycle.clock),
         None => cycle.line.clone(),
     }
@@ -908,7 +953,11 @@ mod tests {
         let handled = obj(json!({"metadata": {"name": "a", "generation": 2, "annotations": {
             "kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":1}}\n"}}, "spec": {"image": "x", "port": 1}, "status": {"phase": "Accepted"}}));
         let a = assess(&handled, &no_logs(), Options::default());
-        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "unconfirmed-no-logs"));
+        // Kopf records the spec after a permanent failure too: unknown, never fresh.
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::Unknown, "unconfirmed-no-logs")
+        );
         let failed = LogFacts::Read {
             covers_from: None,
             last_cycle: Some(CycleEnd {
@@ -1116,7 +1165,10 @@ mod tests {
         let done =
             r#"{"started":"2026-11-29T16:22:42+00:00","purpose":"resume","retries":1,"success":true,"failure":false}"#;
         let a = assess(&handled(Some(done)), &retry_before_none(), Options::default());
-        assert_eq!(a.verdict, Verdict::Fresh);
+        assert_eq!(
+            (a.verdict, a.reasons[0].code),
+            (Verdict::Unknown, "unconfirmed-no-logs")
+        );
     }
 
     /// nolar/kopf#1087: the handler succeeds, `Creation is processed: 1 succeeded; 0 failed.`,

@@ -478,6 +478,26 @@ pub fn event_post_failure_from_fields<'a>(
     any.then_some(f)
 }
 
+/// The `status.<field>`s a `Patching failed with inconsistencies: ...` line says the API server
+/// removed, each with the first character of the value Kopf wrote (`{` a dict, `'` a string, a
+/// digit, `T`/`F` a bool): Kopf 1.38 prints the diff as Python tuples
+/// `(('remove', ('status', 'accept'), {'image': ...}, None), ...)` (`kopf/_cogs/clients/patching.py`).
+pub fn removed_status_fields(message: &str) -> Vec<(String, char)> {
+    let mut out = Vec::new();
+    let mut rest = message;
+    let needle = "('remove', ('status', ";
+    while let Some(at) = rest.find(needle) {
+        rest = &rest[at + needle.len()..];
+        let Some((field, tail)) = python_repr(rest) else {
+            continue;
+        };
+        let Some(tail) = tail.strip_prefix(")") else { continue };
+        let first = tail.trim_start_matches([',', ' ']).chars().next().unwrap_or('{');
+        out.push((field, first));
+    }
+    out
+}
+
 /// Reads a Python `repr()` of a string at the start of `s` (`'x'`, or `"x"` when it contains a
 /// single quote; backslash escapes undone). Returns the value and the rest after the quote.
 pub fn python_repr(s: &str) -> Option<(String, &str)> {
