@@ -138,7 +138,13 @@ fn read_env_kubeconfig(paths: &[std::path::PathBuf]) -> Result<Kubeconfig, Strin
             Err(KubeconfigError::ReadConfig(io, _)) if io.kind() == std::io::ErrorKind::NotFound => {
                 missing.push(path.display().to_string());
             }
-            Err(e) => return Err(format!("{}: {}", path.display(), describe_kubeconfig_error(&e, Some(path)))),
+            Err(e) => {
+                return Err(format!(
+                    "{}: {}",
+                    path.display(),
+                    describe_kubeconfig_error(&e, Some(path))
+                ));
+            }
         }
     }
     merged.ok_or_else(|| match missing.as_slice() {

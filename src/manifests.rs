@@ -638,11 +638,24 @@ mod tests {
             // Shared: the same objects in both installations, and only the CRD and ClusterRoles.
             assert!(shared.iter().all(|o| all_b.contains(o)), "{shared:?}");
             assert!(shared.contains(&("CustomResourceDefinition".into(), CRD_NAME.into())));
-            assert!(shared.iter().all(|(kind, _)| kind == "CustomResourceDefinition" || kind == "ClusterRole"));
-            assert!(own_a.iter().all(|(kind, _)| kind != "CustomResourceDefinition" && kind != "ClusterRole"));
+            assert!(
+                shared
+                    .iter()
+                    .all(|(kind, _)| kind == "CustomResourceDefinition" || kind == "ClusterRole")
+            );
+            assert!(
+                own_a
+                    .iter()
+                    .all(|(kind, _)| kind != "CustomResourceDefinition" && kind != "ClusterRole")
+            );
             // Everything kept is this installation's own. Namespaced objects are told apart by
             // their namespace, so only cluster-scoped ones could collide: none does.
-            assert!(own_a.iter().filter(|(kind, _)| kind == "ClusterRoleBinding").all(|o| !all_b.contains(o)));
+            assert!(
+                own_a
+                    .iter()
+                    .filter(|(kind, _)| kind == "ClusterRoleBinding")
+                    .all(|o| !all_b.contains(o))
+            );
             assert!(own_a.iter().any(|(kind, _)| kind == "Deployment"));
         }
     }
@@ -668,7 +681,10 @@ mod tests {
                 &["manifests", "-n", "ops", "-A", "--image", "Not An Image"][..],
                 "--image \"Not An Image\"",
             ),
-            (&["manifests", "-n", "ops", "-A", "-o", "wide"][..], "-o wide has no meaning here; -o takes yaml, json, name"),
+            (
+                &["manifests", "-n", "ops", "-A", "-o", "wide"][..],
+                "-o wide has no meaning here; -o takes yaml, json, name",
+            ),
         ] {
             let err = render_args(args).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{args:?}");

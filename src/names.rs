@@ -98,14 +98,34 @@ pub fn is_type_name(word: &str) -> bool {
 /// Types of kubectl's that a `TYPE/NAME` could name by mistake (`deployment/op`), refused as
 /// not a Microservice rather than read as a namespace of that name.
 const OTHER_TYPES: [&str; 24] = [
-    "po", "pod", "pods", "deploy", "deployment", "deployments", "svc", "service", "services", "rs",
-    "replicaset", "replicasets", "cm", "configmap", "configmaps", "secret", "secrets", "sts",
-    "statefulset", "statefulsets", "ns", "namespace", "namespaces", "lease",
+    "po",
+    "pod",
+    "pods",
+    "deploy",
+    "deployment",
+    "deployments",
+    "svc",
+    "service",
+    "services",
+    "rs",
+    "replicaset",
+    "replicasets",
+    "cm",
+    "configmap",
+    "configmaps",
+    "secret",
+    "secrets",
+    "sts",
+    "statefulset",
+    "statefulsets",
+    "ns",
+    "namespace",
+    "namespaces",
+    "lease",
 ];
 
 /// What [`object_ref`] takes, for its errors.
-const OBJECT_FORMS: &str =
-    "expected NAME, TYPE/NAME (TYPE: ms, microservice, microservices or microservices.platform.example.io) or NAMESPACE/NAME";
+const OBJECT_FORMS: &str = "expected NAME, TYPE/NAME (TYPE: ms, microservice, microservices or microservices.platform.example.io) or NAMESPACE/NAME";
 
 /// Splits an object argument (`status NAME`, `explain-events NAME`, `logs OBJECT`) into its
 /// namespace, if given, and a Microservice name, each checked. It takes kubectl's `TYPE/NAME`
@@ -159,7 +179,11 @@ pub fn object_in_scope(
         None => Ok((namespace.map(str::to_string), name.to_string())),
         Some(ns) if all_namespaces || namespace.is_some_and(|n| n != ns) => Err(format!(
             "{ns}/{name} names namespace {ns}; it contradicts {} (a NAMESPACE/NAME's first part is a namespace unless it is a Microservice type name: ms, microservice, ...)",
-            if all_namespaces { "-A".to_string() } else { format!("-n {}", namespace.unwrap_or_default()) }
+            if all_namespaces {
+                "-A".to_string()
+            } else {
+                format!("-n {}", namespace.unwrap_or_default())
+            }
         )),
         Some(ns) => Ok((Some(ns.to_string()), name.to_string())),
     }
@@ -269,32 +293,64 @@ mod tests {
     /// `status ms/todo-api` was read as namespace `ms`), and `-o name`'s output reads back.
     #[test]
     fn type_slash_name_is_kubectls() {
-        for ty in TYPE_NAMES.iter().copied().chain(["Microservice", "MS", "Microservices.Platform.Example.IO"]) {
+        for ty in TYPE_NAMES
+            .iter()
+            .copied()
+            .chain(["Microservice", "MS", "Microservices.Platform.Example.IO"])
+        {
             let given = format!("{ty}/todo-api");
             assert_eq!(object_ref(&given), Ok((None, "todo-api")), "{given}");
             assert_eq!(object_ref_arg(&given), Ok("todo-api".to_string()), "{given}");
         }
         assert_eq!(object_ref_arg("todo/todo-api"), Ok("todo/todo-api".to_string()));
-        for bad in ["deployment/op", "pods/op", "apps.example.io/x", "microservice.example.io/x"] {
+        for bad in [
+            "deployment/op",
+            "pods/op",
+            "apps.example.io/x",
+            "microservice.example.io/x",
+        ] {
             let err = object_ref(bad).unwrap_err();
-            assert!(err.starts_with(OBJECT_FORMS) && err.ends_with("is not a Microservice type"), "{bad}: {err}");
+            assert!(
+                err.starts_with(OBJECT_FORMS) && err.ends_with("is not a Microservice type"),
+                "{bad}: {err}"
+            );
         }
-        assert!(object_ref("ms/UPPER").unwrap_err().contains("\"UPPER\" is not a Microservice name"));
+        assert!(
+            object_ref("ms/UPPER")
+                .unwrap_err()
+                .contains("\"UPPER\" is not a Microservice name")
+        );
         assert!(object_ref("ms/").is_err() && object_ref("ms/a/b").is_err());
     }
 
     #[test]
     fn namespace_slash_name_and_the_scope_flags() {
-        assert_eq!(object_in_scope("todo-api", Some("a"), false), Ok((Some("a".into()), "todo-api".into())));
-        assert_eq!(object_in_scope("a/todo-api", None, false), Ok((Some("a".into()), "todo-api".into())));
-        assert_eq!(object_in_scope("a/todo-api", Some("a"), false), Ok((Some("a".into()), "todo-api".into())));
-        assert!(object_in_scope("a/todo-api", Some("b"), false).unwrap_err().starts_with(
-            "a/todo-api names namespace a; it contradicts -n b"
-        ));
-        assert!(object_in_scope("a/todo-api", None, true).unwrap_err().starts_with(
-            "a/todo-api names namespace a; it contradicts -A"
-        ));
-        assert_eq!(object_in_scope("ms/todo-api", Some("b"), false), Ok((Some("b".into()), "todo-api".into())));
+        assert_eq!(
+            object_in_scope("todo-api", Some("a"), false),
+            Ok((Some("a".into()), "todo-api".into()))
+        );
+        assert_eq!(
+            object_in_scope("a/todo-api", None, false),
+            Ok((Some("a".into()), "todo-api".into()))
+        );
+        assert_eq!(
+            object_in_scope("a/todo-api", Some("a"), false),
+            Ok((Some("a".into()), "todo-api".into()))
+        );
+        assert!(
+            object_in_scope("a/todo-api", Some("b"), false)
+                .unwrap_err()
+                .starts_with("a/todo-api names namespace a; it contradicts -n b")
+        );
+        assert!(
+            object_in_scope("a/todo-api", None, true)
+                .unwrap_err()
+                .starts_with("a/todo-api names namespace a; it contradicts -A")
+        );
+        assert_eq!(
+            object_in_scope("ms/todo-api", Some("b"), false),
+            Ok((Some("b".into()), "todo-api".into()))
+        );
     }
 
     #[test]

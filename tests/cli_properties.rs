@@ -429,9 +429,21 @@ const NEGATIVE_TAKERS: &[(&[&str], &str, &str)] = &[
     (&["explain-events", "x"], "--skew", "expected a duration ≥ 0"),
     (&["explain-events", "x"], "--event-ttl", "expected a duration ≥ 0"),
     (&["logs", "--handler", "accept"], "--since", "expected a duration ≥ 0"),
-    (&["logs", "--handler", "accept"], "--run-timeout", "expected a duration ≥ 0"),
-    (&["logs", "--handler", "accept"], "--last", "expected a number of runs ≥ 1"),
-    (&["operate"], "--max-concurrent", "expected a whole number from 1 to 65535"),
+    (
+        &["logs", "--handler", "accept"],
+        "--run-timeout",
+        "expected a duration ≥ 0",
+    ),
+    (
+        &["logs", "--handler", "accept"],
+        "--last",
+        "expected a number of runs ≥ 1",
+    ),
+    (
+        &["operate"],
+        "--max-concurrent",
+        "expected a whole number from 1 to 65535",
+    ),
     (&["operate"], "--request-timeout", "expected a duration ≥ 0"),
 ];
 

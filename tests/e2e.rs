@@ -1835,7 +1835,11 @@ fn e2e_an_operator_flag_naming_no_deployment_is_an_error_in_every_command() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "{command:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{command:?}: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.stdout.is_empty(),
+            "{command:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         assert_eq!(stderr.trim(), expected, "{command:?}");
     }
     assert!(!Path::new(dir).exists());

@@ -376,7 +376,10 @@ fn a_missing_kubeconfig_in_kubeconfig_is_a_usage_error_naming_it() {
         let bundle_dir = tmp.path().join("bundle");
         let args = with_dir(line, bundle_dir.to_str().unwrap());
         for (value, first) in [
-            (m.clone(), format!("error: cannot read KUBECONFIG={m}: {m}: no such file")),
+            (
+                m.clone(),
+                format!("error: cannot read KUBECONFIG={m}: {m}: no such file"),
+            ),
             (
                 list.clone(),
                 format!("error: cannot read KUBECONFIG={list}: none of its files exists ({m}, {m2})"),
@@ -385,7 +388,11 @@ fn a_missing_kubeconfig_in_kubeconfig_is_a_usage_error_naming_it() {
             let out = run_with_kubeconfig_env(&args, &value);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(2), "{args:?} {value}: {stderr}");
-            assert!(out.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
+            assert!(
+                out.stdout.is_empty(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
             assert_eq!(stderr.lines().next(), Some(first.as_str()), "{args:?}: {stderr}");
             assert!(!stderr.contains("infer"), "{args:?}: {stderr}");
         }
@@ -397,7 +404,10 @@ fn a_missing_kubeconfig_in_kubeconfig_is_a_usage_error_naming_it() {
     let out = run_with_kubeconfig_env(&["status"], &format!("{m}:{}", usable.display()));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("cannot reach the API server https://127.0.0.1:1"), "{stderr}");
+    assert!(
+        stderr.contains("cannot reach the API server https://127.0.0.1:1"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("nonexist"), "{stderr}");
     // A file that is no kubeconfig is named, in one line.
     let junk = tmp.path().join("junk");
@@ -407,7 +417,11 @@ fn a_missing_kubeconfig_in_kubeconfig_is_a_usage_error_naming_it() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.starts_with(&format!("error: cannot read KUBECONFIG={}: {}: failed to parse kubeconfig YAML", junk.display(), junk.display())),
+        stderr.starts_with(&format!(
+            "error: cannot read KUBECONFIG={}: {}: failed to parse kubeconfig YAML",
+            junk.display(),
+            junk.display()
+        )),
         "{stderr}"
     );
 }
@@ -430,7 +444,11 @@ fn no_kubeconfig_at_all_is_one_sentence() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         // `version` prints the client's version without a cluster, and notes why no operator.
-        let (code, prefix) = if args == ["version"] { (0, "note: operators not shown") } else { (3, "error") };
+        let (code, prefix) = if args == ["version"] {
+            (0, "note: operators not shown")
+        } else {
+            (3, "error")
+        };
         assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
         assert!(
             stderr.lines().any(|l| l
@@ -454,11 +472,36 @@ fn each_o_refusal_and_help_list_what_the_subcommand_accepts() {
     let (_dir, kubeconfig) = unreachable();
     let cases: &[(&str, &[&str], &[&str], &str)] = &[
         // subcommand, its line, refused values, accepted list
-        ("explain-events", &["explain-events", "catalog-api", "--bundle", &bundle], &["wide", "name"], "json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
-        ("logs", &["logs", "--handler", "accept", "--bundle", &bundle], &["yaml", "wide", "name"], "json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
-        ("manifests", &["manifests", "-n", "ops", "-A"], &["wide"], "yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
-        ("version", &["version"], &["wide", "name"], "json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
-        ("status", &["status", "--bundle", &bundle], &[], "json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"),
+        (
+            "explain-events",
+            &["explain-events", "catalog-api", "--bundle", &bundle],
+            &["wide", "name"],
+            "json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE",
+        ),
+        (
+            "logs",
+            &["logs", "--handler", "accept", "--bundle", &bundle],
+            &["yaml", "wide", "name"],
+            "json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE",
+        ),
+        (
+            "manifests",
+            &["manifests", "-n", "ops", "-A"],
+            &["wide"],
+            "yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE",
+        ),
+        (
+            "version",
+            &["version"],
+            &["wide", "name"],
+            "json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE",
+        ),
+        (
+            "status",
+            &["status", "--bundle", &bundle],
+            &[],
+            "json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE",
+        ),
     ];
     for (sub, line, refused, list) in cases {
         let text = help(&[sub, "--help"]).split_whitespace().collect::<Vec<_>>().join(" ");

@@ -174,22 +174,65 @@ fn a_tail_below_minus_one_is_a_usage_error() {
 fn negative_durations_and_numbers_are_the_flags_values_and_refused() {
     let duration = "expected a duration ≥ 0 such as 10s, 1m, 1m30s, 500ms or 2h";
     let cases: &[(&[&str], &str, &str)] = &[
-        (&["status", "--request-timeout", "-1s"], "--request-timeout <DURATION>", duration),
-        (&["--request-timeout", "-1s", "status"], "--request-timeout <DURATION>", duration),
-        (&["operate", "--request-timeout", "-1s"], "--request-timeout <DURATION>", duration),
+        (
+            &["status", "--request-timeout", "-1s"],
+            "--request-timeout <DURATION>",
+            duration,
+        ),
+        (
+            &["--request-timeout", "-1s", "status"],
+            "--request-timeout <DURATION>",
+            duration,
+        ),
+        (
+            &["operate", "--request-timeout", "-1s"],
+            "--request-timeout <DURATION>",
+            duration,
+        ),
         (&["status", "--skew", "-5s"], "--skew <DURATION>", duration),
-        (&["status", "-w", "--interval", "-1s"], "--interval <DURATION>", duration),
+        (
+            &["status", "-w", "--interval", "-1s"],
+            "--interval <DURATION>",
+            duration,
+        ),
         (&["explain-events", "x", "--skew", "-5s"], "--skew <DURATION>", duration),
-        (&["explain-events", "x", "--event-ttl", "-1h"], "--event-ttl <DURATION>", duration),
-        (&["logs", "--handler", "accept", "--since", "-1h"], "--since <DURATION>", duration),
-        (&["logs", "--handler", "accept", "--run-timeout", "-1m"], "--run-timeout <DURATION>", duration),
-        (&["logs", "--handler", "accept", "--last", "-1"], "--last <RUNS>", "expected a number of runs ≥ 1"),
-        (&["operate", "--max-concurrent", "-1"], "--max-concurrent <N>", "expected a whole number from 1 to 65535"),
-        (&["operate", "--max-concurrent", "0"], "--max-concurrent <N>", "expected a whole number from 1 to 65535"),
+        (
+            &["explain-events", "x", "--event-ttl", "-1h"],
+            "--event-ttl <DURATION>",
+            duration,
+        ),
+        (
+            &["logs", "--handler", "accept", "--since", "-1h"],
+            "--since <DURATION>",
+            duration,
+        ),
+        (
+            &["logs", "--handler", "accept", "--run-timeout", "-1m"],
+            "--run-timeout <DURATION>",
+            duration,
+        ),
+        (
+            &["logs", "--handler", "accept", "--last", "-1"],
+            "--last <RUNS>",
+            "expected a number of runs ≥ 1",
+        ),
+        (
+            &["operate", "--max-concurrent", "-1"],
+            "--max-concurrent <N>",
+            "expected a whole number from 1 to 65535",
+        ),
+        (
+            &["operate", "--max-concurrent", "0"],
+            "--max-concurrent <N>",
+            "expected a whole number from 1 to 65535",
+        ),
     ];
     for (args, flag, expected) in cases {
         let value = args[args.iter().position(|a| flag.starts_with(a)).unwrap() + 1];
-        usage_error(args, &format!("error: invalid value '{value}' for '{flag}': {expected}"));
+        usage_error(
+            args,
+            &format!("error: invalid value '{value}' for '{flag}': {expected}"),
+        );
     }
     // -1 is `--tail`'s "all lines", as kubectl's.
     let (_dir, kubeconfig) = unreachable();
@@ -219,7 +262,9 @@ fn explain_events_names_that_are_not_kubernetes_names_are_usage_errors() {
     for name in ["a b", "", "UPPER"] {
         usage_error(
             &["explain-events", name],
-            &format!("error: invalid value '{name}' for '<NAME>': {FORMS}: {name:?} is not a Microservice name ({SUBDOMAIN})"),
+            &format!(
+                "error: invalid value '{name}' for '<NAME>': {FORMS}: {name:?} is not a Microservice name ({SUBDOMAIN})"
+            ),
         );
     }
 }
@@ -236,9 +281,7 @@ fn object_names_with_or_without_namespace_are_checked() {
     for (command, shown) in cases {
         usage_error(
             &[command, &["../../etc"]].concat(),
-            &format!(
-                "error: invalid value '../../etc' for '{shown}': {FORMS}: \"..\" is not a Microservice type"
-            ),
+            &format!("error: invalid value '../../etc' for '{shown}': {FORMS}: \"..\" is not a Microservice type"),
         );
         usage_error(
             &[command, &["UPPER"]].concat(),

@@ -96,7 +96,10 @@ fn filters_select_runs() {
     assert_eq!(code, 0);
     // A known handler filtered to nothing is not a mistyped one: no list.
     let (_, stdout, _) = run(&["logs", "--handler", "accept", "--outcome", "failed", "--file", &file]);
-    assert!(stdout.contains("No run of handler accept in these logs matches --outcome failed."), "{stdout}");
+    assert!(
+        stdout.contains("No run of handler accept in these logs matches --outcome failed."),
+        "{stdout}"
+    );
     assert!(!stdout.contains("Handlers in these logs"), "{stdout}");
 }
 
@@ -479,18 +482,41 @@ fn no_line_and_no_run_in_the_window_are_plain_sentences() {
         std::path::Path::new(&format!("{}/examples/healthy", env!("CARGO_MANIFEST_DIR"))),
         &bundle,
     );
-    std::fs::write(bundle.join("operator/logs/catalog-operator-6d4f9f788f-4759c.operator.log"), "").unwrap();
-    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "catalog-api", "--bundle", bundle.to_str().unwrap()]);
+    std::fs::write(
+        bundle.join("operator/logs/catalog-operator-6d4f9f788f-4759c.operator.log"),
+        "",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "catalog-api",
+        "--bundle",
+        bundle.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.contains("Cannot tell whether handler accept ran for store/catalog-api since the spec changed at 2026-11-29T17:11:55Z (created): the logs read hold no line with a time.\n"),
         "{stdout}"
     );
-    assert!(stdout.contains("  catalog-operator-6d4f9f788f-4759c/operator: no lines\n"), "{stdout}");
+    assert!(
+        stdout.contains("  catalog-operator-6d4f9f788f-4759c/operator: no lines\n"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("0 lines") && !stdout.contains("no time"), "{stdout}");
     // Runs outside --since: the first line names the filter that left them out.
     let healthy = format!("{}/examples/healthy", env!("CARGO_MANIFEST_DIR"));
-    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "catalog-api", "--bundle", &healthy, "--since", "1s"]);
+    let (code, stdout, stderr) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "catalog-api",
+        "--bundle",
+        &healthy,
+        "--since",
+        "1s",
+    ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.starts_with("No run of handler accept for catalog-api in these logs matches --since 1s.\n"),
@@ -504,12 +530,32 @@ fn no_line_and_no_run_in_the_window_are_plain_sentences() {
 #[test]
 fn a_container_the_pods_do_not_have_is_one_error_naming_theirs() {
     let healthy = format!("{}/examples/healthy", env!("CARGO_MANIFEST_DIR"));
-    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "catalog-api", "--bundle", &healthy, "-c", "nope"]);
+    let (code, stdout, stderr) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "catalog-api",
+        "--bundle",
+        &healthy,
+        "-c",
+        "nope",
+    ]);
     assert_eq!((code, stdout.as_str()), (3, ""), "{stderr}");
     assert_eq!(
         stderr.trim(),
-        format!("error: -c nope: the operator's Pods have no container nope in {healthy}/operator/logs/; their containers: operator")
+        format!(
+            "error: -c nope: the operator's Pods have no container nope in {healthy}/operator/logs/; their containers: operator"
+        )
     );
-    let (code, _, stderr) = run(&["logs", "--handler", "accept", "catalog-api", "--bundle", &healthy, "-c", "operator"]);
+    let (code, _, stderr) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "catalog-api",
+        "--bundle",
+        &healthy,
+        "-c",
+        "operator",
+    ]);
     assert_eq!(code, 0, "{stderr}");
 }

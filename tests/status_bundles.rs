@@ -445,14 +445,30 @@ fn operator_flag_selects_the_bundles_deployment() {
     // with nothing on stdout as if it were an answer (issue 14 item 2), in every command.
     for command in [
         vec!["status", "--bundle", bundle, "--operator", "ops/deployment/nope"],
-        vec!["status", "catalog-api", "--bundle", bundle, "--operator", "ops/deployment/nope"],
-        vec!["explain-events", "catalog-api", "--bundle", bundle, "--operator", "ops/deployment/nope"],
+        vec![
+            "status",
+            "catalog-api",
+            "--bundle",
+            bundle,
+            "--operator",
+            "ops/deployment/nope",
+        ],
+        vec![
+            "explain-events",
+            "catalog-api",
+            "--bundle",
+            bundle,
+            "--operator",
+            "ops/deployment/nope",
+        ],
     ] {
         let (code, out, err) = status_cli(&command);
         assert_eq!((code, out.as_str()), (Some(3), ""), "{command:?}: {err}");
         assert_eq!(
             err.trim(),
-            format!("error: --operator ops/deployment/nope: not in the bundle {bundle}, whose operator/deployment.json holds store/deployment/catalog-operator, store/deployment/second-operator"),
+            format!(
+                "error: --operator ops/deployment/nope: not in the bundle {bundle}, whose operator/deployment.json holds store/deployment/catalog-operator, store/deployment/second-operator"
+            ),
             "{command:?}"
         );
     }
@@ -661,7 +677,16 @@ fn a_namespace_the_bundle_does_not_hold_is_named_as_such() {
         vec!["status", "nope/catalog-api", "--bundle", &bundle],
         vec!["explain-events", "catalog-api", "-n", "nope", "--bundle", &bundle],
         vec!["explain-events", "nope/catalog-api", "--bundle", &bundle],
-        vec!["logs", "--handler", "accept", "catalog-api", "-n", "nope", "--bundle", &bundle],
+        vec![
+            "logs",
+            "--handler",
+            "accept",
+            "catalog-api",
+            "-n",
+            "nope",
+            "--bundle",
+            &bundle,
+        ],
         vec!["logs", "--handler", "accept", "nope/catalog-api", "--bundle", &bundle],
         vec!["logs", "--handler", "accept", "-n", "nope", "--bundle", &bundle],
     ] {

@@ -336,7 +336,10 @@ fn type_slash_name_and_the_o_name_round_trip() {
             vec!["logs", "--handler", "accept", given, "-n", "store"],
         ] {
             let out = run(&command);
-            let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
             assert_eq!(out.status.code(), Some(0), "{command:?}: {stderr}");
             assert!(stdout.contains("store/catalog-api"), "{command:?}: {stdout}");
         }

@@ -402,7 +402,9 @@ fn since_statement(
                 crate::time::rfc3339_millis(logs_begin)
             )
         }
-        SinceVerdict::CannotTell { logs_begin: Some(begin) } => format!(
+        SinceVerdict::CannotTell {
+            logs_begin: Some(begin),
+        } => format!(
             "Cannot tell whether handler {handler} ran for {name} since {what}: logs begin at {}.",
             crate::time::rfc3339_millis(begin)
         ),
@@ -1332,7 +1334,13 @@ mod tests {
             "-c nope: the Pods of ops/deployment/custom have no container nope; their containers: sidecar, operator"
         );
         let (global, args) = parse(&["--operator", "ops/deployment/custom", "-c", "operator"]);
-        assert_eq!(resolve_target(&client, &global, &args, &[], None).await.unwrap().container, "operator");
+        assert_eq!(
+            resolve_target(&client, &global, &args, &[], None)
+                .await
+                .unwrap()
+                .container,
+            "operator"
+        );
         // A malformed --operator never gets this far: it is refused while parsing.
         let err = Cli::try_parse_from([
             "kubectl-microservice",

@@ -72,14 +72,21 @@ pub fn check_operator_in_bundle(
             d.metadata.name.as_deref().unwrap_or("")
         )
     };
-    if deployments.iter().any(|d| label(d) == format!("{namespace}/deployment/{name}")) {
+    if deployments
+        .iter()
+        .any(|d| label(d) == format!("{namespace}/deployment/{name}"))
+    {
         return Ok(());
     }
     let held: Vec<String> = deployments.iter().map(label).collect();
     Err(AppError::Undecided(format!(
         "--operator {spec}: not in the bundle {}, whose operator/deployment.json holds {}",
         dir.display(),
-        if held.is_empty() { "no Deployment".to_string() } else { held.join(", ") }
+        if held.is_empty() {
+            "no Deployment".to_string()
+        } else {
+            held.join(", ")
+        }
     )))
 }
 

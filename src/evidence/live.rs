@@ -1127,7 +1127,9 @@ mod tests {
         let findings = access_notes(&none, "in todo", NotesFor::Findings);
         assert_eq!(
             findings[1..],
-            ["you cannot list events in todo: the findings cannot see the object's events (a gap): whether Warning events were posted is not known"]
+            [
+                "you cannot list events in todo: the findings cannot see the object's events (a gap): whether Warning events were posted is not known"
+            ]
         );
         let object = access_notes(&none, "in todo", NotesFor::StatusObject);
         assert_eq!(

@@ -120,7 +120,11 @@ mod tests {
         assert!(any.matches(&ObjectKey::parse("other/todo-api").unwrap()));
         assert_eq!(ObjectSelector::parse("a/b", None).unwrap().describe(), "a/b");
         assert_eq!(ObjectSelector::parse("a/b", Some("a")).unwrap().describe(), "a/b");
-        assert!(ObjectSelector::parse("a/b", Some("x")).unwrap_err().starts_with("a/b names namespace a; it contradicts -n x"));
+        assert!(
+            ObjectSelector::parse("a/b", Some("x"))
+                .unwrap_err()
+                .starts_with("a/b names namespace a; it contradicts -n x")
+        );
         assert_eq!(ObjectSelector::parse("ms/b", Some("x")).unwrap().describe(), "x/b");
         let err = ObjectSelector::parse("a/b/c", None).unwrap_err();
         assert!(err.contains("\"a/b/c\"") && err.contains("expected"), "{err}");
