@@ -524,29 +524,42 @@ mod tests {
         assert_eq!(logged_commit(line).as_deref(), Some("5a2d2b920261"));
         let json_line = r#"{"timestamp":"2026-11-29T20:34:09.669Z","level":"INFO","message":"Operator started","version":"0.1.0 (commit 5a2d2b920261)"}"#;
         assert_eq!(logged_commit(json_line).as_deref(), Some("5a2d2b920261"));
-        assert_eq!(logged_commit(r#"INFO Operator started version="0.1.0 (commit unknown)""#), None);
+        assert_eq!(
+            logged_commit(r#"INFO Operator started version="0.1.0 (commit unknown)""#),
+            None
+        );
         assert_eq!(logged_commit("INFO Accepted todo/x"), None);
 
-        let mut op = deployment("ops", "op", "ghcr.io/x/kubectl-microservice:0.1.0", &["kubectl-microservice", "operate"]);
+        let mut op = deployment(
+            "ops",
+            "op",
+            "ghcr.io/x/kubectl-microservice:0.1.0",
+            &["kubectl-microservice", "operate"],
+        );
         op.spec.as_mut().unwrap().selector.match_labels = Some([("app".to_string(), "op".to_string())].into());
         let deployments = json!({"apiVersion": "apps/v1", "kind": "DeploymentList", "metadata": {}, "items": [serde_json::to_value(&op).unwrap()]}).to_string();
         let pods = json!({"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": [
             {"metadata": {"name": "op-1", "namespace": "ops"}}]})
         .to_string();
         let log = format!("{line}\n2026-11-29T20:34:10.000Z  INFO Accepted todo/x\n");
-        let (client, seen) = crate::logs::live::fake_api(move |path, _| match path {
+        let (client, seen) = crate::logs::live::fake_api(move |path, _| {
+            match path {
             "/version" => (200, json!({"major": "1", "minor": "33", "gitVersion": "v1.33.1", "gitCommit": "", "gitTreeState": "", "buildDate": "", "goVersion": "", "compiler": "", "platform": ""}).to_string()),
             "/apis/apps/v1/deployments" => (200, deployments.clone()),
             "/api/v1/namespaces/ops/pods" => (200, pods.clone()),
             "/api/v1/namespaces/ops/pods/op-1/log" => (200, log.clone()),
             _ => (404, "{}".into()),
+        }
         });
         let (_, operators) = ask(&client, "todo", "0.1.0").await.unwrap();
         assert_eq!(operators[0].git_commits, ["5a2d2b920261"]);
         assert!(!operators[0].skew);
         let seen = seen.lock().unwrap().clone();
         let log_call = seen.iter().find(|u| u.contains("/log")).unwrap();
-        assert!(log_call.contains("limitBytes=8192") && log_call.contains("container=operator"), "{log_call}");
+        assert!(
+            log_call.contains("limitBytes=8192") && log_call.contains("container=operator"),
+            "{log_call}"
+        );
         let report = |ours: &str| Report {
             schema_version: 1,
             client_version: ClientVersion {
@@ -559,7 +572,9 @@ mod tests {
         };
         assert_eq!(
             notes(&report("e397df9d5c2b")),
-            ["note: operator ops/deployment/op was built from commit 5a2d2b920261 (its Pods' logs), this client from commit e397df9d5c2b"]
+            [
+                "note: operator ops/deployment/op was built from commit 5a2d2b920261 (its Pods' logs), this client from commit e397df9d5c2b"
+            ]
         );
         // The same commit, or a client that does not know its own: no note.
         assert!(notes(&report("5a2d2b920261")).is_empty());
