@@ -1,18 +1,22 @@
-//! Benchmark of `operate` against the cluster in `KMS_E2E_KUBECONFIG` (issue 6, acceptance 4).
+//! Benchmark of `operate` against the cluster in `KMS_E2E_KUBECONFIG` (issues 6 and 13).
 //! Not a timed test: it prints figures and checks only that the work was done.
 //!
-//! 1. Create: N Microservices (default 1000) created by 16 concurrent clients in a fresh namespace
-//!    while the release binary runs `operate` (leader election on, events on). Reported: the time
-//!    from the last create until all are Accepted, create→Accepted latency p50/p99 (from the
-//!    create's answer to the first watch event showing `phase: Accepted` at that generation), the
-//!    operator's peak RSS (VmHWM from /proc), and API writes per object, counted on the API server
-//!    side (`apiserver_request_total` from its `/metrics`, which needs the admin kubeconfig):
-//!    microservices, microservices/status and events writes (by verb and HTTP code, so 409 and
-//!    429 answers show), minus the benchmark's own N creates; Lease writes are not counted. Also
-//!    the Accepted events found and the handler retries logged.
+//! 1. Create: N Microservices (`KMS_BENCH_OBJECTS`, default 1000) created by 16 concurrent
+//!    clients in a fresh namespace while the release binary runs `operate` (leader election on,
+//!    events on, `--health-listen` for its `/metrics`). Reported: the time from the last create
+//!    until all are Accepted, create→Accepted latency p50/p99 (from the create's answer to the
+//!    first watch event showing `phase: Accepted` at that generation); the operator's peak RSS
+//!    (VmHWM from /proc) and its memory per object, (peak − RSS before the first create) / N;
+//!    events: how many the operator stored (its `events_posted_total`), how many are stored in
+//!    the namespace by type and reason (listed from the API in pages), how many it shed by type
+//!    and reason (`events_shed_total`) or gave up on, and its lines about shedding or failing;
+//!    API writes per object, counted on the API server side (`apiserver_request_total` from its
+//!    `/metrics`, which needs the admin kubeconfig): microservices, microservices/status and
+//!    events writes (by verb and HTTP code, so 409 and 429 answers show), minus the benchmark's
+//!    own N creates; Lease writes are not counted. Also the handler retries logged.
 //! 2. Restart: SIGTERM, then a new `operate` over the N unchanged objects. Reported: time from
 //!    the process start until every object logged `Resuming is processed`, the writes meanwhile
-//!    (must be 0), and that process's peak RSS.
+//!    (must be 0), and that process's peak RSS and peak RSS per object.
 //!
 //! The write counts are exact only when nothing else writes to that API server meanwhile: use a
 //! private one. The namespace (`kms-bench-*`) is left behind for inspection.
@@ -63,7 +67,19 @@ struct Operator {
 impl Operator {
     fn start(kubeconfig: &Path, ns: &str) -> Operator {
         Operator {
-            process: OperateProcess::spawn(BIN, kubeconfig, &["--namespace", ns, "--lease-namespace", ns], false),
+            process: OperateProcess::spawn(
+                BIN,
+                kubeconfig,
+                &[
+                    "--namespace",
+                    ns,
+                    "--lease-namespace",
+                    ns,
+                    "--health-listen",
+                    "127.0.0.1:0",
+                ],
+                false,
+            ),
         }
     }
 
@@ -85,14 +101,52 @@ impl Operator {
 
     /// Peak resident set size in MiB (VmHWM of /proc/PID/status).
     fn peak_rss_mib(&self) -> f64 {
+        self.proc_status_mib("VmHWM:")
+    }
+
+    /// Resident set size now, in MiB (VmRSS).
+    fn rss_mib(&self) -> f64 {
+        self.proc_status_mib("VmRSS:")
+    }
+
+    fn proc_status_mib(&self, field: &str) -> f64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.process.child.id())).unwrap();
         let kib: f64 = status
             .lines()
-            .find(|l| l.starts_with("VmHWM:"))
+            .find(|l| l.starts_with(field))
             .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|v| v.parse().ok())
-            .expect("VmHWM in /proc/PID/status");
+            .unwrap_or_else(|| panic!("{field} in /proc/PID/status"));
         kib / 1024.0
+    }
+
+    /// The operator's own `/metrics` (from `--health-listen 127.0.0.1:0`, whose address it logs).
+    async fn metrics(&self) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let needle = "Serving /healthz, /readyz and /metrics address=";
+        self.wait_count(needle, 1, Duration::from_secs(10)).await;
+        let line = self.process.lines().into_iter().find(|l| l.contains(needle)).unwrap();
+        let address = line
+            .split(needle)
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string();
+        let mut stream = tokio::net::TcpStream::connect(address.trim_matches('"'))
+            .await
+            .expect("the operator's endpoint connects");
+        stream
+            .write_all(b"GET /metrics HTTP/1.1\r\nHost: operator\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        answer
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default()
     }
 
     /// SIGTERM, then wait for exit 0.
@@ -150,6 +204,41 @@ fn writes_between(before: &RequestCounts, after: &RequestCounts) -> BTreeMap<Str
         }
     }
     out
+}
+
+/// The samples of `name` in a Prometheus text exposition: (labels as written, value).
+fn samples<'a>(metrics: &'a str, name: &str) -> Vec<(&'a str, f64)> {
+    metrics
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let (series, value) = l.rsplit_once(' ')?;
+            let labels = series.strip_prefix(name)?;
+            (labels.is_empty() || labels.starts_with('{')).then(|| (labels, value.parse().unwrap_or(f64::NAN)))
+        })
+        .collect()
+}
+
+/// Events stored in `ns`, by "type/reason", listed in pages of 500.
+async fn stored_events(client: &Client, ns: &str) -> BTreeMap<String, u64> {
+    let api = Api::<Event>::namespaced(client.clone(), ns);
+    let mut counts = BTreeMap::new();
+    let mut params = ListParams::default().limit(500);
+    loop {
+        let page = api.list(&params).await.expect("events list");
+        for event in &page.items {
+            let key = format!(
+                "{}/{}",
+                event.type_.as_deref().unwrap_or("?"),
+                event.reason.as_deref().unwrap_or("?")
+            );
+            *counts.entry(key).or_default() += 1;
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return counts,
+        }
+    }
 }
 
 fn microservices(client: &Client, ns: &str) -> Api<DynamicObject> {
@@ -280,6 +369,7 @@ async fn main() {
         .await;
     let accepted = watch_accepted(api.clone());
     tokio::time::sleep(Duration::from_millis(500)).await;
+    let idle_rss = operator.rss_mib();
     let before = request_counts(&admin).await;
     let created: Vec<(String, Instant)> = futures::stream::iter(0..objects)
         .map(|i| {
@@ -319,18 +409,32 @@ async fn main() {
         .map(|(name, t)| seen[name].saturating_duration_since(*t))
         .collect();
     latencies.sort();
-    // Let the queued events go out before counting writes.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Let the queued events go out before counting writes: until every Accepted event is
+    // stored, shed or given up on (at most 60 s), then 1 s more.
+    let drained = Instant::now();
+    let events_settled = loop {
+        let metrics = operator.metrics().await;
+        let total = |name: &str| samples(&metrics, name).iter().map(|(_, v)| v).sum::<f64>();
+        let settled = total("microservice_operator_events_posted_total")
+            + total("microservice_operator_events_shed_total")
+            + total("microservice_operator_event_post_failures_total");
+        if settled >= objects as f64 || drained.elapsed() > Duration::from_secs(60) {
+            break drained.elapsed();
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let after = request_counts(&admin).await;
     let create_rss = operator.peak_rss_mib();
-    let accepted_events = Api::<Event>::namespaced(admin.clone(), &ns)
-        .list(&ListParams::default())
-        .await
-        .expect("events list")
-        .items
+    let stored = stored_events(&admin, &ns).await;
+    let accepted_events = stored.get("Normal/Accepted").copied().unwrap_or(0);
+    let metrics = operator.metrics().await;
+    let posted: f64 = samples(&metrics, "microservice_operator_events_posted_total")
         .iter()
-        .filter(|e| e.reason.as_deref() == Some("Accepted"))
-        .count();
+        .map(|(_, v)| v)
+        .sum();
+    let shed = samples(&metrics, "microservice_operator_events_shed_total");
+    let given_up = samples(&metrics, "microservice_operator_event_post_failures_total");
     let temporary_failures = operator.count("failed temporarily");
 
     println!("create:");
@@ -349,8 +453,47 @@ async fn main() {
         ms(percentile(&latencies, 99.0)),
         ms(*latencies.last().unwrap())
     );
-    println!("  operator peak RSS {create_rss:.1} MiB");
-    println!("  Accepted events {accepted_events} of {objects}; handler retries logged: {temporary_failures}");
+    println!(
+        "  operator peak RSS {create_rss:.1} MiB ({idle_rss:.1} MiB before the first create: {:.2} KiB per object)",
+        (create_rss - idle_rss) * 1024.0 / objects as f64
+    );
+    println!(
+        "  events stored by the operator (its events_posted_total): {posted:.0}; in the namespace: {}",
+        stored
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
+        "  Accepted events delivered and stored: {accepted_events} of {objects} ({:.2} %)",
+        accepted_events as f64 * 100.0 / objects as f64
+    );
+    let by_labels = |list: &[(&str, f64)]| {
+        if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.iter()
+                .map(|(l, v)| format!("{l} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    println!("  events shed (events_shed_total): {}", by_labels(&shed));
+    println!(
+        "  events given up on (event_post_failures_total): {}",
+        by_labels(&given_up)
+    );
+    println!(
+        "  log lines: 'Events shed' summaries {}, 'Failed to post an event' {}",
+        operator.count("Events shed"),
+        operator.count("Failed to post an event")
+    );
+    println!(
+        "  events settled (stored, shed or given up) {} after all were Accepted",
+        ms(events_settled)
+    );
+    println!("  handler retries logged: {temporary_failures}");
     match (&before, &after) {
         (Some(before), Some(after)) => {
             let mut writes = writes_between(before, after);
@@ -391,7 +534,11 @@ async fn main() {
         ms(resumed),
         listed.map(ms).unwrap_or_else(|| "?".into())
     );
-    println!("  operator peak RSS {:.1} MiB", restarted.peak_rss_mib());
+    let restart_rss = restarted.peak_rss_mib();
+    println!(
+        "  operator peak RSS {restart_rss:.1} MiB ({:.2} KiB per object over the idle RSS of the create phase)",
+        (restart_rss - idle_rss) * 1024.0 / objects as f64
+    );
     match (&before, &after) {
         (Some(before), Some(after)) => {
             let writes = writes_between(before, after);

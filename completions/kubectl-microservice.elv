@@ -104,7 +104,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --file 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands'
             cand --log-file 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands'
             cand --bundle 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)'
-            cand --operator 'The operator Deployment (default: found among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`)'
+            cand --operator 'The operator Deployment (default: the one the resolver decides for the object''s namespace, among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`); with `--bundle`, the bundle''s Deployment whose logs are read'
             cand -c 'The operator''s container (default: the one running the operator)'
             cand --container 'The operator''s container (default: the one running the operator)'
             cand --tail 'Read only the last N lines of each container log, as `kubectl logs --tail` (the kubelet''s `tailLines`; -1: all). For the last N runs, see --last. (`--log-lines` is an old name of this flag.)'

@@ -425,9 +425,10 @@ pub struct LogsArgs {
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub bundle: Option<std::path::PathBuf>,
 
-    /// The operator Deployment (default: found among Deployments running `kopf run`,
-    /// `python -m kopf` or `kubectl-microservice operate`).
-    #[arg(long, value_name = "NS/deployment/NAME", conflicts_with_all = ["file", "bundle"], value_parser = crate::names::operator_ref_arg)]
+    /// The operator Deployment (default: the one the resolver decides for the object's namespace,
+    /// among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`);
+    /// with `--bundle`, the bundle's Deployment whose logs are read.
+    #[arg(long, value_name = "NS/deployment/NAME", conflicts_with = "file", value_parser = crate::names::operator_ref_arg)]
     pub operator: Option<String>,
 
     /// The operator's container (default: the one running the operator).

@@ -170,7 +170,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 13);
+    assert_eq!(bundles_in("bundles-captured").len(), 14);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
@@ -551,6 +551,44 @@ fn without_env(snapshot: &mut kubectl_microservice::evidence::Snapshot) {
             }
         }
     }
+}
+
+/// Issue 11 item 11: the same condition, its variable from a Secret (never collected): still
+/// undecidable, and the answer names that input instead of "check its inputs".
+#[test]
+fn an_env_condition_on_a_secret_stays_undecidable_and_names_it() {
+    let mut snapshot = bundle::read(&fixtures().join("bundles/conditional-posting")).unwrap();
+    if let Evidence::Present(deployments) = &mut snapshot.operator.deployments {
+        for d in deployments {
+            for c in d
+                .spec
+                .as_mut()
+                .unwrap()
+                .template
+                .spec
+                .as_mut()
+                .unwrap()
+                .containers
+                .iter_mut()
+            {
+                c.env = Some(vec![
+                    serde_json::from_value(serde_json::json!({"name": "KOPF_POSTING",
+                    "valueFrom": {"secretKeyRef": {"name": "op-secret", "key": "posting"}}}))
+                    .unwrap(),
+                ]);
+            }
+        }
+    }
+    let r = report(&snapshot, "store", "basket-api", Options::default()).unwrap();
+    let f = find(&r, "errors-not-posted").unwrap();
+    let fix = f.fix.as_deref().unwrap();
+    assert!(
+        fix.contains(
+            "check its input (KOPF_POSTING comes from Secret op-secret key posting, whose value is never collected)"
+        ),
+        "{fix}"
+    );
+    assert!(find(&r, "posting-disabled").is_none());
 }
 
 // ---- the operator's Kopf source, read on its syntax tree ---------------------------------------

@@ -186,3 +186,43 @@ fn the_issue_11_captures_name_their_operator() {
         assert!(named.iter().all(|(_, label)| label == want), "{folder}: {named:?}");
     }
 }
+
+/// `logs --bundle --operator` reads that Deployment's logs, as `status --bundle --operator` names
+/// it; one the bundle does not hold is exit 3, never another operator's logs.
+#[test]
+fn logs_of_a_bundle_take_the_operator_flag() {
+    let dir = fixtures().join("bundles/healthy");
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "store/catalog-api",
+        "--bundle",
+        d,
+        "--operator",
+        "store/deployment/catalog-operator",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Operator: store/deployment/catalog-operator\n"), "{out}");
+    let (code, out, err) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "store/catalog-api",
+        "--bundle",
+        d,
+        "--operator",
+        "store/deployment/nope",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("--operator store/deployment/nope: not in the bundle")
+            && err.contains("whose operator/deployment.json holds store/deployment/catalog-operator"),
+        "{err}"
+    );
+    assert!(
+        !out.contains("Handler 'accept'"),
+        "no run of another operator is shown: {out}"
+    );
+}

@@ -43,7 +43,7 @@ pub struct CollectArgs {
 
 /// Checks DIR before anything is gathered, so that a bad DIR costs no cluster call and prints
 /// nothing else: it must be absent or an empty directory, and a directory must be creatable
-/// beside it (where [`bundle::write`] stages the bundle), which is probed by creating and
+/// beside it (where [`bundle::Staging`] stages the bundle), which is probed by creating and
 /// removing one in the nearest existing ancestor. Errors are usage errors (exit 2) naming DIR.
 fn check_target(dir: &Path) -> Result<(), AppError> {
     let shown = dir.display();
@@ -136,14 +136,14 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             namespace_exists(&client, ns, &where_).await?;
         }
         let progress = Progress::on_terminal();
+        let staging = bundle::Staging::create(&args.dir)?;
         progress.step("Microservices and their events");
-        let mut snapshot = live::gather_objects(&client, &plan, &access)
-            .await
-            .map_err(|e| AppError::kube(format!("cannot get microservices from {where_}"), e))?;
+        let streamed = stream_objects(&client, &plan, &access, &staging, &where_).await?;
+        let mut snapshot = streamed.snapshot;
         progress.step("the operator: Deployment, Pods and logs");
         live::add_operator(&client, &mut snapshot, &plan, live::Logs::WithPrevious).await;
         progress.step("RBAC, Leases, the CRD and ConfigMaps");
-        live::add_everything(&client, &mut snapshot).await;
+        live::add_everything_for(&client, &mut snapshot, streamed.namespaces).await;
         progress.done();
         crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
         let gaps: Vec<String> = snapshot
@@ -163,7 +163,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             other_operators: snapshot.operator.others.clone(),
             operator: snapshot.operator.chosen.clone(),
         };
-        bundle::write(&snapshot, &meta, &args.dir)?;
+        staging.commit(&snapshot, &meta, &STREAMED)?;
         eprintln!(
             "warning: operator logs and ConfigMaps may hold sensitive data; review {} before sharing it",
             args.dir.display()
@@ -182,11 +182,95 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         eprintln!(
             "wrote {}: {}, {}, {}",
             args.dir.display(),
-            count(snapshot.microservices.get().map(Vec::len), "microservice"),
-            count(snapshot.events.get().map(Vec::len), "event"),
+            count(snapshot.microservices.get().map(|_| streamed.objects), "microservice"),
+            count(snapshot.events.get().map(|_| streamed.events), "event"),
             count(snapshot.operator.logs.get().map(Vec::len), "log file"),
         );
         Ok(0)
+    })
+}
+
+/// The bundle files [`stream_objects`] writes.
+const STREAMED: [&str; 2] = ["microservices.json", "events.json"];
+
+/// What [`stream_objects`] leaves to the rest of `collect`.
+struct Streamed {
+    /// The snapshot to complete: its Microservices and events empty (they are in the bundle
+    /// already), or their gaps.
+    snapshot: crate::evidence::Snapshot,
+    /// The namespaces of the objects written.
+    namespaces: std::collections::BTreeSet<String>,
+    /// Objects written to `microservices.json`.
+    objects: usize,
+    /// Events written to `events.json`.
+    events: usize,
+}
+
+/// The Microservices and events of `plan`, written into the bundle being staged page by page as
+/// they arrive, concurrently: at most a page of each is in memory (10,000 objects with their
+/// managedFields, and their 10,000 events, would be a few hundred MiB as parsed JSON). A list
+/// that is forbidden (or, for Microservices, not served) becomes a gap and its file is removed;
+/// any other failure of the Microservices list ends `collect` (exit 3).
+async fn stream_objects(
+    client: &kube::Client,
+    plan: &Plan,
+    access: &live::CallerAccess,
+    staging: &bundle::Staging,
+    where_: &str,
+) -> Result<Streamed, AppError> {
+    let mut objects_file = staging.list(STREAMED[0])?;
+    let mut events_file = staging.list(STREAMED[1])?;
+    let mut namespaces = std::collections::BTreeSet::new();
+    let (mut objects_error, mut events_error) = (None, None);
+    let objects = live::microservice_pages(client, plan, access, |page, _| {
+        for obj in page {
+            if let Some(ns) = &obj.metadata.namespace
+                && !namespaces.contains(ns)
+            {
+                namespaces.insert(ns.clone());
+            }
+            if objects_error.is_none()
+                && let Err(e) = objects_file.push(&obj)
+            {
+                objects_error = Some(e);
+            }
+        }
+    });
+    let events = live::microservice_event_pages(client, plan, access, |page, _| {
+        for event in page {
+            if events_error.is_none()
+                && let Err(e) = events_file.push(&event)
+            {
+                events_error = Some(e);
+            }
+        }
+    });
+    let (objects, events) = futures::join!(objects, events);
+    if let Some(e) = objects_error.or(events_error) {
+        return Err(e);
+    }
+    let (object_count, event_count) = (objects_file.len(), events_file.len());
+    objects_file.finish()?;
+    events_file.finish()?;
+    let mut snapshot = live::skeleton(plan);
+    match objects {
+        Ok(date) => snapshot.captured_at = date,
+        Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
+            snapshot.microservices = live::evidence("microservices", Err(kube::Error::Api(status)));
+            staging.discard(STREAMED[0]);
+        }
+        Err(e) => return Err(AppError::kube(format!("cannot get microservices from {where_}"), e)),
+    }
+    let events_failed = events.is_err();
+    snapshot.add_events(events.map(|date| (Vec::new(), date)));
+    if events_failed {
+        staging.discard(STREAMED[1]);
+    }
+    Ok(Streamed {
+        snapshot,
+        namespaces,
+        objects: object_count,
+        events: event_count,
     })
 }
 

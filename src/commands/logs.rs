@@ -1,10 +1,10 @@
 //! `kubectl microservice logs --handler NAME [OBJECT]`: every run of a handler, with its cause
 //! and outcome, from operator logs (Kopf's or ours).
 //!
-//! Sources: `--file PATH|-` (repeatable), `--bundle DIR`, else the operator's Pods
-//! (`--operator NS/deployment/NAME`, or discovery among Deployments running `kopf run`,
-//! `python -m kopf` or `kubectl-microservice operate`; our operator has no leader election yet,
-//! so there is no Lease holder to prefer: every Pod of the Deployment is read and merged).
+//! Sources: `--file PATH|-` (repeatable), `--bundle DIR` (the logs of the operator the resolver
+//! names, or `--operator`'s), else the operator's Pods (`--operator NS/deployment/NAME`, or the
+//! one [`crate::evidence::resolve`] decides for the namespace, as `status` and `explain-events`
+//! do; every Pod of the Deployment is read and merged, the Lease holder's marked).
 //!
 //! Flow: sources → one [`LogStream`] per container log (bytes → records → runs) → filters
 //! ([`RunFilter`], `--last`) → output (grouped human blocks, `--raw` lines, or `-o json` one
@@ -440,7 +440,7 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
 }
 
 /// `--bundle DIR`: the `operator/logs/*.log` of the operator the resolver names for the object
-/// (or `--operator`; [`operator_logs`]), with the bundle's Pods for the coverage and its
+/// (or `--operator`; [`crate::evidence::resolve::Resolution::owns_log`]), with the bundle's Pods for the coverage and its
 /// Microservices for causes (progress annotations) and the spec-change statement.
 fn from_bundle(
     plan: &mut Plan,
@@ -473,7 +473,7 @@ fn from_bundle(
         ),
     };
     plan.operator = Some(resolution.label());
-    let keep = operator_logs(&snapshot, &resolution);
+    let keep = |source: &crate::evidence::LogSource| resolution.owns_log(&snapshot, source);
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
     let deployment_created = snapshot
         .operator
@@ -571,36 +571,6 @@ fn from_bundle(
     finish_batch(plan, runs, &coverage, now, object)
 }
 
-/// Which of a bundle's logs are the resolved operator's: for a Deployment, its Pods' (all of the
-/// bundle's when it holds one Deployment, else those named `NAME-...`) and the
-/// `--log-file` logs; for anything else, only the `--log-file` logs; every log when the
-/// operators are unknown (a bundle without `operator/deployment.json`).
-fn operator_logs<'a>(
-    snapshot: &'a crate::evidence::Snapshot,
-    resolution: &crate::evidence::resolve::Resolution,
-) -> impl Fn(&crate::evidence::LogSource) -> bool + 'a {
-    use crate::evidence::resolve::Verdict;
-    let verdict = resolution.verdict;
-    let deployment = resolution.deployment().map(str::to_string);
-    let name = deployment
-        .as_deref()
-        .and_then(|d| d.split_once("/deployment/"))
-        .map(|(_, n)| format!("{n}-"));
-    let several = snapshot.operator.deployments.get().is_some_and(|d| d.len() > 1);
-    move |source: &crate::evidence::LogSource| {
-        if source.container == crate::logs::file::FILE_CONTAINER || verdict == Verdict::Unknown {
-            return true;
-        }
-        match &name {
-            // One Deployment in the bundle: its Pods are the bundle's Pods.
-            Some(_) if !several => true,
-            // Its Pods are named after it (`NAME-<hash>-<id>`), replaced ones too.
-            Some(prefix) => source.pod.starts_with(prefix.as_str()),
-            None => false,
-        }
-    }
-}
-
 /// Which operator and container to read: `--operator` (read even when it runs no operator we
 /// recognise), else the one the resolver decides for the object's namespace
 /// ([`crate::evidence::resolve`], the same answer `status` and `explain-events` give), from
@@ -629,16 +599,13 @@ async fn resolve_target(
         operator: args.operator.clone(),
         ..Default::default()
     };
-    let mut snapshot = live::bare(
-        &plan,
-        crate::evidence::Evidence::Present(objects.to_vec()),
-        crate::evidence::Evidence::missing(
-            "events",
-            crate::evidence::GapReason::NotCollected("logs reads no events".into()),
-        ),
-        // The API server's clock, from the Deployments' list (add_operator).
-        None,
+    let mut snapshot = live::skeleton(&plan);
+    snapshot.microservices = crate::evidence::Evidence::Present(objects.to_vec());
+    snapshot.events = crate::evidence::Evidence::missing(
+        "events",
+        crate::evidence::GapReason::NotCollected("logs reads no events".into()),
     );
+    // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
     let (deployment, operator) = match &args.operator {
         Some(spec) => {
             let (ns, name) = parse_operator_spec(spec).map_err(AppError::Usage)?;

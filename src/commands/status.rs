@@ -153,40 +153,83 @@ pub struct Report {
 /// Builds the report from a snapshot (pure). `namespace` filters objects when set; `name`
 /// keeps one object.
 pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, skew: Duration) -> Report {
-    // The finalizer owners of a pending deletion (diagnose::deletion) are any operator in evidence.
-    let operator_list = snapshot.operator.deployments.get().map(|d| find_operators(d));
-    let options = staleness::Options {
-        skew: crate::time::delta(skew),
-        now: snapshot.now(),
-        operators: operator_list.as_deref(),
-    };
-    let facts = log_facts(snapshot);
-    let unavailable = LogFacts::Unavailable(
-        snapshot
-            .operator
-            .logs
-            .gap()
-            .map(ToString::to_string)
-            .unwrap_or_else(|| "operator logs: none".into()),
-    );
-    let mut items: Vec<Item> = snapshot
+    let judge = Judge::new(snapshot, skew);
+    let items = snapshot
         .microservices
         .get()
         .into_iter()
         .flatten()
         .filter(|o| namespace.is_none_or(|ns| o.metadata.namespace.as_deref() == Some(ns)))
         .filter(|o| name.is_none_or(|n| o.metadata.name.as_deref() == Some(n)))
-        .map(|obj| {
-            let logs = facts.get(&obj.key()).unwrap_or(&unavailable);
-            let operator = snapshot.operator_for(obj);
-            item(
-                obj,
-                staleness::assess(obj, logs, options),
-                warnings(snapshot, obj),
-                operator,
-            )
-        })
+        .map(|obj| judge.item(obj))
         .collect();
+    finish(snapshot, items)
+}
+
+/// Judges Microservices one at a time against the rest of a snapshot's evidence (operator
+/// Deployments and logs, events, its "now"): what [`report`] does for each object, so that a
+/// live list can be judged page by page as it arrives and its objects dropped
+/// ([`live_report`]). The events' Warning counts come from an index built once (by namespace
+/// and name), not from a scan of every event per object.
+pub struct Judge<'a> {
+    snapshot: &'a Snapshot,
+    now: Option<DateTime<Utc>>,
+    skew: Duration,
+    operators: Option<Vec<crate::evidence::operator::OperatorRef>>,
+    facts: HashMap<String, LogFacts>,
+    /// What the logs say of an object they do not mention (or their gap).
+    unlisted: LogFacts,
+    warnings: Option<WarningIndex<'a>>,
+}
+
+impl<'a> Judge<'a> {
+    /// A judge over `snapshot`'s evidence other than its Microservices ("now" included: its
+    /// `captured_at`, else the latest time in its evidence).
+    pub fn new(snapshot: &'a Snapshot, skew: Duration) -> Self {
+        Self::at(snapshot, skew, snapshot.now())
+    }
+
+    /// [`Judge::new`] with "now" given (a live list judged as its pages arrive: the API
+    /// server's clock of the first page).
+    pub fn at(snapshot: &'a Snapshot, skew: Duration, now: Option<DateTime<Utc>>) -> Self {
+        Judge {
+            snapshot,
+            now,
+            skew,
+            operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
+            facts: log_facts(snapshot),
+            unlisted: crate::diagnose::cycles::facts_of_unlisted(snapshot),
+            warnings: snapshot.events.get().map(|events| WarningIndex::new(events)),
+        }
+    }
+
+    /// The row of `obj`.
+    pub fn item(&self, obj: &MicroserviceObject) -> Item {
+        let options = staleness::Options {
+            skew: crate::time::delta(self.skew),
+            now: self.now,
+            operators: self.operators.as_deref(),
+        };
+        let logs = self.facts.get(&obj.key()).unwrap_or(&self.unlisted);
+        let operator = self.snapshot.operator_for(obj);
+        item(
+            obj,
+            staleness::assess(obj, logs, options),
+            self.warnings.as_ref().map(|index| {
+                index.count(
+                    obj.metadata.namespace.as_deref().unwrap_or(""),
+                    obj.metadata.name.as_deref().unwrap_or(""),
+                    obj.metadata.uid.as_deref(),
+                )
+            }),
+            operator,
+        )
+    }
+}
+
+/// The report of `items` judged over `snapshot`: sorted by namespace and name, with its notes
+/// and gaps.
+fn finish(snapshot: &Snapshot, mut items: Vec<Item>) -> Report {
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     let notes = crate::logs::local_time_note(
         items
@@ -246,24 +289,46 @@ fn item(
     }
 }
 
-/// Warning-or-Error events about this object — the same uid, or no uid recorded (what
-/// `kubectl describe` would count, plus events posted without a uid). `None` when events are a gap.
-fn warnings(snapshot: &Snapshot, obj: &MicroserviceObject) -> Option<usize> {
-    let events = snapshot.events.get()?;
-    Some(
-        events
-            .iter()
-            .filter(|e| {
-                let involved = &e.involved_object;
-                involved.kind.as_deref() == Some("Microservice")
-                    && involved.name == obj.metadata.name
-                    && e.metadata.namespace == obj.metadata.namespace
-                    && (involved.uid.is_none() || involved.uid == obj.metadata.uid)
-                    && matches!(e.type_.as_deref(), Some("Warning") | Some("Error"))
-            })
-            .map(|e| e.count.unwrap_or(1).max(1) as usize)
-            .sum(),
-    )
+/// Warning-or-Error events about Microservices, by (event namespace, involved object name):
+/// each with the involved object's uid (if recorded) and its count.
+struct WarningIndex<'a> {
+    by_object: HashMap<(&'a str, &'a str), Vec<UidCount<'a>>>,
+}
+
+/// An involved object's uid (when the event recorded one) and its Warning/Error count.
+type UidCount<'a> = (Option<&'a str>, usize);
+
+impl<'a> WarningIndex<'a> {
+    fn new(events: &'a [k8s_openapi::api::core::v1::Event]) -> Self {
+        let mut by_object: HashMap<_, Vec<_>> = HashMap::new();
+        for e in events {
+            let involved = &e.involved_object;
+            if involved.kind.as_deref() == Some("Microservice")
+                && matches!(e.type_.as_deref(), Some("Warning") | Some("Error"))
+            {
+                by_object
+                    .entry((
+                        e.metadata.namespace.as_deref().unwrap_or(""),
+                        involved.name.as_deref().unwrap_or(""),
+                    ))
+                    .or_default()
+                    .push((involved.uid.as_deref(), e.count.unwrap_or(1).max(1) as usize));
+            }
+        }
+        WarningIndex { by_object }
+    }
+
+    /// Warning-or-Error events about the object `namespace/name` with `uid` — the same uid, or
+    /// no uid recorded (what `kubectl describe` would count, plus events posted without a uid).
+    fn count(&self, namespace: &str, name: &str, uid: Option<&str>) -> usize {
+        self.by_object
+            .get(&(namespace, name))
+            .into_iter()
+            .flatten()
+            .filter(|(recorded, _)| recorded.is_none() || *recorded == uid)
+            .map(|(_, n)| n)
+            .sum()
+    }
 }
 
 fn verdict_tone(v: Verdict) -> Tone {
@@ -679,6 +744,14 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
 /// a verdict needs logs, and its Pods' logs only when a verdict needs them or one object is
 /// explained. `where_` names
 /// the server and context in errors; an unreadable `--log-file` is a usage error.
+///
+/// A list is judged page by page as it arrives ([`Judge`]) and its objects dropped, so memory
+/// holds one page of objects and the rows, not every object with its managedFields (10,000
+/// objects: about 100 MiB as parsed JSON). Events are listed meanwhile, only those not
+/// `Normal` (the rows count Warnings and Errors), and counted into the rows once both are in.
+/// When a verdict turns out to need the operator's logs, the operator is read and the list is
+/// read and judged again (as before, every row is judged with the logs). "Now" is the API
+/// server's clock of the first page (else this machine's).
 pub async fn live_report(
     client: &kube::Client,
     plan: &crate::evidence::live::Plan,
@@ -687,36 +760,94 @@ pub async fn live_report(
     names_operator: bool,
     where_: &str,
 ) -> Result<Report, AppError> {
+    use crate::evidence::live;
     let namespace = plan.namespace.as_deref();
-    let mut snapshot = crate::evidence::live::gather_objects(client, plan, access)
-        .await
-        .map_err(|e| match (&e, &plan.selector) {
-            (kube::Error::Api(status), Some(selector)) if status.code == 400 => {
-                AppError::Usage(format!("invalid -l/--selector {selector:?}: {}", status.message.trim()))
-            }
-            _ => AppError::kube(format!("cannot get microservices from {where_}"), e),
-        })?;
-    args.log_files.add_to(&mut snapshot)?;
-    let first = report(&snapshot, namespace, args.name.as_deref(), args.skew);
-    let needs_logs = first
-        .items
-        .iter()
-        .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
-    // Every output that names the operator resolves it the same way (`-o json` as `-o wide`);
-    // its Pods' logs are read only when a verdict needs them or one object is explained.
-    let logs = if args.name.is_some() || needs_logs {
-        crate::evidence::live::Logs::Current
-    } else {
-        crate::evidence::live::Logs::None
+    let list_error = |e: kube::Error| match (&e, &plan.selector) {
+        (kube::Error::Api(status), Some(selector)) if status.code == 400 => {
+            AppError::Usage(format!("invalid -l/--selector {selector:?}: {}", status.message.trim()))
+        }
+        _ => AppError::kube(format!("cannot get microservices from {where_}"), e),
     };
-    if names_operator || args.name.is_some() || needs_logs {
-        crate::evidence::live::add_operator(client, &mut snapshot, plan, logs).await;
-        // add_operator replaced the logs with the Pods' (or a gap).
+    if args.name.is_some() {
+        // One object: gathered whole, explained with the operator's evidence.
+        let mut snapshot = live::gather_objects(client, plan, access).await.map_err(list_error)?;
+        live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
+        args.log_files.add_to(&mut snapshot)?;
+        let report = report(&snapshot, namespace, args.name.as_deref(), args.skew);
+        check_decidable(&report, &snapshot, namespace, args.name.as_deref())?;
+        return Ok(report);
+    }
+    let mut snapshot = live::skeleton(plan);
+    args.log_files.add_to(&mut snapshot)?;
+    // Every output that names the operator resolves it the same way (`-o json` as `-o wide`).
+    if names_operator {
+        live::add_operator(client, &mut snapshot, plan, live::Logs::None).await;
         args.log_files.add_to(&mut snapshot)?;
     }
-    let report = report(&snapshot, namespace, args.name.as_deref(), args.skew);
-    check_decidable(&report, &snapshot, namespace, args.name.as_deref())?;
+    let (judged, events) = futures::join!(
+        judge_pages(client, plan, access, &snapshot, args.skew, None),
+        live::microservice_events(client, plan, access, live::EventTypes::NotNormal),
+    );
+    let mut items = match judged {
+        Ok((items, date)) => {
+            snapshot.captured_at = date;
+            items
+        }
+        Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
+            snapshot.microservices = crate::evidence::live::evidence("microservices", Err(kube::Error::Api(status)));
+            Vec::new()
+        }
+        Err(err) => return Err(list_error(err)),
+    };
+    snapshot.add_events(events);
+    let needs_logs = items
+        .iter()
+        .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
+    if needs_logs {
+        // The verdicts need the operator's logs: read them, then judge the list again.
+        live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
+        // add_operator replaced the logs with the Pods' (or a gap).
+        args.log_files.add_to(&mut snapshot)?;
+        let (again, _) = judge_pages(client, plan, access, &snapshot, args.skew, snapshot.captured_at)
+            .await
+            .map_err(list_error)?;
+        items = again;
+    }
+    if let Some(events) = snapshot.events.get() {
+        let index = WarningIndex::new(events);
+        for item in &mut items {
+            item.warnings = Some(index.count(&item.namespace, &item.name, item.uid.as_deref()));
+        }
+    }
+    let report = finish(&snapshot, items);
+    check_decidable(&report, &snapshot, namespace, None)?;
     Ok(report)
+}
+
+/// The rows of `plan`'s Microservices, judged over `snapshot` page by page as the list arrives
+/// (each page's objects dropped once judged), and the API server's clock of the first page.
+/// `now` is the judges' "now"; `None`: that clock (else this machine's).
+async fn judge_pages(
+    client: &kube::Client,
+    plan: &crate::evidence::live::Plan,
+    access: &crate::evidence::live::CallerAccess,
+    snapshot: &Snapshot,
+    skew: Duration,
+    now: Option<DateTime<Utc>>,
+) -> Result<(Vec<Item>, Option<DateTime<Utc>>), kube::Error> {
+    let namespace = plan.namespace.as_deref();
+    let mut judge = None;
+    let mut items = Vec::new();
+    let date = crate::evidence::live::microservice_pages(client, plan, access, |page, date| {
+        let judge = judge.get_or_insert_with(|| Judge::at(snapshot, skew, now.or(date).or_else(|| Some(Utc::now()))));
+        items.extend(
+            page.iter()
+                .filter(|o| namespace.is_none_or(|ns| o.metadata.namespace.as_deref() == Some(ns)))
+                .map(|o| judge.item(o)),
+        );
+    })
+    .await?;
+    Ok((items, date))
 }
 
 /// kubectl's note for an empty answer, on stderr.
@@ -824,4 +955,186 @@ async fn run_live(
         }
     }
     Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::evidence::live::{self, CallerAccess, Plan};
+
+    /// The objects and events of several real bundles as one namespace, each object renamed
+    /// apart (with its events), and a Warning without a uid for one of them.
+    fn cluster() -> (Vec<Value>, Vec<Value>) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles");
+        let read = |dir: &str, file: &str| -> Vec<Value> {
+            let path = root.join(dir).join(file);
+            let text = std::fs::read_to_string(path).unwrap_or_else(|_| "{\"items\": []}".into());
+            serde_json::from_str::<Value>(&text).unwrap()["items"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        };
+        let (mut objects, mut events) = (Vec::new(), Vec::new());
+        for (i, dir) in [
+            "failed-cycle",
+            "healthy",
+            "stale-port",
+            "recreated-uid",
+            "conditional-posting",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for mut obj in read(dir, "microservices.json") {
+                let old = obj["metadata"]["name"].as_str().unwrap().to_string();
+                let new = format!("{old}-{i}");
+                obj["metadata"]["name"] = json!(new);
+                for mut event in read(dir, "events.json") {
+                    if event["involvedObject"]["name"] == old.as_str() {
+                        event["involvedObject"]["name"] = json!(new);
+                    }
+                    events.push(event);
+                }
+                objects.push(obj);
+            }
+        }
+        let mut loose = events.iter().find(|e| e["type"] != "Normal").unwrap().clone();
+        loose["involvedObject"]["name"] = objects[1]["metadata"]["name"].clone();
+        loose["involvedObject"].as_object_mut().unwrap().remove("uid");
+        loose["count"] = json!(3);
+        events.push(loose);
+        assert!(objects.len() >= 5);
+        (objects, events)
+    }
+
+    /// A fake API server over `cluster()`: the list in pages of two (`continue`), events
+    /// filtered by `type!=Normal` when asked, empty lists for everything else.
+    fn fake() -> (kube::Client, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+        let (objects, events) = cluster();
+        crate::logs::live::fake_api(move |path, query| {
+            if path.ends_with("/microservices") {
+                let page: usize = query
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix("continue=page-"))
+                    .map(|n| n.parse().unwrap())
+                    .unwrap_or(0);
+                let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
+                let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
+                let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
+                    "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
+                return (200, body.to_string());
+            }
+            if path.ends_with("/events") {
+                let not_normal = query.contains("type%21%3DNormal") || query.contains("type!=Normal");
+                let items: Vec<&Value> = events.iter().filter(|e| !not_normal || e["type"] != "Normal").collect();
+                let body = json!({"kind": "EventList", "apiVersion": "v1", "metadata": {"resourceVersion": "9"}, "items": items});
+                return (200, body.to_string());
+            }
+            (
+                200,
+                json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []}).to_string(),
+            )
+        })
+    }
+
+    fn args() -> StatusArgs {
+        StatusArgs {
+            name: None,
+            bundle: None,
+            exit_code: false,
+            watch: false,
+            interval: Duration::from_secs(2),
+            operator: None,
+            skew: Duration::from_secs(2),
+            log_files: LogFileArgs::default(),
+        }
+    }
+
+    /// The report as it was built before lists were judged page by page: every object and
+    /// event in one snapshot, the operator read when a verdict needs logs, then judged whole.
+    async fn whole(client: &kube::Client, plan: &Plan, access: &CallerAccess, wide: bool) -> Report {
+        let mut snapshot = live::gather_objects(client, plan, access).await.unwrap();
+        let first = report(&snapshot, plan.namespace.as_deref(), None, args().skew);
+        let needs_logs = first
+            .items
+            .iter()
+            .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
+        if wide || needs_logs {
+            let logs = if needs_logs {
+                live::Logs::Current
+            } else {
+                live::Logs::None
+            };
+            live::add_operator(client, &mut snapshot, plan, logs).await;
+        }
+        report(&snapshot, plan.namespace.as_deref(), None, args().skew)
+    }
+
+    #[tokio::test]
+    async fn a_list_judged_page_by_page_is_the_report_of_the_whole_list() {
+        let (client, seen) = fake();
+        let plan = Plan {
+            namespace: Some("store".into()),
+            server: "https://127.0.0.1:6443".into(),
+            ..Default::default()
+        };
+        let access = CallerAccess {
+            list_microservices: true,
+            list_events: true,
+        };
+        for wide in [false, true] {
+            let expected = whole(&client, &plan, &access, wide).await;
+            seen.lock().unwrap().clear();
+            let streamed = live_report(&client, &plan, &access, &args(), wide, "the fake")
+                .await
+                .unwrap();
+            assert_eq!(
+                serde_json::to_value(&streamed).unwrap(),
+                serde_json::to_value(&expected).unwrap()
+            );
+            assert_eq!(streamed.items.len(), cluster().0.len());
+            let warnings: usize = streamed.items.iter().filter_map(|i| i.warnings).sum();
+            assert!(
+                warnings >= 4,
+                "Warnings and Errors are counted, the one without a uid too: {warnings}"
+            );
+            let calls = seen.lock().unwrap().clone();
+            let events_calls: Vec<&String> = calls.iter().filter(|c| c.contains("/events")).collect();
+            assert_eq!(events_calls.len(), 1, "{calls:#?}");
+            assert!(events_calls[0].contains("type%21%3DNormal"), "{}", events_calls[0]);
+            let pages = calls.iter().filter(|c| c.contains("/microservices")).count();
+            assert!(pages >= 3, "the list came in pages: {calls:#?}");
+        }
+    }
+
+    #[test]
+    fn warnings_are_counted_by_object_and_uid() {
+        let events: Vec<k8s_openapi::api::core::v1::Event> = serde_json::from_value(json!([
+            {"metadata": {"name": "e1", "namespace": "store"}, "type": "Warning", "count": 2,
+             "involvedObject": {"kind": "Microservice", "name": "a", "uid": "u1"}},
+            {"metadata": {"name": "e2", "namespace": "store"}, "type": "Warning",
+             "involvedObject": {"kind": "Microservice", "name": "a", "uid": "u0"}},
+            {"metadata": {"name": "e3", "namespace": "store"}, "type": "Error", "count": 0,
+             "involvedObject": {"kind": "Microservice", "name": "a"}},
+            {"metadata": {"name": "e4", "namespace": "store"}, "type": "Normal",
+             "involvedObject": {"kind": "Microservice", "name": "a", "uid": "u1"}},
+            {"metadata": {"name": "e5", "namespace": "other"}, "type": "Warning",
+             "involvedObject": {"kind": "Microservice", "name": "a", "uid": "u1"}},
+            {"metadata": {"name": "e6", "namespace": "store"}, "type": "Warning",
+             "involvedObject": {"kind": "Pod", "name": "a", "uid": "u1"}}
+        ]))
+        .unwrap();
+        let index = WarningIndex::new(&events);
+        assert_eq!(
+            index.count("store", "a", Some("u1")),
+            3,
+            "2 of its uid, 1 without a uid"
+        );
+        assert_eq!(index.count("store", "a", Some("u0")), 2);
+        assert_eq!(index.count("store", "b", Some("u1")), 0);
+    }
 }

@@ -128,13 +128,47 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
         })
         .collect();
     for obj in snapshot.microservices.get().into_iter().flatten() {
-        facts.entry(obj.key()).or_insert(LogFacts::Read {
-            covers_from,
-            last_cycle: None,
-            last_retry: None,
-            last_retry_time: None,
-            last_rejection: None,
-        });
+        facts.entry(obj.key()).or_insert_with(|| unmentioned(covers_from));
     }
     facts
+}
+
+/// What the logs say of an object they never mention: their coverage, no cycle.
+fn unmentioned(covers_from: Option<DateTime<Utc>>) -> LogFacts {
+    LogFacts::Read {
+        covers_from,
+        last_cycle: None,
+        last_retry: None,
+        last_retry_time: None,
+        last_rejection: None,
+    }
+}
+
+/// What the logs say of an object that is not among the snapshot's Microservices (a live list
+/// judged page by page, whose objects are not kept): when the snapshot has logs, their
+/// coverage and no cycle, as [`log_facts`] gives the objects they do not mention; else
+/// [`LogFacts::Unavailable`] with the logs' gap.
+pub fn facts_of_unlisted(snapshot: &Snapshot) -> LogFacts {
+    match snapshot.operator.logs.get() {
+        Some(_) => {
+            let covers_from = snapshot
+                .operator
+                .logs
+                .get()
+                .into_iter()
+                .flatten()
+                .flat_map(|source| records(source, snapshot.log_zone(source)))
+                .filter_map(|r| r.time())
+                .min();
+            unmentioned(covers_from)
+        }
+        None => LogFacts::Unavailable(
+            snapshot
+                .operator
+                .logs
+                .gap()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "operator logs: none".into()),
+        ),
+    }
 }

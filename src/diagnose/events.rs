@@ -228,7 +228,16 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         .map(|t| crate::time::from_jiff(t.0));
     let mut lines = Vec::new();
     let mut unattributed = Vec::new();
-    for source in snapshot.operator.logs.get().into_iter().flatten() {
+    // Only the resolved operator's logs (and any --log-file): another operator's lines say
+    // nothing about this object.
+    for source in snapshot
+        .operator
+        .logs
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|s| resolution.owns_log(snapshot, s))
+    {
         for record in records(source, snapshot.log_zone(source)) {
             let pod = crate::logs::file::source_name(&source.pod, &source.container);
             match &record.object {
@@ -1042,12 +1051,16 @@ fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
         ));
     }
 
-    // The resource itself.
-    let needs = [
+    // The resource itself. Kopf also patches the object (its annotations: progress and
+    // last-handled-configuration; `kopf/_cogs/clients/patching.py`), ours only the status.
+    let mut needs = vec![
         (GROUP, PLURAL, "list"),
         (GROUP, PLURAL, "watch"),
         (GROUP, "microservices/status", "patch"),
     ];
+    if op.kind == OperatorKind::Kopf {
+        needs.push((GROUP, PLURAL, "patch"));
+    }
     let mut denied = Vec::new();
     let mut suggested = Vec::new();
     let mut evidence = Vec::new();
@@ -1376,6 +1389,12 @@ fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
                 format!(
                     "{} of the operator's 403s on event POSTs came after the events rule was granted: another namespace or ServiceAccount, or clocks apart?",
                     current.len()
+                )
+            } else if fixed.granted.as_ref().is_some_and(|g| g.written.is_some()) || fixed.last_post.is_some() {
+                format!(
+                    "the operator's {} failed with 403, but the events rule allows it now; the grant (or a later POST) is within the clock skew tolerance ({} s) of them, so which came first cannot be told",
+                    count(forbidden.len() as u64, "event POST"),
+                    skew.num_seconds()
                 )
             } else {
                 format!(
@@ -1783,6 +1802,12 @@ fn kopf_posting(
                 format!(
                     "check line {} of {}: it does not parse as Python 3 (is the operator running another Python, or is the ConfigMap cut?); then set posting explicitly in an @kopf.on.startup function",
                     at.line, at.file
+                )
+            } else if let Some((_, input)) = why.split_once("; ") {
+                // The condition reads the env, but the evidence does not give the value: name it.
+                format!(
+                    "make posting explicit: remove the condition around line {} of {}, or check its input ({input}) in deployment {}/{}",
+                    at.line, at.file, op.namespace, op.name
                 )
             } else {
                 format!(
@@ -2205,13 +2230,36 @@ fn patch_rejected(ctx: &Ctx<'_>) -> Vec<Finding> {
         let user = op
             .map(|op| format!("system:serviceaccount:{}:{}", op.namespace, op.service_account))
             .unwrap_or_else(|| "the operator's ServiceAccount".into());
+        // The API's 403 names the verb and resource: `... cannot patch resource "microservices"
+        // in API group ...` (the object: Kopf's annotations) or `"microservices/status"`.
+        let message = failure.message.as_deref().unwrap_or("");
+        let resource = message
+            .split("cannot patch resource \"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .filter(|r| *r == PLURAL || *r == "microservices/status")
+            .unwrap_or(PLURAL);
+        let role = op.and_then(|op| {
+            rbac::bound_role(
+                &ctx.snapshot.rbac,
+                Account {
+                    namespace: &op.namespace,
+                    name: &op.service_account,
+                },
+                ctx.ns,
+            )
+        });
+        let patch = match &role {
+            Some(r) => format!(
+                "\nwith: kubectl -n {} patch role {r} --type=json -p '[{{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{{\"apiGroups\":[\"{GROUP}\"],\"resources\":[\"{resource}\"],\"verbs\":[\"patch\"]}}}}]'",
+                ctx.ns
+            ),
+            None => String::new(),
+        };
         format!(
-            "let {user} patch the object and its status (Kopf writes its annotations with a PATCH of the object) — add to its Role in {}:\n{}\n{}\nthen check: kubectl auth can-i patch {}.{} -n {} --as={user}",
+            "let {user} patch {resource} in {} (Kopf writes its annotations with a PATCH of the object, the status with one of microservices/status), in its Role:\n{}{patch}\ncheck it: kubectl auth can-i patch {resource}.{GROUP} -n {} --as={user} (it prints yes); then Kopf handles the object again at its next event, or now: {restart}",
             ctx.ns,
-            rbac::rule_yaml(GROUP, PLURAL, &["patch"]),
-            rbac::rule_yaml(GROUP, "microservices/status", &["patch"]),
-            PLURAL,
-            GROUP,
+            rbac::rule_yaml(GROUP, resource, &["patch"]),
             ctx.ns
         )
     } else if failure.is_api_error() {

@@ -308,43 +308,173 @@ pub struct Meta {
 /// to a temporary sibling directory first and renamed into place, so a failure leaves nothing
 /// half-written.
 pub fn write(snapshot: &Snapshot, meta: &Meta, dir: &Path) -> Result<(), AppError> {
-    let io = |context: String| move |source: std::io::Error| AppError::Io { context, source };
-    if dir.exists()
-        && fs::read_dir(dir)
-            .map_err(io(format!("read {}", dir.display())))?
-            .next()
-            .is_some()
-    {
-        return Err(AppError::Usage(format!(
-            "{}: exists and is not empty; give a new directory",
-            dir.display()
-        )));
-    }
-    let parent = dir
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let staging = parent.join(format!(
-        ".{}.partial-{}",
-        dir.file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_else(|| "bundle".into()),
-        std::process::id()
-    ));
-    let result = write_into(snapshot, meta, &staging);
-    if let Err(e) = result {
-        let _ = fs::remove_dir_all(&staging);
-        return Err(e);
-    }
-    if dir.exists() {
-        fs::remove_dir(dir).map_err(io(format!("replace empty {}", dir.display())))?;
-    }
-    fs::rename(&staging, dir).map_err(io(format!("move the bundle into {}", dir.display())))?;
-    Ok(())
+    Staging::create(dir)?.commit(snapshot, meta, &[])
 }
 
-fn write_into(snapshot: &Snapshot, meta: &Meta, dir: &Path) -> Result<(), AppError> {
+/// A bundle being written: the temporary sibling directory of its target (`.DIR.partial-PID`),
+/// where lists too long to hold in memory are written as they arrive ([`Staging::list`]),
+/// then the rest of the snapshot; [`Staging::commit`] renames it into place. Dropped without a
+/// commit (an error), it is removed: nothing half-written is left.
+pub struct Staging {
+    target: PathBuf,
+    path: PathBuf,
+    committed: bool,
+}
+
+impl Staging {
+    /// Checks that `dir` is absent or empty (else a usage error) and creates the staging
+    /// directory beside it.
+    pub fn create(dir: &Path) -> Result<Staging, AppError> {
+        let io = |context: String| move |source: std::io::Error| AppError::Io { context, source };
+        if dir.exists()
+            && fs::read_dir(dir)
+                .map_err(io(format!("read {}", dir.display())))?
+                .next()
+                .is_some()
+        {
+            return Err(AppError::Usage(format!(
+                "{}: exists and is not empty; give a new directory",
+                dir.display()
+            )));
+        }
+        let parent = dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let path = parent.join(format!(
+            ".{}.partial-{}",
+            dir.file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_else(|| "bundle".into()),
+            std::process::id()
+        ));
+        fs::create_dir_all(&path).map_err(io(format!("create {}", path.display())))?;
+        Ok(Staging {
+            target: dir.to_path_buf(),
+            path,
+            committed: false,
+        })
+    }
+
+    /// A list file (`microservices.json`, `events.json`) written item by item as the items
+    /// arrive, in the same layout as the rest of the bundle.
+    pub fn list(&self, file: &str) -> Result<ListWriter, AppError> {
+        ListWriter::create(&self.path.join(file))
+    }
+
+    /// Removes a list file begun with [`Staging::list`] (its evidence turned out a gap: no
+    /// file, as for any gap).
+    pub fn discard(&self, file: &str) {
+        let _ = fs::remove_file(self.path.join(file));
+    }
+
+    /// Writes the rest of `snapshot` (every file but those in `streamed`, already written with
+    /// [`Staging::list`]) and `meta`, then moves the bundle into place.
+    pub fn commit(mut self, snapshot: &Snapshot, meta: &Meta, streamed: &[&str]) -> Result<(), AppError> {
+        let io = |context: String| move |source: std::io::Error| AppError::Io { context, source };
+        write_into(snapshot, meta, &self.path, streamed)?;
+        let dir = &self.target;
+        if dir.exists() {
+            fs::remove_dir(dir).map_err(io(format!("replace empty {}", dir.display())))?;
+        }
+        fs::rename(&self.path, dir).map_err(io(format!("move the bundle into {}", dir.display())))?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// A `{"apiVersion": "v1", "items": [...], "kind": "List", "metadata": {}}` file written one item
+/// at a time: byte for byte what writing the whole list at once gives (pretty JSON, keys
+/// sorted), with one item in memory at a time.
+pub struct ListWriter {
+    file: std::io::BufWriter<fs::File>,
+    path: PathBuf,
+    items: usize,
+}
+
+impl ListWriter {
+    fn create(path: &Path) -> Result<ListWriter, AppError> {
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|source| AppError::Io {
+                context: format!("create {}", parent.display()),
+                source,
+            })?;
+        }
+        let file = fs::File::create(path).map_err(|source| AppError::Io {
+            context: format!("write {}", path.display()),
+            source,
+        })?;
+        let mut writer = ListWriter {
+            file: std::io::BufWriter::new(file),
+            path: path.to_path_buf(),
+            items: 0,
+        };
+        writer.put("{\n  \"apiVersion\": \"v1\",\n  \"items\": [")?;
+        Ok(writer)
+    }
+
+    fn put(&mut self, text: &str) -> Result<(), AppError> {
+        use std::io::Write;
+        self.file.write_all(text.as_bytes()).map_err(|source| AppError::Io {
+            context: format!("write {}", self.path.display()),
+            source,
+        })
+    }
+
+    /// Appends one item.
+    pub fn push<T: Serialize>(&mut self, item: &T) -> Result<(), AppError> {
+        // Through a Value, so that keys are sorted as in the rest of the bundle.
+        let value = serde_json::to_value(item).expect("evidence serialises");
+        let text = serde_json::to_string_pretty(&value).expect("evidence serialises");
+        let mut out = String::with_capacity(text.len() + text.len() / 8 + 8);
+        out.push_str(if self.items == 0 { "\n" } else { ",\n" });
+        for (i, line) in text.lines().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str("    ");
+            out.push_str(line);
+        }
+        self.items += 1;
+        self.put(&out)
+    }
+
+    /// How many items were appended.
+    pub fn len(&self) -> usize {
+        self.items
+    }
+
+    /// Whether no item was appended.
+    pub fn is_empty(&self) -> bool {
+        self.items == 0
+    }
+
+    /// Ends the list and flushes the file.
+    pub fn finish(mut self) -> Result<(), AppError> {
+        use std::io::Write;
+        let end = if self.items == 0 { "]," } else { "\n  ]," };
+        self.put(end)?;
+        self.put("\n  \"kind\": \"List\",\n  \"metadata\": {}\n}\n")?;
+        self.file.flush().map_err(|source| AppError::Io {
+            context: format!("write {}", self.path.display()),
+            source,
+        })
+    }
+}
+
+fn write_into(snapshot: &Snapshot, meta: &Meta, dir: &Path, streamed: &[&str]) -> Result<(), AppError> {
     let put = |file: &str, value: &Value| -> Result<(), AppError> {
+        if streamed.contains(&file) {
+            return Ok(());
+        }
         let path: PathBuf = dir.join(file);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|source| AppError::Io {
@@ -427,6 +557,54 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/bundles")
             .join(name)
+    }
+
+    /// A list written item by item is, byte for byte, the list written at once.
+    #[test]
+    fn a_list_written_item_by_item_is_the_list_written_at_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let objects: Value =
+            serde_json::from_str(&fs::read_to_string(shared_bundle("failed-cycle").join("events.json")).unwrap())
+                .unwrap();
+        let items: Vec<k8s_openapi::api::core::v1::Event> = serde_json::from_value(objects["items"].clone()).unwrap();
+        for n in [0, 1, items.len()] {
+            let staging = Staging::create(&tmp.path().join(format!("b{n}"))).unwrap();
+            let mut list = staging.list("events.json").unwrap();
+            for item in &items[..n] {
+                list.push(item).unwrap();
+            }
+            assert_eq!(list.len(), n);
+            list.finish().unwrap();
+            let mut snapshot = read(&shared_bundle("failed-cycle")).unwrap();
+            snapshot.events = Evidence::Present(items[..n].to_vec());
+            let meta = Meta {
+                captured_at: "2026-11-29T17:20:00Z".into(),
+                context: None,
+                namespace: Some("store".into()),
+                all_namespaces: false,
+                gaps: vec![],
+                collected_by: "test".into(),
+                other_operators: vec![],
+                operator: None,
+            };
+            staging.commit(&snapshot, &meta, &["events.json"]).unwrap();
+            let whole = tmp.path().join(format!("w{n}"));
+            write(&snapshot, &meta, &whole).unwrap();
+            assert_eq!(
+                fs::read_to_string(tmp.path().join(format!("b{n}/events.json"))).unwrap(),
+                fs::read_to_string(whole.join("events.json")).unwrap(),
+                "{n} items"
+            );
+        }
+        // A staging directory dropped without a commit leaves nothing.
+        let target = tmp.path().join("never");
+        drop(Staging::create(&target).unwrap());
+        let left: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains("never"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
     }
 
     /// `kubectl get roles,rolebindings -o json > rbac/roles.json` (a recipe the README once

@@ -192,6 +192,23 @@ where
     K: DeserializeOwned + Clone,
 {
     let mut items = Vec::new();
+    let date = list_pages(client, url_path, params, |page: Vec<K>, _| items.extend(page)).await?;
+    Ok((items, date))
+}
+
+/// A paginated list of the collection at `url_path`, in pages of [`PAGE_SIZE`] items handed to
+/// `each_page` as they arrive, with the API server's clock (`Date` header of the first page),
+/// so that a caller that keeps only what it needs of each item holds one page at a time.
+/// Returns that clock.
+pub async fn list_pages<K>(
+    client: &Client,
+    url_path: &str,
+    params: ListParams,
+    mut each_page: impl FnMut(Vec<K>, Option<DateTime<Utc>>),
+) -> Result<Option<DateTime<Utc>>, kube::Error>
+where
+    K: DeserializeOwned + Clone,
+{
     let mut date = None;
     let mut params = params.limit(PAGE_SIZE);
     loop {
@@ -200,10 +217,10 @@ where
             .map_err(kube::Error::BuildRequest)?;
         let (list, page_date) = send_json::<ObjectList<K>>(client, request).await?;
         date = date.or(page_date);
-        items.extend(list.items);
+        each_page(list.items, date);
         match list.metadata.continue_.filter(|c| !c.is_empty()) {
             Some(token) => params = params.continue_token(&token),
-            None => return Ok((items, date)),
+            None => return Ok(date),
         }
     }
 }
@@ -250,51 +267,14 @@ fn url_for<K: Resource<DynamicType = ()>>(namespace: Option<&str>) -> String {
 /// The core of a live snapshot: Microservices and their events, concurrently. The operator and
 /// RBAC parts are left as "not collected" gaps; [`add_operator`] and [`add_everything`] fill them.
 pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess) -> Result<Snapshot, kube::Error> {
-    let ns = plan.namespace.as_deref();
-    let objects = async {
-        if !access.list_microservices {
-            return Err(forbidden_by_review("list microservices"));
-        }
-        if let (Some(name), None) = (&plan.name, ns) {
-            let params = ListParams::default().fields(&format!("metadata.name={name}"));
-            return list_all::<MicroserviceObject>(client, &url_for::<MicroserviceObject>(None), params).await;
-        }
-        if let Some(name) = &plan.name {
-            let request = kube::core::Request::new(url_for::<MicroserviceObject>(ns))
-                .get(name, &Default::default())
-                .map_err(kube::Error::BuildRequest)?;
-            // Not found is an answer (the object is not there), not a gap.
-            return match send_json::<MicroserviceObject>(client, request).await {
-                Ok((o, d)) => Ok((vec![o], d)),
-                Err(kube::Error::Api(status))
-                    if status.code == 404 && status.details.as_ref().is_some_and(|d| d.name == *name) =>
-                {
-                    Ok((Vec::new(), None))
-                }
-                Err(e) => Err(e),
-            };
-        }
-        let mut params = ListParams::default();
-        if let Some(selector) = &plan.selector {
-            params = params.labels(selector);
-        }
-        list_all::<MicroserviceObject>(client, &url_for::<MicroserviceObject>(ns), params).await
-    };
-    let events = async {
-        if !access.list_events {
-            return Err(forbidden_by_review("list events"));
-        }
-        let mut selector = "involvedObject.kind=Microservice".to_string();
-        if let Some(name) = &plan.name {
-            selector.push_str(&format!(",involvedObject.name={name}"));
-        }
-        list_all::<Event>(client, &url_for::<Event>(ns), ListParams::default().fields(&selector)).await
-    };
+    let mut items = Vec::new();
+    let objects = microservice_pages(client, plan, access, |page, _| items.extend(page));
+    let events = microservice_events(client, plan, access, EventTypes::All);
     let (objects, events) = futures::join!(objects, events);
-    let mut captured_at = None;
-    let microservices = match objects {
-        Ok((items, date)) => {
-            captured_at = date;
+    let mut snapshot = skeleton(plan);
+    snapshot.microservices = match objects {
+        Ok(date) => {
+            snapshot.captured_at = date;
             Evidence::Present(items)
         }
         Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
@@ -302,40 +282,24 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
         }
         Err(err) => return Err(err),
     };
-    let events = evidence(
-        "events",
-        events.map(|(items, date)| {
-            captured_at = captured_at.or(date);
-            items
-        }),
-    );
-    Ok(bare(
-        plan,
-        microservices,
-        events,
-        captured_at.or_else(|| Some(Utc::now())),
-    ))
+    snapshot.add_events(events);
+    Ok(snapshot)
 }
 
-/// A live snapshot of `microservices` and `events` alone: the operator and RBAC parts are "not
-/// collected" gaps until [`add_operator`] and [`add_everything`] fill them.
-pub fn bare(
-    plan: &Plan,
-    microservices: Evidence<Vec<MicroserviceObject>>,
-    events: Evidence<Vec<Event>>,
-    captured_at: Option<DateTime<Utc>>,
-) -> Snapshot {
+/// A live snapshot of `plan` with nothing gathered yet: no Microservices (an empty list), and
+/// every other piece of evidence a "not collected" gap. `captured_at` is unset.
+pub fn skeleton(plan: &Plan) -> Snapshot {
     let not_collected = |what: &str| GapReason::NotCollected(format!("{what} not needed for this answer"));
     Snapshot {
         source: Source::Live {
             context: plan.context.clone(),
             server: plan.server.clone(),
         },
-        captured_at,
+        captured_at: None,
         namespace: plan.namespace.clone(),
-        microservices,
+        microservices: Evidence::Present(Vec::new()),
         crd: Evidence::missing("CRD", not_collected("the CRD")),
-        events,
+        events: Evidence::missing("events", not_collected("events")),
         operator: OperatorEvidence {
             deployments: Evidence::missing("operator Deployment", not_collected("the operator")),
             pods: Evidence::missing("operator Pods", not_collected("the operator")),
@@ -354,6 +318,126 @@ pub fn bare(
             cluster_role_bindings: Evidence::missing("ClusterRoleBindings", not_collected("RBAC")),
         },
     }
+}
+
+impl Snapshot {
+    /// Records the answer of [`microservice_events`]: the events, or their gap; the API
+    /// server's clock becomes `captured_at` when no earlier answer set it (else now).
+    pub fn add_events(&mut self, events: Result<(Vec<Event>, Option<DateTime<Utc>>), kube::Error>) {
+        self.events = evidence(
+            "events",
+            events.map(|(items, date)| {
+                self.captured_at = self.captured_at.or(date);
+                items
+            }),
+        );
+        self.captured_at = self.captured_at.or_else(|| Some(Utc::now()));
+    }
+}
+
+/// The Microservices `plan` asks for (one by name, or a list, paginated), handed to
+/// `each_page` page by page as they arrive, with the API server's clock (`Date` header of the
+/// first answer) when it sent one; returns that clock. A NAME that is not there is an empty page, not an error. A caller without
+/// `list` (per the review) gets a 403 without a call.
+pub async fn microservice_pages(
+    client: &Client,
+    plan: &Plan,
+    access: &CallerAccess,
+    mut each_page: impl FnMut(Vec<MicroserviceObject>, Option<DateTime<Utc>>),
+) -> Result<Option<DateTime<Utc>>, kube::Error> {
+    let ns = plan.namespace.as_deref();
+    if !access.list_microservices {
+        return Err(forbidden_by_review("list microservices"));
+    }
+    if let (Some(name), None) = (&plan.name, ns) {
+        let params = ListParams::default().fields(&format!("metadata.name={name}"));
+        return list_pages(client, &url_for::<MicroserviceObject>(None), params, each_page).await;
+    }
+    if let Some(name) = &plan.name {
+        let request = kube::core::Request::new(url_for::<MicroserviceObject>(ns))
+            .get(name, &Default::default())
+            .map_err(kube::Error::BuildRequest)?;
+        // Not found is an answer (the object is not there), not a gap.
+        return match send_json::<MicroserviceObject>(client, request).await {
+            Ok((o, d)) => {
+                each_page(vec![o], d);
+                Ok(d)
+            }
+            Err(kube::Error::Api(status))
+                if status.code == 404 && status.details.as_ref().is_some_and(|d| d.name == *name) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        };
+    }
+    let mut params = ListParams::default();
+    if let Some(selector) = &plan.selector {
+        params = params.labels(selector);
+    }
+    list_pages(client, &url_for::<MicroserviceObject>(ns), params, each_page).await
+}
+
+/// Which events [`microservice_events`] lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventTypes {
+    /// Every event about Microservices (`explain-events`, `collect`).
+    All,
+    /// Only those whose `type` is not `Normal` (`status` counts Warning and Error events), by
+    /// the server-side field selector `type!=Normal`: a namespace of 10,000 objects holds
+    /// 10,000 Normal `Accepted` events that `status` would fetch and drop.
+    NotNormal,
+}
+
+/// core/v1 events about Microservices (`involvedObject.kind=Microservice`, and the name of
+/// `plan`, when it has one), paginated, with the API server's clock. A caller without `list`
+/// (per the review) gets a 403 without a call.
+pub async fn microservice_events(
+    client: &Client,
+    plan: &Plan,
+    access: &CallerAccess,
+    types: EventTypes,
+) -> Result<(Vec<Event>, Option<DateTime<Utc>>), kube::Error> {
+    if !access.list_events {
+        return Err(forbidden_by_review("list events"));
+    }
+    let mut selector = "involvedObject.kind=Microservice".to_string();
+    if let Some(name) = &plan.name {
+        selector.push_str(&format!(",involvedObject.name={name}"));
+    }
+    if types == EventTypes::NotNormal {
+        selector.push_str(",type!=Normal");
+    }
+    list_all::<Event>(
+        client,
+        &url_for::<Event>(plan.namespace.as_deref()),
+        ListParams::default().fields(&selector),
+    )
+    .await
+}
+
+/// [`microservice_events`] (all types) handed to `each_page` page by page as they arrive;
+/// returns the API server's clock.
+pub async fn microservice_event_pages(
+    client: &Client,
+    plan: &Plan,
+    access: &CallerAccess,
+    each_page: impl FnMut(Vec<Event>, Option<DateTime<Utc>>),
+) -> Result<Option<DateTime<Utc>>, kube::Error> {
+    if !access.list_events {
+        return Err(forbidden_by_review("list events"));
+    }
+    let mut selector = "involvedObject.kind=Microservice".to_string();
+    if let Some(name) = &plan.name {
+        selector.push_str(&format!(",involvedObject.name={name}"));
+    }
+    list_pages(
+        client,
+        &url_for::<Event>(plan.namespace.as_deref()),
+        ListParams::default().fields(&selector),
+        each_page,
+    )
+    .await
 }
 
 fn forbidden_by_review(what: &str) -> kube::Error {
@@ -755,6 +839,20 @@ fn env_configmaps(d: &k8s_openapi::api::apps::v1::Deployment) -> Vec<(String, St
 /// ([`OPERATOR_NEEDS`]) and, for ours with leader election, on its Lease
 /// ([`crate::operate::leader::LEASE_VERBS`], by name where RBAC can limit it).
 pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
+    let namespaces = snapshot
+        .microservices
+        .get()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o.metadata.namespace.clone())
+        .collect();
+    add_everything_for(client, snapshot, namespaces).await
+}
+
+/// [`add_everything`] for Microservices in `object_namespaces` (besides the snapshot's
+/// namespace): `collect` writes the objects to the bundle as they arrive and keeps only their
+/// namespaces.
+pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object_namespaces: BTreeSet<String>) {
     snapshot.crd = evidence(
         "CRD",
         Api::<CustomResourceDefinition>::all(client.clone()).get(CRD_NAME).await,
@@ -783,11 +881,32 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
                 .chain(env_configmaps(d))
         })
         .collect();
+    let mounted: BTreeSet<(String, String)> = snapshot
+        .operator
+        .deployments
+        .get()
+        .into_iter()
+        .flatten()
+        .flat_map(|d| {
+            let ns = d.metadata.namespace.clone().unwrap_or_default();
+            d.spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .and_then(|s| s.volumes.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
+        })
+        .collect();
+    let env_only: BTreeSet<(String, String)> = configmap_names.difference(&mounted).cloned().collect();
     let mut configmaps = Vec::new();
     let mut cm_gap = None;
     for (ns, name) in configmap_names {
         match Api::<ConfigMap>::namespaced(client.clone(), &ns).get(&name).await {
             Ok(cm) => configmaps.push(cm),
+            // An env reference may be `optional`: a missing ConfigMap is then no gap (its values
+            // stay unknown to the analysis, which says so).
+            Err(kube::Error::Api(status)) if status.code == 404 && env_only.contains(&(ns.clone(), name.clone())) => {}
             Err(e) => cm_gap = Some(evidence::<Vec<ConfigMap>>("operator ConfigMaps", Err(e))),
         }
     }
@@ -821,14 +940,7 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
     snapshot.rbac.cluster_roles = cluster_roles;
     snapshot.rbac.cluster_role_bindings = cluster_role_bindings;
 
-    let object_namespaces: BTreeSet<String> = snapshot
-        .microservices
-        .get()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| o.metadata.namespace.clone())
-        .chain(ns)
-        .collect();
+    let object_namespaces: BTreeSet<String> = object_namespaces.into_iter().chain(ns).collect();
     let mut reviews = Vec::new();
     let mut review_gap = None;
     for op in &operators {
@@ -876,6 +988,8 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
 pub const OPERATOR_NEEDS: &[(&str, &str, &str)] = &[
     (GROUP, PLURAL, "list"),
     (GROUP, PLURAL, "watch"),
+    // Kopf patches the object itself (its annotations: progress, last-handled-configuration).
+    (GROUP, PLURAL, "patch"),
     (GROUP, "microservices/status", "patch"),
     ("", "events", "create"),
     ("events.k8s.io", "events", "create"),

@@ -161,6 +161,33 @@ impl Resolution {
         }
     }
 
+    /// Whether `source` (a log in `snapshot`) is the resolved operator's, the only logs an answer
+    /// reads: for a Deployment, its Pods' (every Pod log when the evidence holds one Deployment,
+    /// else those named `NAME-...`, replaced Pods too); for a process outside the cluster, the
+    /// Pods' of the Deployments that serve the namespace too (they stand by on its Lease); for
+    /// anything else none of the Pods'. `--log-file` logs always count (the user gave them);
+    /// every log does when the operators are unknown (a bundle without
+    /// `operator/deployment.json`).
+    pub fn owns_log(&self, snapshot: &Snapshot, source: &LogSource) -> bool {
+        if source.container == FILE_CONTAINER || self.verdict == Verdict::Unknown {
+            return true;
+        }
+        let names: Vec<&str> = match self.verdict {
+            Verdict::Deployment => self.deployment().into_iter().collect(),
+            Verdict::Process => self.serving().map(|c| c.operator.as_str()).collect(),
+            _ => Vec::new(),
+        };
+        let names: Vec<&str> = names
+            .into_iter()
+            .filter_map(|d| d.split_once("/deployment/").map(|(_, n)| n))
+            .collect();
+        if names.is_empty() {
+            return false;
+        }
+        let several = snapshot.operator.deployments.get().is_some_and(|d| d.len() > 1);
+        !several || names.iter().any(|n| source.pod.starts_with(&format!("{n}-")))
+    }
+
     /// The chosen Deployment operator, `NS/deployment/NAME`, when the verdict is `deployment`.
     pub fn deployment(&self) -> Option<&str> {
         match self.verdict {
@@ -938,6 +965,125 @@ mod tests {
         )]);
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.operator.as_deref(), Some("ops2/deployment/op2"), "{r:?}");
+    }
+
+    /// Only the resolved operator's logs are read: another Deployment's Pods' never, a
+    /// `--log-file` always.
+    #[test]
+    fn only_the_resolved_operators_logs_count() {
+        let mut ds = others();
+        ds.push(deployment(
+            "ops",
+            "op",
+            json!(["kubectl-microservice", "operate", "-n", "todo"]),
+        ));
+        let s = snapshot(ds);
+        let log = |pod: &str, container: &str| LogSource {
+            pod: pod.into(),
+            container: container.into(),
+            previous: false,
+            text: String::new(),
+        };
+        let r = resolve(&s, Some("todo"), None);
+        assert!(r.owns_log(&s, &log("op-5d7f9c-x2x", "operator")));
+        assert!(!r.owns_log(&s, &log("catalog-5d7f9c-x2x", "operator")));
+        assert!(r.owns_log(&s, &log("operate.log", FILE_CONTAINER)));
+        let none = resolve(&s, Some("nobody"), None);
+        assert!(!none.owns_log(&s, &log("op-5d7f9c-x2x", "operator")));
+        assert!(none.owns_log(&s, &log("operate.log", FILE_CONTAINER)));
+    }
+
+    fn todo_api() -> MicroserviceObject {
+        serde_json::from_value(json!({
+            "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+            "metadata": {"name": "todo-api", "namespace": "todo", "uid": "u1", "generation": 1,
+                         "creationTimestamp": "2026-12-01T08:40:00Z"},
+            "spec": {"image": "x", "port": 8080},
+            "status": {"phase": "Accepted", "observedGeneration": 1}
+        }))
+        .unwrap()
+    }
+
+    /// Two that serve alike: explain-events says nothing about either, names the ambiguity as a
+    /// gap and cannot decide (exit 3).
+    #[test]
+    fn an_ambiguous_operator_is_a_gap_and_undecided() {
+        let mut s = snapshot(vec![
+            deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
+            deployment("b", "op", json!(["kopf", "run", "-A", "op.py"])),
+        ]);
+        s.microservices = Evidence::Present(vec![todo_api()]);
+        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+        assert_eq!(report.operator, None);
+        assert_eq!(report.operator_resolution.verdict, Verdict::Ambiguous);
+        assert!(
+            report
+                .gaps
+                .iter()
+                .any(|g| g.evidence == "operator" && g.to_string().contains("--operator")),
+            "{:?}",
+            report.gaps
+        );
+        assert!(
+            report
+                .findings
+                .iter()
+                .all(|f| !f.id.starts_with("operator-") && f.id != "rbac-events"),
+            "{:?}",
+            report.findings
+        );
+        assert_eq!(report.exit_code(), 3);
+    }
+
+    /// A laptop `operate` whose log is given but whose Lease expired: it stopped, and nothing
+    /// else serves the namespace: a problem, not "ok".
+    #[test]
+    fn a_stopped_laptop_operate_is_a_problem() {
+        let mut s = snapshot(others());
+        s.microservices = Evidence::Present(vec![todo_api()]);
+        s.operator.leases = Evidence::Present(vec![lease(
+            "todo",
+            "alice-laptop_0123456789abcdef",
+            "2026-12-01T08:50:00Z",
+        )]);
+        s.operator.logs = Evidence::Present(vec![LogSource {
+            pod: "op.log".into(),
+            container: FILE_CONTAINER.into(),
+            previous: false,
+            text: "2026-12-01T08:41:00.000Z  INFO Became the leader: acquired the lease lease=todo/microservice-operator identity=alice-laptop_0123456789abcdef term=1\n2026-12-01T08:41:01.000Z  INFO [todo/todo-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create\n".into(),
+        }]);
+        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+        assert_eq!(
+            report.operator.as_deref(),
+            Some("process/alice-laptop_0123456789abcdef")
+        );
+        let running = report
+            .findings
+            .iter()
+            .find(|f| f.id == "operator-not-running")
+            .expect("operator-not-running");
+        assert_eq!(
+            running.severity,
+            crate::diagnose::events::Severity::Problem,
+            "{running:?}"
+        );
+        assert!(running.title.contains("stopped"), "{}", running.title);
+        // Renewed a moment ago instead: it runs and leads, and nothing is raised.
+        s.operator.leases = Evidence::Present(vec![lease(
+            "todo",
+            "alice-laptop_0123456789abcdef",
+            "2026-12-01T08:59:58Z",
+        )]);
+        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+        assert!(
+            report
+                .findings
+                .iter()
+                .all(|f| f.severity == crate::diagnose::events::Severity::Ok),
+            "{:?}",
+            report.findings
+        );
+        assert_eq!(report.exit_code(), 0);
     }
 
     #[test]

@@ -244,6 +244,8 @@ pub fn classify(message: &str) -> Lifecycle {
         "Something has changed, but we are not interested",
         "Handling cycle is finished",
         "Throttling is over",
+        // Kopf's API client retrying a request of the object (`kopf/_cogs/clients/api.py`).
+        "Request attempt #",
         "Sleeping was interrupted",
         "Sleeping for ",
         "Deleted, really deleted",

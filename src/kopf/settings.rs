@@ -1244,6 +1244,18 @@ mod tests {
             );
             assert!(matches!(s.enabled, PostingSetting::Undecidable { .. }));
         }
+        // A machine-made condition on the env, 2,900 `not`s deep: not evaluated, no overflow.
+        let env = env_of(serde_json::json!([{"name": "X", "value": "1"}]), &[]);
+        let src = startup(&format!(
+            "    if {}os.environ.get('X'):\n        settings.posting.enabled = False\n",
+            "not ".repeat(2900)
+        ));
+        let s = posting_settings_in("op.py", &format!("import os\n{src}"), &env);
+        assert!(
+            matches!(s.enabled, PostingSetting::Undecidable { .. }),
+            "{:?}",
+            s.enabled
+        );
         // 2,000 levels (CPython compiles that) are read.
         let src = startup(&format!(
             "    x = {}1\n    settings.posting.enabled = False\n",

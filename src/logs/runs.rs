@@ -799,6 +799,37 @@ kopf._cogs.clients.errors.APIClientError: ('Microservice.platform.example.io \"b
         );
     }
 
+    /// Real Kopf 1.38 lines (kms-k11k-p403, bundles-captured/kopf-patch-forbidden): a 403 on
+    /// the object's PATCH is retried 9 times over 55 s before the Throttling line; the retries
+    /// are Kopf's own lines, not the handler's, and the run is failed with the 403.
+    #[test]
+    fn a_forbidden_patch_retried_then_throttled_fails_the_run() {
+        let log = "\
+[2026-12-01 09:08:03,895] kopf.objects         [INFO    ] [kms-k11k-p403/pay-api] Accepted kms-k11k-p403/pay-api: image=registry.example.com/shop/cart:2.1.0 port=7200
+[2026-12-01 09:08:03,899] kopf.objects         [INFO    ] [kms-k11k-p403/pay-api] Handler 'accept' succeeded.
+[2026-12-01 09:08:03,900] kopf.objects         [INFO    ] [kms-k11k-p403/pay-api] Creation is processed: 1 succeeded; 0 failed.
+[2026-12-01 09:08:03,903] kopf.objects         [ERROR   ] [kms-k11k-p403/pay-api] Request attempt #1/9 failed; will retry: PATCH https://kubernetes.default.svc/apis/platform.example.io/v1alpha1/namespaces/kms-k11k-p403/microservices/pay-api -> APIForbiddenError('forbidden', {'code': 403})
+[2026-12-01 09:08:58,023] kopf.objects         [ERROR   ] [kms-k11k-p403/pay-api] Request attempt #9/9 failed; escalating: PATCH https://kubernetes.default.svc/apis/platform.example.io/v1alpha1/namespaces/kms-k11k-p403/microservices/pay-api -> APIForbiddenError('forbidden', {'code': 403})
+[2026-12-01 09:08:58,049] kopf.objects         [ERROR   ] [kms-k11k-p403/pay-api] Throttling for 1 seconds due to an unexpected error: APIForbiddenError('microservices.platform.example.io \"pay-api\" is forbidden: User \"system:serviceaccount:kms-k11k-p403:kopf-operator\" cannot patch resource \"microservices\" in API group \"platform.example.io\" in the namespace \"kms-k11k-p403\"', {'kind': 'Status', 'reason': 'Forbidden', 'code': 403})
+[2026-12-01 09:08:59,053] kopf.objects         [INFO    ] [kms-k11k-p403/pay-api] Throttling is over. Switching back to normal operations.
+";
+        let (runs, stats) = group(log, GroupConfig::default());
+        assert_eq!(
+            summary(&runs),
+            [("accept".into(), "kms-k11k-p403/pay-api".into(), "create", "failed")]
+        );
+        assert!(
+            runs[0]
+                .detail
+                .as_deref()
+                .unwrap()
+                .contains("(403 Forbidden: microservices.platform.example.io"),
+            "{:?}",
+            runs[0].detail
+        );
+        assert_eq!(stats.unattributed_lines, 0, "the retries are Kopf's own lines");
+    }
+
     #[test]
     fn humantime_reads_like_kubectl() {
         assert_eq!(humantime(Duration::from_secs(600)), "10m");

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 use tower::BoxError;
 
+use super::cache::CachedMicroservice;
 use super::events::{self, EventSink, Reporter};
 use super::health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use super::leader::{ElectionConfig, Elector};
@@ -185,6 +186,11 @@ fn object(name: &str, generation: i64, spec: Value, status: Option<Value>) -> Mi
     .unwrap()
 }
 
+/// The cached form of `obj`, as the controller's watch hands it to a pass.
+fn cached(obj: MicroserviceObject) -> Arc<CachedMicroservice> {
+    Arc::new(CachedMicroservice::from(obj))
+}
+
 fn todo_api(generation: i64, port: u16, status: Option<Value>) -> MicroserviceObject {
     object(
         "todo-api",
@@ -229,7 +235,7 @@ struct Harness {
 impl Harness {
     /// Runs the controller over namespace `todo` on a task; `term_starts` as in `run`.
     fn run_controller(&self, term_starts: watch::Receiver<u64>) -> tokio::task::JoinHandle<()> {
-        let api: Api<MicroserviceObject> = Api::namespaced(self.ctx.client.clone(), "todo");
+        let api: Api<CachedMicroservice> = Api::namespaced(self.ctx.client.clone(), "todo");
         let run = super::controller_for(api, "todo".into(), self.ctx.clone(), 16, term_starts)
             .run(reconcile, error_policy, self.ctx.clone())
             .for_each(|_| async {});
@@ -280,9 +286,7 @@ fn lines_with(logs: &Capture, needle: &str) -> Vec<String> {
 #[tokio::test]
 async fn create_applies_status_and_posts_one_normal_event() {
     let h = harness(Box::new(healthy), EventsPolicy::All);
-    let action = reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    let action = reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     assert_eq!(action, kube::runtime::controller::Action::await_change());
 
     let patches = h.api.wait_for("PATCH", "/status", 1).await;
@@ -333,26 +337,24 @@ async fn create_applies_status_and_posts_one_normal_event() {
 #[tokio::test]
 async fn spec_update_runs_again_and_label_change_does_not() {
     let h = harness(Box::new(healthy), EventsPolicy::All);
-    reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     h.api.wait_for("POST", "/events", 1).await;
     let accepted_v1 = json!({"phase": "Accepted", "observedGeneration": 1});
 
     // Our own status write comes back through the watch: nothing happens.
-    reconcile(Arc::new(todo_api(1, 8080, Some(accepted_v1.clone()))), h.ctx.clone())
+    reconcile(cached(todo_api(1, 8080, Some(accepted_v1.clone()))), h.ctx.clone())
         .await
         .unwrap();
     // A label-only change keeps the generation: nothing happens.
     let mut labelled = todo_api(1, 8080, Some(accepted_v1.clone()));
     labelled.metadata.labels = Some([("tier".to_string(), "web".to_string())].into());
-    reconcile(Arc::new(labelled), h.ctx.clone()).await.unwrap();
+    reconcile(cached(labelled), h.ctx.clone()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(h.api.seen().len(), 2);
     assert_eq!(lines_with(&h.logs, "Accepted todo/todo-api").len(), 1);
 
     // Port 9090: generation 2, cause update.
-    reconcile(Arc::new(todo_api(2, 9090, Some(accepted_v1))), h.ctx.clone())
+    reconcile(cached(todo_api(2, 9090, Some(accepted_v1))), h.ctx.clone())
         .await
         .unwrap();
     let patches = h.api.wait_for("PATCH", "/status", 2).await;
@@ -385,7 +387,7 @@ async fn restart_resumes_without_writing() {
         None,
         chrono::Utc::now(),
     );
-    reconcile(Arc::new(todo_api(3, 8080, Some(handled))), h.ctx.clone())
+    reconcile(cached(todo_api(3, 8080, Some(handled))), h.ctx.clone())
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -419,7 +421,7 @@ async fn kopf_object_is_taken_over_with_one_status_write_and_no_event() {
         .into(),
     );
     obj.metadata.finalizers = Some(vec!["kopf.zalando.org/KopfFinalizerMarker".into()]);
-    reconcile(Arc::new(obj), h.ctx.clone()).await.unwrap();
+    reconcile(cached(obj), h.ctx.clone()).await.unwrap();
     let patches = h.api.wait_for("PATCH", "/status", 1).await;
     assert_eq!(patches[0].body["status"]["observedGeneration"], 1);
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -439,14 +441,14 @@ async fn a_kopf_finalizer_holding_a_deletion_is_still_warned_about() {
     let mut obj = todo_api(1, 8080, Some(json!({"phase": "Accepted", "observedGeneration": 1})));
     obj.metadata.finalizers = Some(vec!["kopf.zalando.org/KopfFinalizerMarker".into()]);
     // Seen alive first: the leftover-finalizer warning.
-    reconcile(Arc::new(obj.clone()), h.ctx.clone()).await.unwrap();
+    reconcile(cached(obj.clone()), h.ctx.clone()).await.unwrap();
     // Then deleted: the deletion bumps the generation; nothing is handled, but the warning repeats once.
     obj.metadata.generation = Some(2);
     obj.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
         "2026-12-01T04:00:00Z".parse().unwrap(),
     ));
-    reconcile(Arc::new(obj.clone()), h.ctx.clone()).await.unwrap();
-    reconcile(Arc::new(obj), h.ctx.clone()).await.unwrap();
+    reconcile(cached(obj.clone()), h.ctx.clone()).await.unwrap();
+    reconcile(cached(obj), h.ctx.clone()).await.unwrap();
     let log = h.logs.text();
     assert!(log.contains("A Kopf finalizer is left on the object"), "{log}");
     assert_eq!(
@@ -466,7 +468,7 @@ async fn a_kopf_finalizer_holding_a_deletion_is_still_warned_about() {
 async fn invalid_spec_is_marked_once_without_retry_loop() {
     let h = harness(Box::new(healthy), EventsPolicy::All);
     let bad = object("bad-port", 1, json!({"image": "nginx:1.27", "port": "eighty"}), None);
-    let action = reconcile(Arc::new(bad.clone()), h.ctx.clone()).await.unwrap();
+    let action = reconcile(cached(bad.clone()), h.ctx.clone()).await.unwrap();
     assert_eq!(
         action,
         kube::runtime::controller::Action::await_change(),
@@ -485,9 +487,9 @@ async fn invalid_spec_is_marked_once_without_retry_loop() {
     // The write comes back through the watch; a restart sees it again: still one Warning.
     let mut stored = bad.clone();
     stored.status = Some(patches[0].body["status"].clone());
-    reconcile(Arc::new(stored.clone()), h.ctx.clone()).await.unwrap();
+    reconcile(cached(stored.clone()), h.ctx.clone()).await.unwrap();
     let fresh = harness(Box::new(healthy), EventsPolicy::All);
-    reconcile(Arc::new(stored), fresh.ctx.clone()).await.unwrap();
+    reconcile(cached(stored), fresh.ctx.clone()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(h.api.seen().len(), 2);
     assert!(fresh.api.seen().is_empty());
@@ -508,7 +510,7 @@ async fn forbidden_status_patch_is_retried_with_backoff_and_a_warning() {
         }),
         EventsPolicy::All,
     );
-    let obj = Arc::new(todo_api(1, 8080, None));
+    let obj = cached(todo_api(1, 8080, None));
     let first = reconcile(obj.clone(), h.ctx.clone()).await.unwrap_err();
     assert!(first.source.to_string().contains("403"), "{first}");
     assert_eq!(
@@ -551,9 +553,7 @@ async fn unprocessable_status_patch_is_not_retried() {
         }),
         EventsPolicy::Warnings,
     );
-    let action = reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    let action = reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     assert_eq!(action, kube::runtime::controller::Action::await_change());
     assert_eq!(h.ctx.handled_generation("uid-todo-api"), Some(1));
     assert!(
@@ -577,7 +577,7 @@ async fn too_many_requests_honours_retry_after() {
         }),
         EventsPolicy::None,
     );
-    let err = reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
+    let err = reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone())
         .await
         .unwrap_err();
     assert_eq!(err.retry_in, Duration::from_secs(7));
@@ -597,9 +597,7 @@ async fn forbidden_event_post_is_logged_counted_and_not_retried() {
         }),
         EventsPolicy::All,
     );
-    reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     h.api.wait_for("POST", "/events", 1).await;
     for _ in 0..100 {
         if h.ctx.events.stats().failed(403) == 1 {
@@ -628,9 +626,7 @@ async fn server_errors_on_event_post_get_three_tries() {
         }),
         EventsPolicy::All,
     );
-    reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     h.api.wait_for("POST", "/events", 3).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(h.api.matching("POST", "/events").len(), 3);
@@ -688,7 +684,7 @@ async fn a_warning_is_delivered_while_the_normal_queue_is_saturated() {
     );
 
     let bad = object("bad-port", 1, json!({"image": "nginx:1.27", "port": "eighty"}), None);
-    reconcile(Arc::new(bad), h.ctx.clone()).await.unwrap();
+    reconcile(cached(bad), h.ctx.clone()).await.unwrap();
     until("the Warning is stored", || stats.posted.load(Ordering::Relaxed) == 1).await;
     let posts = h.api.matching("POST", "/events");
     let warnings: Vec<&Seen> = posts.iter().filter(|s| s.body["type"] == "Warning").collect();
@@ -774,12 +770,10 @@ async fn status_pruned_by_schema_warns_once_and_does_not_loop() {
         }),
         EventsPolicy::All,
     );
-    reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone())
-        .await
-        .unwrap();
+    reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()).await.unwrap();
     // The pruned status comes back through the watch: same generation, nothing to do.
     reconcile(
-        Arc::new(todo_api(1, 8080, Some(json!({"phase": "Accepted"})))),
+        cached(todo_api(1, 8080, Some(json!({"phase": "Accepted"})))),
         h.ctx.clone(),
     )
     .await
@@ -1308,7 +1302,7 @@ async fn a_leader_that_cannot_renew_steps_down_at_the_renew_deadline() {
 async fn a_pass_in_flight_is_cancelled_before_its_write_when_the_lease_is_lost() {
     let h = harness(Box::new(healthy), EventsPolicy::All);
     let held = h.ctx.writes.acquire_many(4).await.unwrap();
-    let pass = tokio::spawn(reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone()));
+    let pass = tokio::spawn(reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()));
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(!pass.is_finished(), "the pass waits for a write slot");
     h.ctx.end_term();
@@ -1334,7 +1328,7 @@ async fn a_pass_in_flight_is_cancelled_before_its_write_when_the_lease_is_lost()
     // SIGTERM in a term: the pass in flight finishes its writes; a new pass does nothing.
     h.ctx.begin_term(2);
     let held = h.ctx.writes.acquire_many(4).await.unwrap();
-    let pass = tokio::spawn(reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone()));
+    let pass = tokio::spawn(reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()));
     tokio::time::sleep(Duration::from_millis(50)).await;
     h.ctx.stop_taking_work();
     drop(held);
@@ -1342,7 +1336,7 @@ async fn a_pass_in_flight_is_cancelled_before_its_write_when_the_lease_is_lost()
     h.api.wait_for("PATCH", "/status", 1).await;
     h.api.wait_for("POST", "/events", 1).await;
     reconcile(
-        Arc::new(object("other", 1, json!({"image": "nginx:1.27", "port": 80}), None)),
+        cached(object("other", 1, json!({"image": "nginx:1.27", "port": 80}), None)),
         h.ctx.clone(),
     )
     .await
@@ -1527,7 +1521,7 @@ async fn sigterm_waits_only_for_passes_in_flight() {
     // A pass waiting for a write slot: waited for until it wrote.
     let h = harness(Box::new(healthy), EventsPolicy::All);
     let held = h.ctx.writes.acquire_many(4).await.unwrap();
-    let pass = tokio::spawn(reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone()));
+    let pass = tokio::spawn(reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()));
     tokio::time::sleep(Duration::from_millis(50)).await;
     let release = async move {
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -1547,7 +1541,7 @@ async fn sigterm_waits_only_for_passes_in_flight() {
     // A pass still waiting at the limit is abandoned.
     let h = harness(Box::new(healthy), EventsPolicy::All);
     let _held = h.ctx.writes.acquire_many(4).await.unwrap();
-    let _pass = tokio::spawn(reconcile(Arc::new(todo_api(1, 8080, None)), h.ctx.clone()));
+    let _pass = tokio::spawn(reconcile(cached(todo_api(1, 8080, None)), h.ctx.clone()));
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(!super::finish_passes(&h.ctx, Duration::from_secs(4)).await);
     assert_eq!(

@@ -10,6 +10,8 @@
 //!   Normals) and their concurrent posters;
 //! - [`logging`]: the text and json log line formats;
 //! - [`leader`]: leader election on a Lease (only the leader handles objects);
+//! - [`listwatch`]: the list (from the watch cache, decoded as it arrives) and watch feeding the
+//!   cache; [`watching`]: their backoff and log lines;
 //! - [`health`], [`metrics`], [`endpoint`]: `/healthz`, `/readyz`, `/metrics` (`--health-listen`).
 //!
 //! Lifecycle: every replica lists and watches (so a standby is ready and its cache warm); objects
@@ -25,6 +27,7 @@ pub mod endpoint;
 pub mod events;
 pub mod health;
 pub mod leader;
+pub mod listwatch;
 pub mod logging;
 pub mod metrics;
 pub mod reconcile;
@@ -52,14 +55,15 @@ use tokio::sync::{oneshot, watch};
 use crate::cli::{GlobalArgs, OperateArgs};
 use crate::client::{self, Usage};
 use crate::error::AppError;
-use crate::resource::{CRD_NAME, MicroserviceObject, VERSION};
+use crate::resource::{CRD_NAME, VERSION};
+use cache::CachedMicroservice;
 use health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use leader::{ElectionConfig, Elector, Role};
 use reconcile::{Context, error_policy, reconcile};
 
 /// One watched scope: the API for Microservices there and its label for logs (a namespace, or
 /// "all namespaces").
-type WatchedApi = (Api<MicroserviceObject>, String);
+type WatchedApi = (Api<CachedMicroservice>, String);
 
 /// How often entries of deleted objects are dropped from the controller's memory.
 const FORGET_INTERVAL: Duration = Duration::from_secs(300);
@@ -323,20 +327,21 @@ pub async fn follow_leadership(mut roles: watch::Receiver<Role>, ctx: Arc<Contex
     }
 }
 
-/// The controller over one watch (one namespace, or all): our own watcher and reflector feed
-/// it, so that the watch's milestones are logged, readiness is reported and deleted objects are
-/// forgotten. Each change of `terms` (a new leadership term) re-queues every cached object, once
+/// The controller over one watch (one namespace, or all): our own list and watch
+/// ([`listwatch::list_watch`]: the list from the API server's watch cache, decoded as it
+/// arrives) and reflector feed it, so that the watch's milestones are logged, readiness is
+/// reported and deleted objects are forgotten. Each change of `terms` (a new leadership term) re-queues every cached object, once
 /// the cache holds the initial list.
 pub fn controller_for(
-    api: Api<MicroserviceObject>,
+    api: Api<CachedMicroservice>,
     scope: String,
     ctx: Arc<Context>,
     concurrency: u16,
     terms: watch::Receiver<u64>,
-) -> Controller<MicroserviceObject> {
+) -> Controller<CachedMicroservice> {
     let (reader, writer) = reflector::store();
     let (listed, listed_rx) = watch::channel(false);
-    let events = watcher(api, watch_config()).modify(cache::keep_needed);
+    let events = listwatch::list_watch(ctx.client.clone(), api);
     let objects = watching::with_backoff(events, watcher::DefaultBackoff::default(), scope.clone())
         .reflect(writer)
         .inspect(move |event| observe_watch(event, &scope, &ctx, &listed))
@@ -345,22 +350,6 @@ pub fn controller_for(
         .with_config(controller::Config::default().concurrency(concurrency))
         .trigger_backoff(NoTriggerBackoff)
         .reconcile_all_on(term_starts(terms, listed_rx))
-}
-
-/// Objects per page of the initial list and of every relist.
-pub const LIST_PAGE_SIZE: u32 = 500;
-
-/// The watch of Microservices: the initial list (and every relist) in pages of
-/// [`LIST_PAGE_SIZE`] objects, read from etcd (`ListSemantic::MostRecent`, client-go's
-/// reflector default). Not `ListSemantic::Any` (`resourceVersion=0`): the API server serves
-/// that from its watch cache, which (Kubernetes 1.28: `shouldDelegateList` in the apiserver's
-/// cacher) ignores `limit` and answers with every object in one response (10,000 objects: one
-/// body of tens of MiB held at once while parsed). Each page
-/// is stripped object by object ([`cache::keep_needed`]) before the reflector stores it.
-pub fn watch_config() -> watcher::Config {
-    watcher::Config::default()
-        .page_size(LIST_PAGE_SIZE)
-        .list_semantic(watcher::ListSemantic::MostRecent)
 }
 
 /// The controller's own backoff over its input streams: none. The watcher stream already backs
@@ -398,7 +387,7 @@ fn term_starts(terms: watch::Receiver<u64>, listed: watch::Receiver<bool>) -> im
 /// forgets deleted objects. `listed` turns true when this watch finished its first initial list
 /// (the reflector has stored it: it runs before this).
 fn observe_watch(
-    event: &Result<watcher::Event<MicroserviceObject>, watcher::Error>,
+    event: &Result<watcher::Event<CachedMicroservice>, watcher::Error>,
     scope: &str,
     ctx: &Context,
     listed: &watch::Sender<bool>,
@@ -428,7 +417,7 @@ fn observe_watch(
 async fn log_controller_result(
     result: Result<
         (
-            kube::runtime::reflector::ObjectRef<MicroserviceObject>,
+            kube::runtime::reflector::ObjectRef<CachedMicroservice>,
             controller::Action,
         ),
         controller::Error<reconcile::RetryableError, watcher::Error>,
@@ -442,7 +431,7 @@ async fn log_controller_result(
     }
 }
 
-async fn forget_deleted(ctx: Arc<Context>, stores: Vec<Store<MicroserviceObject>>) {
+async fn forget_deleted(ctx: Arc<Context>, stores: Vec<Store<CachedMicroservice>>) {
     let mut tick = tokio::time::interval(FORGET_INTERVAL);
     tick.tick().await;
     loop {

@@ -22,6 +22,7 @@ use kube::{Client, Resource};
 use thiserror::Error;
 use tokio::sync::Semaphore;
 
+use super::cache::CachedMicroservice;
 use super::cause::{Cause, Decision, KopfRecord, decide, kopf_finalizer_index};
 use super::events::{EventRequest, EventSink, EventType};
 use super::health::{Health, WATCH_TIMEOUT};
@@ -138,7 +139,12 @@ impl Context {
     pub fn forget(&self, uid: &str) {
         self.handled.lock().expect("lock").remove(uid);
         self.failures.lock().expect("lock").remove(uid);
-        self.noticed.lock().expect("lock").retain(|key| noticed_uid(key) != uid);
+        {
+            // Its two keys, by lookup: a scan of every key per deletion was quadratic in a mass delete.
+            let mut noticed = self.noticed.lock().expect("lock");
+            noticed.remove(uid);
+            noticed.remove(&format!("{uid} deleting"));
+        }
         self.pruned_warned.lock().expect("lock").remove(uid);
     }
 
@@ -276,7 +282,7 @@ pub struct RetryableError {
 }
 
 /// The requeue after a retryable failure.
-pub fn error_policy(_obj: Arc<MicroserviceObject>, err: &RetryableError, _ctx: Arc<Context>) -> Action {
+pub fn error_policy(_obj: Arc<CachedMicroservice>, err: &RetryableError, _ctx: Arc<Context>) -> Action {
     Action::requeue(err.retry_in)
 }
 
@@ -298,11 +304,13 @@ macro_rules! log_at {
     };
 }
 
-/// Handles one object (see the module docs). Does nothing outside a leadership term, or after
+/// Handles one object (see the module docs), as the watch cached it: its compact form is parsed
+/// once into the object the pass works on. Does nothing outside a leadership term, or after
 /// SIGTERM.
-pub async fn reconcile(obj: Arc<MicroserviceObject>, ctx: Arc<Context>) -> Result<Action, RetryableError> {
+pub async fn reconcile(cached: Arc<CachedMicroservice>, ctx: Arc<Context>) -> Result<Action, RetryableError> {
     // Counted before `startable_term` is checked, so SIGTERM's wait sees every pass that may write.
     let _in_flight = ctx.pass_started();
+    let obj = cached.object();
     let namespace = obj.metadata.namespace.as_deref().unwrap_or("");
     let name = obj.metadata.name.as_deref().unwrap_or("");
     let uid = obj.metadata.uid.as_deref().unwrap_or("");

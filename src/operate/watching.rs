@@ -1,4 +1,4 @@
-//! The watch of Microservice objects between kube-runtime's watcher and the reflector: the
+//! The watch of Microservice objects between the list/watch ([`super::listwatch`]) and the reflector: the
 //! backoff after a failed list or watch, and the log lines of failures.
 //!
 //! **Backoff.** client-go's reflector backoff (kube-runtime 5 `watcher::DefaultBackoff`: 0.8 s,

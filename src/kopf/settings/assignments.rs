@@ -107,6 +107,10 @@ pub(super) struct Found {
     pub ignored: Vec<Ignored>,
 }
 
+/// Expressions nested deeper than this are not evaluated against the env (conditions people
+/// write are a few levels deep).
+const MAX_EVAL_DEPTH: usize = 64;
+
 /// Blocks nested deeper than this are not walked (CPython's tokenizer rejects more than 100
 /// levels of indentation: "too many levels of indentation"); what lies deeper is undecidable.
 const MAX_DEPTH: usize = 100;
@@ -1180,6 +1184,16 @@ impl Walker<'_, '_> {
     /// `.strip()`/`.casefold()`, literals, `==`/`!=`/`in`/`not in`/`is`/`is not`, `not`, `and`,
     /// `or`.
     fn eval(&self, expr: &Expr, scope: &Scope) -> Result<Known, EvalError> {
+        self.eval_at(expr, scope, 0)
+    }
+
+    /// [`Walker::eval`] at nesting `depth`: deeper than [`MAX_EVAL_DEPTH`] is not evaluated (a
+    /// machine-made `not not not ...` must not exhaust the stack).
+    fn eval_at(&self, expr: &Expr, scope: &Scope, depth: usize) -> Result<Known, EvalError> {
+        if depth > MAX_EVAL_DEPTH {
+            return Err(EvalError::NotEnv);
+        }
+        let eval = |e: &Expr| self.eval_at(e, scope, depth + 1);
         match expr {
             Expr::StringLiteral(l) => Ok(Known::literal(PyVal::Str(l.value.to_str().to_string()))),
             Expr::NoneLiteral(_) => Ok(Known::literal(PyVal::None)),
@@ -1201,7 +1215,7 @@ impl Walker<'_, '_> {
                 let mut out = Known::literal(PyVal::Seq(Vec::new()));
                 let mut values = Vec::new();
                 for e in elts {
-                    let k = self.eval(e, scope)?;
+                    let k = eval(e)?;
                     values.push(k.value.clone());
                     out = out.join(k, PyVal::None);
                 }
@@ -1248,7 +1262,7 @@ impl Walker<'_, '_> {
                     return match self.read_env(var)? {
                         Some(k) => Ok(k),
                         None => match default {
-                            Some(d) => self.eval(d, scope),
+                            Some(d) => eval(d),
                             None => Ok(Known::literal(PyVal::None)),
                         },
                     };
@@ -1258,7 +1272,7 @@ impl Walker<'_, '_> {
                     && call.arguments.args.is_empty()
                     && call.arguments.keywords.is_empty()
                 {
-                    let k = self.eval(&a.value, scope)?;
+                    let k = eval(&a.value)?;
                     let PyVal::Str(v) = &k.value else {
                         return Err(EvalError::NotEnv);
                     };
@@ -1276,7 +1290,7 @@ impl Walker<'_, '_> {
                 Err(EvalError::NotEnv)
             }
             Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
-                let k = self.eval(&u.operand, scope)?;
+                let k = eval(&u.operand)?;
                 let v = !k.value.truthy();
                 Ok(Known {
                     value: PyVal::Bool(v),
@@ -1290,7 +1304,7 @@ impl Walker<'_, '_> {
                 let mut known = Known::literal(PyVal::Bool(!want));
                 let mut unknown: Option<EvalError> = None;
                 for v in &b.values {
-                    match self.eval(v, scope) {
+                    match eval(v) {
                         Ok(k) if k.value.truthy() == want => {
                             return Ok(Known {
                                 value: PyVal::Bool(want),
@@ -1311,8 +1325,8 @@ impl Walker<'_, '_> {
                 }
             }
             Expr::Compare(c) if c.ops.len() == 1 && c.comparators.len() == 1 => {
-                let left = self.eval(&c.left, scope);
-                let right = self.eval(&c.comparators[0], scope);
+                let left = eval(&c.left);
+                let right = eval(&c.comparators[0]);
                 let (left, right) = match (left, right) {
                     (Ok(l), Ok(r)) => (l, r),
                     (Err(EvalError::Env(e)), _) | (_, Err(EvalError::Env(e))) => return Err(EvalError::Env(e)),
