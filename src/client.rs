@@ -95,6 +95,13 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
     Ok(config)
 }
 
+/// The kubeconfig of the flags as [`config`] reads it (`--kubeconfig`, else `KUBECONFIG` with its
+/// missing files skipped, else `~/.kube/config`), for what reads it without a cluster (context
+/// completion).
+pub fn kubeconfig_of(global: &GlobalArgs) -> Result<Kubeconfig, AppError> {
+    read_kubeconfig(global).map(|(kubeconfig, _)| kubeconfig)
+}
+
 /// The default kubeconfig, `~/.kube/config`.
 fn default_kubeconfig_path() -> Option<std::path::PathBuf> {
     std::env::home_dir().map(|h| h.join(".kube").join("config"))

@@ -330,6 +330,10 @@ fn names_come_from_the_cluster_namespace_and_context_of_the_line() {
     // Contexts for --context come from the kubeconfig, no server asked.
     let (output, _) = complete(&kc, &["status", "--context", ""], b"");
     assert_eq!(stdout(&output), "dead\nlive\n:4\n");
+    // A missing file in a KUBECONFIG list is skipped, as kubectl and every command skip it.
+    let list = std::path::PathBuf::from(format!("{}:{}", other.path().join("missing").display(), kc.display()));
+    let (output, _) = complete(&list, &["status", "--context", ""], b"");
+    assert_eq!(stdout(&output), "dead\nlive\n:4\n");
 }
 
 /// `completions/kubectl_complete-microservice`, as kubectl runs it: words after `microservice`

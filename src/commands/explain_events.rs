@@ -273,7 +273,7 @@ async fn gather(
     let access = live::caller_access(&client, Some(&ns))
         .await
         .map_err(|e| crate::client::unreachable(global, &config, e))?;
-    for note in live::access_notes(&access, &format!("in namespace {ns}")) {
+    for note in live::access_notes(&access, &format!("in namespace {ns}"), live::NotesFor::Findings) {
         eprintln!("note: {note}");
     }
     let mut snapshot = live::gather_objects(&client, &plan, &access).await.map_err(|e| {

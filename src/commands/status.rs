@@ -953,7 +953,12 @@ async fn run_live(
     let access = crate::evidence::live::caller_access(&client, namespace.as_deref())
         .await
         .map_err(|e| crate::client::unreachable(global, &config, e))?;
-    for note in crate::evidence::live::access_notes(&access, &scope) {
+    let printed = if args.name.is_some() {
+        crate::evidence::live::NotesFor::StatusObject
+    } else {
+        crate::evidence::live::NotesFor::StatusTable
+    };
+    for note in crate::evidence::live::access_notes(&access, &scope, printed) {
         eprintln!("note: {note}");
     }
     // The plain table and `-o name` print no operator; every other output does.

@@ -3,7 +3,11 @@
 //! [`crate::evidence::operator`] finds them) with the version their image tag names, and a
 //! warning when it differs from the client's. `-o json|yaml` (and the jsonpath templates) print
 //! `{"schemaVersion": 1, "clientVersion": {...}, "operators": [...]}`, as `kubectl version -o
-//! json` prints `clientVersion` and `serverVersion`.
+//! json` prints `clientVersion` and `serverVersion`. The image tag names a version, not a
+//! commit: the commit each operator Pod was built from is read from the start of its log (its
+//! first line, `Operator started version="0.1.0 (commit X)"`; one Pod list and at most two
+//! `limitBytes` reads per operator), and one that differs from the client's is a note
+//! (`gitCommits` in JSON), never a failure.
 //!
 //! The client part is the answer: when the cluster cannot be asked (no kubeconfig, unreachable,
 //! forbidden), it is still printed, with a one-line note on stderr, and the exit code is 0 —
@@ -70,6 +74,12 @@ pub struct OperatorVersion {
     pub version: Option<String>,
     /// Whether `version` differs from the client's (`false` when it is unknown).
     pub skew: bool,
+    /// The git commits its Pods' logs say they were built from (`Operator started
+    /// version="0.1.0 (commit X)"`, the first line `operate` logs), distinct; absent when no log
+    /// said (no Pod running, logs not readable, the line rotated away). The image tag names no
+    /// commit, so this is how a build of the same version from another commit shows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub git_commits: Vec<String>,
 }
 
 /// `version -o json`.
@@ -125,11 +135,88 @@ pub fn operator_versions(deployments: &[k8s_openapi::api::apps::v1::Deployment],
                 skew: version.as_deref().is_some_and(|v| v != client),
                 image,
                 version,
+                git_commits: Vec::new(),
             }
         })
         .collect();
     found.sort_by(|a, b| a.operator.cmp(&b.operator));
     found
+}
+
+/// The commit a log of `operate` says it was built from: the `(commit X)` of its `Operator
+/// started` line (text or JSON format: `version="0.1.0 (commit X)"`, `"version":"0.1.0 (commit
+/// X)"`); `None` when the log has no such line or the commit is `unknown`.
+pub fn logged_commit(log: &str) -> Option<String> {
+    let line = log.lines().find(|l| l.contains("Operator started"))?;
+    let at = line.find("(commit ")? + "(commit ".len();
+    let rest = &line[at..];
+    let commit = &rest[..rest.find(')')?];
+    (!commit.is_empty() && commit.chars().all(|c| c.is_ascii_hexdigit())).then(|| commit.to_string())
+}
+
+/// Whether two abbreviated commits name different commits (one is not a prefix of the other).
+fn commits_differ(a: &str, b: &str) -> bool {
+    !(a.starts_with(b) || b.starts_with(a))
+}
+
+/// How many bytes of the start of each operator Pod's log `version` reads for the `Operator
+/// started` line (`limitBytes`: the kubelet reads from the start; the line is the first).
+pub const STARTUP_LOG_BYTES: i64 = 8192;
+
+/// At most this many Pods per operator are read (replicas run the same image).
+const PODS_READ: usize = 2;
+
+/// Fills each operator's [`OperatorVersion::git_commits`] from the start of its Pods' logs:
+/// one Pod list and at most [`PODS_READ`] log reads of [`STARTUP_LOG_BYTES`] per operator.
+/// Anything that fails leaves the list empty: this is a note, never a failure.
+async fn read_commits(
+    client: &kube::Client,
+    deployments: &[k8s_openapi::api::apps::v1::Deployment],
+    operators: &mut [OperatorVersion],
+) {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{ListParams, LogParams};
+    for op in operators.iter_mut() {
+        let Some(deployment) = deployments.iter().find(|d| {
+            format!(
+                "{}/deployment/{}",
+                d.metadata.namespace.as_deref().unwrap_or(""),
+                d.metadata.name.as_deref().unwrap_or("")
+            ) == op.operator
+        }) else {
+            continue;
+        };
+        let labels = crate::evidence::live::label_selector(deployment);
+        if labels.is_empty() {
+            continue;
+        }
+        let container = find_operators(std::slice::from_ref(deployment))
+            .into_iter()
+            .next()
+            .map(|o| o.container);
+        let api: kube::Api<Pod> =
+            kube::Api::namespaced(client.clone(), deployment.metadata.namespace.as_deref().unwrap_or(""));
+        let Ok(pods) = api.list(&ListParams::default().labels(&labels)).await else {
+            continue;
+        };
+        let params = LogParams {
+            container: container.clone(),
+            limit_bytes: Some(STARTUP_LOG_BYTES),
+            ..LogParams::default()
+        };
+        for pod in pods.items.iter().take(PODS_READ) {
+            let Some(name) = pod.metadata.name.as_deref() else {
+                continue;
+            };
+            if let Ok(log) = api.logs(name, &params).await
+                && let Some(commit) = logged_commit(&log)
+                && !op.git_commits.contains(&commit)
+            {
+                op.git_commits.push(commit);
+            }
+        }
+        op.git_commits.sort();
+    }
 }
 
 /// The human answer, as `kubectl version` prints it: `Client Version: ...`, then one line per
@@ -180,6 +267,20 @@ pub fn notes(report: &Report) -> Vec<String> {
                 "note: the version of operator {} is unknown: its image {} has no version tag",
                 op.operator, op.image
             )),
+        }
+        let ours = &report.client_version.git_commit;
+        let other: Vec<&str> = op
+            .git_commits
+            .iter()
+            .filter(|c| ours != "unknown" && commits_differ(c, ours))
+            .map(String::as_str)
+            .collect();
+        if !other.is_empty() {
+            out.push(format!(
+                "note: operator {} was built from commit {} (its Pods' logs), this client from commit {ours}",
+                op.operator,
+                other.join(", ")
+            ));
         }
     }
     out.into_iter().map(|l| sanitize(&l)).collect()
@@ -263,7 +364,11 @@ async fn ask(
 ) -> Result<(String, Vec<OperatorVersion>), Asked> {
     let server = client.apiserver_version().await.map_err(Asked::Unreachable)?;
     match crate::evidence::live::discover(client, Some(namespace)).await {
-        Evidence::Present(deployments) => Ok((server.git_version, operator_versions(&deployments, client_version))),
+        Evidence::Present(deployments) => {
+            let mut operators = operator_versions(&deployments, client_version);
+            read_commits(client, &deployments, &mut operators).await;
+            Ok((server.git_version, operators))
+        }
         Evidence::Gap(gap) => Err(Asked::NoOperators(format!("cannot look for operators: {gap}"))),
     }
 }
@@ -408,6 +513,74 @@ mod tests {
             Err(Asked::NoOperators(gap)) => assert!(gap.contains("forbidden"), "{gap}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The image tag names no commit; the first line `operate` logs does (issue 14 item 10):
+    /// read from the start of its Pods' logs (`limitBytes`), a differing commit is a note.
+    #[tokio::test]
+    async fn a_pod_built_from_another_commit_is_a_note() {
+        // The line as the operator logged it (tests/fixtures/bundles-captured/lease-held-elsewhere).
+        let line = r#"2026-11-29T20:34:09.669Z  INFO Operator started version="0.1.0 (commit 5a2d2b920261)" namespaces=todo events=all max_concurrent=16 leader_election="lease ops/microservice-operator""#;
+        assert_eq!(logged_commit(line).as_deref(), Some("5a2d2b920261"));
+        let json_line = r#"{"timestamp":"2026-11-29T20:34:09.669Z","level":"INFO","message":"Operator started","version":"0.1.0 (commit 5a2d2b920261)"}"#;
+        assert_eq!(logged_commit(json_line).as_deref(), Some("5a2d2b920261"));
+        assert_eq!(
+            logged_commit(r#"INFO Operator started version="0.1.0 (commit unknown)""#),
+            None
+        );
+        assert_eq!(logged_commit("INFO Accepted todo/x"), None);
+
+        let mut op = deployment(
+            "ops",
+            "op",
+            "ghcr.io/x/kubectl-microservice:0.1.0",
+            &["kubectl-microservice", "operate"],
+        );
+        op.spec.as_mut().unwrap().selector.match_labels = Some([("app".to_string(), "op".to_string())].into());
+        let deployments = json!({"apiVersion": "apps/v1", "kind": "DeploymentList", "metadata": {}, "items": [serde_json::to_value(&op).unwrap()]}).to_string();
+        let pods = json!({"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": [
+            {"metadata": {"name": "op-1", "namespace": "ops"}}]})
+        .to_string();
+        let log = format!("{line}\n2026-11-29T20:34:10.000Z  INFO Accepted todo/x\n");
+        let (client, seen) = crate::logs::live::fake_api(move |path, _| {
+            match path {
+            "/version" => (200, json!({"major": "1", "minor": "33", "gitVersion": "v1.33.1", "gitCommit": "", "gitTreeState": "", "buildDate": "", "goVersion": "", "compiler": "", "platform": ""}).to_string()),
+            "/apis/apps/v1/deployments" => (200, deployments.clone()),
+            "/api/v1/namespaces/ops/pods" => (200, pods.clone()),
+            "/api/v1/namespaces/ops/pods/op-1/log" => (200, log.clone()),
+            _ => (404, "{}".into()),
+        }
+        });
+        let (_, operators) = ask(&client, "todo", "0.1.0").await.unwrap();
+        assert_eq!(operators[0].git_commits, ["5a2d2b920261"]);
+        assert!(!operators[0].skew);
+        let seen = seen.lock().unwrap().clone();
+        let log_call = seen.iter().find(|u| u.contains("/log")).unwrap();
+        assert!(
+            log_call.contains("limitBytes=8192") && log_call.contains("container=operator"),
+            "{log_call}"
+        );
+        let report = |ours: &str| Report {
+            schema_version: 1,
+            client_version: ClientVersion {
+                version: "0.1.0".into(),
+                git_commit: ours.into(),
+            },
+            server_version: None,
+            operators: Some(operators.clone()),
+            cluster_error: None,
+        };
+        assert_eq!(
+            notes(&report("e397df9d5c2b")),
+            [
+                "note: operator ops/deployment/op was built from commit 5a2d2b920261 (its Pods' logs), this client from commit e397df9d5c2b"
+            ]
+        );
+        // The same commit, or a client that does not know its own: no note.
+        assert!(notes(&report("5a2d2b920261")).is_empty());
+        assert!(notes(&report("unknown")).is_empty());
+        let json = serde_json::to_value(report("e397df9d5c2b")).unwrap();
+        assert_eq!(json["operators"][0]["gitCommits"], json!(["5a2d2b920261"]));
     }
 
     #[test]

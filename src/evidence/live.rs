@@ -74,8 +74,21 @@ pub struct CallerAccess {
     pub list_events: bool,
 }
 
-/// The notes to print before gathering (what will be a gap), one per line.
-pub fn access_notes(access: &CallerAccess, scope: &str) -> Vec<String> {
+/// What the command that prints [`access_notes`] prints, so that each note speaks of it (a
+/// WARNINGS column only `status`'s table has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotesFor {
+    /// `status`'s table (or `-o json|yaml|name` of a list): lists Microservices, WARNINGS column.
+    StatusTable,
+    /// `status NAME`: gets one object, a `Warnings:` line.
+    StatusObject,
+    /// `explain-events NAME`: gets one object, findings about its events.
+    Findings,
+}
+
+/// The notes to print before gathering (what will be a gap), one per line, in the words of
+/// what `printed` shows.
+pub fn access_notes(access: &CallerAccess, scope: &str, printed: NotesFor) -> Vec<String> {
     let mut notes = Vec::new();
     if !access.list_microservices {
         notes.push(format!(
@@ -83,9 +96,14 @@ pub fn access_notes(access: &CallerAccess, scope: &str) -> Vec<String> {
         ));
     }
     if !access.list_events {
-        notes.push(format!(
-            "you cannot list events {scope}: WARNINGS will show ? and event evidence is a gap"
-        ));
+        let consequence = match printed {
+            NotesFor::StatusTable => "WARNINGS will show ? and event evidence is a gap",
+            NotesFor::StatusObject => "its Warnings line cannot count them, and event evidence is a gap",
+            NotesFor::Findings => {
+                "the findings cannot see the object's events (a gap): whether Warning events were posted is not known"
+            }
+        };
+        notes.push(format!("you cannot list events {scope}: {consequence}"));
     }
     notes
 }
@@ -1221,10 +1239,37 @@ mod tests {
                 list_events: false,
             },
             "in todo",
+            NotesFor::StatusTable,
         );
         assert_eq!(
             notes,
             ["you cannot list events in todo: WARNINGS will show ? and event evidence is a gap"]
         );
+    }
+
+    /// Each note speaks of what its command prints (issue 14 item 11: `explain-events` noted
+    /// that "WARNINGS will show ?", a column of `status`'s table).
+    #[test]
+    fn notes_speak_of_what_the_command_prints() {
+        let none = CallerAccess {
+            list_microservices: false,
+            list_events: false,
+        };
+        let findings = access_notes(&none, "in todo", NotesFor::Findings);
+        assert_eq!(
+            findings[1..],
+            [
+                "you cannot list events in todo: the findings cannot see the object's events (a gap): whether Warning events were posted is not known"
+            ]
+        );
+        let object = access_notes(&none, "in todo", NotesFor::StatusObject);
+        assert_eq!(
+            object[1..],
+            ["you cannot list events in todo: its Warnings line cannot count them, and event evidence is a gap"]
+        );
+        for notes in [findings, object] {
+            assert!(notes.iter().all(|n| !n.contains("WARNINGS")), "{notes:?}");
+        }
+        assert_eq!(access_notes(&none, "in todo", NotesFor::StatusTable).len(), 2);
     }
 }

@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams};
-use kube::config::Kubeconfig;
 use kube::{Client, Config};
 
 use crate::cli::GlobalArgs;
@@ -49,13 +48,10 @@ pub fn namespaces(global: &GlobalArgs, prefix: &str, budget: Duration) -> Vec<St
 }
 
 /// Context names of the line's kubeconfig (`--kubeconfig`, else `$KUBECONFIG` merged as kubectl
-/// merges it, else `~/.kube/config`), starting with `prefix`. Local: no cluster is asked.
+/// merges it, its missing files skipped, else `~/.kube/config`), starting with `prefix`. Local: no cluster is asked.
 pub fn contexts(global: &GlobalArgs, prefix: &str) -> Vec<String> {
-    let kubeconfig = match &global.kubeconfig {
-        Some(path) => Kubeconfig::read_from(path),
-        None => Kubeconfig::read(),
-    };
-    let names = kubeconfig
+    // Read as every command reads it: a missing file in KUBECONFIG is skipped, as kubectl does.
+    let names = crate::client::kubeconfig_of(global)
         .map(|k| k.contexts.into_iter().map(|c| c.name).collect())
         .unwrap_or_default();
     matching(names, prefix)
