@@ -880,12 +880,15 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
         .get()
         .map(|d| find_operators(d))
         .unwrap_or_default();
-    let configmap_names: BTreeSet<(String, String)> = snapshot
+    let deployments = snapshot
         .operator
         .deployments
         .get()
-        .into_iter()
-        .flatten()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    // The ConfigMaps the Pods mount (Kopf sources), and those their env reads.
+    let mounted: BTreeSet<(String, String)> = deployments
+        .iter()
         .flat_map(|d| {
             let ns = d.metadata.namespace.clone().unwrap_or_default();
             d.spec
@@ -895,25 +898,12 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
                 .unwrap_or_default()
                 .into_iter()
                 .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
-                .chain(env_configmaps(d))
         })
         .collect();
-    let mounted: BTreeSet<(String, String)> = snapshot
-        .operator
-        .deployments
-        .get()
-        .into_iter()
-        .flatten()
-        .flat_map(|d| {
-            let ns = d.metadata.namespace.clone().unwrap_or_default();
-            d.spec
-                .as_ref()
-                .and_then(|s| s.template.spec.as_ref())
-                .and_then(|s| s.volumes.clone())
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
-        })
+    let configmap_names: BTreeSet<(String, String)> = mounted
+        .iter()
+        .cloned()
+        .chain(deployments.iter().flat_map(env_configmaps))
         .collect();
     let env_only: BTreeSet<(String, String)> = configmap_names.difference(&mounted).cloned().collect();
     let mut configmaps = Vec::new();
