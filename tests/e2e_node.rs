@@ -1300,10 +1300,12 @@ async fn e2e_node_a_kopf_operator_in_a_pod_through_our_diagnostics() {
     let (_, after_restart) = node.plugin_json(&["status", "todo-api", "-n", &ns], &[0]);
     assert_eq!(after_restart["items"][0]["verdict"], "fresh", "{after_restart:#}");
 
-    // explain-events reads operator.py from the mounted ConfigMap: posting is off, at its line.
+    // explain-events reads operator.py from the mounted ConfigMap: posting is off, at its line;
+    // with the logs read and no handler failure in them, nothing is hidden, so it is `ok`
+    // (issue 11 trial F), still citing the line.
     let (live_code, live) = node.plugin_json(&["explain-events", "todo-api", "-n", &ns], &[0, 1]);
     let posting = finding(&live, "posting-disabled");
-    assert_ne!(posting["severity"], "ok", "{live:#}");
+    assert_eq!(posting["severity"], "ok", "{live:#}");
     let evidence = posting["evidence"].to_string();
     assert!(
         evidence.contains(&format!("operator.py:{posting_line}"))
