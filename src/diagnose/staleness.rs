@@ -826,6 +826,23 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Logs whose last cycle for the object is a succeeded creation (no time in the line).
+    fn succeeded_creation() -> LogFacts {
+        LogFacts::Read {
+            covers_from: None,
+            last_cycle: Some(CycleEnd {
+                time: None,
+                clock: "kubelet clock",
+                succeeded: 1,
+                failed: 0,
+                line: "Creation is processed: 1 succeeded; 0 failed.".into(),
+            }),
+            last_retry: None,
+            last_retry_time: None,
+            last_rejection: None,
+        }
+    }
+
     fn obj(value: Value) -> MicroserviceObject {
         serde_json::from_value(value).unwrap()
     }
@@ -973,19 +990,7 @@ mod tests {
         };
         let a = assess(&handled, &failed, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "last-handling-failed"));
-        let ok = LogFacts::Read {
-            covers_from: None,
-            last_cycle: Some(CycleEnd {
-                time: None,
-                clock: "kubelet clock",
-                succeeded: 1,
-                failed: 0,
-                line: "Creation is processed: 1 succeeded; 0 failed.".into(),
-            }),
-            last_retry: None,
-            last_retry_time: None,
-            last_rejection: None,
-        };
+        let ok = succeeded_creation();
         assert_eq!(
             assess(&handled, &ok, Options::default()).reasons[0].code,
             "last-cycle-succeeded"
@@ -1063,19 +1068,7 @@ mod tests {
             "deletionTimestamp": "2026-12-01T04:00:00Z", "finalizers": ["kopf.zalando.org/KopfFinalizerMarker"],
             "annotations": {"kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\"}}"}},
             "spec": {"image": "x"}, "status": {"phase": "Accepted"}}));
-        let ok = LogFacts::Read {
-            covers_from: None,
-            last_cycle: Some(CycleEnd {
-                time: None,
-                clock: "kubelet clock",
-                succeeded: 1,
-                failed: 0,
-                line: "Creation is processed: 1 succeeded; 0 failed.".into(),
-            }),
-            last_retry: None,
-            last_retry_time: None,
-            last_rejection: None,
-        };
+        let ok = succeeded_creation();
         let a = assess(&kopf, &ok, Options::default());
         assert_eq!((a.verdict, a.handled_by), (Verdict::Terminating, HandledBy::Kopf));
         let json = serde_json::to_value(&a).unwrap();
@@ -1270,19 +1263,7 @@ mod tests {
             "spec": {"image": "x", "port": 7101},
             "status": {"phase": "Accepted", "kopf": {"last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7101},\"metadata\":{}}"}}}),
         );
-        let ok = LogFacts::Read {
-            covers_from: None,
-            last_cycle: Some(CycleEnd {
-                time: None,
-                clock: "kubelet clock",
-                succeeded: 1,
-                failed: 0,
-                line: "Creation is processed: 1 succeeded; 0 failed.".into(),
-            }),
-            last_retry: None,
-            last_retry_time: None,
-            last_rejection: None,
-        };
+        let ok = succeeded_creation();
         let a = assess(&o, &ok, Options::default());
         assert_eq!((a.verdict, a.handled_by), (Verdict::Fresh, HandledBy::Kopf));
         assert!(a.reasons[0].evidence[0].starts_with("status.kopf.last-handled-configuration records spec"));
