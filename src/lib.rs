@@ -9,7 +9,8 @@
 //! (Kopf's formats and vocabulary), [`logs`] (operator logs as evidence), [`render`] (tables,
 //! colour, JSON/YAML), [`selector`] (label selectors), [`client`] (kubeconfig →
 //! `kube::Client`), [`text`] (escaping of cluster-sourced text), [`time`] (the one jiff ↔
-//! chrono boundary).
+//! chrono boundary), [`vocab`] (the shared vocabulary at the bottom: cause, handler outcome,
+//! Lease identity and timing, Kopf's keys).
 
 pub mod app;
 pub mod cli;
@@ -26,6 +27,7 @@ pub mod resource;
 pub mod selector;
 pub mod text;
 pub mod time;
+pub mod vocab;
 
 /// What `--version` prints: the crate version and the git commit it was built from.
 pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("KMS_GIT_COMMIT"), ")");

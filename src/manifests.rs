@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 
 use crate::cli::{GlobalArgs, ManifestsArgs, OutputFormat};
 use crate::error::AppError;
-use crate::operate::leader::{DEFAULT_LEASE_NAME, LEASE_VERBS};
 use crate::resource::{CRD_NAME, GROUP, IMAGE_PATTERN, PLURAL, crd};
+use crate::vocab::lease::{DEFAULT_LEASE_NAME, LEASE_VERBS};
 
 /// The image the Deployment runs unless `--image` is given.
 pub const DEFAULT_IMAGE: &str = concat!(
@@ -153,7 +153,7 @@ pub fn operator_rules() -> Value {
 }
 
 /// The operator's rules for the Lease `name`, in its namespace: exactly
-/// [`crate::operate::leader::LEASE_VERBS`] — `create` on leases, the others on `name` only.
+/// [`crate::vocab::lease::LEASE_VERBS`] — `create` on leases, the others on `name` only.
 pub fn lease_rules(name: &str) -> Value {
     let verbs = |named: bool| -> Vec<&str> {
         LEASE_VERBS
@@ -222,13 +222,13 @@ pub fn objects(plan: &Plan) -> Vec<Value> {
     out
 }
 
-/// The Leases the Deployment's replicas elect on ([`crate::operate::leader::plan_leases`] over
+/// The Leases the Deployment's replicas elect on ([`crate::vocab::lease::plan_leases`] over
 /// the args [`deployment`] writes): one in each watched namespace, or one in the operator's
 /// namespace with `-A`.
-fn lease_plans(plan: &Plan) -> Vec<crate::operate::leader::LeasePlan> {
+fn lease_plans(plan: &Plan) -> Vec<crate::vocab::lease::LeasePlan> {
     let watches = (!plan.watch.is_empty()).then_some(plan.watch.as_slice());
     let explicit = watches.is_none().then_some(DEFAULT_LEASE_NAME);
-    crate::operate::leader::plan_leases(
+    crate::vocab::lease::plan_leases(
         watches,
         explicit.map(|_| plan.operator_namespace.as_str()),
         explicit,

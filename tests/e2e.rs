@@ -584,7 +584,7 @@ fn write_token_kubeconfig(admin: &Path, token: &str, ns: &str) -> PathBuf {
     path
 }
 
-/// Lease duration of `operate` (client-go's default, `operate::leader::LEASE_DURATION`).
+/// Lease duration of `operate` (client-go's default, `vocab::lease::LEASE_DURATION`).
 const LEASE_DURATION: Duration = Duration::from_secs(15);
 
 async fn wait_accepted(api: &Api<DynamicObject>, name: &str, generation: i64, limit: Duration) -> DynamicObject {

@@ -4,6 +4,9 @@
 //!   with what it owns, and nothing that does not exist;
 //! - docs/contracts.md lists exactly the finding ids of `diagnose::events::FINDING_IDS`, and
 //!   docs/diagnostics.md's findings table names each;
+//! - `src/vocab/` (the shared vocabulary) imports nothing else from the crate, and `diagnose`,
+//!   `evidence`, `logs` and `kopf` never name `crate::operate` (not in a doc link either: they
+//!   read the vocabulary, and `operate` is above them);
 //! - every relative link in README.md, CONTRIBUTING.md, docs/*.md and examples/README.md points at
 //!   a file that exists, and at a heading of it when it names one.
 
@@ -210,4 +213,105 @@ fn relative_links_point_at_files_and_headings_that_exist() {
         "an-operator-without-a-pod-operate-on-a-laptop-logs-from-a-log-store"
     );
     assert_eq!(slug("`logs --handler`"), "logs---handler");
+}
+
+/// Every `.rs` file under `src/<dir>`, relative to the root, with its text.
+fn sources(dir: &str) -> Vec<(String, String)> {
+    let mut files = BTreeSet::new();
+    tree(&root().join(dir), &mut files);
+    files
+        .into_iter()
+        .filter(|f| f.ends_with(".rs"))
+        .map(|f| {
+            let text = read(&f);
+            (f, text)
+        })
+        .collect()
+}
+
+/// The top-level modules a source names through `crate::` paths, with the line of each
+/// (`crate::a::b` and `crate::{a, b::c}` alike; comments and doc links included).
+fn crate_modules(source: &str) -> Vec<(String, usize)> {
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut found = Vec::new();
+    for (n, line) in source.lines().enumerate() {
+        for (at, m) in line.match_indices("crate::") {
+            let rest = &line[at + m.len()..];
+            match rest.strip_prefix('{') {
+                Some(group) => {
+                    let mut depth = 0;
+                    let mut start = true;
+                    for (i, c) in group.char_indices() {
+                        match c {
+                            '{' => depth += 1,
+                            '}' if depth == 0 => break,
+                            '}' => depth -= 1,
+                            ',' if depth == 0 => start = true,
+                            c if start && !c.is_whitespace() => {
+                                start = false;
+                                found.push((ident(&group[i..]), n + 1));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                None => found.push((ident(rest), n + 1)),
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_vocabulary_imports_nothing_else_from_the_crate() {
+    let files = sources("src/vocab");
+    assert!(files.len() >= 3, "{files:?}");
+    let mut outside = Vec::new();
+    for (file, text) in &files {
+        for (module, line) in crate_modules(text) {
+            if module != "vocab" {
+                outside.push(format!("{file} line {line}: crate::{module}"));
+            }
+        }
+        // `super::` from src/vocab/mod.rs is the crate root.
+        if file.ends_with("vocab/mod.rs") && text.contains("super::") {
+            outside.push(format!("{file}: super::"));
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "src/vocab imports from the crate:\n{}",
+        outside.join("\n")
+    );
+}
+
+#[test]
+fn the_diagnostics_do_not_name_operate() {
+    let mut named = Vec::new();
+    let mut seen = 0;
+    for dir in ["src/diagnose", "src/evidence", "src/logs", "src/kopf"] {
+        for (file, text) in sources(dir) {
+            seen += 1;
+            for (module, line) in crate_modules(&text) {
+                if module == "operate" {
+                    named.push(format!("{file} line {line}"));
+                }
+            }
+        }
+    }
+    assert!(seen >= 20, "only {seen} files read");
+    assert!(
+        named.is_empty(),
+        "these name crate::operate (take the word from crate::vocab):\n{}",
+        named.join("\n")
+    );
+}
+
+#[test]
+fn crate_paths_are_read_in_every_spelling() {
+    let source = "use crate::operate::cause::Cause;\n//! see [`crate::operate::leader`]\nuse crate::{text::quote, evidence::{Gap, live}, operate};\nlet x = crate::vocab::lease::LEASE_GROUP;";
+    let modules: Vec<(String, usize)> = crate_modules(source);
+    let names: Vec<&str> = modules.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(names, ["operate", "operate", "text", "evidence", "operate", "vocab"]);
+    assert_eq!(modules[4].1, 3);
 }

@@ -42,9 +42,9 @@ use crate::logs::live::{Fetch, Followed, LINGER, Target, describe_error, follow,
 use crate::logs::runs::{CauseHint, GroupConfig, Run};
 use crate::logs::stream::{LogStream, SourceLabel};
 use crate::logs::view::{self, Tally};
-use crate::operate::cause::Cause;
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
+use crate::vocab::cause::Cause;
 
 /// How long a followed stream may be quiet before its held-back record and runs are released.
 const IDLE: Duration = Duration::from_secs(1);

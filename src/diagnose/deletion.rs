@@ -13,9 +13,9 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
 use crate::evidence::operator::{OperatorKind, OperatorRef};
-use crate::operate::cause::KOPF_FINALIZER;
 use crate::resource::MicroserviceObject;
 use crate::time::rfc3339_seconds;
+use crate::vocab::cause::KOPF_FINALIZER;
 
 /// Who is expected to remove a finalizer, and whether the evidence shows it running.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

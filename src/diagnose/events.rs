@@ -27,10 +27,10 @@ use crate::kopf::peering as kopf_peering;
 use crate::kopf::settings::{self, KopfVersion, LevelSetting, PostingSetting};
 use crate::kopf::wording::VersionRange;
 use crate::logs::Record;
-use crate::operate::leader::{LEASE_GROUP, LEASE_VERBS};
 use crate::resource::{GROUP, MicroserviceObject, PLURAL};
 use crate::text::{count, is_are};
 use crate::time::rfc3339_millis;
+use crate::vocab::lease::{LEASE_GROUP, LEASE_VERBS};
 
 /// Every finding id `explain-events` reports (`findings[].id` of `-o json`): the ids of
 /// docs/contracts.md, which users and scripts match on, so an id is never renamed (new ones may be

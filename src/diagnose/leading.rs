@@ -1,7 +1,7 @@
 //! `operator-not-leading`: the operator runs, but none of its replicas is the one that handles.
 //!
 //! - Ours elects a leader on a `coordination.k8s.io/v1` Lease (client-go's algorithm,
-//!   [`crate::operate::leader`]): only the holder handles; a Lease whose `renewTime +
+//!   `operate`'s elector, src/operate/leader.rs): only the holder handles; a Lease whose `renewTime +
 //!   leaseDurationSeconds` has passed means nobody leads, and a holder that is not one of the
 //!   Deployment's Pods means another `operate` process (a laptop one, a second install) leads.
 //! - Kopf pauses while a live peer in its peering object has a higher or the same priority
@@ -21,9 +21,9 @@ use super::rbac::Answer;
 use crate::evidence::Evidence;
 use crate::evidence::operator::{Leadership, OperatorRef};
 use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
-use crate::operate::leader::{LEASE_DURATION, RETRY_PERIOD};
 use crate::text::count;
 use crate::time::{from_jiff, plus, rfc3339_seconds, seconds, sum};
+use crate::vocab::lease::{LEASE_DURATION, RETRY_PERIOD};
 
 /// The finding's id (Contracts).
 pub const ID: &str = "operator-not-leading";
@@ -51,7 +51,7 @@ pub struct ElectionLine {
     pub message: String,
 }
 
-/// Whether `message` is one of our elector's lines ([`crate::operate::leader`]).
+/// Whether `message` is one of our elector's lines (`operate`'s elector, src/operate/leader.rs).
 pub fn is_election_line(message: &str) -> bool {
     [
         "Leader election: ",
@@ -83,7 +83,7 @@ pub struct Input<'a> {
     /// Our elector's lines, in log order.
     pub election_lines: &'a [ElectionLine],
     /// May the operator's ServiceAccount do what the elector does with its Lease: (verb,
-    /// answer) per [`crate::operate::leader::LEASE_VERBS`]; empty when not ours.
+    /// answer) per [`crate::vocab::lease::LEASE_VERBS`]; empty when not ours.
     pub lease_access: &'a [(String, Answer)],
     /// The object's namespace (a namespaced Kopf operator peers in each namespace it serves).
     pub namespace: &'a str,

@@ -26,9 +26,9 @@ use crate::evidence::operator::OperatorRef;
 use crate::kopf::diffbase::{self, ANNOTATIONS_LIMIT_BYTES};
 use crate::kopf::messages::ApiFailure;
 use crate::kopf::progress::{self, Progress};
-use crate::operate::cause::{KopfRecord, LAST_HANDLED_SUFFIX, kopf_record};
 use crate::resource::MicroserviceObject;
 use crate::time::rfc3339_seconds;
+use crate::vocab::cause::{KopfRecord, LAST_HANDLED_SUFFIX, kopf_record};
 
 /// The verdicts of `status` (docs/contracts.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -33,8 +33,8 @@ use serde_json::Value;
 use super::operator::{Leadership, OperatorRef, find_operators, recognise};
 use super::{Evidence, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
-use crate::operate::leader::{LEASE_GROUP, LEASE_VERBS};
 use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
+use crate::vocab::lease::{LEASE_GROUP, LEASE_VERBS};
 
 /// Page size of list calls (kubectl's default chunk size).
 pub const PAGE_SIZE: u32 = 500;
@@ -630,7 +630,7 @@ async fn leadership(
             None,
             Leadership::Lease {
                 namespace: ns.to_string(),
-                name: crate::operate::leader::DEFAULT_LEASE_NAME.to_string(),
+                name: crate::vocab::lease::DEFAULT_LEASE_NAME.to_string(),
             },
         ));
     }
@@ -854,7 +854,7 @@ fn env_configmaps(d: &k8s_openapi::api::apps::v1::Deployment) -> Vec<(String, St
 /// The rest of a `collect`: the CRD, mounted ConfigMaps (never Secrets), RBAC objects, and
 /// SubjectAccessReviews for the operator's ServiceAccount on what it needs in each namespace
 /// ([`OPERATOR_NEEDS`]) and, for ours with leader election, on its Lease
-/// ([`crate::operate::leader::LEASE_VERBS`], by name where RBAC can limit it).
+/// ([`crate::vocab::lease::LEASE_VERBS`], by name where RBAC can limit it).
 pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
     let namespaces = snapshot
         .microservices

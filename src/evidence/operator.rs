@@ -6,7 +6,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Container;
 
 use crate::kopf::peering::{self, PeeringMode};
-use crate::operate::leader::{LeasePlan, plan_leases};
+use crate::vocab::lease::{LeasePlan, plan_leases};
 
 /// Which implementation runs the handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -246,7 +246,7 @@ fn watched_namespaces(argv: &[String]) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operate::leader::DEFAULT_LEASE_NAME;
+    use crate::vocab::lease::DEFAULT_LEASE_NAME;
     use serde_json::json;
 
     fn deployment(container: serde_json::Value) -> Deployment {

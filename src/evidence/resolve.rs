@@ -33,9 +33,9 @@ use super::operator::{Leadership, OperatorKind, OperatorRef, find_operators};
 use super::{LogSource, OperatorEvidence, Snapshot};
 use crate::logs::file::FILE_CONTAINER;
 use crate::logs::{Format, Record};
-use crate::operate::leader::{DEFAULT_LEASE_NAME, LEASE_DURATION, WATCH_NAMESPACES_ANNOTATION};
 use crate::resource::{FIELD_MANAGER, MicroserviceObject};
 use crate::time::{from_jiff, plus, rfc3339_seconds};
+use crate::vocab::lease::{DEFAULT_LEASE_NAME, LEASE_DURATION, WATCH_NAMESPACES_ANNOTATION};
 
 /// Points for the operator `--operator` names: always chosen.
 pub const FLAG: u32 = 1000;

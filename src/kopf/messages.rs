@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use crate::operate::cause::Cause;
+use crate::vocab::cause::Cause;
 
 /// What one handler invocation came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -139,6 +139,6 @@ mod tests {
         let hints = cause_hints(&obj);
         assert_eq!(hints.len(), 2);
         assert_eq!(hints[0].object.to_string(), "store/basket-api");
-        assert_eq!(hints[1].cause, crate::operate::cause::Cause::Update);
+        assert_eq!(hints[1].cause, crate::vocab::cause::Cause::Update);
     }
 }

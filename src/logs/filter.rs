@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use super::ObjectKey;
 use super::runs::Run;
 use crate::kopf::messages::Outcome;
-use crate::operate::cause::Cause;
+use crate::vocab::cause::Cause;
 
 /// An object selector: `NS/NAME`, or `NAME` in any namespace.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! Reading our operator's log lines (written by [`crate::operate::logging`]; docs/contracts.md):
+//! Reading our operator's log lines (written by `operate`'s logging, src/operate/logging.rs,
+//! whose tests hold the round trip; docs/contracts.md):
 //!
 //! - text: `<RFC3339 time> <LEVEL> [ns/name] <message> <key=value>... handler=<id> cause=<cause>`,
 //!   level right-aligned to 5 columns, values plain tokens or JSON-quoted strings
@@ -15,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::kopf::logs::{object_reference, parse_iso_time, split_object_prefix};
 use crate::logs::{Level, ObjectKey};
-use crate::operate::cause::Cause;
+use crate::vocab::cause::Cause;
 
 /// One of our operator's lines, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,8 +178,6 @@ pub fn parse_json(obj: &Map<String, Value>) -> Option<OursLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::LogFormat;
-    use crate::operate::logging::tests::capture;
 
     #[test]
     fn the_real_sample_parses() {
@@ -214,41 +213,5 @@ mod tests {
         assert_eq!(l.fields[0], ("version".into(), "0.1.0 (commit x)".into()));
         assert!(parse_text("2026-11-29T17:15:53.377Z  NOPE x").is_none());
         assert!(parse_text("[2026-11-29 16:21:14,101] kopf.objects [INFO    ] x").is_none());
-    }
-
-    /// The parser reads what the formatter writes, also for values that try to forge fields.
-    #[test]
-    fn round_trips_with_the_operator_formatter() {
-        for format in [LogFormat::Text, LogFormat::Json] {
-            let (out, guard) = capture(format);
-            let evil = "img handler=forged cause=update\n2026-11-29T00:00:00.000Z  INFO x";
-            tracing::warn!(
-                namespace = "todo",
-                name = "todo-api",
-                uid = "u1",
-                image = evil,
-                code = 403,
-                handler = "accept",
-                cause = "resume",
-                "Failed to post an event:"
-            );
-            drop(guard);
-            let text = out.text();
-            let line = text.lines().next().unwrap();
-            let l = match format {
-                LogFormat::Text => parse_text(line).unwrap(),
-                LogFormat::Json => {
-                    let v: Value = serde_json::from_str(line).unwrap();
-                    parse_json(v.as_object().unwrap()).unwrap()
-                }
-            };
-            assert_eq!(l.handler.as_deref(), Some("accept"), "{line}");
-            assert_eq!(l.cause, Some(Cause::Resume), "{line}");
-            assert_eq!(l.object.unwrap().to_string(), "todo/todo-api");
-            let image = l.fields.iter().find(|(k, _)| k == "image").unwrap();
-            assert_eq!(image.1, evil);
-            let code = l.fields.iter().find(|(k, _)| k == "code").unwrap();
-            assert_eq!(code.1, "403");
-        }
     }
 }

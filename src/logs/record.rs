@@ -21,7 +21,7 @@ use super::zone::LogZone;
 use super::{Clock, Format, Level, ObjectKey, Stamp};
 use crate::kopf::logs::{looks_like_traceback, parse_full, split_object_prefix};
 use crate::kopf::messages::{Lifecycle, classify};
-use crate::operate::cause::Cause;
+use crate::vocab::cause::Cause;
 
 /// Continuation lines kept per record; further ones are counted in `omitted_lines`.
 pub const MAX_CONTINUATION_LINES: usize = 500;

@@ -34,7 +34,7 @@ use chrono::{DateTime, Utc};
 use super::record::Record;
 use super::{ObjectKey, Stamp};
 use crate::kopf::messages::{CycleReason, Lifecycle, Outcome};
-use crate::operate::cause::Cause;
+use crate::vocab::cause::Cause;
 
 /// How a run's cause was learned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -37,9 +37,9 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
-use super::cause::LAST_HANDLED_SUFFIX;
 use super::status::CONDITION_TYPE;
 use crate::resource::{GROUP, KIND, MicroserviceObject, PLURAL, VERSION};
+use crate::vocab::cause::LAST_HANDLED_SUFFIX;
 
 /// A Microservice as the controller's watch cache holds it (module docs): the metadata a pass
 /// reads, `spec` whole and the needed part of `status`, both as compact JSON text. Decoded

@@ -12,65 +12,8 @@
 //!    taken over from Kopf — resume if the recorded spec equals the current one, else update;
 //! 4. none of these: create.
 
-use std::collections::BTreeMap;
-use std::fmt;
-
-use serde_json::Value;
-
 use crate::resource::MicroserviceObject;
-
-/// Kopf's finalizer; a Kopf operator that is gone leaves it behind and blocks deletion.
-pub const KOPF_FINALIZER: &str = "kopf.zalando.org/KopfFinalizerMarker";
-
-/// Suffix of Kopf's diff-base annotation; the prefix is configurable in Kopf
-/// (`kopf.zalando.org` by default), so any `*/last-handled-configuration` is recognised.
-pub const LAST_HANDLED_SUFFIX: &str = "/last-handled-configuration";
-
-/// Why the handler runs, in Kopf's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Cause {
-    /// An object never handled.
-    Create,
-    /// The spec changed since it was last handled.
-    Update,
-    /// First handling in this process's life of an object handled before, spec unchanged.
-    Resume,
-}
-
-impl Cause {
-    /// `create`, `update`, `resume`: the value of the `cause` log field.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Cause::Create => "create",
-            Cause::Update => "update",
-            Cause::Resume => "resume",
-        }
-    }
-
-    /// Kopf's title in `<Title> is processed: N succeeded; M failed.`
-    pub fn title(self) -> &'static str {
-        match self {
-            Cause::Create => "Creation",
-            Cause::Update => "Updating",
-            Cause::Resume => "Resuming",
-        }
-    }
-}
-
-impl fmt::Display for Cause {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What the evidence on the object says about its last handling by a Kopf operator.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KopfRecord {
-    /// The annotation key, e.g. `kopf.zalando.org/last-handled-configuration`.
-    pub annotation: String,
-    /// The `spec` recorded in it; `None` when the annotation is not JSON or has no spec.
-    pub spec: Option<Value>,
-}
+use crate::vocab::cause::{Cause, KOPF_FINALIZER, KopfRecord, kopf_record};
 
 /// The decision for one watched object.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,18 +65,6 @@ pub fn decide(obj: &MicroserviceObject, handled_generation: Option<i64>) -> Deci
     }
 }
 
-/// Finds a Kopf diff-base annotation (any prefix) and the spec recorded in it.
-pub fn kopf_record(annotations: Option<&BTreeMap<String, String>>) -> Option<KopfRecord> {
-    let (key, value) = annotations?.iter().find(|(k, _)| k.ends_with(LAST_HANDLED_SUFFIX))?;
-    let spec = serde_json::from_str::<Value>(value)
-        .ok()
-        .and_then(|v| v.get("spec").cloned());
-    Some(KopfRecord {
-        annotation: key.clone(),
-        spec,
-    })
-}
-
 /// The index of Kopf's finalizer in `metadata.finalizers`, if it is there.
 pub fn kopf_finalizer_index(obj: &MicroserviceObject) -> Option<usize> {
     obj.metadata
@@ -146,7 +77,7 @@ pub fn kopf_finalizer_index(obj: &MicroserviceObject) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn object(generation: i64, status: Option<Value>, annotations: Value) -> MicroserviceObject {
         serde_json::from_value(json!({

@@ -40,9 +40,9 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
-use super::cause::Cause;
 use crate::cli::EventsPolicy;
 use crate::resource::FIELD_MANAGER;
+use crate::vocab::cause::Cause;
 
 /// Tries per event (the first POST included).
 pub const MAX_TRIES: u32 = 3;

@@ -268,4 +268,40 @@ pub(crate) mod tests {
         assert!(lines[0]["timestamp"].as_str().unwrap().ends_with('Z'));
         assert!(lines[1].get("object").is_none());
     }
+
+    /// The parser reads what the formatter writes, also for values that try to forge fields.
+    #[test]
+    fn round_trips_with_the_operator_formatter() {
+        for format in [LogFormat::Text, LogFormat::Json] {
+            let (out, guard) = capture(format);
+            let evil = "img handler=forged cause=update\n2026-11-29T00:00:00.000Z  INFO x";
+            tracing::warn!(
+                namespace = "todo",
+                name = "todo-api",
+                uid = "u1",
+                image = evil,
+                code = 403,
+                handler = "accept",
+                cause = "resume",
+                "Failed to post an event:"
+            );
+            drop(guard);
+            let text = out.text();
+            let line = text.lines().next().unwrap();
+            let l = match format {
+                LogFormat::Text => crate::logs::ours::parse_text(line).unwrap(),
+                LogFormat::Json => {
+                    let v: Value = serde_json::from_str(line).unwrap();
+                    crate::logs::ours::parse_json(v.as_object().unwrap()).unwrap()
+                }
+            };
+            assert_eq!(l.handler.as_deref(), Some("accept"), "{line}");
+            assert_eq!(l.cause, Some(crate::vocab::cause::Cause::Resume), "{line}");
+            assert_eq!(l.object.unwrap().to_string(), "todo/todo-api");
+            let image = l.fields.iter().find(|(k, _)| k == "image").unwrap();
+            assert_eq!(image.1, evil);
+            let code = l.fields.iter().find(|(k, _)| k == "code").unwrap();
+            assert_eq!(code.1, "403");
+        }
+    }
 }

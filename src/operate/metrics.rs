@@ -22,9 +22,9 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-use super::cause::Cause;
 use super::events::EventStats;
-use super::reconcile::RunOutcome;
+use crate::vocab::cause::Cause;
+use crate::vocab::handler::RunOutcome;
 
 /// The `Content-Type` of [`Metrics::encode`]'s output.
 pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;

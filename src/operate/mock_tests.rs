@@ -26,10 +26,11 @@ use super::events::{self, EventSink, Reporter};
 use super::health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use super::leader::{ElectionConfig, Elector};
 use super::logging::tests::{Capture, capture};
-use super::reconcile::{Context, RunOutcome, error_policy, reconcile};
+use super::reconcile::{Context, error_policy, reconcile};
 use crate::cli::{EventsPolicy, LogFormat};
-use crate::operate::cause::Cause;
 use crate::resource::{FIELD_MANAGER, MicroserviceObject};
+use crate::vocab::cause::Cause;
+use crate::vocab::handler::RunOutcome;
 
 /// One request as the fake API server saw it.
 #[derive(Debug, Clone)]

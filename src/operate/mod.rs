@@ -145,7 +145,7 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
             Scope::AllNamespaces => None,
             Scope::Namespaces(list) => Some(list.as_slice()),
         };
-        leader::plan_leases(
+        crate::vocab::lease::plan_leases(
             watches,
             args.lease_namespace.as_deref(),
             args.lease_name.as_deref(),
@@ -163,7 +163,7 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
                 "lease {}",
                 plans
                     .iter()
-                    .map(leader::LeasePlan::lease_ref)
+                    .map(crate::vocab::lease::LeasePlan::lease_ref)
                     .collect::<Vec<_>>()
                     .join(",")
             ),
@@ -197,7 +197,7 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
             .map(|ns| (Api::namespaced(client.clone(), ns), ns.clone()))
             .collect(),
     };
-    let lanes: Vec<(Option<leader::LeasePlan>, Vec<WatchedApi>)> = match leases {
+    let lanes: Vec<(Option<crate::vocab::lease::LeasePlan>, Vec<WatchedApi>)> = match leases {
         None => vec![(None, watched)],
         Some(plans) if plans.len() == 1 => plans.into_iter().map(|plan| (Some(plan), watched.clone())).collect(),
         Some(plans) => plans

@@ -23,7 +23,7 @@ use thiserror::Error;
 use tokio::sync::Semaphore;
 
 use super::cache::CachedMicroservice;
-use super::cause::{Cause, Decision, KopfRecord, decide, kopf_finalizer_index};
+use super::cause::{Decision, decide, kopf_finalizer_index};
 use super::events::{EventRequest, EventSink, EventType};
 use super::health::{Health, WATCH_TIMEOUT};
 use super::metrics::Metrics;
@@ -31,9 +31,9 @@ use super::status::{Outcome, already_written, apply_body, desired_status, pruned
 use super::validate::{describe, validate_spec};
 use crate::resource::{CRD_NAME, FIELD_MANAGER, MicroserviceObject};
 use crate::text::quote_value;
+use crate::vocab::cause::{Cause, KopfRecord};
+use crate::vocab::handler::{HANDLER, RunOutcome};
 
-/// The handler id, as Kopf names a function `accept` (our operator has no field handler, so never `accept/spec`).
-pub const HANDLER: &str = "accept";
 /// Longest delay between two retries of a failed status write.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
@@ -240,31 +240,6 @@ struct PassInFlight<'a>(&'a tokio::sync::watch::Sender<usize>);
 impl Drop for PassInFlight<'_> {
     fn drop(&mut self) {
         self.0.send_modify(|n| *n -= 1);
-    }
-}
-
-/// How one run of the handler ended (the `outcome` label of the metrics).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RunOutcome {
-    /// The handler succeeded (status written or already right).
-    Succeeded,
-    /// A permanent failure: no retry until the spec changes.
-    Failed,
-    /// A temporary failure: retried with backoff.
-    Retrying,
-    /// The lease was lost before the next write: nothing more was written.
-    Cancelled,
-}
-
-impl RunOutcome {
-    /// The label value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunOutcome::Succeeded => "succeeded",
-            RunOutcome::Failed => "failed",
-            RunOutcome::Retrying => "retrying",
-            RunOutcome::Cancelled => "cancelled",
-        }
     }
 }
 
@@ -491,7 +466,8 @@ fn first_sight_checks(obj: &MicroserviceObject, ctx: &Context, namespace: &str, 
         return;
     }
     if let Some(index) = kopf_finalizer_index(obj) {
-        let patch = crate::diagnose::deletion::remove_command(namespace, name, index, super::cause::KOPF_FINALIZER);
+        let patch =
+            crate::diagnose::deletion::remove_command(namespace, name, index, crate::vocab::cause::KOPF_FINALIZER);
         if deleting {
             let since = obj
                 .metadata
@@ -503,7 +479,7 @@ fn first_sight_checks(obj: &MicroserviceObject, ctx: &Context, namespace: &str, 
                 namespace,
                 name,
                 uid,
-                finalizer = super::cause::KOPF_FINALIZER,
+                finalizer = crate::vocab::cause::KOPF_FINALIZER,
                 deletion_timestamp = since.as_str(),
                 remove_with = patch.as_str(),
                 "The object is Terminating, held by a Kopf finalizer that no Kopf operator will remove; it stays until the finalizer is removed"
@@ -513,7 +489,7 @@ fn first_sight_checks(obj: &MicroserviceObject, ctx: &Context, namespace: &str, 
                 namespace,
                 name,
                 uid,
-                finalizer = super::cause::KOPF_FINALIZER,
+                finalizer = crate::vocab::cause::KOPF_FINALIZER,
                 remove_with = patch.as_str(),
                 "A Kopf finalizer is left on the object; no Kopf operator will remove it, so deletion will hang until it is removed"
             );

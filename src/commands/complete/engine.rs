@@ -18,7 +18,7 @@ use super::protocol::{Candidate, Directive};
 /// `generate_id` in Kopf's `kopf/_core/intents/registries.py`).
 pub const HANDLER_IDS: [(&str, &str); 2] = [
     (
-        crate::operate::reconcile::HANDLER,
+        crate::vocab::handler::HANDLER,
         "the accept handler (Kopf's and ours), with its field handlers",
     ),
     ("accept/spec", "Kopf's field handler of accept, run on spec changes"),
