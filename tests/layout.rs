@@ -2,7 +2,7 @@
 //!
 //! - CONTRIBUTING.md's "Layout of `src/`" lists every file and directory under `src/`, each once
 //!   with what it owns, and nothing that does not exist;
-//! - docs/contracts.md lists exactly the finding ids of `diagnose::events::FINDING_IDS`, and
+//! - docs/contracts.md lists exactly the finding ids of `diagnose::finding::FindingId::ALL`, and
 //!   docs/diagnostics.md's findings table names each;
 //! - `src/vocab/` (the shared vocabulary) imports nothing else from the crate, and `diagnose`,
 //!   `evidence`, `logs` and `kopf` never name `crate::operate` (not in a doc link either: they
@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kubectl_microservice::diagnose::events::FINDING_IDS;
+use kubectl_microservice::diagnose::finding::FindingId;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -99,7 +99,7 @@ fn the_layout_check_sees_a_missing_and_an_extra_entry() {
 }
 
 /// The ids docs/contracts.md lists (the backquoted kebab-case words of its `explain-events`
-/// section, before "more may be added") are `FINDING_IDS`; docs/diagnostics.md explains each.
+/// section, before "more may be added") are `FindingId::ALL`; docs/diagnostics.md explains each.
 #[test]
 fn contracts_list_exactly_the_finding_ids() {
     let contracts = read("docs/contracts.md");
@@ -115,8 +115,11 @@ fn contracts_list_exactly_the_finding_ids() {
         .filter(|w| w.contains('-') && w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
         .filter(|w| *w != "explain-events")
         .collect();
-    let known: BTreeSet<&str> = FINDING_IDS.iter().copied().collect();
-    assert_eq!(listed, known, "docs/contracts.md's finding ids differ from FINDING_IDS");
+    let known: BTreeSet<&str> = FindingId::ALL.iter().map(|id| id.as_str()).collect();
+    assert_eq!(
+        listed, known,
+        "docs/contracts.md's finding ids differ from FindingId::ALL"
+    );
 
     let diagnostics = read("docs/diagnostics.md");
     let table: String = diagnostics
@@ -124,7 +127,7 @@ fn contracts_list_exactly_the_finding_ids() {
         .filter(|l| l.starts_with("| `"))
         .collect::<Vec<_>>()
         .join("\n");
-    for id in FINDING_IDS {
+    for id in FindingId::ALL {
         assert!(
             table.contains(&format!("`{id}`")),
             "docs/diagnostics.md's findings table has no row for `{id}`"

@@ -100,7 +100,11 @@ pub fn human(report: &Report, color: bool) -> String {
     for f in found {
         out.push('\n');
         let label = render::paint(&f.severity.as_str().to_uppercase(), tone(f.severity), color);
-        out.push_str(&format!("{label}  {}: {}\n", sanitize(f.id), sanitize(&f.title)));
+        out.push_str(&format!(
+            "{label}  {}: {}\n",
+            sanitize(f.id.as_str()),
+            sanitize(&f.title)
+        ));
         if !f.evidence.is_empty() {
             line(&mut out, "  Evidence:");
             for e in &f.evidence {
@@ -119,7 +123,11 @@ pub fn human(report: &Report, color: bool) -> String {
         line(&mut out, "Checked, fine:");
         for f in checked {
             let label = render::paint("ok", Tone::Good, color);
-            out.push_str(&format!("  {label}  {}: {}\n", sanitize(f.id), sanitize(&f.title)));
+            out.push_str(&format!(
+                "  {label}  {}: {}\n",
+                sanitize(f.id.as_str()),
+                sanitize(&f.title)
+            ));
         }
     }
     if !report.gaps.is_empty() {
@@ -295,7 +303,7 @@ mod tests {
     #[test]
     fn fixes_of_a_bundle_answer_read_the_same_bundle() {
         let fix = |text: &str| Finding {
-            id: "accepted-stale",
+            id: crate::diagnose::finding::FindingId::AcceptedStale,
             severity: Severity::Problem,
             title: String::new(),
             evidence: Vec::new(),

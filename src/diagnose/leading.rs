@@ -16,7 +16,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
-use super::events::{Finding, Severity};
+use super::finding::{Finding, FindingId, Severity};
 use super::rbac::Answer;
 use crate::evidence::Evidence;
 use crate::evidence::operator::{Leadership, OperatorRef};
@@ -26,7 +26,7 @@ use crate::time::{from_jiff, plus, rfc3339_seconds, seconds, sum};
 use crate::vocab::lease::{LEASE_DURATION, RETRY_PERIOD};
 
 /// The finding's id (Contracts).
-pub const ID: &str = "operator-not-leading";
+pub const ID: FindingId = FindingId::OperatorNotLeading;
 
 /// A Kopf pause or resume line, cited.
 #[derive(Debug, Clone)]

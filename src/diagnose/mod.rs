@@ -2,6 +2,7 @@
 //!
 //! - [`staleness`]: is `Accepted` still true for the spec each object has now (`status`);
 //! - [`events`]: why is there no Warning event (`explain-events`), with [`rbac`] for permissions;
+//! - [`finding`]: what a finding is: its stable id ([`finding::FindingId`]), severity, evidence, fix;
 //! - [`leading`]: whether a replica of the operator is the one that handles (Lease, Kopf peering);
 //! - [`deletion`]: a pending deletion and the finalizers that hold it;
 //! - [`managed_fields`]: what managedFields say about who wrote spec and status, and when;
@@ -11,6 +12,7 @@
 pub mod cycles;
 pub mod deletion;
 pub mod events;
+pub mod finding;
 pub mod leading;
 pub mod managed_fields;
 pub mod rbac;

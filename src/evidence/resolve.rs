@@ -1028,7 +1028,7 @@ mod tests {
             report
                 .findings
                 .iter()
-                .all(|f| !f.id.starts_with("operator-") && f.id != "rbac-events"),
+                .all(|f| !f.id.as_str().starts_with("operator-") && f.id != "rbac-events"),
             "{:?}",
             report.findings
         );
