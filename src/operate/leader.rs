@@ -44,7 +44,7 @@ use crate::vocab::lease::{LEASE_DURATION, LeasePlan, RENEW_DEADLINE, RETRY_PERIO
 /// Where the Lease is, who we are, and the timings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElectionConfig {
-    /// Namespace of the Lease (`--lease-namespace`; default: see [`plan_leases`]).
+    /// Namespace of the Lease (`--lease-namespace`; default: see [`crate::vocab::lease::plan_leases`]).
     pub namespace: String,
     /// Name of the Lease (`--lease-name`).
     pub name: String,

@@ -1,0 +1,214 @@
+//! `status-pruned`: the CRD's status schema dropped what the operator wrote (Kopf's
+//! "inconsistencies" lines, field by field), and the CRD patch that keeps it.
+
+use super::patch::storage_version_index;
+use super::posting::sources;
+use super::{Ctx, Line, finding};
+use crate::diagnose::finding::{Finding, FindingId, Severity};
+use crate::diagnose::staleness;
+use crate::evidence::operator::OperatorKind;
+use crate::kopf::messages::Lifecycle;
+use crate::text::count;
+
+/// Status fields the operator writes that the CRD's status schema (of its storage version)
+/// would prune: no `x-kubernetes-preserve-unknown-fields` and no such property. Ours writes
+/// `phase`, `observedGeneration`, `conditions`; a Kopf handler here writes `phase` (Kopf's own
+/// progress under `status.kopf` is not counted: Kopf falls back to annotations).
+fn pruned_by_schema(ctx: &Ctx<'_>) -> Vec<String> {
+    let Some(crd) = ctx.snapshot.crd.get() else {
+        return Vec::new();
+    };
+    // The object is read as its storage version (the one objects are persisted in).
+    let Some(v) = crd.spec.versions.iter().find(|v| v.storage) else {
+        return Vec::new();
+    };
+    let Some(root) = v.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) else {
+        return Vec::new();
+    };
+    if root.x_kubernetes_preserve_unknown_fields == Some(true) {
+        return Vec::new();
+    }
+    let status = root.properties.as_ref().and_then(|p| p.get("status"));
+    if status.is_some_and(|s| s.x_kubernetes_preserve_unknown_fields == Some(true)) {
+        return Vec::new();
+    }
+    let writes: &[&str] = match ctx.operator.as_ref().map(|o| o.kind) {
+        Some(OperatorKind::Ours) => &["phase", "observedGeneration", "conditions"],
+        _ => &["phase"],
+    };
+    writes
+        .iter()
+        .filter(|f| {
+            !status
+                .and_then(|s| s.properties.as_ref())
+                .is_some_and(|p| p.contains_key(**f))
+        })
+        .map(|f| format!("status.{f}"))
+        .collect()
+}
+
+pub(super) fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let lines: Vec<&Line> = ctx
+        .lines
+        .iter()
+        .filter(|l| l.record.lifecycle() == Lifecycle::PatchInconsistencies)
+        .collect();
+    let by_schema = pruned_by_schema(ctx);
+    if lines.is_empty() && !by_schema.is_empty() {
+        return vec![finding(
+            FindingId::StatusPruned,
+            Severity::Problem,
+            format!(
+                "the CRD's status schema drops {} that the operator writes",
+                by_schema.join(", ")
+            ),
+            vec![format!(
+                "CRD {}: the status schema has no property {} and no x-kubernetes-preserve-unknown-fields",
+                crate::resource::CRD_NAME,
+                by_schema.join(", ")
+            )],
+            Some(crd_status_fix()),
+        )];
+    }
+    let Some(last) = lines.last() else { return Vec::new() };
+    // What the API server dropped, field by field, from every such line.
+    let mut removed: Vec<(String, char)> = Vec::new();
+    for l in &lines {
+        for (field, first) in crate::kopf::messages::removed_status_fields(&l.record.message) {
+            if !removed.iter().any(|(f, _)| *f == field) {
+                removed.push((field, first));
+            }
+        }
+    }
+    let cite = format!("{}; last: {}", count(lines.len() as u64, "such line"), last.cite());
+    // Kopf's own progress (`status.kopf.progress`): Kopf up to 1.43 writes it to the status and
+    // to annotations `kopf.zalando.org/<handler>` (SmartProgressStorage, the default), and
+    // reads either, so nothing is lost unless the operator keeps state only in the status.
+    let status_only_storage = sources(ctx)
+        .iter()
+        .any(|(_, text)| text.contains("StatusProgressStorage") || text.contains("StatusDiffBaseStorage"));
+    let read_by_status = staleness::STATUS_FIELDS_READ;
+    let (kopf, rest): (Vec<_>, Vec<_>) = removed.iter().partition(|(f, _)| f == "kopf");
+    let (verdict_fields, results): (Vec<_>, Vec<_>) = rest
+        .into_iter()
+        .partition(|(f, _)| read_by_status.contains(&f.as_str()));
+    let mut out = Vec::new();
+    if !verdict_fields.is_empty() || (removed.is_empty()) {
+        let names: Vec<String> = verdict_fields.iter().map(|(f, _)| format!("status.{f}")).collect();
+        out.push(finding(
+            FindingId::StatusPruned,
+            Severity::Problem,
+            if names.is_empty() {
+                "the API server dropped status fields the operator wrote: the CRD's status schema does not allow them"
+                    .into()
+            } else {
+                format!(
+                    "the API server dropped {} that the operator wrote: the CRD's status schema does not allow {}",
+                    names.join(", "),
+                    if names.len() == 1 { "it" } else { "them" }
+                )
+            },
+            vec![cite.clone()],
+            Some(field_fix(ctx, &verdict_fields)),
+        ));
+    }
+    if !results.is_empty() {
+        let names: Vec<String> = results.iter().map(|(f, _)| format!("status.{f}")).collect();
+        out.push(finding(
+            FindingId::StatusPruned,
+            Severity::Warning,
+            format!(
+                "the API server dropped {} (a handler's return value, which Kopf stores as status.<handler id>): the CRD's status schema has no such property; the handling itself is not affected",
+                names.join(", ")
+            ),
+            vec![cite.clone()],
+            Some(field_fix(ctx, &results)),
+        ));
+    }
+    if !kopf.is_empty() && out.is_empty() {
+        out.push(finding(
+            FindingId::StatusPruned,
+            if status_only_storage { Severity::Problem } else { Severity::Ok },
+            if status_only_storage {
+                "the API server dropped status.kopf, where this operator keeps Kopf's state (a Status*Storage in its source): the CRD's status schema does not allow it".into()
+            } else {
+                "the API server dropped status.kopf (Kopf's progress copy): nothing is lost, Kopf keeps its progress in annotations kopf.zalando.org/<handler> too".into()
+            },
+            vec![
+                cite,
+                "Kopf 1.38's default SmartProgressStorage writes progress to the annotations and to status.kopf.progress, and reads either".into(),
+            ],
+            status_only_storage.then(|| field_fix(ctx, &kopf)),
+        ));
+    }
+    out
+}
+
+/// The fix for dropped `status.<field>`s: a JSON patch that adds each as a property of the
+/// CRD's status schema (its type from the value written; a dict keeps what it holds), on the
+/// storage version. The CRD is shared: it is every operator's and user's of Microservices on
+/// the cluster, so the patch only adds room, and says so. Without the CRD in evidence, or with
+/// no field named, the general edit.
+fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
+    let Some(index) = storage_version_index(ctx).filter(|_| !fields.is_empty()) else {
+        return crd_status_fix();
+    };
+    let ops: Vec<String> = fields
+        .iter()
+        .map(|(field, first)| {
+            let schema = match first {
+                '\'' | '"' => r#"{"type":"string"}"#,
+                '0'..='9' | '-' => r#"{"type":"integer"}"#,
+                'T' | 'F' => r#"{"type":"boolean"}"#,
+                _ => r#"{"type":"object","x-kubernetes-preserve-unknown-fields":true}"#,
+            };
+            format!(
+                r#"{{"op":"add","path":"/spec/versions/{index}/schema/openAPIV3Schema/properties/status/properties/{field}","value":{schema}}}"#
+            )
+        })
+        .collect();
+    format!(
+        "add {} to the CRD's status schema; the CRD {} is shared by every operator and user of Microservices on the cluster (this adds properties and changes nothing else):\n  kubectl patch crd {} --type=json -p '[{}]'",
+        fields
+            .iter()
+            .map(|(f, _)| format!("status.{f}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        crate::resource::CRD_NAME,
+        crate::resource::CRD_NAME,
+        ops.join(",")
+    )
+}
+
+/// The fix of `status-pruned`, whichever operator writes the status (the CRD is shared).
+fn crd_status_fix() -> String {
+    format!(
+        "add the fields to the CRD's status schema (or `x-kubernetes-preserve-unknown-fields: true` under `status`): kubectl edit crd {}",
+        crate::resource::CRD_NAME
+    )
+}
+
+#[cfg(test)]
+mod tests {
+
+    /// Kopf 1.38's inconsistencies line, field by field (issue 11 trial C).
+    #[test]
+    fn removed_status_fields_are_read_from_kopfs_tuples() {
+        let line = "Patching failed with inconsistencies: (('remove', ('status', 'kopf'), {'progress': {'accept': {'started': '2026-12-01T09:24:21.651833+00:00'}}}, None), ('remove', ('status', 'accept'), {'image': 'x', 'port': 7000}, None), ('remove', ('status', 'note'), 'hi', None))";
+        assert_eq!(
+            crate::kopf::messages::removed_status_fields(line),
+            vec![
+                ("kopf".to_string(), '{'),
+                ("accept".to_string(), '{'),
+                ("note".to_string(), '\'')
+            ]
+        );
+        // The whole status removed (`('status',)`) names no field.
+        assert!(
+            crate::kopf::messages::removed_status_fields(
+                "Patching failed with inconsistencies: (('remove', ('status',), {'phase': 'Accepted'}, None),)"
+            )
+            .is_empty()
+        );
+    }
+}
