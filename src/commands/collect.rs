@@ -14,6 +14,7 @@ use super::log_files::LogFileArgs;
 use crate::cli::GlobalArgs;
 use crate::error::AppError;
 use crate::evidence::bundle::{self, Meta};
+use crate::evidence::gather::{Objects, Plan as EvidencePlan, Source, gather};
 use crate::evidence::live::{self, Plan};
 use crate::text::sanitize;
 
@@ -139,13 +140,27 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         let staging = bundle::Staging::create(&args.dir)?;
         progress.step("Microservices and their events");
         let streamed = stream_objects(&client, &plan, &access, &staging, &where_).await?;
-        let mut snapshot = streamed.snapshot;
-        progress.step("the operator: Deployment, Pods and logs");
-        live::add_operator(&client, &mut snapshot, &plan, live::Logs::WithPrevious).await;
-        progress.step("RBAC, Leases, the CRD and ConfigMaps");
-        live::add_everything_for(&client, &mut snapshot, streamed.namespaces).await;
+        let source = Source::Live {
+            client: &client,
+            access: &access,
+            scope: &plan,
+        };
+        // Everything else, as `explain-events` reads it: the operator with its Pods' logs (and
+        // the previous container's), RBAC, access reviews, the CRD, ConfigMaps.
+        let evidence_plan = EvidencePlan {
+            objects: Objects::Streamed {
+                snapshot: Box::new(streamed.snapshot),
+                namespaces: streamed.namespaces,
+            },
+            operator: Some(live::Logs::WithPrevious),
+            everything: true,
+            log_files: &files,
+            progress: Some(&|step| progress.step(step)),
+        };
+        let snapshot = gather(source, evidence_plan)
+            .await
+            .map_err(|e| e.into_app(|e| AppError::kube(format!("cannot get microservices from {where_}"), e)))?;
         progress.done();
-        crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
         let gaps: Vec<String> = snapshot
             .gaps()
             .iter()

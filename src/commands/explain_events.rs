@@ -14,7 +14,8 @@ use super::log_files::LogFileArgs;
 use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::events::{self, Options, Report, Severity};
 use crate::error::AppError;
-use crate::evidence::{Evidence, Snapshot};
+use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
+use crate::evidence::{Evidence, LogSource, Snapshot};
 use crate::render::{self, Tone};
 use crate::text::sanitize;
 
@@ -179,22 +180,21 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     if let Some(output @ (OutputFormat::Wide | OutputFormat::Name)) = &global.output {
         return Err(refused_output(output));
     }
-    let operator = match &args.operator {
-        Some(spec) => Some(crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?),
-        None => None,
-    };
+    // A bad `--operator` is a usage error before anything is read.
+    if let Some(spec) = &args.operator {
+        crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+    }
     let files = args.log_files.read()?;
-    let snapshot = match &args.bundle {
+    let (snapshot, ns) = match &args.bundle {
         Some(dir) => {
             global.refuse_connection_flags("explain-events --bundle")?;
-            let mut snapshot = crate::evidence::bundle::read(dir)?;
-            super::check_bundle_namespace(&snapshot, namespace.as_deref(), dir)?;
-            super::check_operator_in_bundle(&snapshot.operator, args.operator.as_deref(), dir)?;
-            if let Some((ns, name)) = &operator {
-                snapshot
-                    .operator
-                    .select_deployment(ns, name, "operator/deployment.json");
-            }
+            let source = Bundle {
+                dir,
+                namespace: namespace.as_deref(),
+                operator: args.operator.as_deref(),
+                selector: None,
+            };
+            let snapshot = gather_bundle(source, plan(&files))?;
             let ns = namespace.or_else(|| snapshot.namespace.clone()).ok_or_else(|| {
                 AppError::Usage(format!(
                     "{}: the bundle names no namespace (meta.json): give -n NAMESPACE",
@@ -208,11 +208,9 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
                 context: "start the async runtime".into(),
                 source,
             })?;
-            runtime.block_on(gather(global, args, namespace))?
+            runtime.block_on(gather_live(global, args, namespace, &files))?
         }
     };
-    let (mut snapshot, ns) = snapshot;
-    crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
     let mut report = report(&snapshot, &ns, &args.name, options(args)).map_err(|e| match (&args.bundle, e) {
         (Some(dir), AppError::Undecided(message)) => {
             AppError::Undecided(format!("{message} in the bundle {}", dir.display()))
@@ -261,10 +259,26 @@ pub fn suggested_commands(text: &str) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
-async fn gather(
+/// What `explain-events` gathers ([`gather`]; a bundle holds what it holds, and only
+/// `--log-file` applies): the object with its events of every type, the operator with its Pods'
+/// logs (and the previous container's), and the rest: RBAC, access reviews, the CRD, ConfigMaps.
+fn plan(log_files: &[LogSource]) -> Plan<'_> {
+    Plan {
+        objects: Objects::WithEvents,
+        operator: Some(crate::evidence::live::Logs::WithPrevious),
+        everything: true,
+        log_files,
+        progress: None,
+    }
+}
+
+/// The snapshot of the cluster for `args.name` in `namespace` (else the context's namespace),
+/// and that namespace.
+async fn gather_live(
     global: &GlobalArgs,
     args: &ExplainEventsArgs,
     namespace: Option<String>,
+    log_files: &[LogSource],
 ) -> Result<(Snapshot, String), AppError> {
     use crate::evidence::live;
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
@@ -284,14 +298,19 @@ async fn gather(
     for note in live::access_notes(&access, &format!("in namespace {ns}"), live::NotesFor::Findings) {
         eprintln!("note: {note}");
     }
-    let mut snapshot = live::gather_objects(&client, &plan, &access).await.map_err(|e| {
-        AppError::kube(
-            format!("cannot get microservice {ns}/{} from {}", args.name, config.cluster_url),
-            e,
-        )
+    let source = Source::Live {
+        client: &client,
+        access: &access,
+        scope: &plan,
+    };
+    let snapshot = gather(source, self::plan(log_files)).await.map_err(|e| {
+        e.into_app(|e| {
+            AppError::kube(
+                format!("cannot get microservice {ns}/{} from {}", args.name, config.cluster_url),
+                e,
+            )
+        })
     })?;
-    live::add_operator(&client, &mut snapshot, &plan, live::Logs::WithPrevious).await;
-    live::add_everything(&client, &mut snapshot).await;
     Ok((snapshot, ns))
 }
 

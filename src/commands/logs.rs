@@ -35,6 +35,7 @@ use crate::cli::{GlobalArgs, LogsArgs, OutputFormat, RunCause, RunOutcome};
 use crate::client::Usage;
 use crate::commands::write_stdout;
 use crate::error::AppError;
+use crate::evidence::gather::{Bundle, Objects, Plan as EvidencePlan, Source, gather, gather_bundle};
 use crate::kopf::messages::Outcome;
 use crate::logs::coverage::{ContainerCoverage, SinceVerdict};
 use crate::logs::filter::{ObjectSelector, RunFilter, select};
@@ -439,6 +440,23 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
         .collect()
 }
 
+/// What `logs` gathers ([`gather`]) to name the operator: the Microservices read already
+/// (`objects`: causes and the spec-change statement, [`objects_in_evidence`]), no events, and
+/// the operator without logs (its Pods' logs are read, or followed, by [`read_once`] and
+/// [`follow`]). A bundle holds what it holds.
+fn evidence_plan(objects: Vec<MicroserviceObject>) -> EvidencePlan<'static> {
+    EvidencePlan {
+        objects: Objects::Given {
+            objects,
+            no_events: "logs reads no events",
+        },
+        operator: Some(crate::evidence::live::Logs::None),
+        everything: false,
+        log_files: &[],
+        progress: None,
+    }
+}
+
 /// `--bundle DIR`: the `operator/logs/*.log` of the operator the resolver names for the object
 /// (or `--operator`; [`crate::evidence::resolve::Resolution::owns_log`]), with the bundle's Pods for the coverage and its
 /// Microservices for causes (progress annotations) and the spec-change statement.
@@ -449,15 +467,13 @@ fn from_bundle(
     container: Option<&str>,
     operator: Option<&str>,
 ) -> Result<ExitCode, AppError> {
-    let mut snapshot = crate::evidence::bundle::read(dir)?;
-    super::check_bundle_namespace(&snapshot, namespace, dir)?;
-    super::check_operator_in_bundle(&snapshot.operator, operator, dir)?;
-    if let Some(spec) = operator {
-        let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
-        snapshot
-            .operator
-            .select_deployment(&ns, &name, "operator/deployment.json");
-    }
+    let source = Bundle {
+        dir,
+        namespace,
+        operator,
+        selector: None,
+    };
+    let snapshot = gather_bundle(source, evidence_plan(Vec::new()))?;
     let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
     let hints = hints_of(objects);
     // The operator every command names for this bundle; only its logs (and any `--log-file`
@@ -599,26 +615,39 @@ async fn resolve_target(
         operator: args.operator.clone(),
         ..Default::default()
     };
-    let mut snapshot = live::skeleton(&plan);
-    snapshot.microservices = crate::evidence::Evidence::Present(objects.to_vec());
-    snapshot.events = crate::evidence::Evidence::missing(
-        "events",
-        crate::evidence::GapReason::NotCollected("logs reads no events".into()),
-    );
-    // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
-    let (deployment, operator) = match &args.operator {
+    // The `--operator` Deployment must exist: read it first.
+    let given = match &args.operator {
         Some(spec) => {
             let (ns, name) = parse_operator_spec(spec).map_err(AppError::Usage)?;
             let deployment = Api::<Deployment>::namespaced(client.clone(), &ns)
                 .get(&name)
                 .await
                 .map_err(|e| AppError::kube(format!("get Deployment {ns}/{name}"), e))?;
+            Some(deployment)
+        }
+        None => None,
+    };
+    // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
+    // Not reviewed: through this plan nothing is listed but the operator (the objects are
+    // given, no events are read).
+    let access = live::CallerAccess {
+        list_microservices: false,
+        list_events: false,
+    };
+    let source = Source::Live {
+        client,
+        access: &access,
+        scope: &plan,
+    };
+    let snapshot = gather(source, evidence_plan(objects.to_vec()))
+        .await
+        .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
+    let (deployment, operator) = match given {
+        Some(deployment) => {
             let operator = recognise(&deployment);
-            live::add_operator(client, &mut snapshot, &plan, live::Logs::None).await;
             (deployment, operator)
         }
         None => {
-            live::add_operator(client, &mut snapshot, &plan, live::Logs::None).await;
             let resolution = match object {
                 Some(o) => snapshot.operator_for(o),
                 None => snapshot.operator_for_namespace(namespace.as_deref()),

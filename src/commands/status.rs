@@ -16,8 +16,9 @@ use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
 use crate::error::AppError;
+use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
 use crate::evidence::operator::find_operators;
-use crate::evidence::{Evidence, Gap, Snapshot};
+use crate::evidence::{Evidence, Gap, LogSource, Snapshot, live};
 use crate::render::{self, Tone};
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
@@ -724,10 +725,10 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         Some(text) => Some(crate::selector::LabelSelector::from_flag(text)?),
         None => None,
     };
-    let operator = match &args.operator {
-        Some(spec) => Some(crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?),
-        None => None,
-    };
+    // A bad `--operator` is a usage error before anything is read.
+    if let Some(spec) = &args.operator {
+        live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+    }
     let args = &args;
     let mut global = global.clone();
     if let Some(ns) = &namespace {
@@ -743,18 +744,13 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
                 "--watch needs a cluster; it cannot be used with --bundle".into(),
             ));
         }
-        let mut snapshot = crate::evidence::bundle::read(dir)?;
-        super::check_bundle_namespace(&snapshot, namespace.as_deref(), dir)?;
-        super::check_operator_in_bundle(&snapshot.operator, args.operator.as_deref(), dir)?;
-        if let Some((ns, name)) = &operator {
-            snapshot
-                .operator
-                .select_deployment(ns, name, "operator/deployment.json");
-        }
-        if let (Some(selector), Evidence::Present(objects)) = (&selector, &mut snapshot.microservices) {
-            selector.retain(objects);
-        }
-        crate::logs::file::add_to(&mut snapshot.operator.logs, &files);
+        let source = Bundle {
+            dir,
+            namespace: namespace.as_deref(),
+            operator: args.operator.as_deref(),
+            selector: selector.as_ref(),
+        };
+        let snapshot = gather_bundle(source, plan(args, true, &files))?;
         // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
         let lookup_ns = namespace
             .clone()
@@ -772,6 +768,33 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         source,
     })?;
     runtime.block_on(run_live(global, args, namespace, color))
+}
+
+/// What `status` gathers ([`gather`]; a bundle holds what it holds, and only `--log-file`
+/// applies): for a NAME, the object whole with its events and the operator with its Pods'
+/// current logs; for a list, no objects (they are judged page by page as they arrive,
+/// [`judge_pages`]), the operator without logs when the output names it (`names_operator`),
+/// then the events not `Normal` and Kopf's `Logging` ones: cycle ends of the objects they are
+/// on, read as each page is judged ([`Judge`]); Warnings and Errors are counted into the rows.
+fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource]) -> Plan<'a> {
+    match args.name {
+        Some(_) => Plan {
+            objects: Objects::WithEvents,
+            operator: Some(live::Logs::Current),
+            everything: false,
+            log_files,
+            progress: None,
+        },
+        None => Plan {
+            objects: Objects::Paged {
+                events: live::EventTypes::NotNormalAndKopfLogging,
+            },
+            operator: names_operator.then_some(live::Logs::None),
+            everything: false,
+            log_files,
+            progress: None,
+        },
+    }
 }
 
 /// Gathers live evidence and builds the report: Microservices and events first, with the
@@ -796,7 +819,6 @@ pub async fn live_report(
     names_operator: bool,
     where_: &str,
 ) -> Result<Report, AppError> {
-    use crate::evidence::live;
     let namespace = plan.namespace.as_deref();
     let list_error = |e: kube::Error| match (&e, &plan.selector) {
         (kube::Error::Api(status), Some(selector)) if status.code == 400 => {
@@ -804,26 +826,21 @@ pub async fn live_report(
         }
         _ => AppError::kube(format!("cannot get microservices from {where_}"), e),
     };
+    // Read again on every call (`--watch`), before any cluster call.
+    let files = args.log_files.read()?;
+    let source = Source::Live {
+        client,
+        access,
+        scope: plan,
+    };
+    let mut snapshot = gather(source, self::plan(args, names_operator, &files))
+        .await
+        .map_err(|e| e.into_app(list_error))?;
     if args.name.is_some() {
-        // One object: gathered whole, explained with the operator's evidence.
-        let mut snapshot = live::gather_objects(client, plan, access).await.map_err(list_error)?;
-        live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
-        args.log_files.add_to(&mut snapshot)?;
         let report = report(&snapshot, namespace, args.name.as_deref(), args.skew);
         check_decidable(&report, &snapshot, namespace, args.name.as_deref())?;
         return Ok(report);
     }
-    let mut snapshot = live::skeleton(plan);
-    args.log_files.add_to(&mut snapshot)?;
-    // Every output that names the operator resolves it the same way (`-o json` as `-o wide`).
-    if names_operator {
-        live::add_operator(client, &mut snapshot, plan, live::Logs::None).await;
-        args.log_files.add_to(&mut snapshot)?;
-    }
-    // The events first: Kopf's own (reason Logging) are cycle ends of the objects they are on,
-    // read as each page is judged ([`Judge`]); Warnings and Errors are counted into the rows.
-    let events = live::microservice_events(client, plan, access, live::EventTypes::NotNormalAndKopfLogging).await;
-    snapshot.add_events(events);
     let events_date = snapshot.captured_at;
     let judged = judge_pages(client, plan, access, &snapshot, args.skew, None).await;
     let mut items = match judged {

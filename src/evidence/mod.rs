@@ -1,11 +1,13 @@
 //! Evidence: a [`Snapshot`] of what the cluster says about Microservices and their operator,
-//! gathered live ([`live`]) or read from a bundle directory ([`bundle`]). Diagnostics are pure
-//! functions of a Snapshot, so a bundle test and a live run exercise the same code.
+//! gathered live ([`live`]) or read from a bundle directory ([`bundle`]), by one
+//! [`gather::gather`] for every command. Diagnostics are pure functions of a Snapshot, so a
+//! bundle test and a live run exercise the same code.
 //!
 //! Every piece of evidence is an [`Evidence`]: present, or a [`Gap`] that names what is missing
 //! and why (file not in the bundle, forbidden, failed). A gap is reported, never a panic.
 
 pub mod bundle;
+pub mod gather;
 pub mod live;
 pub mod operator;
 pub mod resolve;
