@@ -28,7 +28,7 @@ use crate::kopf::messages::ApiFailure;
 use crate::kopf::progress::{self, Progress};
 use crate::operate::cause::{KopfRecord, LAST_HANDLED_SUFFIX, kopf_record};
 use crate::resource::MicroserviceObject;
-use crate::time::rfc3339_seconds;
+use crate::time::{rfc3339_millis, rfc3339_seconds};
 
 /// The verdicts of `status` (docs/contracts.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -139,7 +139,47 @@ pub enum LogFacts {
         last_retry_time: Option<DateTime<Utc>>,
         /// The last PATCH Kopf logged as rejected for the object, if any.
         last_rejection: Option<Box<Rejection>>,
+        /// How far the logs go, and the object's open run ([`Activity`]).
+        activity: Activity,
     },
+}
+
+/// What the logs show of the operator's work, for what happened after the object's latest spec
+/// change ([`handling_since`]): whether a run of the object is still open, the object's last
+/// line, and the logs' last line. Lines of a container's previous instance (`--previous`) do
+/// not count: that process is gone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Activity {
+    /// The object's latest handler start (`Handler 'x' is invoked.`, logged at DEBUG: Kopf `-v`,
+    /// Kopf 1.38 `kopf/_core/actions/execution.py`) with neither an outcome of a handler nor a
+    /// cycle end for the object after it in the same container log.
+    pub open_run: Option<OpenStart>,
+    /// The object's latest line: its time and text.
+    pub object_last: Option<(DateTime<Utc>, String)>,
+    /// The logs' latest line, about any object or none: its time and where it was read
+    /// (`pod/container`, or `file NAME`).
+    pub log_last: Option<(DateTime<Utc>, String)>,
+}
+
+/// A handler start with no outcome after it ([`Activity::open_run`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenStart {
+    /// The handler id as logged (`accept/spec`).
+    pub handler: String,
+    /// The start line's time.
+    pub time: DateTime<Utc>,
+    /// Which clock `time` was read from, in words.
+    pub clock: &'static str,
+    /// The start line, for evidence.
+    pub line: String,
+    /// Where it was read (`pod/container`, or `file NAME`).
+    pub place: String,
+    /// The last line's time of that same log: the run is open at least until then.
+    pub log_last: Option<DateTime<Utc>>,
+    /// Whether the log was read from its Pod (live, or by `collect`) rather than from a file:
+    /// then it holds everything up to the evidence's "now", and the run has logged nothing
+    /// until then. A `--log-file` may have been saved any time before.
+    pub read_from_pod: bool,
 }
 
 /// A PATCH of an object that Kopf logged as rejected: `Throttling for N seconds due to an
@@ -300,6 +340,7 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
                     }
                 }
             };
+            a.reasons.extend(handling_since(logs, a.spec_changed, options));
             a.reasons.push(Reason {
                 code: "generation-ahead",
                 message: format!(
@@ -351,6 +392,7 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         }
         if !a.changed_fields.is_empty() {
             a.verdict = Verdict::Stale;
+            a.reasons.extend(handling_since(logs, a.spec_changed, options));
             a.reasons.push(spec_changed_reason(
                 &a.changed_fields,
                 &annotation_fact,
@@ -504,7 +546,10 @@ pub const STATUS_FIELDS_READ: [&str; 4] = ["phase", "observedGeneration", "condi
 /// as an inconsistency) leaves no `Accepted` for the spec: not `fresh`, but `stale` with reason
 /// `status-pruned` first, naming the fields and the line (`explain-events` gives the CRD patch).
 /// `pruned`: the object's dropped fields and the last line saying so ([`super::cycles::pruned_fields`]).
-/// Any other assessment is returned as it is.
+/// A `fresh` verdict whose dropped fields are only ones it does not read (a handler's return
+/// value, which Kopf stores as `status.<handler id>`) stays `fresh`, with a second reason
+/// `status-pruned` naming them, so that `status` never says "nothing to do" while
+/// `explain-events` warns of them. Any other assessment is returned as it is.
 pub fn with_pruned_status(
     mut a: Assessment,
     obj: &MicroserviceObject,
@@ -516,6 +561,23 @@ pub fn with_pruned_status(
         .filter(|f| STATUS_FIELDS_READ.contains(&f.as_str()))
         .map(|f| format!("status.{f}"))
         .collect();
+    // `status.kopf` is Kopf's progress copy, kept in annotations too (`explain-events` says ok).
+    let dropped: Vec<String> = fields
+        .iter()
+        .filter(|f| f.as_str() != "kopf")
+        .map(|f| format!("status.{f}"))
+        .collect();
+    if a.verdict == Verdict::Fresh && a.handled_by == HandledBy::Kopf && read.is_empty() && !dropped.is_empty() {
+        a.reasons.push(Reason {
+            code: "status-pruned",
+            message: format!(
+                "the API server dropped {} that the operator wrote (the CRD's status schema does not allow it; a handler's return value is stored as status.<handler id>): the verdict is not affected, what was written is lost",
+                dropped.join(", ")
+            ),
+            evidence: vec![format!("last such line: {line}")],
+        });
+        return a;
+    }
     if a.verdict != Verdict::Fresh || a.handled_by != HandledBy::Kopf || read.is_empty() || obj.phase().is_some() {
         return a;
     }
@@ -558,6 +620,95 @@ pub fn handled_record(obj: &MicroserviceObject) -> Option<KopfRecord> {
 }
 
 /// The `spec-changed-since-handled` reason: the fields that differ from Kopf's record.
+/// What the logs show after the object's latest spec change at `changed`, for a stale verdict
+/// (issue 11 item 6, an operator alive but not handling), as the first reason:
+/// - `handler-running`: a run of the object started and logged no outcome up to its log's last
+///   line ([`Activity::open_run`]): after the change, the run of the current spec; before it,
+///   a run of an earlier spec, which the change waits for (Kopf handles one cycle of an object
+///   at a time);
+/// - `nothing-logged-since-change`: the logs reach back before the change and hold no line about
+///   the object after it: either nothing at all after it (the operator logged nothing: a frozen
+///   process, a stalled watch, or a run that Kopf does not log at INFO), or only lines about
+///   other objects.
+///
+/// `None` without logs, without a known change time, or when the object has lines after the
+/// change (an outcome or a retry, which the other reasons read). Times within `skew` of the
+/// change count as after it (managedFields have 1 s resolution).
+pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: Options<'_>) -> Option<Reason> {
+    let LogFacts::Read {
+        covers_from, activity, ..
+    } = logs
+    else {
+        return None;
+    };
+    let changed = changed?;
+    let after = |t: DateTime<Utc>| t + options.skew >= changed;
+    let ago = |from: DateTime<Utc>, to: DateTime<Utc>| crate::logs::runs::humantime((to - from).to_std().unwrap_or_default());
+    let change = format!("the spec change at {}", rfc3339_seconds(changed));
+    if let Some(open) = &activity.open_run {
+        // A Pod's log was read at "now": nothing came up to then. A file ends at its last line.
+        let (until, to) = match options.now.filter(|n| open.read_from_pod && *n > open.time) {
+            Some(now) => (now, format!("up to now ({}, when its Pod's log was read)", rfc3339_seconds(now))),
+            None => {
+                let last = open.log_last.unwrap_or(open.time);
+                (last, format!("up to its log's last line ({})", rfc3339_millis(last)))
+            }
+        };
+        let when = if after(open.time) {
+            format!("started at {}, after {change}", rfc3339_millis(open.time))
+        } else {
+            format!(
+                "started at {} for an earlier spec, before {change} (Kopf handles one cycle of an object at a time: the change waits for it)",
+                rfc3339_millis(open.time)
+            )
+        };
+        let mut evidence = vec![format!("its start: {} ({}, {})", open.line, open.place, open.clock)];
+        if let Some(last) = open.log_last {
+            evidence.push(format!("its log's last line: {} ({})", rfc3339_millis(last), open.place));
+        }
+        return Some(Reason {
+            code: "handler-running",
+            message: format!(
+                "handler {} {when}, and has logged no outcome in the {} since, {to}: the run is still open",
+                open.handler,
+                ago(open.time, until)
+            ),
+            evidence,
+        });
+    }
+    // Only logs that reach back before the change can say that nothing came after it.
+    if covers_from.is_none_or(|from| from > changed) {
+        return None;
+    }
+    if activity.object_last.as_ref().is_some_and(|(t, _)| after(*t)) {
+        return None;
+    }
+    let (last, place) = activity.log_last.as_ref()?;
+    let mut evidence: Vec<String> = activity
+        .object_last
+        .iter()
+        .map(|(t, line)| format!("the object's last line, at {}: {line}", rfc3339_millis(*t)))
+        .collect();
+    evidence.push(format!("the logs' last line: {} ({place})", rfc3339_millis(*last)));
+    let message = if *last < changed {
+        format!(
+            "the operator logged nothing after {change}: its logs end at {} ({} before it); the change was not handled, and nothing in the logs says why",
+            rfc3339_millis(*last),
+            ago(*last, changed)
+        )
+    } else {
+        format!(
+            "the operator logged nothing about this object after {change}; its logs go on to {} with other lines",
+            rfc3339_millis(*last)
+        )
+    };
+    Some(Reason {
+        code: "nothing-logged-since-change",
+        message,
+        evidence,
+    })
+}
+
 fn spec_changed_reason(
     changed: &[ChangedField],
     annotation_fact: &str,
@@ -840,6 +991,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
+            activity: Activity::default(),
         }
     }
 
@@ -987,6 +1139,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
+            activity: Activity::default(),
         };
         let a = assess(&handled, &failed, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "last-handling-failed"));
@@ -1108,6 +1261,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
+            activity: Activity::default(),
         };
         // The annotation alone decides.
         let progress = r#"{"started":"2026-11-29T16:22:42.532213+00:00","delayed":"2026-11-29T16:23:02.882155+00:00","purpose":"resume","retries":3,"success":false,"failure":false,"message":"image pull check failed"}"#;
@@ -1135,6 +1289,7 @@ mod tests {
             last_retry: Some("Handler 'accept' failed temporarily: image pull check failed".into()),
             last_retry_time: Some("2026-11-29T16:22:43Z".parse().unwrap()),
             last_rejection: None,
+            activity: Activity::default(),
         };
         let a = assess(&handled(None), &retry_after, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "retrying"));
@@ -1151,6 +1306,7 @@ mod tests {
             last_retry: Some("Handler 'accept' failed temporarily: x".into()),
             last_retry_time: Some("2026-11-29T16:19:00Z".parse().unwrap()),
             last_rejection: None,
+            activity: Activity::default(),
         };
         let a = assess(&handled(None), &retry_before, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "last-cycle-succeeded"));
@@ -1191,6 +1347,7 @@ mod tests {
                 line: line.into(),
                 count: 3,
             })),
+            activity: Activity::default(),
         };
         let blob = "x".repeat(140_000);
         // Created with the blob: nothing was ever saved.
@@ -1276,6 +1433,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
+            activity: Activity::default(),
         }
     }
 
