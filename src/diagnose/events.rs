@@ -294,7 +294,14 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     findings.extend(elsewhere(&ctx));
     findings.extend(caller_events(&ctx));
     findings.extend(pruned(&ctx));
-    findings.extend(stale(&ctx));
+    // A problem of the operator itself (not running, not leading, not watching) is why nothing
+    // handles: `accepted-stale` then points to it rather than to a restart.
+    let blocking: Vec<&'static str> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Problem && f.id.starts_with("operator-not-"))
+        .map(|f| f.id)
+        .collect();
+    findings.extend(stale(&ctx, &blocking));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     // Issue 11, one verdict: `status`'s first reason is the first finding when a problem states
     // it; the headline then names the first other problem as its cause.
@@ -2459,7 +2466,7 @@ fn verdict_finding(code: &str) -> &'static str {
 /// names the verdict and its first reason (a retry, a failed last cycle, the changed fields).
 /// A never-handled object that nothing tried is not this finding (the operator findings say
 /// why nothing handles it); a pending deletion is `deletion-pending`'s.
-fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
+fn stale(ctx: &Ctx<'_>, blocking: &[&'static str]) -> Vec<Finding> {
     let a = verdict_of(ctx);
     let Some(first) = a.reasons.first() else {
         return Vec::new();
@@ -2519,7 +2526,10 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
         "handler-running" | "nothing-logged-since-change" => {
             let (states, fix) = not_handling(ctx, first.code);
             evidence.extend(states);
-            fix
+            match blocking.first() {
+                Some(id) => format!("the operator is kept from handling: {id} says why, and its fix (a restart alone does not)"),
+                None => fix,
+            }
         }
         _ => format!(
             "see the handler's runs and their errors: kubectl microservice logs --handler accept {} -n {}",

@@ -692,7 +692,7 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
     evidence.push(format!("the logs' last line: {} ({place})", rfc3339_millis(*last)));
     let message = if *last < changed {
         format!(
-            "the operator logged nothing after {change}: its logs end at {} ({} before it); the change was not handled, and nothing in the logs says why",
+            "the operator logged nothing after {change}: its logs end at {} ({} before it), and the change was not handled",
             rfc3339_millis(*last),
             ago(*last, changed)
         )
