@@ -620,10 +620,16 @@ pub fn handled_record(obj: &MicroserviceObject) -> Option<KopfRecord> {
 }
 
 /// The `spec-changed-since-handled` reason: the fields that differ from Kopf's record.
+/// How long a handler's run stays open without an outcome before `handler-running` names it: a
+/// handler of the tutorial's kind returns in well under a second, and a shorter open run is
+/// one in progress (a handler that waits with a timeout of its own, e.g. 20 s, ends before).
+pub const OPEN_RUN_NOTED: Duration = Duration::seconds(60);
+
 /// What the logs show after the object's latest spec change at `changed`, for a stale verdict
 /// (issue 11 item 6, an operator alive but not handling), as the first reason:
-/// - `handler-running`: a run of the object started and logged no outcome up to its log's last
-///   line ([`Activity::open_run`]): after the change, the run of the current spec; before it,
+/// - `handler-running`: a run of the object started and logged no outcome for
+///   [`OPEN_RUN_NOTED`] or more, up to now (a Pod's log) or its last line (a file)
+///   ([`Activity::open_run`]): after the change, the run of the current spec; before it,
 ///   a run of an earlier spec, which the change waits for (Kopf handles one cycle of an object
 ///   at a time);
 /// - `nothing-logged-since-change`: the logs reach back before the change and hold no line about
@@ -654,6 +660,10 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
                 (last, format!("up to its log's last line ({})", rfc3339_millis(last)))
             }
         };
+        // A run younger than that is a run in progress: nothing to say yet.
+        if until - open.time < OPEN_RUN_NOTED {
+            return None;
+        }
         let when = if after(open.time) {
             format!("started at {}, after {change}", rfc3339_millis(open.time))
         } else {
@@ -1001,6 +1011,148 @@ mod tests {
 
     fn no_logs() -> LogFacts {
         LogFacts::Unavailable("operator logs: not in the bundle".into())
+    }
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap()
+    }
+
+    /// Logs read from 11:18:49 on, with `activity` (times of the s11-kopf-handler-hung and
+    /// s11-kopf-operator-stalled captures).
+    fn logs_with(activity: Activity) -> LogFacts {
+        LogFacts::Read {
+            covers_from: Some(at("2026-12-01T11:17:41.779Z")),
+            last_cycle: None,
+            last_retry: None,
+            last_retry_time: None,
+            last_rejection: None,
+            activity,
+        }
+    }
+
+    /// The hung capture: Kopf -v logged `Handler 'accept/spec' is invoked.` at 11:19:14.477, and
+    /// nothing after; its Pod's log read at 11:21:32.
+    fn hung(read_from_pod: bool) -> Activity {
+        let start = at("2026-12-01T11:19:14.477Z");
+        Activity {
+            open_run: Some(OpenStart {
+                handler: "accept/spec".into(),
+                time: start,
+                clock: "kubelet clock",
+                line: "[kms-s11-hung/hung-api] Handler 'accept/spec' is invoked.".into(),
+                place: "kopf-operator-7c744bd7bf-pptlw/operator".into(),
+                log_last: Some(start),
+                read_from_pod,
+            }),
+            object_last: Some((start, "Handler 'accept/spec' is invoked.".into())),
+            log_last: Some((start, "kopf-operator-7c744bd7bf-pptlw/operator".into())),
+        }
+    }
+
+    fn now_at(now: &str) -> Options<'static> {
+        Options {
+            now: Some(at(now)),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn an_open_run_read_from_its_pod_is_running_until_now() {
+        let changed = Some(at("2026-12-01T11:19:14Z"));
+        let r = handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:21:32Z")).unwrap();
+        assert_eq!(r.code, "handler-running");
+        assert!(
+            r.message.starts_with("handler accept/spec started at 2026-12-01T11:19:14.477Z, after the spec change at 2026-12-01T11:19:14Z, and has logged no outcome in the 2m17s since, up to now (2026-12-01T11:21:32Z"),
+            "{}",
+            r.message
+        );
+        assert!(r.evidence[0].contains("Handler 'accept/spec' is invoked."), "{:?}", r.evidence);
+        // Younger than a minute: a run in progress, nothing said.
+        assert_eq!(handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:20:00Z")), None);
+    }
+
+    #[test]
+    fn an_open_run_in_a_file_is_open_only_to_the_files_last_line() {
+        let changed = Some(at("2026-12-01T11:19:14Z"));
+        let mut activity = hung(false);
+        // The file ends at its start line: however late "now" is, the file says nothing after it.
+        assert_eq!(
+            handling_since(&logs_with(activity.clone()), changed, now_at("2026-12-01T12:00:00Z")),
+            None
+        );
+        activity.open_run.as_mut().unwrap().log_last = Some(at("2026-12-01T11:21:00.000Z"));
+        let r = handling_since(&logs_with(activity), changed, now_at("2026-12-01T12:00:00Z")).unwrap();
+        assert_eq!(r.code, "handler-running");
+        assert!(
+            r.message.contains("in the 1m45s since, up to its log's last line (2026-12-01T11:21:00.000Z)"),
+            "{}",
+            r.message
+        );
+    }
+
+    #[test]
+    fn a_run_open_since_before_the_change_holds_the_change_back() {
+        let changed = Some(at("2026-12-01T11:25:00Z"));
+        let r = handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:26:00Z")).unwrap();
+        assert_eq!(r.code, "handler-running");
+        assert!(r.message.contains("for an earlier spec, before the spec change at 2026-12-01T11:25:00Z"), "{}", r.message);
+    }
+
+    #[test]
+    fn nothing_logged_after_the_change_is_said_with_the_last_line() {
+        // The stalled capture: the last line (the creation's end) at 11:18:15.370, the change at 11:19:30.
+        let last = at("2026-12-01T11:18:15.370Z");
+        let activity = Activity {
+            open_run: None,
+            object_last: Some((last, "[kms-s11-stall/stall-api] Creation is processed: 1 succeeded; 0 failed.".into())),
+            log_last: Some((last, "kopf-operator-79f7cf768f-6q95j/operator".into())),
+        };
+        let changed = Some(at("2026-12-01T11:19:30Z"));
+        let r = handling_since(&logs_with(activity.clone()), changed, now_at("2026-12-01T11:21:32Z")).unwrap();
+        assert_eq!(r.code, "nothing-logged-since-change");
+        assert_eq!(
+            r.message,
+            "the operator logged nothing after the spec change at 2026-12-01T11:19:30Z: its logs end at 2026-12-01T11:18:15.370Z (1m14s before it), and the change was not handled"
+        );
+        // Lines about other objects after the change: said as such.
+        let busy = Activity {
+            log_last: Some((at("2026-12-01T11:20:00Z"), "pod/operator".into())),
+            ..activity.clone()
+        };
+        let r = handling_since(&logs_with(busy), changed, Options::default()).unwrap();
+        assert!(r.message.contains("nothing about this object after the spec change"), "{}", r.message);
+        // A line of the object after the change (an outcome, a retry): the other reasons say it.
+        let handled = Activity {
+            object_last: Some((at("2026-12-01T11:19:31Z"), "Handler 'accept/spec' succeeded.".into())),
+            ..activity.clone()
+        };
+        assert_eq!(handling_since(&logs_with(handled), changed, Options::default()), None);
+        // Logs that begin after the change cannot say that nothing came after it.
+        let late = LogFacts::Read {
+            covers_from: Some(at("2026-12-01T11:20:00Z")),
+            last_cycle: None,
+            last_retry: None,
+            last_retry_time: None,
+            last_rejection: None,
+            activity,
+        };
+        assert_eq!(handling_since(&late, changed, Options::default()), None);
+        assert_eq!(handling_since(&no_logs(), changed, Options::default()), None);
+        assert_eq!(handling_since(&logs_with(Activity::default()), None, Options::default()), None);
+    }
+
+    #[test]
+    fn a_stale_kopf_verdict_names_the_open_run_first() {
+        let o = obj(json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+            "metadata": {"name": "hung-api", "namespace": "kms-s11-hung", "generation": 2,
+                "annotations": {"kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":8080}}\n"},
+                "managedFields": [{"manager": "kubectl-patch", "operation": "Update", "apiVersion": "platform.example.io/v1alpha1",
+                    "time": "2026-12-01T11:19:14Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}}}]},
+            "spec": {"image": "x", "port": 9999}, "status": {"phase": "Accepted"}}));
+        let a = assess(&o, &logs_with(hung(true)), now_at("2026-12-01T11:21:32Z"));
+        assert_eq!(a.verdict, Verdict::Stale);
+        let codes: Vec<&str> = a.reasons.iter().map(|r| r.code).collect();
+        assert_eq!(codes, ["handler-running", "spec-changed-since-handled"]);
     }
 
     #[test]

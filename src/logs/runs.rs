@@ -688,7 +688,11 @@ mod tests {
         assert!(runs[0].detail.as_deref().unwrap().contains("run timeout (10m)"));
         assert_eq!(runs[0].records.len(), 2);
         assert_eq!(runs[1].object.name, "y");
-        assert!(runs[1].detail.as_deref().unwrap().contains("logs end"));
+        // Its start is the log's last line: running, as far as the log goes.
+        assert_eq!(
+            runs[1].detail.as_deref(),
+            Some("running: no outcome logged after its start, the log's last line (at 2026-11-29T16:20:00.000Z)")
+        );
         assert_eq!(stats.expired_runs, 1);
     }
 
@@ -855,6 +859,20 @@ kopf._cogs.clients.errors.APIClientError: ('Microservice.platform.example.io \"b
             runs[0].detail
         );
         assert_eq!(stats.unattributed_lines, 0, "the retries are Kopf's own lines");
+    }
+
+    #[test]
+    fn a_run_open_at_the_logs_end_is_running_as_of_its_last_line() {
+        let t = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        assert_eq!(
+            open_run_detail(Some(t("2026-12-01T11:19:14.477Z")), Some(t("2026-12-01T11:21:32.000Z"))),
+            "running: no outcome logged 2m17s after its start, as of the log's last line at 2026-12-01T11:21:32.000Z"
+        );
+        assert_eq!(
+            open_run_detail(Some(t("2026-12-01T11:19:14.477Z")), Some(t("2026-12-01T11:19:14.477Z"))),
+            "running: no outcome logged after its start, the log's last line (at 2026-12-01T11:19:14.477Z)"
+        );
+        assert_eq!(open_run_detail(None, None), "the logs end before the handler's outcome");
     }
 
     #[test]
