@@ -1280,7 +1280,14 @@ fn the_captured_scenarios_cover_every_situation_of_issue_11() {
 fn a_log_file_of_a_kopf_pod_with_tz_is_read_in_that_zone() {
     let dir = fixtures().join("bundles-captured/s11-kopf-tz-taipei-log-file");
     let human = Command::new(BIN)
-        .args(["logs", "--handler", "accept", "tz-api", "--bundle", dir.to_str().unwrap()])
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "tz-api",
+            "--bundle",
+            dir.to_str().unwrap(),
+        ])
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
@@ -1290,7 +1297,16 @@ fn a_log_file_of_a_kopf_pod_with_tz_is_read_in_that_zone() {
         "{notes}"
     );
     let out = Command::new(BIN)
-        .args(["logs", "--handler", "accept", "tz-api", "--bundle", dir.to_str().unwrap(), "-o", "json"])
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "tz-api",
+            "--bundle",
+            dir.to_str().unwrap(),
+            "-o",
+            "json",
+        ])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
@@ -1298,7 +1314,12 @@ fn a_log_file_of_a_kopf_pod_with_tz_is_read_in_that_zone() {
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|r| r["container"] == "file")
-        .map(|r| (r["cause"].as_str().unwrap().to_string(), r["started"].as_str().unwrap().to_string()))
+        .map(|r| {
+            (
+                r["cause"].as_str().unwrap().to_string(),
+                r["started"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         starts,
@@ -1315,7 +1336,14 @@ fn a_log_file_of_a_kopf_pod_with_tz_is_read_in_that_zone() {
 fn a_hung_handlers_open_run_is_shown_running() {
     let dir = fixtures().join("bundles-captured/s11-kopf-handler-hung");
     let out = Command::new(BIN)
-        .args(["logs", "--handler", "accept", "hung-api", "--bundle", dir.to_str().unwrap()])
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "hung-api",
+            "--bundle",
+            dir.to_str().unwrap(),
+        ])
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
@@ -1326,7 +1354,9 @@ fn a_hung_handlers_open_run_is_shown_running() {
         "{text}"
     );
     assert!(
-        text.contains("Handler accept started for kms-s11-hung/hung-api since the spec changed at 2026-12-01T11:19:14Z"),
+        text.contains(
+            "Handler accept started for kms-s11-hung/hung-api since the spec changed at 2026-12-01T11:19:14Z"
+        ),
         "{text}"
     );
     assert!(!text.contains("Handler accept ran for"), "{text}");

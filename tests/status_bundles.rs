@@ -805,8 +805,18 @@ fn the_next_command_repeats_the_log_file() {
 #[test]
 fn an_operator_alive_but_not_handling_says_what_its_logs_show() {
     let cases = [
-        ("s11-kopf-handler-hung", "hung-api", "handler-running", "handler accept/spec started at 2026-12-01T11:19:14.477Z, after the spec change at 2026-12-01T11:19:14Z, and has logged no outcome in the 2m17s since, up to now (2026-12-01T11:21:32Z, when its Pod's log was read): the run is still open"),
-        ("s11-kopf-operator-stalled", "stall-api", "nothing-logged-since-change", "the operator logged nothing after the spec change at 2026-12-01T11:19:30Z: its logs end at 2026-12-01T11:18:15.370Z (1m14s before it), and the change was not handled"),
+        (
+            "s11-kopf-handler-hung",
+            "hung-api",
+            "handler-running",
+            "handler accept/spec started at 2026-12-01T11:19:14.477Z, after the spec change at 2026-12-01T11:19:14Z, and has logged no outcome in the 2m17s since, up to now (2026-12-01T11:21:32Z, when its Pod's log was read): the run is still open",
+        ),
+        (
+            "s11-kopf-operator-stalled",
+            "stall-api",
+            "nothing-logged-since-change",
+            "the operator logged nothing after the spec change at 2026-12-01T11:19:30Z: its logs end at 2026-12-01T11:18:15.370Z (1m14s before it), and the change was not handled",
+        ),
     ];
     for (bundle, name, code, message) in cases {
         let dir = fixtures().join("bundles-captured").join(bundle);
@@ -817,7 +827,10 @@ fn an_operator_alive_but_not_handling_says_what_its_logs_show() {
         assert_eq!(codes, [code, "spec-changed-since-handled"], "{bundle}");
         assert_eq!(item.reasons[0].message, message, "{bundle}");
         let (_, out, _) = status_cli(&["status", name, "--bundle", dir.to_str().unwrap()]);
-        assert!(out.contains("Next:           see why and the fix: kubectl microservice explain-events"), "{out}");
+        assert!(
+            out.contains("Next:           see why and the fix: kubectl microservice explain-events"),
+            "{out}"
+        );
     }
 }
 
@@ -843,7 +856,11 @@ fn an_image_only_change_names_only_the_image() {
             "\"ghcr.io/yrw9281/it30-todo-api:0.2.0\"".to_string()
         )]
     );
-    assert!(!item.reasons[0].message.contains("spec.port"), "{}", item.reasons[0].message);
+    assert!(
+        !item.reasons[0].message.contains("spec.port"),
+        "{}",
+        item.reasons[0].message
+    );
 }
 
 /// Issue 11, one verdict: a fresh Kopf object whose handler's return value (`status.accept`) the
@@ -857,11 +874,18 @@ fn a_fresh_object_with_a_dropped_return_value_says_so() {
     assert_eq!(item.verdict.as_str(), "fresh");
     let codes: Vec<&str> = item.reasons.iter().map(|r| r.code).collect();
     assert_eq!(codes, ["last-cycle-succeeded", "status-pruned"]);
-    assert!(item.reasons[1].message.contains("status.accept"), "{}", item.reasons[1].message);
+    assert!(
+        item.reasons[1].message.contains("status.accept"),
+        "{}",
+        item.reasons[1].message
+    );
     let (code, out, _) = status_cli(&["status", "result-api", "--exit-code", "--bundle", dir.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{out}");
     assert!(!out.contains("nothing to do"), "{out}");
-    assert!(out.contains("status fields are dropped: see the fix: kubectl microservice explain-events result-api"), "{out}");
+    assert!(
+        out.contains("status fields are dropped: see the fix: kubectl microservice explain-events result-api"),
+        "{out}"
+    );
     // retry-api in the same bundle lost only status.kopf (kept in annotations too): no such reason.
     let retry = r.items.iter().find(|i| i.name == "retry-api").unwrap();
     assert!(retry.reasons.iter().all(|r| r.code != "status-pruned"));

@@ -89,7 +89,15 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
             let lifecycle = record.lifecycle();
             if !source.previous {
                 let from_pod = source.container != crate::logs::file::FILE_CONTAINER;
-                track_activity(&mut activity, &mut open, &key, &record, &lifecycle, &line, (&place, from_pod));
+                track_activity(
+                    &mut activity,
+                    &mut open,
+                    &key,
+                    &record,
+                    &lifecycle,
+                    &line,
+                    (&place, from_pod),
+                );
             }
             match lifecycle {
                 Lifecycle::CycleProcessed { succeeded, failed, .. } => {

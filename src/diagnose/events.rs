@@ -2527,7 +2527,9 @@ fn stale(ctx: &Ctx<'_>, blocking: &[&'static str]) -> Vec<Finding> {
             let (states, fix) = not_handling(ctx, first.code);
             evidence.extend(states);
             match blocking.first() {
-                Some(id) => format!("the operator is kept from handling: {id} says why, and its fix (a restart alone does not)"),
+                Some(id) => {
+                    format!("the operator is kept from handling: {id} says why, and its fix (a restart alone does not)")
+                }
                 None => fix,
             }
         }

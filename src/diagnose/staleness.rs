@@ -649,12 +649,16 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
     };
     let changed = changed?;
     let after = |t: DateTime<Utc>| t + options.skew >= changed;
-    let ago = |from: DateTime<Utc>, to: DateTime<Utc>| crate::logs::runs::humantime((to - from).to_std().unwrap_or_default());
+    let ago =
+        |from: DateTime<Utc>, to: DateTime<Utc>| crate::logs::runs::humantime((to - from).to_std().unwrap_or_default());
     let change = format!("the spec change at {}", rfc3339_seconds(changed));
     if let Some(open) = &activity.open_run {
         // A Pod's log was read at "now": nothing came up to then. A file ends at its last line.
         let (until, to) = match options.now.filter(|n| open.read_from_pod && *n > open.time) {
-            Some(now) => (now, format!("up to now ({}, when its Pod's log was read)", rfc3339_seconds(now))),
+            Some(now) => (
+                now,
+                format!("up to now ({}, when its Pod's log was read)", rfc3339_seconds(now)),
+            ),
             None => {
                 let last = open.log_last.unwrap_or(open.time);
                 (last, format!("up to its log's last line ({})", rfc3339_millis(last)))
@@ -674,7 +678,11 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
         };
         let mut evidence = vec![format!("its start: {} ({}, {})", open.line, open.place, open.clock)];
         if let Some(last) = open.log_last {
-            evidence.push(format!("its log's last line: {} ({})", rfc3339_millis(last), open.place));
+            evidence.push(format!(
+                "its log's last line: {} ({})",
+                rfc3339_millis(last),
+                open.place
+            ));
         }
         return Some(Reason {
             code: "handler-running",
@@ -1066,9 +1074,16 @@ mod tests {
             "{}",
             r.message
         );
-        assert!(r.evidence[0].contains("Handler 'accept/spec' is invoked."), "{:?}", r.evidence);
+        assert!(
+            r.evidence[0].contains("Handler 'accept/spec' is invoked."),
+            "{:?}",
+            r.evidence
+        );
         // Younger than a minute: a run in progress, nothing said.
-        assert_eq!(handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:20:00Z")), None);
+        assert_eq!(
+            handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:20:00Z")),
+            None
+        );
     }
 
     #[test]
@@ -1084,7 +1099,8 @@ mod tests {
         let r = handling_since(&logs_with(activity), changed, now_at("2026-12-01T12:00:00Z")).unwrap();
         assert_eq!(r.code, "handler-running");
         assert!(
-            r.message.contains("in the 1m45s since, up to its log's last line (2026-12-01T11:21:00.000Z)"),
+            r.message
+                .contains("in the 1m45s since, up to its log's last line (2026-12-01T11:21:00.000Z)"),
             "{}",
             r.message
         );
@@ -1095,7 +1111,12 @@ mod tests {
         let changed = Some(at("2026-12-01T11:25:00Z"));
         let r = handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:26:00Z")).unwrap();
         assert_eq!(r.code, "handler-running");
-        assert!(r.message.contains("for an earlier spec, before the spec change at 2026-12-01T11:25:00Z"), "{}", r.message);
+        assert!(
+            r.message
+                .contains("for an earlier spec, before the spec change at 2026-12-01T11:25:00Z"),
+            "{}",
+            r.message
+        );
     }
 
     #[test]
@@ -1104,7 +1125,10 @@ mod tests {
         let last = at("2026-12-01T11:18:15.370Z");
         let activity = Activity {
             open_run: None,
-            object_last: Some((last, "[kms-s11-stall/stall-api] Creation is processed: 1 succeeded; 0 failed.".into())),
+            object_last: Some((
+                last,
+                "[kms-s11-stall/stall-api] Creation is processed: 1 succeeded; 0 failed.".into(),
+            )),
             log_last: Some((last, "kopf-operator-79f7cf768f-6q95j/operator".into())),
         };
         let changed = Some(at("2026-12-01T11:19:30Z"));
@@ -1120,7 +1144,11 @@ mod tests {
             ..activity.clone()
         };
         let r = handling_since(&logs_with(busy), changed, Options::default()).unwrap();
-        assert!(r.message.contains("nothing about this object after the spec change"), "{}", r.message);
+        assert!(
+            r.message.contains("nothing about this object after the spec change"),
+            "{}",
+            r.message
+        );
         // A line of the object after the change (an outcome, a retry): the other reasons say it.
         let handled = Activity {
             object_last: Some((at("2026-12-01T11:19:31Z"), "Handler 'accept/spec' succeeded.".into())),
@@ -1138,17 +1166,22 @@ mod tests {
         };
         assert_eq!(handling_since(&late, changed, Options::default()), None);
         assert_eq!(handling_since(&no_logs(), changed, Options::default()), None);
-        assert_eq!(handling_since(&logs_with(Activity::default()), None, Options::default()), None);
+        assert_eq!(
+            handling_since(&logs_with(Activity::default()), None, Options::default()),
+            None
+        );
     }
 
     #[test]
     fn a_stale_kopf_verdict_names_the_open_run_first() {
-        let o = obj(json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+        let o = obj(
+            json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
             "metadata": {"name": "hung-api", "namespace": "kms-s11-hung", "generation": 2,
                 "annotations": {"kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":8080}}\n"},
                 "managedFields": [{"manager": "kubectl-patch", "operation": "Update", "apiVersion": "platform.example.io/v1alpha1",
                     "time": "2026-12-01T11:19:14Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}}}]},
-            "spec": {"image": "x", "port": 9999}, "status": {"phase": "Accepted"}}));
+            "spec": {"image": "x", "port": 9999}, "status": {"phase": "Accepted"}}),
+        );
         let a = assess(&o, &logs_with(hung(true)), now_at("2026-12-01T11:21:32Z"));
         assert_eq!(a.verdict, Verdict::Stale);
         let codes: Vec<&str> = a.reasons.iter().map(|r| r.code).collect();
