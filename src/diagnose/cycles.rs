@@ -191,10 +191,10 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
                 last_retry: last_retry.get(&key).map(|(_, l)| l.clone()),
                 last_retry_time: last_retry.get(&key).and_then(|(t, _)| *t),
                 last_rejection: last_rejection.get(&key).cloned().map(Box::new),
-                activity: Activity {
+                activity: Box::new(Activity {
                     log_last: log_last.clone(),
                     ..activity.get(&key).cloned().unwrap_or_default()
-                },
+                }),
             };
             (key, facts)
         })
@@ -268,10 +268,10 @@ fn unmentioned(covers_from: Option<DateTime<Utc>>, log_last: Option<(DateTime<Ut
         last_retry: None,
         last_retry_time: None,
         last_rejection: None,
-        activity: Activity {
+        activity: Box::new(Activity {
             log_last,
             ..Activity::default()
-        },
+        }),
     }
 }
 
@@ -412,7 +412,7 @@ pub fn facts_for(
             last_retry: retry.as_ref().map(|(_, l)| l.clone()),
             last_retry_time: retry.and_then(|(t, _)| t),
             last_rejection: None,
-            activity: Activity::default(),
+            activity: Box::default(),
         },
     }
 }

@@ -140,7 +140,7 @@ pub enum LogFacts {
         /// The last PATCH Kopf logged as rejected for the object, if any.
         last_rejection: Option<Box<Rejection>>,
         /// How far the logs go, and the object's open run ([`Activity`]).
-        activity: Activity,
+        activity: Box<Activity>,
     },
 }
 
@@ -1009,7 +1009,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
-            activity: Activity::default(),
+            activity: Box::default(),
         }
     }
 
@@ -1034,7 +1034,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
-            activity,
+            activity: Box::new(activity),
         }
     }
 
@@ -1162,7 +1162,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
-            activity,
+            activity: Box::new(activity),
         };
         assert_eq!(handling_since(&late, changed, Options::default()), None);
         assert_eq!(handling_since(&no_logs(), changed, Options::default()), None);
@@ -1324,7 +1324,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
-            activity: Activity::default(),
+            activity: Box::default(),
         };
         let a = assess(&handled, &failed, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "last-handling-failed"));
@@ -1446,7 +1446,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
-            activity: Activity::default(),
+            activity: Box::default(),
         };
         // The annotation alone decides.
         let progress = r#"{"started":"2026-11-29T16:22:42.532213+00:00","delayed":"2026-11-29T16:23:02.882155+00:00","purpose":"resume","retries":3,"success":false,"failure":false,"message":"image pull check failed"}"#;
@@ -1474,7 +1474,7 @@ mod tests {
             last_retry: Some("Handler 'accept' failed temporarily: image pull check failed".into()),
             last_retry_time: Some("2026-11-29T16:22:43Z".parse().unwrap()),
             last_rejection: None,
-            activity: Activity::default(),
+            activity: Box::default(),
         };
         let a = assess(&handled(None), &retry_after, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "retrying"));
@@ -1491,7 +1491,7 @@ mod tests {
             last_retry: Some("Handler 'accept' failed temporarily: x".into()),
             last_retry_time: Some("2026-11-29T16:19:00Z".parse().unwrap()),
             last_rejection: None,
-            activity: Activity::default(),
+            activity: Box::default(),
         };
         let a = assess(&handled(None), &retry_before, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "last-cycle-succeeded"));
@@ -1532,7 +1532,7 @@ mod tests {
                 line: line.into(),
                 count: 3,
             })),
-            activity: Activity::default(),
+            activity: Box::default(),
         };
         let blob = "x".repeat(140_000);
         // Created with the blob: nothing was ever saved.
@@ -1618,7 +1618,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
-            activity: Activity::default(),
+            activity: Box::default(),
         }
     }
 
