@@ -251,7 +251,14 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     findings.extend(elsewhere(&ctx));
     findings.extend(caller_events(&ctx));
     findings.extend(pruned(&ctx));
-    findings.extend(stale(&ctx));
+    // A problem of the operator itself (not running, not leading, not watching) is why nothing
+    // handles: `accepted-stale` then points to it rather than to a restart.
+    let blocking: Vec<FindingId> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Problem && f.id.as_str().starts_with("operator-not-"))
+        .map(|f| f.id)
+        .collect();
+    findings.extend(stale(&ctx, &blocking));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     // Issue 11, one verdict: `status`'s first reason is the first finding when a problem states
     // it; the headline then names the first other problem as its cause.

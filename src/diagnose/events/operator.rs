@@ -490,7 +490,7 @@ fn selector_text(deployment: Option<&Deployment>) -> String {
         .unwrap_or_default()
 }
 
-fn selected(deployment: Option<&Deployment>, pod: &Pod) -> bool {
+pub(super) fn selected(deployment: Option<&Deployment>, pod: &Pod) -> bool {
     let Some(labels) = deployment
         .and_then(|d| d.spec.as_ref())
         .and_then(|s| s.selector.match_labels.as_ref())
@@ -502,7 +502,7 @@ fn selected(deployment: Option<&Deployment>, pod: &Pod) -> bool {
         && labels.iter().all(|(k, v)| pod_labels.and_then(|l| l.get(k)) == Some(v))
 }
 
-fn container_running(pod: &Pod, container: &str) -> bool {
+pub(super) fn container_running(pod: &Pod, container: &str) -> bool {
     let Some(status) = &pod.status else { return false };
     status.phase.as_deref() == Some("Running")
         && status
@@ -512,7 +512,7 @@ fn container_running(pod: &Pod, container: &str) -> bool {
             .any(|c| c.name == container && c.state.as_ref().is_some_and(|s| s.running.is_some()))
 }
 
-fn pod_state(pod: &Pod, container: &str) -> String {
+pub(super) fn pod_state(pod: &Pod, container: &str) -> String {
     let name = pod.metadata.name.as_deref().unwrap_or("?");
     let status = pod.status.as_ref();
     let phase = status.and_then(|s| s.phase.as_deref()).unwrap_or("<none>");
