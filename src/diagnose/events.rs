@@ -154,90 +154,100 @@ struct Ctx<'a> {
     own_events: Vec<&'a Event>,
 }
 
-/// Explains `obj` from `snapshot`.
-pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) -> Report {
-    let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-    let name = obj.metadata.name.as_deref().unwrap_or("");
-    let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
-    let operators = find_operators(deployments);
-    let resolution = snapshot.operator_for(obj);
-    let by_name = |name: &str| operators.iter().find(|op| op.display() == name).cloned();
-    let operator = match resolution.verdict {
-        Resolved::Deployment => resolution.operator.as_deref().and_then(by_name),
-        // A process leads: the Deployment of ours that serves the namespace (standing by, or
-        // not running) is still the one to diagnose, for its leadership.
-        Resolved::Process => resolution
-            .serving()
-            .filter(|c| c.kind == Some(OperatorKind::Ours))
-            .find_map(|c| by_name(&c.operator)),
-        _ => None,
-    };
-    let deployment = operator.as_ref().and_then(|op| {
-        deployments.iter().find(|d| {
-            d.metadata.name.as_deref() == Some(op.name.as_str())
-                && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-        })
-    });
-    let created = obj
-        .metadata
-        .creation_timestamp
-        .as_ref()
-        .map(|t| crate::time::from_jiff(t.0));
-    let mut lines = Vec::new();
-    let mut unattributed = Vec::new();
-    // Only the resolved operator's logs (and any --log-file): another operator's lines say
-    // nothing about this object.
-    for source in snapshot
-        .operator
-        .logs
-        .get()
-        .into_iter()
-        .flatten()
-        .filter(|s| resolution.owns_log(snapshot, s))
-    {
-        for record in records(source, snapshot.log_zone(source)) {
-            let pod = crate::logs::file::source_name(&source.pod, &source.container);
-            match &record.object {
-                Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
-                    let before = match (record.time(), created) {
-                        (Some(t), Some(c)) => crate::time::plus(t, options.skew) < c,
-                        _ => false,
-                    };
-                    let other_uid = record
-                        .uid
-                        .as_ref()
-                        .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
-                    if !before && !other_uid {
-                        lines.push(Line { pod, record });
+impl<'a> Ctx<'a> {
+    /// What the families share about `obj` in `snapshot`: the operator the resolver names (or
+    /// the one of ours that stands by for a process that leads), its log records about the
+    /// object (after its creation, of its uid) and those about no object, and the object's own
+    /// events.
+    fn new(snapshot: &'a Snapshot, obj: &'a MicroserviceObject, options: Options) -> Ctx<'a> {
+        let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+        let name = obj.metadata.name.as_deref().unwrap_or("");
+        let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
+        let operators = find_operators(deployments);
+        let resolution = snapshot.operator_for(obj);
+        let by_name = |name: &str| operators.iter().find(|op| op.display() == name).cloned();
+        let operator = match resolution.verdict {
+            Resolved::Deployment => resolution.operator.as_deref().and_then(by_name),
+            // A process leads: the Deployment of ours that serves the namespace (standing by, or
+            // not running) is still the one to diagnose, for its leadership.
+            Resolved::Process => resolution
+                .serving()
+                .filter(|c| c.kind == Some(OperatorKind::Ours))
+                .find_map(|c| by_name(&c.operator)),
+            _ => None,
+        };
+        let deployment = operator.as_ref().and_then(|op| {
+            deployments.iter().find(|d| {
+                d.metadata.name.as_deref() == Some(op.name.as_str())
+                    && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+            })
+        });
+        let created = obj
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| crate::time::from_jiff(t.0));
+        let mut lines = Vec::new();
+        let mut unattributed = Vec::new();
+        // Only the resolved operator's logs (and any --log-file): another operator's lines say
+        // nothing about this object.
+        for source in snapshot
+            .operator
+            .logs
+            .get()
+            .into_iter()
+            .flatten()
+            .filter(|s| resolution.owns_log(snapshot, s))
+        {
+            for record in records(source, snapshot.log_zone(source)) {
+                let pod = crate::logs::file::source_name(&source.pod, &source.container);
+                match &record.object {
+                    Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
+                        let before = match (record.time(), created) {
+                            (Some(t), Some(c)) => crate::time::plus(t, options.skew) < c,
+                            _ => false,
+                        };
+                        let other_uid = record
+                            .uid
+                            .as_ref()
+                            .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
+                        if !before && !other_uid {
+                            lines.push(Line { pod, record });
+                        }
                     }
+                    None => unattributed.push(Line { pod, record }),
+                    _ => {}
                 }
-                None => unattributed.push(Line { pod, record }),
-                _ => {}
             }
         }
+        let own_events = snapshot
+            .events
+            .get()
+            .into_iter()
+            .flatten()
+            .filter(|e| about(e, obj) && e.involved_object.uid.is_some() && e.involved_object.uid == obj.metadata.uid)
+            .collect();
+        Ctx {
+            snapshot,
+            obj,
+            ns,
+            name,
+            key: obj.key(),
+            now: snapshot.now(),
+            options,
+            resolution,
+            operator,
+            deployment,
+            lines,
+            unattributed,
+            own_events,
+        }
     }
-    let own_events = snapshot
-        .events
-        .get()
-        .into_iter()
-        .flatten()
-        .filter(|e| about(e, obj) && e.involved_object.uid.is_some() && e.involved_object.uid == obj.metadata.uid)
-        .collect();
-    let ctx = Ctx {
-        snapshot,
-        obj,
-        ns,
-        name,
-        key: obj.key(),
-        now: snapshot.now(),
-        options,
-        resolution,
-        operator,
-        deployment,
-        lines,
-        unattributed,
-        own_events,
-    };
+}
+
+/// Explains `obj` from `snapshot`.
+pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) -> Report {
+    let ctx = Ctx::new(snapshot, obj, options);
     let mut findings = Vec::new();
     // First: a pending deletion is `status`'s verdict too (`terminating`), and the sort is stable.
     findings.extend(deletion_pending(&ctx));
@@ -493,6 +503,40 @@ fn verdict_finding(code: &str) -> FindingId {
         "deletion-pending" => FindingId::DeletionPending,
         "status-pruned" => FindingId::StatusPruned,
         _ => FindingId::AcceptedStale,
+    }
+}
+
+/// For the families' unit tests: a family's function over one bundle of tests/fixtures.
+#[cfg(test)]
+mod fixture {
+    use super::{Ctx, Finding, FindingId, Options, Severity};
+    use crate::evidence::Snapshot;
+
+    /// The bundle tests/fixtures/`dir`, read as `--bundle` reads it.
+    pub(super) fn bundle(dir: &str) -> Snapshot {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(dir);
+        crate::evidence::bundle::read(&path).unwrap_or_else(|e| panic!("{dir}: {e}"))
+    }
+
+    /// What `check` finds for the object the bundle's `expected.json` names (`NS/NAME`): each
+    /// finding's id and severity, in its order.
+    pub(super) fn run(dir: &str, check: impl Fn(&Ctx<'_>) -> Vec<Finding>) -> Vec<(FindingId, Severity)> {
+        let snapshot = bundle(dir);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(dir)
+            .join("expected.json");
+        let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let key = expected["object"].as_str().unwrap();
+        let objects = snapshot.microservices.get().unwrap();
+        let obj = objects
+            .iter()
+            .find(|o| o.key() == key)
+            .unwrap_or_else(|| panic!("{dir}: no {key}"));
+        let ctx = Ctx::new(&snapshot, obj, Options::default());
+        check(&ctx).into_iter().map(|f| (f.id, f.severity)).collect()
     }
 }
 

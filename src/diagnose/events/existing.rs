@@ -132,3 +132,28 @@ pub(super) fn caller_events(ctx: &Ctx<'_>) -> Vec<Finding> {
 }
 
 // ---- the object's status ------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::run;
+    use super::*;
+    use crate::diagnose::finding::FindingId::*;
+    use crate::diagnose::finding::Severity::*;
+
+    /// Each reason an event is not seen, from the bundle that shows it; none for a healthy object.
+    #[test]
+    fn events_expired_elsewhere_or_not_listable() {
+        assert_eq!(
+            run("bundles-synthetic/events-expired", expired),
+            [(EventsExpired, Warning)]
+        );
+        assert_eq!(run("bundles/recreated-uid", elsewhere), [(EventsElsewhere, Warning)]);
+        assert_eq!(
+            run("bundles-synthetic/caller-cannot-list-events", caller_events),
+            [(CallerCannotListEvents, Warning)]
+        );
+        for check in [expired, elsewhere, caller_events] {
+            assert_eq!(run("bundles/healthy", check), []);
+        }
+    }
+}

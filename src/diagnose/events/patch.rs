@@ -218,3 +218,22 @@ fn status_keeps_kopf(ctx: &Ctx<'_>) -> Option<bool> {
 pub(super) fn storage_version_index(ctx: &Ctx<'_>) -> Option<usize> {
     ctx.snapshot.crd.get()?.spec.versions.iter().position(|v| v.storage)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::run;
+    use super::*;
+    use crate::diagnose::finding::FindingId::*;
+    use crate::diagnose::finding::Severity::*;
+
+    /// Kopf's final PATCH refused for the annotations' size (a real capture) is a problem; a
+    /// healthy object's cycles complete.
+    #[test]
+    fn a_refused_final_patch_is_found() {
+        assert_eq!(
+            run("bundles-captured/kopf-patch-rejected-annotations", patch_rejected),
+            [(PatchRejected, Problem)]
+        );
+        assert_eq!(run("bundles/healthy", patch_rejected), []);
+    }
+}

@@ -263,3 +263,24 @@ pub(super) fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
 }
 
 // ---- the logs: failed POSTs ------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::run;
+    use super::*;
+    use crate::diagnose::finding::FindingId::*;
+    use crate::diagnose::finding::Severity::*;
+
+    /// `rbac-events` is a problem where the operator's Role lacks the events rule (a real
+    /// bundle of ours), `ok` where it grants it; `rbac-resource` where it may not write the
+    /// status.
+    #[test]
+    fn the_operators_rbac_for_events_and_for_microservices() {
+        assert_eq!(run("bundles/ours-style-rbac", rbac_findings), [(RbacEvents, Problem)]);
+        assert_eq!(
+            run("bundles-synthetic/rbac-resource", rbac_findings),
+            [(RbacEvents, Ok), (RbacResource, Problem)]
+        );
+        assert_eq!(run("bundles/healthy", rbac_findings), [(RbacEvents, Ok)]);
+    }
+}

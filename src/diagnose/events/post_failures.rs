@@ -340,7 +340,10 @@ pub(super) fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixture::run;
     use super::*;
+    use crate::diagnose::finding::FindingId::*;
+    use crate::diagnose::finding::Severity::*;
 
     /// A 403 for another namespace is not this object's (issue 11 trial re-check).
     #[test]
@@ -350,5 +353,19 @@ mod tests {
         let ours = r#"message="events.events.k8s.io is forbidden: User \"system:serviceaccount:store:op\" cannot create resource \"events\" in API group \"events.k8s.io\" in the namespace \"store\"""#;
         assert_eq!(forbidden_namespace(ours), Some("store"));
         assert_eq!(forbidden_namespace("connection reset"), None);
+    }
+
+    /// The 403s of a real log are `event-post-failed`; a log without failed POSTs says nothing.
+    #[test]
+    fn failed_posts_in_the_log_are_found() {
+        assert_eq!(
+            run("bundles/ours-style-rbac", post_failures),
+            [(EventPostFailed, Problem)]
+        );
+        assert_eq!(
+            run("bundles-synthetic/rbac-events-403-in-logs", post_failures),
+            [(EventPostFailed, Problem)]
+        );
+        assert_eq!(run("bundles/healthy", post_failures), []);
     }
 }

@@ -525,3 +525,26 @@ fn kopf_posting(
 }
 
 // ---- the events that exist ---------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::run;
+    use super::*;
+    use crate::diagnose::finding::FindingId::*;
+    use crate::diagnose::finding::Severity::*;
+
+    /// Kopf's posting turned off by a condition the env decides, and Kopf 1.44's handler errors
+    /// not posted, are problems; a healthy operator's posting is checked `ok`.
+    #[test]
+    fn posting_off_and_errors_only_logged() {
+        assert_eq!(
+            run("bundles/conditional-posting", posting),
+            [(PostingDisabled, Problem)]
+        );
+        assert_eq!(
+            run("bundles-synthetic/kopf-1.44-errors-not-posted", posting),
+            [(ErrorsNotPosted, Problem)]
+        );
+        assert_eq!(run("bundles/healthy", posting), [(ErrorsNotPosted, Ok)]);
+    }
+}

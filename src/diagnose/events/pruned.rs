@@ -190,6 +190,10 @@ fn crd_status_fix() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixture::run;
+    use super::*;
+    use crate::diagnose::finding::FindingId::*;
+    use crate::diagnose::finding::Severity::*;
 
     /// Kopf 1.38's inconsistencies line, field by field (issue 11 trial C).
     #[test]
@@ -210,5 +214,16 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    /// A handler's return value dropped by the schema (Kopf's inconsistencies line) is a
+    /// warning; nothing dropped, nothing said.
+    #[test]
+    fn dropped_status_fields_are_found() {
+        assert_eq!(
+            run("bundles-synthetic/status-pruned-kopf-log", pruned),
+            [(StatusPruned, Warning)]
+        );
+        assert_eq!(run("bundles/healthy", pruned), []);
     }
 }

@@ -185,3 +185,21 @@ fn not_handling(ctx: &Ctx<'_>, code: &str) -> (Vec<String>, String) {
     };
     (states, fix)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::run;
+    use super::*;
+    use crate::diagnose::finding::FindingId::*;
+    use crate::diagnose::finding::Severity::*;
+
+    /// A failed last cycle is `accepted-stale`; a fresh object is not.
+    #[test]
+    fn a_spec_not_accepted_is_stale() {
+        assert_eq!(
+            run("bundles/failed-cycle", |c| stale(c, &[])),
+            [(AcceptedStale, Problem)]
+        );
+        assert_eq!(run("bundles/healthy", |c| stale(c, &[])), []);
+    }
+}

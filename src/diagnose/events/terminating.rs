@@ -26,3 +26,21 @@ pub(super) fn deletion_pending(ctx: &Ctx<'_>) -> Vec<Finding> {
         pending.fix(),
     )]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::run;
+    use super::*;
+    use crate::diagnose::finding::FindingId::*;
+    use crate::diagnose::finding::Severity::*;
+
+    /// Kopf's finalizer left behind by a removed operator holds the deletion: a problem.
+    #[test]
+    fn a_finalizer_without_its_operator_holds_the_deletion() {
+        assert_eq!(
+            run("bundles-captured/kopf-finalizer-terminating", deletion_pending),
+            [(DeletionPending, Problem)]
+        );
+        assert_eq!(run("bundles/healthy", deletion_pending), []);
+    }
+}
