@@ -481,8 +481,6 @@ fn finding(id: FindingId, severity: Severity, title: String, evidence: Vec<Strin
     }
 }
 
-// ---- the operator: found, watching, running ----------------------------------------------
-
 impl Ctx<'_> {
     /// The Deployment whose settings (RBAC, `--events`, Kopf's source) decide what is posted:
     /// the resolved one, never the Deployment that stands by while a process outside the

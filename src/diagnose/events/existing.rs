@@ -131,8 +131,6 @@ pub(super) fn caller_events(ctx: &Ctx<'_>) -> Vec<Finding> {
     }
 }
 
-// ---- the object's status ------------------------------------------------------------------------
-
 #[cfg(test)]
 mod tests {
     use super::super::fixture::run;

@@ -545,8 +545,6 @@ pub(super) fn pod_state(pod: &Pod, container: &str) -> String {
     format!("Pod {name}: phase {phase}, container {container} {state}")
 }
 
-// ---- RBAC ---------------------------------------------------------------------------------
-
 #[cfg(test)]
 mod tests {
     use super::*;

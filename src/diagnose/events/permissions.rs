@@ -262,8 +262,6 @@ pub(super) fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
     out
 }
 
-// ---- the logs: failed POSTs ------------------------------------------------------------------
-
 #[cfg(test)]
 mod tests {
     use super::super::fixture::run;

@@ -336,8 +336,6 @@ pub(super) fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
     )]
 }
 
-// ---- posting settings -------------------------------------------------------------------------
-
 #[cfg(test)]
 mod tests {
     use super::super::fixture::run;

@@ -524,8 +524,6 @@ fn kopf_posting(
     )]
 }
 
-// ---- the events that exist ---------------------------------------------------------------------
-
 #[cfg(test)]
 mod tests {
     use super::super::fixture::run;
