@@ -473,6 +473,23 @@ pub struct Installed<'a> {
     ops: String,
 }
 
+impl<'a> Installed<'a> {
+    /// Creates `namespaces` with kubectl; the first is the operator's (its ClusterRoleBinding
+    /// is deleted with them).
+    pub fn namespaces(node: &'a Node, namespaces: &[&str]) -> Installed<'a> {
+        let mut installed = Installed {
+            node,
+            namespaces: Vec::new(),
+            ops: namespaces.first().map(|n| n.to_string()).unwrap_or_default(),
+        };
+        for namespace in namespaces {
+            node.kubectl(&["create", "namespace", namespace], None);
+            installed.namespaces.push(namespace.to_string());
+        }
+        installed
+    }
+}
+
 impl Drop for Installed<'_> {
     fn drop(&mut self) {
         let binding = format!("clusterrolebinding/{OPERATOR}-crd-{}", self.ops);
@@ -647,24 +664,20 @@ pub fn kopf_rules() -> Value {
 /// holding `source` as `operator.py`, a Deployment of one replica (Recreate) running
 /// `kopf run --standalone --namespace=NS --liveness=... /src/operator.py` from `image`; in `ns`
 /// a Role with [`kopf_rules`] bound to that ServiceAccount.
-pub async fn install_kopf<'a>(node: &'a Node, image: &str, ops: &str, ns: &str, source: &str) -> Installed<'a> {
-    install_kopf_edited(node, image, ops, ns, source, &|_| {}).await
-}
-
-/// [`install_kopf`] with `edit` applied to the List of objects (in `ops` and `ns`) before it is
-/// applied: a Role without a rule, an env var, more replicas.
-pub async fn install_kopf_edited<'a>(
-    node: &'a Node,
-    image: &str,
-    ops: &str,
-    ns: &str,
-    source: &str,
-    edit: &dyn Fn(&mut Value),
-) -> Installed<'a> {
-    let (code, crd, err) = node.plugin(&["manifests", "--namespace", ops, "--watch-namespace", ns, "-o", "json"]);
+/// The CRD as `manifests` prints it, applied with kubectl, once it is Established.
+pub fn apply_crd(node: &Node) {
+    let (code, list, err) = node.plugin(&[
+        "manifests",
+        "--namespace",
+        "ops",
+        "--watch-namespace",
+        "ops",
+        "-o",
+        "json",
+    ]);
     assert_eq!(code, 0, "{err}");
-    let crd: Value = serde_json::from_str(&crd).unwrap();
-    let crd = crd["items"]
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let crd = list["items"]
         .as_array()
         .unwrap()
         .iter()
@@ -681,15 +694,24 @@ pub async fn install_kopf_edited<'a>(
         ],
         None,
     );
-    let mut installed = Installed {
-        node,
-        namespaces: Vec::new(),
-        ops: ops.to_string(),
-    };
-    for namespace in [ops, ns] {
-        node.kubectl(&["create", "namespace", namespace], None);
-        installed.namespaces.push(namespace.to_string());
-    }
+}
+
+pub async fn install_kopf<'a>(node: &'a Node, image: &str, ops: &str, ns: &str, source: &str) -> Installed<'a> {
+    install_kopf_edited(node, image, ops, ns, source, &|_| {}).await
+}
+
+/// [`install_kopf`] with `edit` applied to the List of objects (in `ops` and `ns`) before it is
+/// applied: a Role without a rule, an env var, more replicas.
+pub async fn install_kopf_edited<'a>(
+    node: &'a Node,
+    image: &str,
+    ops: &str,
+    ns: &str,
+    source: &str,
+    edit: &dyn Fn(&mut Value),
+) -> Installed<'a> {
+    apply_crd(node);
+    let installed = Installed::namespaces(node, &[ops, ns]);
     let labels = json!({"app": OPERATOR});
     let mut objects = json!({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": OPERATOR, "namespace": ops}},
