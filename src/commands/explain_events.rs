@@ -240,21 +240,30 @@ pub fn point_at_bundle(report: &mut Report, dir: &std::path::Path) {
 /// How a fix writes our commands.
 pub const OUR_COMMAND: &str = "kubectl microservice ";
 
-/// Where each `kubectl microservice ...` command in a fix's text stands, as byte ranges: from
-/// `kubectl` to the command's end as [`pasted_commands`] cuts it, and within a pipeline to the
-/// `|` (`manifests ... | kubectl apply -f -`: the part our binary runs).
+/// Where each `kubectl microservice ...` command in a fix's text stands, as byte ranges: the
+/// parts of the [`pasted_commands`] (split at `;` and `|` outside quotes) that start with it,
+/// without trailing space (in `kubectl create namespace ops; kubectl microservice manifests ...
+/// | kubectl apply -f -`, the part our binary runs).
 pub fn suggested_commands(text: &str) -> Vec<std::ops::Range<usize>> {
-    pasted_commands(text)
-        .into_iter()
-        .filter(|span| text[span.clone()].starts_with(OUR_COMMAND))
-        .map(|span| {
-            let command = &text[span.clone()];
-            let end = unquoted(command)
-                .find(|(_, c)| *c == '|')
-                .map_or(command.len(), |(i, _)| i);
-            span.start..span.start + command[..end].trim_end().len()
-        })
-        .collect()
+    let mut out = Vec::new();
+    for span in pasted_commands(text) {
+        let command = &text[span.clone()];
+        let mut cuts: Vec<usize> = unquoted(command)
+            .filter(|(_, c)| matches!(c, ';' | '|'))
+            .map(|(i, _)| i)
+            .collect();
+        cuts.push(command.len());
+        let mut from = 0;
+        for cut in cuts {
+            let part = &command[from..cut];
+            let start = from + (part.len() - part.trim_start().len());
+            if command[start..cut].starts_with(OUR_COMMAND) {
+                out.push(span.start + start..span.start + from + part.trim_end().len());
+            }
+            from = cut + 1;
+        }
+    }
+    out
 }
 
 /// Where each command a fix suggests stands, as byte ranges of what a user pastes into a shell:
@@ -388,9 +397,14 @@ mod tests {
         // Not a command: `kubectl` inside a word, or a name ending in it.
         assert!(pasted("see mykubectl x and `notkubectl y`").is_empty());
         // Our command within a pipeline: the part our binary runs.
-        let text = "(`kubectl microservice manifests --namespace ops | kubectl apply -f -`)";
+        let text =
+            "(`kubectl create namespace ops; kubectl microservice manifests --namespace ops | kubectl apply -f -`)";
         let ours: Vec<&str> = suggested_commands(text).into_iter().map(|r| &text[r]).collect();
         assert_eq!(ours, ["kubectl microservice manifests --namespace ops"]);
+        assert_eq!(
+            pasted(text),
+            ["kubectl create namespace ops; kubectl microservice manifests --namespace ops | kubectl apply -f -"]
+        );
     }
 
     #[test]

@@ -521,8 +521,8 @@ fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 "no operator Deployment for Microservices was found".into(),
                 evidence,
                 Some(format!(
-                    "install it (`kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace {} | kubectl apply -f -`), or name the one you run: --operator NAMESPACE/deployment/NAME",
-                    ctx.ns
+                    "install it (`{}`), or name the one you run: --operator NAMESPACE/deployment/NAME",
+                    install_command(ctx)
                 )),
             )];
         }
@@ -804,10 +804,42 @@ fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
         ),
         evidence,
         Some(format!(
-            "run one for it (`kubectl microservice manifests --namespace ops --watch-namespace {ns} | kubectl apply -f -`, or `kubectl microservice operate --namespace {ns}` with its log given as --log-file){edit}; if one of them does serve it, name it with --operator NS/deployment/NAME",
+            "run one for it (`{install}`, or `kubectl microservice operate --namespace {ns}` with its log given as --log-file){edit}; if one of them does serve it, name it with --operator NS/deployment/NAME",
+            install = install_command(ctx),
             ns = ctx.ns
         )),
     )]
+}
+
+/// The README's install of an operator for the object's namespace, as one shell line that works
+/// when pasted: the operator's namespace is created first (`manifests | kubectl apply` fails
+/// without it), and it is `ops` unless `ops` already holds a Deployment named as the manifests'
+/// one, which the apply would take over (its `--watch-namespace` replaced: the namespaces it
+/// serves would lose their operator); then `NS-ops`. `create namespace` of one that exists
+/// fails alone: the `;` goes on.
+fn install_command(ctx: &Ctx<'_>) -> String {
+    let deployments = ctx.snapshot.operator.deployments.get().map_or(&[][..], Vec::as_slice);
+    install_line(deployments, ctx.ns)
+}
+
+/// [`install_command`] given the Deployments in evidence.
+fn install_line(deployments: &[Deployment], ns: &str) -> String {
+    let taken = |namespace: &str| {
+        deployments.iter().any(|d| {
+            d.metadata.namespace.as_deref() == Some(namespace)
+                && d.metadata.name.as_deref() == Some(crate::manifests::OPERATOR_NAME)
+        })
+    };
+    let ops = if taken("ops") {
+        // A DNS label: at most 63 characters.
+        let stem = &ns[..ns.len().min(59)];
+        format!("{}-ops", stem.trim_end_matches('-'))
+    } else {
+        "ops".to_string()
+    };
+    format!(
+        "kubectl create namespace {ops}; kubectl microservice manifests --namespace {ops} --watch-namespace {ns} | kubectl apply -f -"
+    )
 }
 
 /// The operator is a process outside the cluster (a laptop `operate`) and no Deployment of ours
@@ -856,7 +888,8 @@ fn process_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
             ),
             evidence,
             Some(format!(
-                "start it again (`kubectl microservice operate --namespace {ns}`), or run the operator in the cluster: `kubectl microservice manifests --namespace ops --watch-namespace {ns} | kubectl apply -f -`",
+                "start it again (`kubectl microservice operate --namespace {ns}`), or run the operator in the cluster: `{install}`",
+                install = install_command(ctx),
                 ns = ctx.ns
             )),
         )),
@@ -1293,10 +1326,6 @@ fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
     }
     let missing: Vec<(&str, &str)> = denied.iter().chain(&suggested).copied().collect();
     if !missing.is_empty() {
-        let rules: Vec<String> = missing
-            .iter()
-            .map(|(resource, verb)| rbac::rule_yaml(GROUP, resource, &[verb]))
-            .collect();
         out.push(finding(
             "rbac-resource",
             if denied.is_empty() {
@@ -1319,10 +1348,56 @@ fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 }
             ),
             evidence,
-            Some(format!("{role_hint}:\n{}", rules.join("\n"))),
+            Some(resource_fix(&role_hint, role.as_deref(), ctx.ns, &user, &missing)),
         ));
     }
     out
+}
+
+/// The fix of `rbac-resource`: the rules; with the Role bound in the namespace, the JSON patch
+/// that appends them; and the `kubectl auth can-i` checks, which print yes once they hold.
+fn resource_fix(role_hint: &str, role: Option<&str>, ns: &str, user: &str, missing: &[(&str, &str)]) -> String {
+    let rules: Vec<String> = missing
+        .iter()
+        .map(|(resource, verb)| rbac::rule_yaml(GROUP, resource, &[verb]))
+        .collect();
+    let with = match role {
+        Some(r) => {
+            let ops: Vec<String> = missing
+                .iter()
+                .map(|(resource, verb)| {
+                    format!(
+                        r#"{{"op":"add","path":"/rules/-","value":{{"apiGroups":["{GROUP}"],"resources":["{resource}"],"verbs":["{verb}"]}}}}"#
+                    )
+                })
+                .collect();
+            format!(
+                "\nwith: kubectl -n {ns} patch role {r} --type=json -p '[{}]'",
+                ops.join(",")
+            )
+        }
+        None => String::new(),
+    };
+    let checks: Vec<String> = missing
+        .iter()
+        .map(|(resource, verb)| can_i_ours(verb, resource, ns, user))
+        .collect();
+    format!(
+        "{role_hint}:\n{}{with}\nthen check it with {} (it prints yes)",
+        rules.join("\n"),
+        checks.join(" and ")
+    )
+}
+
+/// `kubectl auth can-i VERB` on `resource` of our API group in `ns` as `user`: a subresource
+/// (`microservices/status`) is asked with `--subresource`, as `kubectl auth can-i` takes it
+/// (`microservices/status.GROUP` would ask about an object named `status.GROUP`).
+fn can_i_ours(verb: &str, resource: &str, ns: &str, user: &str) -> String {
+    let (plural, sub) = match resource.split_once('/') {
+        Some((plural, sub)) => (plural, format!(" --subresource={sub}")),
+        None => (resource, String::new()),
+    };
+    format!("kubectl auth can-i {verb} {plural}.{GROUP}{sub} -n {ns} --as={user}")
 }
 
 // ---- the logs: failed POSTs ------------------------------------------------------------------
@@ -2671,10 +2746,10 @@ fn patch_rejected(ctx: &Ctx<'_>) -> Vec<Finding> {
             None => String::new(),
         };
         format!(
-            "let {user} patch {resource} in {} (Kopf writes its annotations with a PATCH of the object, the status with one of microservices/status), in its Role:\n{}{patch}\ncheck it: kubectl auth can-i patch {resource}.{GROUP} -n {} --as={user} (it prints yes); then Kopf handles the object again at its next event, or now: {restart}",
+            "let {user} patch {resource} in {} (Kopf writes its annotations with a PATCH of the object, the status with one of microservices/status), in its Role:\n{}{patch}\ncheck it: {} (it prints yes); then Kopf handles the object again at its next event, or now: {restart}",
             ctx.ns,
             rbac::rule_yaml(GROUP, resource, &["patch"]),
-            ctx.ns
+            can_i_ours("patch", resource, ctx.ns, &user)
         )
     } else if failure.is_api_error() {
         format!(
@@ -2844,6 +2919,45 @@ mod tests {
             "status": {"phase": "Pending", "containerStatuses": [container_status]}
         }))
         .unwrap()
+    }
+
+    /// A pasted install creates the operator's namespace first (`manifests | kubectl apply`
+    /// fails without it), and never takes over a Deployment of ours already in `ops` (its
+    /// `--watch-namespace` would be replaced, its namespaces left without an operator).
+    #[test]
+    fn the_install_line_creates_its_namespace_and_takes_over_no_operator() {
+        assert_eq!(
+            install_line(&[], "todo"),
+            "kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace todo | kubectl apply -f -"
+        );
+        let (_, kopf_in_ops) = kopf_deployment(1);
+        let mut ours_in_ops = kopf_in_ops.clone();
+        ours_in_ops.metadata.name = Some("microservice-operator".into());
+        // A Deployment of another name in ops is not touched by the manifests' objects.
+        assert!(install_line(std::slice::from_ref(&kopf_in_ops), "todo").contains("--namespace ops "));
+        assert_eq!(
+            install_line(&[kopf_in_ops, ours_in_ops], "todo"),
+            "kubectl create namespace todo-ops; kubectl microservice manifests --namespace todo-ops --watch-namespace todo | kubectl apply -f -"
+        );
+    }
+
+    /// rbac-resource's fix appends the rules to the bound Role with one JSON patch and checks
+    /// them; a subresource is asked with `--subresource` (`microservices/status.GROUP` names an
+    /// object `status.GROUP`, not the subresource).
+    #[test]
+    fn rbac_resource_fix_patches_the_role_and_checks_the_subresource() {
+        let fix = resource_fix(
+            "add to the rules of Role store/op",
+            Some("op"),
+            "store",
+            "system:serviceaccount:ops:op",
+            &[("microservices/status", "patch"), ("microservices", "watch")],
+        );
+        assert_eq!(
+            fix,
+            "add to the rules of Role store/op:\n- apiGroups: [\"platform.example.io\"]\n  resources: [\"microservices/status\"]\n  verbs: [\"patch\"]\n- apiGroups: [\"platform.example.io\"]\n  resources: [\"microservices\"]\n  verbs: [\"watch\"]\nwith: kubectl -n store patch role op --type=json -p '[{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{\"apiGroups\":[\"platform.example.io\"],\"resources\":[\"microservices/status\"],\"verbs\":[\"patch\"]}},{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{\"apiGroups\":[\"platform.example.io\"],\"resources\":[\"microservices\"],\"verbs\":[\"watch\"]}}]'\nthen check it with kubectl auth can-i patch microservices.platform.example.io --subresource=status -n store --as=system:serviceaccount:ops:op and kubectl auth can-i watch microservices.platform.example.io -n store --as=system:serviceaccount:ops:op (it prints yes)"
+        );
+        assert!(!resource_fix("add to a Role", None, "store", "u", &[("microservices", "list")]).contains("with:"));
     }
 
     /// Issue 11 trial B: each cause of "no running Pod" gets the fix that clears it; a
