@@ -507,7 +507,7 @@ async fn e2e_fixes_node_kopf_posting_disabled_by_env_set_env_turns_it_on() {
         events.iter().all(|e| e.reason.as_deref() == Some("Logging")),
         "{events:#?}"
     );
-    explain_until(
+    let (_, doc) = explain_until(
         &node,
         "todo-api",
         &ns,
@@ -516,6 +516,27 @@ async fn e2e_fixes_node_kopf_posting_disabled_by_env_set_env_turns_it_on() {
         |_, d| maybe_finding(d, "posting-disabled").is_none_or(|f| f["severity"] == "ok"),
     )
     .await;
+    // The handler still fails: accepted-stale's next command shows its runs and their errors,
+    // and events-elsewhere's lists the events that a `type=Warning` filter hides (Kopf posts
+    // handler failures as type Error).
+    let stale = finding(&doc, "accepted-stale");
+    let commands = fix_commands(stale);
+    assert_eq!(
+        commands,
+        [format!("kubectl microservice logs --handler accept todo-api -n {ns}")],
+        "{stale:#}"
+    );
+    let runs = node.sh(&commands[0]);
+    assert!(runs.contains("image pull check failed"), "{runs}");
+    let elsewhere = finding(&doc, "events-elsewhere");
+    let commands = fix_commands(elsewhere);
+    assert_eq!(commands.len(), 1, "{elsewhere:#}");
+    assert!(commands[0].starts_with("kubectl get events -A "), "{elsewhere:#}");
+    let listed = node.sh(&commands[0]);
+    assert!(
+        listed.contains(&ns) && listed.contains("image pull check failed"),
+        "{listed}"
+    );
     done("e2e_fixes_node_kopf_posting_disabled_by_env_set_env_turns_it_on", start);
 }
 
@@ -582,6 +603,10 @@ async fn e2e_fixes_node_kopf_patch_forbidden_the_role_patch_and_restart() {
         ],
         "{rejected:#}"
     );
+    // rbac-resource (the Role read by hand: a warning) gives the same rule and check.
+    let resource = finding(&doc, "rbac-resource");
+    assert_eq!(fix_commands(resource), commands[..2], "{resource:#}");
+    assert_eq!(node.sh_output(&commands[1]).trim(), "no");
     let out = node.sh(&commands[0]);
     assert_eq!(out.trim(), format!("role.rbac.authorization.k8s.io/{OPERATOR} patched"));
     eventually(Duration::from_secs(20), "can-i prints yes", || async {
@@ -693,4 +718,78 @@ async fn e2e_fixes_node_kopf_annotations_too_long_removing_the_annotation() {
         "e2e_fixes_node_kopf_annotations_too_long_removing_the_annotation",
         start,
     );
+}
+
+// ---- operator-not-watching ----------------------------------------------------------------------
+
+/// An object in a namespace no operator serves (the cluster's other operators watch theirs):
+/// `operator-not-watching` lists them and its first fix is the README's install as one line
+/// (`kubectl create namespace OPS; kubectl microservice manifests --namespace OPS
+/// --watch-namespace NS | kubectl apply -f -`). Pasted: the operator runs, the object is
+/// Accepted, and `explain-events` names that operator with nothing wrong (exit 0). The
+/// namespace the line creates is deleted at the end only if it did not exist before.
+#[tokio::test]
+#[ignore = "needs KMS_E2E_KUBECONFIG and KMS_E2E_NODE"]
+async fn e2e_fixes_node_operator_not_watching_the_install_line_serves_it() {
+    let start = Instant::now();
+    let node = Node::from_env().await;
+    assert!(
+        node.image.is_none(),
+        "the pasted install runs the manifests' default image: KMS_E2E_NODE must be 1 (the nodes hold it)"
+    );
+    let _cluster = CLUSTER.lock().await;
+    apply_crd(&node);
+    let ns = unique("kms-fx-unwatched");
+    let mut installed = Installed::namespaces(&node, &[&ns]);
+    node.apply_todo_api(&ns);
+
+    let (code, doc) = explain(&node, "todo-api", &ns);
+    assert_eq!(code, 1, "{doc:#}");
+    let unwatched = finding(&doc, "operator-not-watching");
+    assert_eq!(unwatched["severity"], "problem", "{doc:#}");
+    let commands = fix_commands(unwatched);
+    let install = &commands[0];
+    let ops = install
+        .strip_prefix("kubectl create namespace ")
+        .and_then(|rest| rest.split_once(';'))
+        .map(|(ops, _)| ops.to_string())
+        .unwrap_or_else(|| panic!("the first fix is not the install line: {unwatched:#}"));
+    assert_eq!(
+        *install,
+        format!(
+            "kubectl create namespace {ops}; kubectl microservice manifests --namespace {ops} --watch-namespace {ns} | kubectl apply -f -"
+        ),
+        "{unwatched:#}"
+    );
+    let existed = node.kubectl_output(&["get", "namespace", &ops], None).status.success();
+    assert!(
+        !existed
+            || node
+                .kubectl(&["get", "deployments", "-n", &ops, "-o", "name"], None)
+                .trim()
+                .is_empty(),
+        "{ops} holds Deployments: the fix would take one over"
+    );
+    if !existed {
+        installed.adopt(&ops);
+    }
+    let out = node.sh(install);
+    assert!(out.contains(&format!("deployment.apps/{OPERATOR} created")), "{out}");
+    let pods = node.ready_pods(&ops, POD_LABEL, 2, &[], Duration::from_secs(120)).await;
+    node.leader(&ns, &pods, Duration::from_secs(30)).await;
+    node.accepted(&ns, "todo-api", 1, Duration::from_secs(30)).await;
+    let (code, doc) = explain_until(
+        &node,
+        "todo-api",
+        &ns,
+        Duration::from_secs(60),
+        "operator-not-watching gone",
+        |code, d| code == 0 && maybe_finding(d, "operator-not-watching").is_none(),
+    )
+    .await;
+    assert_eq!(doc["operator"], format!("{ops}/deployment/{OPERATOR}"), "{doc:#}");
+    assert_eq!((code, not_ok(&doc)), (0, vec![]), "{doc:#}");
+    let item = status_until(&node, "todo-api", &ns, "fresh", Duration::from_secs(30)).await;
+    assert_eq!(item["operator"], format!("{ops}/deployment/{OPERATOR}"), "{item:#}");
+    done("e2e_fixes_node_operator_not_watching_the_install_line_serves_it", start);
 }

@@ -1229,3 +1229,44 @@ fn a_handlers_pruned_result_gets_a_json_patch_for_that_property() {
         report.summary
     );
 }
+
+/// status-pruned's JSON patch adds to a parent that exists: a status schema without
+/// `properties` gets them in one op, a CRD without `status` the whole status schema (an `add`
+/// under a missing parent is refused when pasted).
+#[test]
+fn the_crd_patch_of_status_pruned_adds_under_a_parent_that_exists() {
+    let dir = fixtures().join("bundles-synthetic/status-pruned-crd-schema");
+    let fix_with = |edit: &dyn Fn(&mut serde_json::Map<String, Value>)| -> String {
+        let mut snapshot = bundle::read(&dir).unwrap();
+        let Evidence::Present(crd) = &mut snapshot.crd else {
+            panic!("the bundle has the CRD")
+        };
+        let mut value = serde_json::to_value(&*crd).unwrap();
+        let root = value["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+            .as_object_mut()
+            .unwrap();
+        edit(root);
+        *crd = serde_json::from_value(value).unwrap();
+        let r = report(&snapshot, "store", "catalog-api", Options::default()).unwrap();
+        find(&r, "status-pruned").unwrap().fix.clone().unwrap()
+    };
+    let root = "/spec/versions/0/schema/openAPIV3Schema/properties/status";
+    let fix = fix_with(&|props| {
+        props.insert("status".into(), serde_json::json!({"type": "object"}));
+    });
+    assert!(
+        fix.contains(&format!(
+            r#"-p '[{{"op":"add","path":"{root}/properties","value":{{"phase":{{"type":"string"}},"observedGeneration":{{"type":"integer"}},"conditions":{{"type":"array","items":{{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}}}}]'"#
+        )),
+        "{fix}"
+    );
+    let fix = fix_with(&|props| {
+        props.remove("status");
+    });
+    assert!(
+        fix.contains(&format!(
+            r#"-p '[{{"op":"add","path":"{root}","value":{{"type":"object","properties":{{"phase":{{"type":"string"}},"#
+        )),
+        "{fix}"
+    );
+}

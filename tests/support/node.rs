@@ -488,6 +488,13 @@ impl<'a> Installed<'a> {
         }
         installed
     }
+
+    /// Also deletes `namespace` (and the ClusterRoleBinding the manifests name after it, as
+    /// the operator's namespace): one a pasted command created.
+    pub fn adopt(&mut self, namespace: &str) {
+        self.ops = namespace.to_string();
+        self.namespaces.push(namespace.to_string());
+    }
 }
 
 impl Drop for Installed<'_> {
