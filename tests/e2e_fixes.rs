@@ -33,6 +33,10 @@ use kubectl_microservice::commands::explain_events::pasted_commands;
 mod node;
 use node::*;
 
+#[path = "support/operate_process.rs"]
+mod operate_process;
+use operate_process::OperateProcess;
+
 /// The commands of a finding's fix, as a user pastes them, in order.
 fn fix_commands(finding: &Value) -> Vec<String> {
     let fix = finding["fix"].as_str().unwrap_or_else(|| panic!("no fix: {finding:#}"));
@@ -208,6 +212,110 @@ async fn e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer() {
     assert!(err.contains("not found"), "{err}");
     done(
         "e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer",
+        start,
+    );
+}
+
+// ---- status-pruned (no Pod: `operate` as a process) ----------------------------------------------
+
+/// Puts the manifests' CRD back when dropped (a test that changes its schema).
+struct CrdRestored<'a>(&'a Node);
+
+impl Drop for CrdRestored<'_> {
+    fn drop(&mut self) {
+        apply_crd(self.0);
+    }
+}
+
+/// The CRD's status schema without `phase` (an older or hand-made CRD), our `operate` as a
+/// process (the README's laptop flow, its log teed to a file): the API server refuses its status
+/// write (`.status.phase: field not declared in schema`) and it retries. `status NAME
+/// --log-file` is not fresh; `explain-events`' `status-pruned` fix is one `kubectl patch crd`
+/// JSON patch that adds `status.phase` (never an interactive `kubectl edit`). Pasted: the next
+/// retry writes the status, `status` is fresh and `status-pruned` is gone. The CRD is the
+/// cluster's: it lacks `status.phase` for the seconds this takes, and the manifests' CRD is
+/// applied again at the end.
+#[tokio::test]
+#[ignore = "needs KMS_E2E_KUBECONFIG"]
+async fn e2e_fixes_status_pruned_the_crd_patch_lets_the_status_be_written() {
+    let start = Instant::now();
+    let node = Node::api_only().await;
+    let _cluster = CLUSTER.lock().await;
+    let ns = unique("kms-fx-pruned");
+    let _installed = Installed::namespaces(&node, &[&ns]);
+    let (code, list, err) = node.plugin(&[
+        "manifests",
+        "--namespace",
+        "ops",
+        "--watch-namespace",
+        &ns,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let mut crd = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "CustomResourceDefinition")
+        .unwrap()
+        .clone();
+    let status = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"];
+    assert!(status["properties"].as_object_mut().unwrap().remove("phase").is_some());
+    let _restored = CrdRestored(&node);
+    node.kubectl(&["apply", "-f", "-"], Some(crd.to_string().as_bytes()));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("operate.log");
+    let log_arg = log.display().to_string();
+    let operate = OperateProcess::spawn_teeing(BIN, &node.kubeconfig, &["--namespace", &ns], false, Some(&log));
+    node.apply_todo_api(&ns);
+    eventually(Duration::from_secs(30), "the refused status write", || async {
+        (operate.count("field not declared in schema") > 0).then_some(())
+    })
+    .await;
+
+    let args = ["todo-api", "-n", &ns, "--log-file", &log_arg];
+    let (_, doc) = node.plugin_json(&[&["status"][..], &args].concat(), &[0]);
+    assert_ne!(doc["items"][0]["verdict"], "fresh", "{doc:#}");
+    let (code, doc) = node.plugin_json(&[&["explain-events"][..], &args].concat(), &[1]);
+    assert_eq!(code, 1);
+    let pruned = finding(&doc, "status-pruned");
+    assert_eq!(pruned["severity"], "problem", "{doc:#}");
+    let commands = fix_commands(pruned);
+    assert_eq!(
+        commands,
+        [
+            r#"kubectl patch crd microservices.platform.example.io --type=json -p '[{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/phase","value":{"type":"string"}}]'"#
+        ],
+        "{pruned:#}"
+    );
+    let out = node.sh(&commands[0]);
+    assert_eq!(
+        out.trim(),
+        "customresourcedefinition.apiextensions.k8s.io/microservices.platform.example.io patched"
+    );
+    // The operator's next retry (capped backoff) writes the status.
+    node.accepted(&ns, "todo-api", 1, Duration::from_secs(90)).await;
+    let limit = Duration::from_secs(30);
+    let waited = Instant::now();
+    let doc = loop {
+        let (code, doc) = node.plugin_json(&[&["explain-events"][..], &args].concat(), &[0, 1]);
+        if code == 0 && maybe_finding(&doc, "status-pruned").is_none() {
+            break doc;
+        }
+        assert!(
+            waited.elapsed() < limit,
+            "status-pruned stays after the patch:\n{doc:#}"
+        );
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    };
+    assert_eq!(not_ok(&doc), Vec::<String>::new(), "{doc:#}");
+    let (_, doc) = node.plugin_json(&[&["status"][..], &args].concat(), &[0]);
+    assert_eq!(doc["items"][0]["verdict"], "fresh", "{doc:#}");
+    drop(operate);
+    done(
+        "e2e_fixes_status_pruned_the_crd_patch_lets_the_status_be_written",
         start,
     );
 }
