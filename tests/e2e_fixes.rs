@@ -147,11 +147,13 @@ fn done(test: &str, start: Instant) {
 
 // ---- deletion-pending (no Pod) ------------------------------------------------------------------
 
-/// A deletion held by a finalizer whose owner is gone (Kopf's
-/// `kopf.zalando.org/KopfFinalizerMarker`, no Kopf operator): `status` says `terminating`
+/// A deletion held by two finalizers: `example.com/keep` (no owner in evidence) and Kopf's
+/// `kopf.zalando.org/KopfFinalizerMarker` (no Kopf operator runs). `status` says `terminating`
 /// [`deletion-pending`] and its `Next:` is the fix of `explain-events`' first finding,
-/// `deletion-pending`: a JSON patch whose `test` op pins the finalizer's index. Pasted, it is
-/// accepted and the object is gone; `status NAME` then says it is not found (exit 3).
+/// `deletion-pending`: a JSON patch whose `test` op pins the finalizer's index. The list then
+/// changes (the first finalizer removed by its owner): the stale command, pasted, is refused
+/// and changes nothing, as the fix says. Diagnosed again, the fix names the Kopf finalizer at
+/// its new index; pasted, the object is gone and `status NAME` says it is not found (exit 3).
 #[tokio::test]
 #[ignore = "needs KMS_E2E_KUBECONFIG"]
 async fn e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer() {
@@ -162,20 +164,20 @@ async fn e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer() {
     let ns = unique("kms-fx-deletion");
     let _installed = Installed::namespaces(&node, &[&ns]);
     node.apply_todo_api(&ns);
-    node.kubectl(
-        &[
-            "patch",
-            "ms",
-            "todo-api",
-            "-n",
-            &ns,
-            "--type=merge",
-            "-p",
-            r#"{"metadata":{"finalizers":["kopf.zalando.org/KopfFinalizerMarker"]}}"#,
-        ],
-        None,
-    );
+    let patch_finalizers = |finalizers: Value| {
+        let patch = json!({"metadata": {"finalizers": finalizers}}).to_string();
+        node.kubectl(
+            &["patch", "ms", "todo-api", "-n", &ns, "--type=merge", "-p", &patch],
+            None,
+        );
+    };
+    patch_finalizers(json!(["example.com/keep", "kopf.zalando.org/KopfFinalizerMarker"]));
     node.kubectl(&["delete", "ms", "todo-api", "-n", &ns, "--wait=false"], None);
+    let removal = |index: usize, finalizer: &str| {
+        format!(
+            r#"kubectl -n {ns} patch microservice todo-api --type=json -p '[{{"op":"test","path":"/metadata/finalizers/{index}","value":"{finalizer}"}},{{"op":"remove","path":"/metadata/finalizers/{index}"}}]'"#
+        )
+    };
 
     let item = status_item(&node, "todo-api", &ns);
     assert_eq!(item["verdict"], "terminating", "{item:#}");
@@ -185,11 +187,8 @@ async fn e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer() {
     let pending = &doc["findings"][0];
     assert_eq!(pending["id"], "deletion-pending", "{doc:#}");
     assert_eq!(pending["severity"], "problem", "{doc:#}");
-    let commands = fix_commands(pending);
-    let patch = format!(
-        r#"kubectl -n {ns} patch microservice todo-api --type=json -p '[{{"op":"test","path":"/metadata/finalizers/0","value":"kopf.zalando.org/KopfFinalizerMarker"}},{{"op":"remove","path":"/metadata/finalizers/0"}}]'"#
-    );
-    assert_eq!(commands, [patch.clone()], "{pending:#}");
+    let first = removal(0, "example.com/keep");
+    assert_eq!(fix_commands(pending), [first.clone()], "{pending:#}");
     // status NAME's Next: is the same command.
     let (code, human, err) = node.plugin(&["status", "todo-api", "-n", &ns]);
     assert_eq!(code, 0, "{err}");
@@ -198,9 +197,36 @@ async fn e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer() {
         .find_map(|l| l.trim_start().strip_prefix("Next:"))
         .unwrap_or_else(|| panic!("no Next: in {human}"));
     let next_commands: Vec<String> = pasted_commands(next).into_iter().map(|r| next[r].to_string()).collect();
-    assert_eq!(next_commands, [patch.clone()], "{human}");
+    assert_eq!(next_commands, [first.clone()], "{human}");
 
-    let out = node.sh(&patch);
+    // The list changes before the command is pasted: the test op refuses it, nothing changes.
+    patch_finalizers(json!(["kopf.zalando.org/KopfFinalizerMarker"]));
+    let refused = node.sh_command(&first).output().unwrap();
+    assert!(!refused.status.success(), "the stale patch was applied");
+    let still = node.kubectl(
+        &[
+            "get",
+            "ms",
+            "todo-api",
+            "-n",
+            &ns,
+            "-o",
+            "jsonpath={.metadata.finalizers}",
+        ],
+        None,
+    );
+    assert_eq!(still, r#"["kopf.zalando.org/KopfFinalizerMarker"]"#);
+
+    let (_, doc) = explain(&node, "todo-api", &ns);
+    let pending = &doc["findings"][0];
+    assert_eq!(pending["id"], "deletion-pending", "{doc:#}");
+    assert!(
+        pending["fix"].to_string().contains("its owner is not running"),
+        "{pending:#}"
+    );
+    let kopf = removal(0, "kopf.zalando.org/KopfFinalizerMarker");
+    assert_eq!(fix_commands(pending), [kopf.clone()], "{pending:#}");
+    let out = node.sh(&kopf);
     assert_eq!(out.trim(), "microservice.platform.example.io/todo-api patched", "{out}");
     eventually(Duration::from_secs(20), "todo-api deleted", || async {
         let out = node.kubectl_output(&["get", "ms", "todo-api", "-n", &ns], None);
