@@ -927,3 +927,70 @@ async fn e2e_fixes_node_operator_not_watching_the_install_line_serves_it() {
     assert_eq!(item["operator"], format!("{ops}/deployment/{OPERATOR}"), "{item:#}");
     done("e2e_fixes_node_operator_not_watching_the_install_line_serves_it", start);
 }
+
+/// Our operator (the manifests' Deployment) watching another namespace, named with
+/// `--operator`: `operator-not-watching`'s fix is the `manifests` line with the namespace added
+/// (its Deployment re-rendered, its Roles in the namespace: watching alone, without the rights
+/// there, would not serve it). Pasted: the operator rolls, the object is Accepted, and
+/// `explain-events` (without `--operator`) names that operator with nothing wrong.
+#[tokio::test]
+#[ignore = "needs KMS_E2E_KUBECONFIG and KMS_E2E_NODE"]
+async fn e2e_fixes_node_operator_not_watching_the_manifests_line_adds_the_namespace() {
+    let start = Instant::now();
+    let node = Node::from_env().await;
+    let _cluster = CLUSTER.lock().await;
+    let id = unique("kms-fx-watch");
+    let (ops, watched, other) = (format!("{id}-ops"), format!("{id}-a"), format!("{id}-b"));
+    let _installed = node.install(&ops, &watched, None, None);
+    let _other = Installed::namespaces(&node, &[&other]);
+    let pods = node.ready_pods(&ops, POD_LABEL, 2, &[], Duration::from_secs(120)).await;
+    node.leader(&watched, &pods, Duration::from_secs(30)).await;
+    node.apply_todo_api(&other);
+    let operator = format!("{ops}/deployment/{OPERATOR}");
+
+    let (code, doc) = node.plugin_json(
+        &["explain-events", "todo-api", "-n", &other, "--operator", &operator],
+        &[1],
+    );
+    assert_eq!(code, 1);
+    let unwatched = finding(&doc, "operator-not-watching");
+    assert_eq!(unwatched["severity"], "problem", "{doc:#}");
+    let image = node.image.as_ref().map(|i| format!(" --image {i}")).unwrap_or_default();
+    let line = format!(
+        "kubectl microservice manifests --namespace {ops} --without-shared --watch-namespace {watched} --watch-namespace {other}{image} | kubectl apply -f -"
+    );
+    assert_eq!(fix_commands(unwatched), [line.clone()], "{unwatched:#}");
+    let out = node.sh(&line);
+    assert!(out.contains(&format!("deployment.apps/{OPERATOR} configured")), "{out}");
+    assert!(
+        out.contains(&format!("role.rbac.authorization.k8s.io/{OPERATOR} created")),
+        "{out}"
+    );
+    node.kubectl(
+        &[
+            "rollout",
+            "status",
+            &format!("deployment/{OPERATOR}"),
+            "-n",
+            &ops,
+            "--timeout=240s",
+        ],
+        None,
+    );
+    node.accepted(&other, "todo-api", 1, Duration::from_secs(60)).await;
+    let (code, doc) = explain_until(
+        &node,
+        "todo-api",
+        &other,
+        Duration::from_secs(60),
+        "the operator serves the namespace",
+        |code, d| code == 0 && maybe_finding(d, "operator-not-watching").is_none(),
+    )
+    .await;
+    assert_eq!(doc["operator"], operator, "{doc:#}");
+    assert_eq!((code, not_ok(&doc)), (0, vec![]), "{doc:#}");
+    done(
+        "e2e_fixes_node_operator_not_watching_the_manifests_line_adds_the_namespace",
+        start,
+    );
+}
