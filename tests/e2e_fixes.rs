@@ -424,7 +424,9 @@ async fn e2e_fixes_node_ours_scaled_to_zero_the_scale_command_brings_it_back() {
 /// pasted from `explain-events` and each shown to clear its finding:
 /// scaled to zero (`operator-not-running`, `spec.replicas=0`) → `kubectl scale --replicas=1`;
 /// an image no node holds (`ImagePullBackOff`) → `kubectl set image ... operator=IMAGE` with
-/// IMAGE the one the nodes hold, as its text asks; two replicas without peering
+/// IMAGE the one the nodes hold, as its text asks; a crash loop (`CrashLoopBackOff`) →
+/// `kubectl logs POD -c operator --previous`, which shows the cause (then fixed by hand); two
+/// replicas without peering
 /// (`operator-not-leading`, double handling) → `kubectl scale --replicas=1`.
 #[tokio::test]
 #[ignore = "needs KMS_E2E_KUBECONFIG, KMS_E2E_NODE and KMS_E2E_KOPF_IMAGE"]
@@ -512,6 +514,57 @@ async fn e2e_fixes_node_kopf_deployment_scale_image_and_replicas() {
         &ns,
         Duration::from_secs(60),
         "operator-not-running ok after set image",
+        |_, d| finding(d, "operator-not-running")["severity"] == "ok",
+    )
+    .await;
+
+    // A container that keeps exiting: the fix reads its previous log, which names the cause.
+    let broken = json!([{"op": "replace", "path": "/spec/template/spec/containers/0/command",
+        "value": ["kopf", "run", "--standalone", format!("--namespace={ns}"), "/src/missing.py"]}]);
+    node.kubectl(
+        &[
+            "patch",
+            &deployment,
+            "-n",
+            &ops,
+            "--type=json",
+            "-p",
+            &broken.to_string(),
+        ],
+        None,
+    );
+    pod_waiting(&node, &ops, &selector, &["CrashLoopBackOff"], Duration::from_secs(120)).await;
+    let (_, doc) = explain_until(
+        &node,
+        "todo-api",
+        &ns,
+        Duration::from_secs(60),
+        "operator-not-running on the crash loop",
+        |_, d| {
+            maybe_finding(d, "operator-not-running")
+                .is_some_and(|f| f["severity"] == "problem" && f["title"].to_string().contains("CrashLoopBackOff"))
+        },
+    )
+    .await;
+    let crash = finding(&doc, "operator-not-running");
+    let commands = fix_commands(crash);
+    assert_eq!(commands.len(), 1, "{crash:#}");
+    assert!(
+        commands[0].starts_with(&format!("kubectl -n {ops} logs {OPERATOR}-"))
+            && commands[0].ends_with(" -c operator --previous"),
+        "{crash:#}"
+    );
+    let previous = node.sh(&commands[0]);
+    assert!(previous.contains("missing.py"), "{previous}");
+    // The cause it shows fixed (the command put back): running again.
+    node.kubectl(&["rollout", "undo", &deployment, "-n", &ops], None);
+    node.kubectl(&["rollout", "status", &deployment, "-n", &ops, "--timeout=240s"], None);
+    explain_until(
+        &node,
+        "todo-api",
+        &ns,
+        Duration::from_secs(90),
+        "operator-not-running ok after the crash is fixed",
         |_, d| finding(d, "operator-not-running")["severity"] == "ok",
     )
     .await;
