@@ -188,7 +188,7 @@ async fn e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer() {
     assert_eq!(pending["id"], "deletion-pending", "{doc:#}");
     assert_eq!(pending["severity"], "problem", "{doc:#}");
     let first = removal(0, "example.com/keep");
-    assert_eq!(fix_commands(pending), [first.clone()], "{pending:#}");
+    assert_eq!(fix_commands(pending), std::slice::from_ref(&first), "{pending:#}");
     // status NAME's Next: is the same command.
     let (code, human, err) = node.plugin(&["status", "todo-api", "-n", &ns]);
     assert_eq!(code, 0, "{err}");
@@ -197,7 +197,7 @@ async fn e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer() {
         .find_map(|l| l.trim_start().strip_prefix("Next:"))
         .unwrap_or_else(|| panic!("no Next: in {human}"));
     let next_commands: Vec<String> = pasted_commands(next).into_iter().map(|r| next[r].to_string()).collect();
-    assert_eq!(next_commands, [first.clone()], "{human}");
+    assert_eq!(next_commands, std::slice::from_ref(&first), "{human}");
 
     // The list changes before the command is pasted: the test op refuses it, nothing changes.
     patch_finalizers(json!(["kopf.zalando.org/KopfFinalizerMarker"]));
@@ -225,7 +225,7 @@ async fn e2e_fixes_deletion_pending_the_patch_removes_the_leftover_finalizer() {
         "{pending:#}"
     );
     let kopf = removal(0, "kopf.zalando.org/KopfFinalizerMarker");
-    assert_eq!(fix_commands(pending), [kopf.clone()], "{pending:#}");
+    assert_eq!(fix_commands(pending), std::slice::from_ref(&kopf), "{pending:#}");
     let out = node.sh(&kopf);
     assert_eq!(out.trim(), "microservice.platform.example.io/todo-api patched", "{out}");
     eventually(Duration::from_secs(20), "todo-api deleted", || async {
@@ -503,7 +503,7 @@ async fn e2e_fixes_node_kopf_deployment_scale_image_and_replicas() {
     let pull = finding(&doc, "operator-not-running");
     let commands = fix_commands(pull);
     let set_image = format!("kubectl -n {ops} set image {deployment} operator=IMAGE");
-    assert_eq!(commands, [set_image.clone()], "{pull:#}");
+    assert_eq!(commands, std::slice::from_ref(&set_image), "{pull:#}");
     // IMAGE is the reader's to fill in ("or set one they can"): the image the nodes hold.
     node.sh(&set_image.replace("=IMAGE", &format!("={kopf_image}")));
     node.ready_pods(&ops, &selector, 1, &pods, Duration::from_secs(120))
@@ -1012,7 +1012,7 @@ async fn e2e_fixes_node_operator_not_watching_the_manifests_line_adds_the_namesp
     let line = format!(
         "kubectl microservice manifests --namespace {ops} --without-shared --watch-namespace {watched} --watch-namespace {other}{image} | kubectl apply -f -"
     );
-    assert_eq!(fix_commands(unwatched), [line.clone()], "{unwatched:#}");
+    assert_eq!(fix_commands(unwatched), std::slice::from_ref(&line), "{unwatched:#}");
     let out = node.sh(&line);
     assert!(out.contains(&format!("deployment.apps/{OPERATOR} configured")), "{out}");
     assert!(
