@@ -183,7 +183,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 22);
+    assert_eq!(bundles_in("bundles-captured").len(), 29);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
@@ -1269,4 +1269,136 @@ fn the_crd_patch_of_status_pruned_adds_under_a_parent_that_exists() {
         )),
         "{fix}"
     );
+}
+
+/// Issue 11 acceptance 1, the scenario suite as one checkable thing: every situation of the
+/// issue (1–11) and each healthy case has a bundle captured from a real API server, and every
+/// captured `expected.json` pins the status verdict, the finding ids, the first finding, the
+/// exit code and the operator (checked against the output by
+/// `every_bundle_gives_its_expected_findings`, tests/status_bundles.rs and
+/// tests/operator_agreement.rs).
+#[test]
+fn the_captured_scenarios_cover_every_situation_of_issue_11() {
+    let healthy = ["healthy-laptop", "healthy-in-cluster", "healthy-kopf"];
+    let mut covered: BTreeSet<String> = BTreeSet::new();
+    for dir in bundles_in("bundles-captured") {
+        let d = dir.display();
+        let e = expected(&dir);
+        let situations = e["situations"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{d}: expected.json has no `situations` list"));
+        for s in situations {
+            let s = s.as_str().unwrap();
+            let numbered = s.parse::<u32>().is_ok_and(|n| (1..=11).contains(&n));
+            assert!(numbered || healthy.contains(&s), "{d}: unknown situation {s:?}");
+            if healthy.contains(&s) {
+                assert_eq!(e["explain_exit"], 0, "{d}: a healthy case exits 0");
+                assert_eq!(e["status_verdict"], "fresh", "{d}: a healthy case is fresh");
+            }
+            covered.insert(s.to_string());
+        }
+        for key in ["object", "status_verdict", "explain_first", "explain_exit", "operator"] {
+            assert!(!e[key].is_null(), "{d}: expected.json pins no `{key}`");
+        }
+        assert!(
+            e["explain_severity"].is_object() || e["explain_must"].is_array(),
+            "{d}: expected.json pins no finding ids"
+        );
+        assert!(e["explain_must_not"].is_array(), "{d}: no explain_must_not");
+    }
+    let wanted: BTreeSet<String> = (1..=11)
+        .map(|n| n.to_string())
+        .chain(healthy.iter().map(|s| s.to_string()))
+        .collect();
+    let missing: Vec<&String> = wanted.difference(&covered).collect();
+    assert!(missing.is_empty(), "situations without a captured bundle: {missing:?}");
+}
+
+/// Issue 11 item 7, captured in a Pod: Kopf with `TZ=Asia/Taipei` in its Deployment writes
+/// `19:18:15` for 11:18:15 UTC. Given as `--log-file` (`kubectl logs deploy/... > f`, no kubelet
+/// timestamps), the file is read in the Deployment's TZ, and the note says so.
+#[test]
+fn a_log_file_of_a_kopf_pod_with_tz_is_read_in_that_zone() {
+    let dir = fixtures().join("bundles-captured/s11-kopf-tz-taipei-log-file");
+    let human = Command::new(BIN)
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "tz-api",
+            "--bundle",
+            dir.to_str().unwrap(),
+        ])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let notes = String::from_utf8(human.stdout).unwrap();
+    assert!(
+        notes.contains("read in Asia/Taipei (TZ=Asia/Taipei in the env of container operator of Deployment kms-s11-tz/kopf-operator"),
+        "{notes}"
+    );
+    let out = Command::new(BIN)
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "tz-api",
+            "--bundle",
+            dir.to_str().unwrap(),
+            "-o",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let starts: Vec<(String, String)> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["container"] == "file")
+        .map(|r| {
+            (
+                r["cause"].as_str().unwrap().to_string(),
+                r["started"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            ("create".to_string(), "2026-12-01T11:18:15.648Z".to_string()),
+            ("update".to_string(), "2026-12-01T11:19:36.003Z".to_string())
+        ]
+    );
+}
+
+/// Issue 11 item 6, captured live: `logs --handler` shows the hung handler's open run as a run,
+/// running since its start, and does not say that the handler "ran" since the change.
+#[test]
+fn a_hung_handlers_open_run_is_shown_running() {
+    let dir = fixtures().join("bundles-captured/s11-kopf-handler-hung");
+    let out = Command::new(BIN)
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "hung-api",
+            "--bundle",
+            dir.to_str().unwrap(),
+        ])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("accept/spec  kms-s11-hung/hung-api  cause=update  outcome=unknown")
+            && text.contains("detail: running: no outcome logged after its start"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Handler accept started for kms-s11-hung/hung-api since the spec changed at 2026-12-01T11:19:14Z"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Handler accept ran for"), "{text}");
 }

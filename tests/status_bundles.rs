@@ -207,13 +207,15 @@ fn ours_stale_by_generation() {
     });
     let r = bundle_report(dir.path());
     assert_eq!(r.items[0].verdict.as_str(), "stale");
-    assert_eq!(r.items[0].reasons[0].code, "generation-ahead");
+    // The operator's logs end before the (derived) change: said first (issue 11 item 6).
+    let codes: Vec<&str> = r.items[0].reasons.iter().map(|r| r.code).collect();
+    assert_eq!(codes, ["nothing-logged-since-change", "generation-ahead"]);
     assert!(
-        r.items[0].reasons[0]
+        r.items[0].reasons[1]
             .message
             .contains("spec.port (by kubectl-patch (Update) at 2026-11-29T17:16:30Z)"),
         "{}",
-        r.items[0].reasons[0].message
+        r.items[0].reasons[1].message
     );
     assert_eq!(r.items[0].observed_generation, Some(1));
 }
@@ -794,4 +796,97 @@ fn the_next_command_repeats_the_log_file() {
         "{}",
         String::from_utf8_lossy(&pasted.stderr)
     );
+}
+
+/// Issue 11 item 6, captured live: a Kopf operator alive but not handling. A hung handler's open
+/// run (Kopf `-v`'s start line, no outcome for 2m17s up to the collect) and a frozen operator
+/// (nothing logged after the change) are `stale` with that as the first reason, before the
+/// changed fields; `Next:` points to explain-events' fix.
+#[test]
+fn an_operator_alive_but_not_handling_says_what_its_logs_show() {
+    let cases = [
+        (
+            "s11-kopf-handler-hung",
+            "hung-api",
+            "handler-running",
+            "handler accept/spec started at 2026-12-01T11:19:14.477Z, after the spec change at 2026-12-01T11:19:14Z, and has logged no outcome in the 2m17s since, up to now (2026-12-01T11:21:32Z, when its Pod's log was read): the run is still open",
+        ),
+        (
+            "s11-kopf-operator-stalled",
+            "stall-api",
+            "nothing-logged-since-change",
+            "the operator logged nothing after the spec change at 2026-12-01T11:19:30Z: its logs end at 2026-12-01T11:18:15.370Z (1m14s before it), and the change was not handled",
+        ),
+    ];
+    for (bundle, name, code, message) in cases {
+        let dir = fixtures().join("bundles-captured").join(bundle);
+        let r = bundle_report(&dir);
+        let item = r.items.iter().find(|i| i.name == name).unwrap();
+        assert_eq!(item.verdict.as_str(), "stale", "{bundle}");
+        let codes: Vec<&str> = item.reasons.iter().map(|r| r.code).collect();
+        assert_eq!(codes, [code, "spec-changed-since-handled"], "{bundle}");
+        assert_eq!(item.reasons[0].message, message, "{bundle}");
+        let (_, out, _) = status_cli(&["status", name, "--bundle", dir.to_str().unwrap()]);
+        assert!(
+            out.contains("Next:           see why and the fix: kubectl microservice explain-events"),
+            "{out}"
+        );
+    }
+}
+
+/// Issue 11 item 9, captured live: only `spec.image` patched while ours was stopped; its
+/// `status.acceptedSpec` names exactly that field, old → new, never `spec.port` (managedFields
+/// alone named both: one manager's time covers all its fields).
+#[test]
+fn an_image_only_change_names_only_the_image() {
+    let dir = fixtures().join("bundles-captured/s11-ours-image-only-stopped");
+    let r = bundle_report(&dir);
+    let item = &r.items[0];
+    assert_eq!(item.verdict.as_str(), "stale");
+    let fields: Vec<(&str, String, String)> = item
+        .changed_fields
+        .iter()
+        .map(|c| (c.field.as_str(), c.old.to_string(), c.new.to_string()))
+        .collect();
+    assert_eq!(
+        fields,
+        [(
+            "spec.image",
+            "\"ghcr.io/yrw9281/it30-todo-api:0.1.0\"".to_string(),
+            "\"ghcr.io/yrw9281/it30-todo-api:0.2.0\"".to_string()
+        )]
+    );
+    assert!(
+        !item.reasons[0].message.contains("spec.port"),
+        "{}",
+        item.reasons[0].message
+    );
+}
+
+/// Issue 11, one verdict: a fresh Kopf object whose handler's return value (`status.accept`) the
+/// CRD's schema dropped stays `fresh`, but `status` says so (a second reason `status-pruned`)
+/// and points to explain-events' fix instead of "nothing to do" while explain-events warns.
+#[test]
+fn a_fresh_object_with_a_dropped_return_value_says_so() {
+    let dir = fixtures().join("bundles-captured/kopf-retrying-status-pruned");
+    let r = bundle_report(&dir);
+    let item = r.items.iter().find(|i| i.name == "result-api").unwrap();
+    assert_eq!(item.verdict.as_str(), "fresh");
+    let codes: Vec<&str> = item.reasons.iter().map(|r| r.code).collect();
+    assert_eq!(codes, ["last-cycle-succeeded", "status-pruned"]);
+    assert!(
+        item.reasons[1].message.contains("status.accept"),
+        "{}",
+        item.reasons[1].message
+    );
+    let (code, out, _) = status_cli(&["status", "result-api", "--exit-code", "--bundle", dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("nothing to do"), "{out}");
+    assert!(
+        out.contains("status fields are dropped: see the fix: kubectl microservice explain-events result-api"),
+        "{out}"
+    );
+    // retry-api in the same bundle lost only status.kopf (kept in annotations too): no such reason.
+    let retry = r.items.iter().find(|i| i.name == "retry-api").unwrap();
+    assert!(retry.reasons.iter().all(|r| r.code != "status-pruned"));
 }

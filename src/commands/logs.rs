@@ -285,6 +285,14 @@ fn finish_batch(
             .filter_map(|r| r.started.map(|s| s.at))
     };
     let span = (starts().min(), starts().max());
+    // The latest run, when it is still open at its log's end (`running: ...`).
+    let open = runs
+        .iter()
+        .filter(|r| all_times.matches(r))
+        .max_by_key(|r| r.started.map(|s| s.at))
+        .filter(|r| r.outcome == Outcome::Unknown)
+        .and_then(|r| r.detail.clone())
+        .filter(|d| d.starts_with("running:"));
     // A mistyped handler looks like "no run": name the handlers these logs do have.
     let other_handlers =
         (!runs.is_empty() && !runs.iter().any(|r| r.matches_handler(&plan.filter.handler))).then(|| {
@@ -298,7 +306,7 @@ fn finish_batch(
     if let Some(line) = other_handlers {
         closing.insert_str(closing.find("Coverage:\n").unwrap_or(0), &line);
     }
-    if let Some(line) = object.and_then(|o| since_statement(plan, o, span, coverage)) {
+    if let Some(line) = object.and_then(|o| since_statement(plan, o, span, open.as_deref(), coverage)) {
         closing.insert_str(
             closing.find("Coverage:\n").unwrap_or(0),
             &format!("{}\n", sanitize(&line)),
@@ -351,6 +359,7 @@ fn since_statement(
     plan: &Plan,
     object: &MicroserviceObject,
     (first_run, last_run): (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
+    open: Option<&str>,
     coverage: &[ContainerCoverage],
 ) -> Option<String> {
     let change = spec_change(object)?;
@@ -384,10 +393,17 @@ fn since_statement(
         _ => String::new(),
     };
     let verdict = match crate::logs::coverage::since(change.at, last_run, begin) {
-        SinceVerdict::RanSince(t) => format!(
-            "Handler {handler} ran for {name} since {what}: last run started at {}.",
-            crate::time::rfc3339_millis(t)
-        ),
+        SinceVerdict::RanSince(t) => match open {
+            // Started, not ended: not "ran".
+            Some(detail) => format!(
+                "Handler {handler} started for {name} since {what}, at {}, and has no outcome: {detail}.",
+                crate::time::rfc3339_millis(t)
+            ),
+            None => format!(
+                "Handler {handler} ran for {name} since {what}: last run started at {}.",
+                crate::time::rfc3339_millis(t)
+            ),
+        },
         SinceVerdict::NoRunSince { logs_begin } => {
             let end = latest_line(coverage)
                 .filter(|end| *end < change.at)

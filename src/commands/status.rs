@@ -541,14 +541,21 @@ fn next_command(item: &Item) -> String {
         }
     }
     // A cycle that never completes has a fix that explain-events gives (its first finding).
-    if item
-        .reasons
-        .first()
-        .is_some_and(|r| r.code == "patch-rejected" || r.code == "status-pruned")
-    {
+    if item.reasons.first().is_some_and(|r| {
+        matches!(
+            r.code,
+            "patch-rejected" | "status-pruned" | "handler-running" | "nothing-logged-since-change"
+        )
+    }) {
         return format!("see why and the fix: kubectl microservice explain-events {target}");
     }
     match item.verdict {
+        // A fresh verdict with a dropped status field (a handler's return value) has a fix.
+        Verdict::Fresh if item.reasons.iter().any(|r| r.code == "status-pruned") => {
+            format!(
+                "the verdict holds, but status fields are dropped: see the fix: kubectl microservice explain-events {target}"
+            )
+        }
         Verdict::Fresh => {
             format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {logs_target}")
         }

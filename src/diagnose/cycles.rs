@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::staleness::{CycleEnd, LogFacts, Rejection};
+use super::staleness::{Activity, CycleEnd, LogFacts, OpenStart, Rejection};
 use crate::evidence::{LogSource, Snapshot};
 use crate::kopf::messages::{Lifecycle, Outcome, classify};
 use crate::logs::lines::LineSplitter;
@@ -70,15 +70,36 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
     if logs.is_none() && event_cycle.is_empty() && event_retry.is_empty() {
         return HashMap::new();
     }
+    let mut activity: HashMap<String, Activity> = HashMap::new();
+    let mut log_last: Option<(DateTime<Utc>, String)> = None;
     for source in logs.into_iter().flatten() {
+        let place = source_place(source);
+        let mut source_last: Option<DateTime<Utc>> = None;
+        let mut open: HashMap<String, OpenStart> = HashMap::new();
         for record in records(source, snapshot.log_zone(source)) {
             if let Some(t) = record.time() {
                 covers_from = Some(covers_from.map_or(t, |c| c.min(t)));
+                if !source.previous {
+                    source_last = Some(source_last.map_or(t, |l| l.max(t)));
+                }
             }
             let Some(object) = &record.object else { continue };
             let key = format!("{}/{}", object.namespace.as_deref().unwrap_or(""), object.name);
             let line = record.lines.first().cloned().unwrap_or_default();
-            match record.lifecycle() {
+            let lifecycle = record.lifecycle();
+            if !source.previous {
+                let from_pod = source.container != crate::logs::file::FILE_CONTAINER;
+                track_activity(
+                    &mut activity,
+                    &mut open,
+                    &key,
+                    &record,
+                    &lifecycle,
+                    &line,
+                    (&place, from_pod),
+                );
+            }
+            match lifecycle {
                 Lifecycle::CycleProcessed { succeeded, failed, .. } => {
                     let clock = record
                         .stamp
@@ -133,6 +154,18 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
                 _ => {}
             }
         }
+        if let Some(last) = source_last {
+            for (key, mut start) in open {
+                start.log_last = Some(last);
+                let entry = activity.entry(key).or_default();
+                if entry.open_run.as_ref().is_none_or(|o| o.time <= start.time) {
+                    entry.open_run = Some(start);
+                }
+            }
+            if log_last.as_ref().is_none_or(|(l, _)| *l < last) {
+                log_last = Some((last, place));
+            }
+        }
     }
     for (key, end) in event_cycle {
         last_cycle.entry(key).or_insert(end);
@@ -144,6 +177,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
         .keys()
         .chain(last_retry.keys())
         .chain(last_rejection.keys())
+        .chain(activity.keys())
         .cloned()
         .collect();
     keys.sort();
@@ -157,6 +191,10 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
                 last_retry: last_retry.get(&key).map(|(_, l)| l.clone()),
                 last_retry_time: last_retry.get(&key).and_then(|(t, _)| *t),
                 last_rejection: last_rejection.get(&key).cloned().map(Box::new),
+                activity: Box::new(Activity {
+                    log_last: log_last.clone(),
+                    ..activity.get(&key).cloned().unwrap_or_default()
+                }),
             };
             (key, facts)
         })
@@ -165,19 +203,75 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
         return facts;
     }
     for obj in snapshot.microservices.get().into_iter().flatten() {
-        facts.entry(obj.key()).or_insert_with(|| unmentioned(covers_from));
+        facts
+            .entry(obj.key())
+            .or_insert_with(|| unmentioned(covers_from, log_last.clone()));
     }
     facts
 }
 
+/// Where a log was read, in words: `pod/container` (`, previous` for the instance before the
+/// last restart), or `file NAME` for a `--log-file`.
+fn source_place(source: &LogSource) -> String {
+    if source.container == crate::logs::file::FILE_CONTAINER {
+        format!("file {}", source.pod)
+    } else if source.previous {
+        format!("{}/{}, previous", source.pod, source.container)
+    } else {
+        format!("{}/{}", source.pod, source.container)
+    }
+}
+
+/// One record of a current container's log into the object's [`Activity`]: its last line, and
+/// its open run in this log (`open`: a handler start, ended by an outcome or a cycle end).
+fn track_activity(
+    activity: &mut HashMap<String, Activity>,
+    open: &mut HashMap<String, OpenStart>,
+    key: &str,
+    record: &Record,
+    lifecycle: &Lifecycle,
+    line: &str,
+    (place, from_pod): (&str, bool),
+) {
+    let Some(t) = record.time() else { return };
+    let entry = activity.entry(key.to_string()).or_default();
+    if entry.object_last.as_ref().is_none_or(|(l, _)| *l <= t) {
+        entry.object_last = Some((t, line.to_string()));
+    }
+    match lifecycle {
+        Lifecycle::Invoked { handler } => {
+            open.insert(
+                key.to_string(),
+                OpenStart {
+                    handler: handler.clone(),
+                    time: t,
+                    clock: record.stamp.map_or("no time in the line", |s| s.clock.describe()),
+                    line: line.to_string(),
+                    place: place.to_string(),
+                    log_last: None,
+                    read_from_pod: from_pod,
+                },
+            );
+        }
+        Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. } | Lifecycle::Superseded { .. } => {
+            open.remove(key);
+        }
+        _ => {}
+    }
+}
+
 /// What the logs say of an object they never mention: their coverage, no cycle.
-fn unmentioned(covers_from: Option<DateTime<Utc>>) -> LogFacts {
+fn unmentioned(covers_from: Option<DateTime<Utc>>, log_last: Option<(DateTime<Utc>, String)>) -> LogFacts {
     LogFacts::Read {
         covers_from,
         last_cycle: None,
         last_retry: None,
         last_retry_time: None,
         last_rejection: None,
+        activity: Box::new(Activity {
+            log_last,
+            ..Activity::default()
+        }),
     }
 }
 
@@ -187,17 +281,23 @@ fn unmentioned(covers_from: Option<DateTime<Utc>>) -> LogFacts {
 /// [`LogFacts::Unavailable`] with the logs' gap.
 pub fn facts_of_unlisted(snapshot: &Snapshot) -> LogFacts {
     match snapshot.operator.logs.get() {
-        Some(_) => {
-            let covers_from = snapshot
-                .operator
-                .logs
-                .get()
-                .into_iter()
-                .flatten()
-                .flat_map(|source| records(source, snapshot.log_zone(source)))
-                .filter_map(|r| r.time())
-                .min();
-            unmentioned(covers_from)
+        Some(sources) => {
+            let mut covers_from: Option<DateTime<Utc>> = None;
+            let mut log_last: Option<(DateTime<Utc>, String)> = None;
+            for source in sources {
+                let times: Vec<DateTime<Utc>> = records(source, snapshot.log_zone(source))
+                    .iter()
+                    .filter_map(Record::time)
+                    .collect();
+                covers_from = times.iter().copied().chain(covers_from).min();
+                let last = times.iter().copied().max();
+                if let Some(last) = last.filter(|_| !source.previous)
+                    && log_last.as_ref().is_none_or(|(l, _)| *l < last)
+                {
+                    log_last = Some((last, source_place(source)));
+                }
+            }
+            unmentioned(covers_from, log_last)
         }
         None => LogFacts::Unavailable(
             snapshot
@@ -290,6 +390,7 @@ pub fn facts_for(
             last_retry,
             last_retry_time,
             last_rejection,
+            activity,
         } => {
             let (last_retry, last_retry_time) = match (last_retry, retry) {
                 (Some(line), _) => (Some(line), last_retry_time),
@@ -302,6 +403,7 @@ pub fn facts_for(
                 last_retry,
                 last_retry_time,
                 last_rejection,
+                activity,
             }
         }
         LogFacts::Unavailable(_) => LogFacts::Read {
@@ -310,6 +412,7 @@ pub fn facts_for(
             last_retry: retry.as_ref().map(|(_, l)| l.clone()),
             last_retry_time: retry.and_then(|(t, _)| t),
             last_rejection: None,
+            activity: Box::default(),
         },
     }
 }

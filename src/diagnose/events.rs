@@ -294,7 +294,14 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     findings.extend(elsewhere(&ctx));
     findings.extend(caller_events(&ctx));
     findings.extend(pruned(&ctx));
-    findings.extend(stale(&ctx));
+    // A problem of the operator itself (not running, not leading, not watching) is why nothing
+    // handles: `accepted-stale` then points to it rather than to a restart.
+    let blocking: Vec<&'static str> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Problem && f.id.starts_with("operator-not-"))
+        .map(|f| f.id)
+        .collect();
+    findings.extend(stale(&ctx, &blocking));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     // Issue 11, one verdict: `status`'s first reason is the first finding when a problem states
     // it; the headline then names the first other problem as its cause.
@@ -2693,7 +2700,7 @@ fn verdict_finding(code: &str) -> &'static str {
 /// names the verdict and its first reason (a retry, a failed last cycle, the changed fields).
 /// A never-handled object that nothing tried is not this finding (the operator findings say
 /// why nothing handles it); a pending deletion is `deletion-pending`'s.
-fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
+fn stale(ctx: &Ctx<'_>, blocking: &[&'static str]) -> Vec<Finding> {
     let a = verdict_of(ctx);
     let Some(first) = a.reasons.first() else {
         return Vec::new();
@@ -2731,6 +2738,10 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
         "last-handling-failed" => {
             format!("the handler's last cycle for the current spec failed (status: {verdict} [last-handling-failed])")
         }
+        // Issue 11 item 6: the operator alive but not handling; the reason says what the logs show.
+        code @ ("handler-running" | "nothing-logged-since-change") => {
+            format!("{} (status: {verdict} [{code}])", first.message)
+        }
         code if ctx.obj.phase() == Some("Accepted") => {
             format!("status.phase says Accepted, but not for the spec the object has now (status: {verdict} [{code}])")
         }
@@ -2745,16 +2756,91 @@ fn stale(ctx: &Ctx<'_>) -> Vec<Finding> {
         evidence.push(format!("{} [{}]", r.message, r.code));
         evidence.extend(r.evidence.iter().cloned());
     }
-    vec![finding(
-        "accepted-stale",
-        Severity::Problem,
-        title,
-        evidence,
-        Some(format!(
+    let fix = match first.code {
+        "handler-running" | "nothing-logged-since-change" => {
+            let (states, fix) = not_handling(ctx, first.code);
+            evidence.extend(states);
+            match blocking.first() {
+                Some(id) => {
+                    format!("the operator is kept from handling: {id} says why, and its fix (a restart alone does not)")
+                }
+                None => fix,
+            }
+        }
+        _ => format!(
             "see the handler's runs and their errors: kubectl microservice logs --handler accept {} -n {}",
             ctx.name, ctx.ns
-        )),
-    )]
+        ),
+    };
+    vec![finding("accepted-stale", Severity::Problem, title, evidence, Some(fix))]
+}
+
+/// For an operator alive but not handling (`handler-running`, `nothing-logged-since-change`):
+/// the state of the resolved operator's Pods (a Running Pod that logs nothing for the object is
+/// alive but not handling), and the fix the reason allows.
+///
+/// - An open run: the handler waits on something (or loops). Kopf 1.38's `timeout=` option of
+///   a handler is checked only before each attempt (`kopf/_core/actions/execution.py`:
+///   `HandlerTimeoutError` when `runtime >= timeout` at invocation) and never interrupts a
+///   running one, so the fix is in the handler: bound what it awaits and raise
+///   `kopf.TemporaryError` so that Kopf retries. A restart frees the stuck run, but Kopf runs
+///   the update again for the same spec.
+/// - Nothing logged: the cause is not in the evidence (a frozen process, a stalled watch, or a
+///   handler that runs without logging at INFO); the fix says how to tell them apart and that a
+///   restart handles the change (Kopf runs the update at start when the spec differs from its
+///   last-handled record; ours reconciles every object at start).
+fn not_handling(ctx: &Ctx<'_>, code: &str) -> (Vec<String>, String) {
+    let Some(op) = ctx.handler() else {
+        return (
+            Vec::new(),
+            format!(
+                "see what the operator logged: kubectl microservice logs --handler accept {} -n {}",
+                ctx.name, ctx.ns
+            ),
+        );
+    };
+    let mine: Vec<&Pod> = ctx
+        .snapshot
+        .operator
+        .pods
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|p| selected(ctx.deployment, p))
+        .collect();
+    let running: Vec<&str> = mine
+        .iter()
+        .filter(|p| container_running(p, &op.container))
+        .filter_map(|p| p.metadata.name.as_deref())
+        .collect();
+    let mut states: Vec<String> = mine.iter().map(|p| pod_state(p, &op.container)).collect();
+    if !running.is_empty() {
+        let what = if code == "handler-running" {
+            "while the run is open: the operator is alive, its handler has not returned"
+        } else {
+            "while nothing was logged for the object: the operator is alive but not handling it"
+        };
+        states.push(format!("{} Running {what}", running.join(", ")));
+    }
+    let pod = running.first().copied().unwrap_or("POD");
+    let restart = format!("kubectl -n {} rollout restart deployment/{}", op.namespace, op.name);
+    let fix = match (code, op.kind) {
+        ("handler-running", OperatorKind::Kopf) => format!(
+            "the handler does not return: bound what it waits on (`await asyncio.wait_for(call, timeout=30)`, a client timeout) and raise `kopf.TemporaryError` on timeout so that Kopf retries; Kopf's `timeout=` handler option is checked only before each retry and does not stop a running attempt (Kopf 1.38). Restarting frees the stuck run, but Kopf runs the update again for the same spec: {restart}"
+        ),
+        ("handler-running", _) => format!(
+            "the handler does not return: see what it waits on in its log (kubectl microservice logs --handler accept {} -n {}); restarting frees the run: {restart}",
+            ctx.name, ctx.ns
+        ),
+        (_, OperatorKind::Kopf) => format!(
+            "the cause is not in the evidence: a frozen process (`kubectl -n {ns} exec {pod} -- grep State /proc/1/status` says `T (stopped)`), a stalled watch, or a handler that Kopf does not log at INFO (run Kopf with `--verbose` to log each handler's start); a restart handles the change (Kopf runs the update at start, the spec differing from its last-handled record): {restart}",
+            ns = op.namespace
+        ),
+        _ => format!(
+            "the cause is not in the evidence (a frozen process or a stalled watch: the Pod's readiness probe fails when the watch is down); a restart handles the change (the operator reconciles every object at start): {restart}"
+        ),
+    };
+    (states, fix)
 }
 
 /// `patch-rejected`: Kopf logged the object's final PATCH as rejected (`Throttling for N seconds

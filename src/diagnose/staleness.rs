@@ -28,7 +28,7 @@ use crate::kopf::messages::ApiFailure;
 use crate::kopf::progress::{self, Progress};
 use crate::operate::cause::{KopfRecord, LAST_HANDLED_SUFFIX, kopf_record};
 use crate::resource::MicroserviceObject;
-use crate::time::rfc3339_seconds;
+use crate::time::{rfc3339_millis, rfc3339_seconds};
 
 /// The verdicts of `status` (docs/contracts.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -139,7 +139,47 @@ pub enum LogFacts {
         last_retry_time: Option<DateTime<Utc>>,
         /// The last PATCH Kopf logged as rejected for the object, if any.
         last_rejection: Option<Box<Rejection>>,
+        /// How far the logs go, and the object's open run ([`Activity`]).
+        activity: Box<Activity>,
     },
+}
+
+/// What the logs show of the operator's work, for what happened after the object's latest spec
+/// change ([`handling_since`]): whether a run of the object is still open, the object's last
+/// line, and the logs' last line. Lines of a container's previous instance (`--previous`) do
+/// not count: that process is gone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Activity {
+    /// The object's latest handler start (`Handler 'x' is invoked.`, logged at DEBUG: Kopf `-v`,
+    /// Kopf 1.38 `kopf/_core/actions/execution.py`) with neither an outcome of a handler nor a
+    /// cycle end for the object after it in the same container log.
+    pub open_run: Option<OpenStart>,
+    /// The object's latest line: its time and text.
+    pub object_last: Option<(DateTime<Utc>, String)>,
+    /// The logs' latest line, about any object or none: its time and where it was read
+    /// (`pod/container`, or `file NAME`).
+    pub log_last: Option<(DateTime<Utc>, String)>,
+}
+
+/// A handler start with no outcome after it ([`Activity::open_run`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenStart {
+    /// The handler id as logged (`accept/spec`).
+    pub handler: String,
+    /// The start line's time.
+    pub time: DateTime<Utc>,
+    /// Which clock `time` was read from, in words.
+    pub clock: &'static str,
+    /// The start line, for evidence.
+    pub line: String,
+    /// Where it was read (`pod/container`, or `file NAME`).
+    pub place: String,
+    /// The last line's time of that same log: the run is open at least until then.
+    pub log_last: Option<DateTime<Utc>>,
+    /// Whether the log was read from its Pod (live, or by `collect`) rather than from a file:
+    /// then it holds everything up to the evidence's "now", and the run has logged nothing
+    /// until then. A `--log-file` may have been saved any time before.
+    pub read_from_pod: bool,
 }
 
 /// A PATCH of an object that Kopf logged as rejected: `Throttling for N seconds due to an
@@ -300,6 +340,7 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
                     }
                 }
             };
+            a.reasons.extend(handling_since(logs, a.spec_changed, options));
             a.reasons.push(Reason {
                 code: "generation-ahead",
                 message: format!(
@@ -351,6 +392,7 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         }
         if !a.changed_fields.is_empty() {
             a.verdict = Verdict::Stale;
+            a.reasons.extend(handling_since(logs, a.spec_changed, options));
             a.reasons.push(spec_changed_reason(
                 &a.changed_fields,
                 &annotation_fact,
@@ -504,7 +546,10 @@ pub const STATUS_FIELDS_READ: [&str; 4] = ["phase", "observedGeneration", "condi
 /// as an inconsistency) leaves no `Accepted` for the spec: not `fresh`, but `stale` with reason
 /// `status-pruned` first, naming the fields and the line (`explain-events` gives the CRD patch).
 /// `pruned`: the object's dropped fields and the last line saying so ([`super::cycles::pruned_fields`]).
-/// Any other assessment is returned as it is.
+/// A `fresh` verdict whose dropped fields are only ones it does not read (a handler's return
+/// value, which Kopf stores as `status.<handler id>`) stays `fresh`, with a second reason
+/// `status-pruned` naming them, so that `status` never says "nothing to do" while
+/// `explain-events` warns of them. Any other assessment is returned as it is.
 pub fn with_pruned_status(
     mut a: Assessment,
     obj: &MicroserviceObject,
@@ -516,6 +561,23 @@ pub fn with_pruned_status(
         .filter(|f| STATUS_FIELDS_READ.contains(&f.as_str()))
         .map(|f| format!("status.{f}"))
         .collect();
+    // `status.kopf` is Kopf's progress copy, kept in annotations too (`explain-events` says ok).
+    let dropped: Vec<String> = fields
+        .iter()
+        .filter(|f| f.as_str() != "kopf")
+        .map(|f| format!("status.{f}"))
+        .collect();
+    if a.verdict == Verdict::Fresh && a.handled_by == HandledBy::Kopf && read.is_empty() && !dropped.is_empty() {
+        a.reasons.push(Reason {
+            code: "status-pruned",
+            message: format!(
+                "the API server dropped {} that the operator wrote (the CRD's status schema does not allow it; a handler's return value is stored as status.<handler id>): the verdict is not affected, what was written is lost",
+                dropped.join(", ")
+            ),
+            evidence: vec![format!("last such line: {line}")],
+        });
+        return a;
+    }
     if a.verdict != Verdict::Fresh || a.handled_by != HandledBy::Kopf || read.is_empty() || obj.phase().is_some() {
         return a;
     }
@@ -558,6 +620,113 @@ pub fn handled_record(obj: &MicroserviceObject) -> Option<KopfRecord> {
 }
 
 /// The `spec-changed-since-handled` reason: the fields that differ from Kopf's record.
+/// How long a handler's run stays open without an outcome before `handler-running` names it: a
+/// handler of the tutorial's kind returns in well under a second, and a shorter open run is
+/// one in progress (a handler that waits with a timeout of its own, e.g. 20 s, ends before).
+pub const OPEN_RUN_NOTED: Duration = Duration::seconds(60);
+
+/// What the logs show after the object's latest spec change at `changed`, for a stale verdict
+/// (issue 11 item 6, an operator alive but not handling), as the first reason:
+/// - `handler-running`: a run of the object started and logged no outcome for
+///   [`OPEN_RUN_NOTED`] or more, up to now (a Pod's log) or its last line (a file)
+///   ([`Activity::open_run`]): after the change, the run of the current spec; before it,
+///   a run of an earlier spec, which the change waits for (Kopf handles one cycle of an object
+///   at a time);
+/// - `nothing-logged-since-change`: the logs reach back before the change and hold no line about
+///   the object after it: either nothing at all after it (the operator logged nothing: a frozen
+///   process, a stalled watch, or a run that Kopf does not log at INFO), or only lines about
+///   other objects.
+///
+/// `None` without logs, without a known change time, or when the object has lines after the
+/// change (an outcome or a retry, which the other reasons read). Times within `skew` of the
+/// change count as after it (managedFields have 1 s resolution).
+pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: Options<'_>) -> Option<Reason> {
+    let LogFacts::Read {
+        covers_from, activity, ..
+    } = logs
+    else {
+        return None;
+    };
+    let changed = changed?;
+    let after = |t: DateTime<Utc>| t + options.skew >= changed;
+    let ago =
+        |from: DateTime<Utc>, to: DateTime<Utc>| crate::logs::runs::humantime((to - from).to_std().unwrap_or_default());
+    let change = format!("the spec change at {}", rfc3339_seconds(changed));
+    if let Some(open) = &activity.open_run {
+        // A Pod's log was read at "now": nothing came up to then. A file ends at its last line.
+        let (until, to) = match options.now.filter(|n| open.read_from_pod && *n > open.time) {
+            Some(now) => (
+                now,
+                format!("up to now ({}, when its Pod's log was read)", rfc3339_seconds(now)),
+            ),
+            None => {
+                let last = open.log_last.unwrap_or(open.time);
+                (last, format!("up to its log's last line ({})", rfc3339_millis(last)))
+            }
+        };
+        // A run younger than that is a run in progress: nothing to say yet.
+        if until - open.time < OPEN_RUN_NOTED {
+            return None;
+        }
+        let when = if after(open.time) {
+            format!("started at {}, after {change}", rfc3339_millis(open.time))
+        } else {
+            format!(
+                "started at {} for an earlier spec, before {change} (Kopf handles one cycle of an object at a time: the change waits for it)",
+                rfc3339_millis(open.time)
+            )
+        };
+        let mut evidence = vec![format!("its start: {} ({}, {})", open.line, open.place, open.clock)];
+        if let Some(last) = open.log_last {
+            evidence.push(format!(
+                "its log's last line: {} ({})",
+                rfc3339_millis(last),
+                open.place
+            ));
+        }
+        return Some(Reason {
+            code: "handler-running",
+            message: format!(
+                "handler {} {when}, and has logged no outcome in the {} since, {to}: the run is still open",
+                open.handler,
+                ago(open.time, until)
+            ),
+            evidence,
+        });
+    }
+    // Only logs that reach back before the change can say that nothing came after it.
+    if covers_from.is_none_or(|from| from > changed) {
+        return None;
+    }
+    if activity.object_last.as_ref().is_some_and(|(t, _)| after(*t)) {
+        return None;
+    }
+    let (last, place) = activity.log_last.as_ref()?;
+    let mut evidence: Vec<String> = activity
+        .object_last
+        .iter()
+        .map(|(t, line)| format!("the object's last line, at {}: {line}", rfc3339_millis(*t)))
+        .collect();
+    evidence.push(format!("the logs' last line: {} ({place})", rfc3339_millis(*last)));
+    let message = if *last < changed {
+        format!(
+            "the operator logged nothing after {change}: its logs end at {} ({} before it), and the change was not handled",
+            rfc3339_millis(*last),
+            ago(*last, changed)
+        )
+    } else {
+        format!(
+            "the operator logged nothing about this object after {change}; its logs go on to {} with other lines",
+            rfc3339_millis(*last)
+        )
+    };
+    Some(Reason {
+        code: "nothing-logged-since-change",
+        message,
+        evidence,
+    })
+}
+
 fn spec_changed_reason(
     changed: &[ChangedField],
     annotation_fact: &str,
@@ -840,6 +1009,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
+            activity: Box::default(),
         }
     }
 
@@ -849,6 +1019,173 @@ mod tests {
 
     fn no_logs() -> LogFacts {
         LogFacts::Unavailable("operator logs: not in the bundle".into())
+    }
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap()
+    }
+
+    /// Logs read from 11:18:49 on, with `activity` (times of the s11-kopf-handler-hung and
+    /// s11-kopf-operator-stalled captures).
+    fn logs_with(activity: Activity) -> LogFacts {
+        LogFacts::Read {
+            covers_from: Some(at("2026-12-01T11:17:41.779Z")),
+            last_cycle: None,
+            last_retry: None,
+            last_retry_time: None,
+            last_rejection: None,
+            activity: Box::new(activity),
+        }
+    }
+
+    /// The hung capture: Kopf -v logged `Handler 'accept/spec' is invoked.` at 11:19:14.477, and
+    /// nothing after; its Pod's log read at 11:21:32.
+    fn hung(read_from_pod: bool) -> Activity {
+        let start = at("2026-12-01T11:19:14.477Z");
+        Activity {
+            open_run: Some(OpenStart {
+                handler: "accept/spec".into(),
+                time: start,
+                clock: "kubelet clock",
+                line: "[kms-s11-hung/hung-api] Handler 'accept/spec' is invoked.".into(),
+                place: "kopf-operator-7c744bd7bf-pptlw/operator".into(),
+                log_last: Some(start),
+                read_from_pod,
+            }),
+            object_last: Some((start, "Handler 'accept/spec' is invoked.".into())),
+            log_last: Some((start, "kopf-operator-7c744bd7bf-pptlw/operator".into())),
+        }
+    }
+
+    fn now_at(now: &str) -> Options<'static> {
+        Options {
+            now: Some(at(now)),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn an_open_run_read_from_its_pod_is_running_until_now() {
+        let changed = Some(at("2026-12-01T11:19:14Z"));
+        let r = handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:21:32Z")).unwrap();
+        assert_eq!(r.code, "handler-running");
+        assert!(
+            r.message.starts_with("handler accept/spec started at 2026-12-01T11:19:14.477Z, after the spec change at 2026-12-01T11:19:14Z, and has logged no outcome in the 2m17s since, up to now (2026-12-01T11:21:32Z"),
+            "{}",
+            r.message
+        );
+        assert!(
+            r.evidence[0].contains("Handler 'accept/spec' is invoked."),
+            "{:?}",
+            r.evidence
+        );
+        // Younger than a minute: a run in progress, nothing said.
+        assert_eq!(
+            handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:20:00Z")),
+            None
+        );
+    }
+
+    #[test]
+    fn an_open_run_in_a_file_is_open_only_to_the_files_last_line() {
+        let changed = Some(at("2026-12-01T11:19:14Z"));
+        let mut activity = hung(false);
+        // The file ends at its start line: however late "now" is, the file says nothing after it.
+        assert_eq!(
+            handling_since(&logs_with(activity.clone()), changed, now_at("2026-12-01T12:00:00Z")),
+            None
+        );
+        activity.open_run.as_mut().unwrap().log_last = Some(at("2026-12-01T11:21:00.000Z"));
+        let r = handling_since(&logs_with(activity), changed, now_at("2026-12-01T12:00:00Z")).unwrap();
+        assert_eq!(r.code, "handler-running");
+        assert!(
+            r.message
+                .contains("in the 1m45s since, up to its log's last line (2026-12-01T11:21:00.000Z)"),
+            "{}",
+            r.message
+        );
+    }
+
+    #[test]
+    fn a_run_open_since_before_the_change_holds_the_change_back() {
+        let changed = Some(at("2026-12-01T11:25:00Z"));
+        let r = handling_since(&logs_with(hung(true)), changed, now_at("2026-12-01T11:26:00Z")).unwrap();
+        assert_eq!(r.code, "handler-running");
+        assert!(
+            r.message
+                .contains("for an earlier spec, before the spec change at 2026-12-01T11:25:00Z"),
+            "{}",
+            r.message
+        );
+    }
+
+    #[test]
+    fn nothing_logged_after_the_change_is_said_with_the_last_line() {
+        // The stalled capture: the last line (the creation's end) at 11:18:15.370, the change at 11:19:30.
+        let last = at("2026-12-01T11:18:15.370Z");
+        let activity = Activity {
+            open_run: None,
+            object_last: Some((
+                last,
+                "[kms-s11-stall/stall-api] Creation is processed: 1 succeeded; 0 failed.".into(),
+            )),
+            log_last: Some((last, "kopf-operator-79f7cf768f-6q95j/operator".into())),
+        };
+        let changed = Some(at("2026-12-01T11:19:30Z"));
+        let r = handling_since(&logs_with(activity.clone()), changed, now_at("2026-12-01T11:21:32Z")).unwrap();
+        assert_eq!(r.code, "nothing-logged-since-change");
+        assert_eq!(
+            r.message,
+            "the operator logged nothing after the spec change at 2026-12-01T11:19:30Z: its logs end at 2026-12-01T11:18:15.370Z (1m14s before it), and the change was not handled"
+        );
+        // Lines about other objects after the change: said as such.
+        let busy = Activity {
+            log_last: Some((at("2026-12-01T11:20:00Z"), "pod/operator".into())),
+            ..activity.clone()
+        };
+        let r = handling_since(&logs_with(busy), changed, Options::default()).unwrap();
+        assert!(
+            r.message.contains("nothing about this object after the spec change"),
+            "{}",
+            r.message
+        );
+        // A line of the object after the change (an outcome, a retry): the other reasons say it.
+        let handled = Activity {
+            object_last: Some((at("2026-12-01T11:19:31Z"), "Handler 'accept/spec' succeeded.".into())),
+            ..activity.clone()
+        };
+        assert_eq!(handling_since(&logs_with(handled), changed, Options::default()), None);
+        // Logs that begin after the change cannot say that nothing came after it.
+        let late = LogFacts::Read {
+            covers_from: Some(at("2026-12-01T11:20:00Z")),
+            last_cycle: None,
+            last_retry: None,
+            last_retry_time: None,
+            last_rejection: None,
+            activity: Box::new(activity),
+        };
+        assert_eq!(handling_since(&late, changed, Options::default()), None);
+        assert_eq!(handling_since(&no_logs(), changed, Options::default()), None);
+        assert_eq!(
+            handling_since(&logs_with(Activity::default()), None, Options::default()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_stale_kopf_verdict_names_the_open_run_first() {
+        let o = obj(
+            json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+            "metadata": {"name": "hung-api", "namespace": "kms-s11-hung", "generation": 2,
+                "annotations": {"kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":8080}}\n"},
+                "managedFields": [{"manager": "kubectl-patch", "operation": "Update", "apiVersion": "platform.example.io/v1alpha1",
+                    "time": "2026-12-01T11:19:14Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}}}]},
+            "spec": {"image": "x", "port": 9999}, "status": {"phase": "Accepted"}}),
+        );
+        let a = assess(&o, &logs_with(hung(true)), now_at("2026-12-01T11:21:32Z"));
+        assert_eq!(a.verdict, Verdict::Stale);
+        let codes: Vec<&str> = a.reasons.iter().map(|r| r.code).collect();
+        assert_eq!(codes, ["handler-running", "spec-changed-since-handled"]);
     }
 
     #[test]
@@ -987,6 +1324,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
+            activity: Box::default(),
         };
         let a = assess(&handled, &failed, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "last-handling-failed"));
@@ -1108,6 +1446,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
+            activity: Box::default(),
         };
         // The annotation alone decides.
         let progress = r#"{"started":"2026-11-29T16:22:42.532213+00:00","delayed":"2026-11-29T16:23:02.882155+00:00","purpose":"resume","retries":3,"success":false,"failure":false,"message":"image pull check failed"}"#;
@@ -1135,6 +1474,7 @@ mod tests {
             last_retry: Some("Handler 'accept' failed temporarily: image pull check failed".into()),
             last_retry_time: Some("2026-11-29T16:22:43Z".parse().unwrap()),
             last_rejection: None,
+            activity: Box::default(),
         };
         let a = assess(&handled(None), &retry_after, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Stale, "retrying"));
@@ -1151,6 +1491,7 @@ mod tests {
             last_retry: Some("Handler 'accept' failed temporarily: x".into()),
             last_retry_time: Some("2026-11-29T16:19:00Z".parse().unwrap()),
             last_rejection: None,
+            activity: Box::default(),
         };
         let a = assess(&handled(None), &retry_before, Options::default());
         assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Fresh, "last-cycle-succeeded"));
@@ -1191,6 +1532,7 @@ mod tests {
                 line: line.into(),
                 count: 3,
             })),
+            activity: Box::default(),
         };
         let blob = "x".repeat(140_000);
         // Created with the blob: nothing was ever saved.
@@ -1276,6 +1618,7 @@ mod tests {
             last_retry: None,
             last_retry_time: None,
             last_rejection: None,
+            activity: Box::default(),
         }
     }
 

@@ -474,12 +474,41 @@ impl Snapshot {
         anchors
     }
 
+    /// The `TZ` a `--log-file` was written in, when the evidence says: the literal `TZ` of the
+    /// one Kopf operator Deployment in evidence (the file is read as its log, as `kubectl logs
+    /// deploy/NAME > FILE` makes it, without the kubelet's timestamps). Without a Deployment,
+    /// with several, or with `TZ` unset or from a reference, where the file was written is not
+    /// known ([`LogZone::NotKnown`]: read as UTC, then calibrated).
+    fn file_zone(&self, source: &LogSource) -> LogZone {
+        let not_known = || LogZone::NotKnown {
+            what: format!("--log-file {}", source.pod),
+        };
+        let kopf: Vec<operator::OperatorRef> = self
+            .operator
+            .deployments
+            .get()
+            .map(|d| operator::find_operators(d))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|o| o.kind == operator::OperatorKind::Kopf)
+            .collect();
+        let [op] = kopf.as_slice() else { return not_known() };
+        match op.env.iter().rev().find(|(name, _)| name == "TZ") {
+            Some((_, value)) => LogZone::from_tz(
+                Some(value),
+                &format!(
+                    "container {} of Deployment {}/{} (the one Kopf operator in evidence, whose log --log-file {} is read as)",
+                    op.container, op.namespace, op.name, source.pod
+                ),
+            ),
+            None => not_known(),
+        }
+    }
+
     /// The `TZ` of `source`'s container (see [`Snapshot::log_zone`]), before calibration.
     fn env_zone(&self, source: &LogSource) -> LogZone {
         if source.container == crate::logs::file::FILE_CONTAINER {
-            return LogZone::NotKnown {
-                what: format!("--log-file {}", source.pod),
-            };
+            return self.file_zone(source);
         }
         let pod = self
             .operator

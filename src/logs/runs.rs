@@ -85,6 +85,25 @@ impl Run {
     }
 }
 
+/// The detail of a run still open when its log ends: `running: no outcome logged N s after
+/// its start, as of the log's last line at T` when its start and the log's last line have
+/// times, else that the logs end before its outcome. A run is "running" only as far as the
+/// log goes: a log read earlier, or a container that stopped, ends the same way.
+pub fn open_run_detail(started: Option<DateTime<Utc>>, log_last: Option<DateTime<Utc>>) -> String {
+    match (started, log_last) {
+        (Some(started), Some(last)) if last - started < chrono::Duration::seconds(1) && last >= started => format!(
+            "running: no outcome logged after its start, the log's last line (at {})",
+            crate::time::rfc3339_millis(last)
+        ),
+        (Some(started), Some(last)) if last >= started => format!(
+            "running: no outcome logged {} after its start, as of the log's last line at {}",
+            humantime((last - started).to_std().unwrap_or_default()),
+            crate::time::rfc3339_millis(last)
+        ),
+        _ => "the logs end before the handler's outcome".to_string(),
+    }
+}
+
 /// `accept` matches `accept` and `accept/spec`, not `acceptor`.
 pub fn handler_matches(id: &str, name: &str) -> bool {
     id == name || id.strip_prefix(name).is_some_and(|rest| rest.starts_with('/'))
@@ -397,11 +416,19 @@ impl Grouper {
     }
 
     /// Ends the stream: open runs are closed as `unknown` (the logs end before their outcome).
+    /// A run whose start was logged (`Handler 'x' is invoked.`, Kopf `-v`) is still running as
+    /// far as the log knows: its detail says for how long, as of the log's last line
+    /// ([`open_run_detail`]).
     pub fn finish(&mut self) {
         let keys: Vec<ObjectKey> = self.objects.keys().cloned().collect();
+        let last = self.latest;
         for key in keys {
             let mut state = self.objects.remove(&key).unwrap_or_default();
-            self.close_open(&key, &mut state, "the logs end before the handler's outcome");
+            let why = match state.open.as_ref() {
+                Some(o) if o.handler.is_some() => open_run_detail(o.started.map(|s| s.at), last),
+                _ => "the logs end before the handler's outcome".to_string(),
+            };
+            self.close_open(&key, &mut state, &why);
             self.objects.insert(key, state);
         }
     }
@@ -661,7 +688,11 @@ mod tests {
         assert!(runs[0].detail.as_deref().unwrap().contains("run timeout (10m)"));
         assert_eq!(runs[0].records.len(), 2);
         assert_eq!(runs[1].object.name, "y");
-        assert!(runs[1].detail.as_deref().unwrap().contains("logs end"));
+        // Its start is the log's last line: running, as far as the log goes.
+        assert_eq!(
+            runs[1].detail.as_deref(),
+            Some("running: no outcome logged after its start, the log's last line (at 2026-11-29T16:20:00.000Z)")
+        );
         assert_eq!(stats.expired_runs, 1);
     }
 
@@ -828,6 +859,20 @@ kopf._cogs.clients.errors.APIClientError: ('Microservice.platform.example.io \"b
             runs[0].detail
         );
         assert_eq!(stats.unattributed_lines, 0, "the retries are Kopf's own lines");
+    }
+
+    #[test]
+    fn a_run_open_at_the_logs_end_is_running_as_of_its_last_line() {
+        let t = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        assert_eq!(
+            open_run_detail(Some(t("2026-12-01T11:19:14.477Z")), Some(t("2026-12-01T11:21:32.000Z"))),
+            "running: no outcome logged 2m17s after its start, as of the log's last line at 2026-12-01T11:21:32.000Z"
+        );
+        assert_eq!(
+            open_run_detail(Some(t("2026-12-01T11:19:14.477Z")), Some(t("2026-12-01T11:19:14.477Z"))),
+            "running: no outcome logged after its start, the log's last line (at 2026-12-01T11:19:14.477Z)"
+        );
+        assert_eq!(open_run_detail(None, None), "the logs end before the handler's outcome");
     }
 
     #[test]
