@@ -522,7 +522,9 @@ async fn e2e_node_explain_events_finds_the_missing_events_rule_in_the_pod_log() 
 /// Acceptance 2 of issue 12: `scripts/release.sh image --image REF` over the release binary of
 /// `KMS_RELEASE_DIST` writes an image archive that the node's containerd imports
 /// (`KMS_E2E_NODE_IMPORT`), and `manifests --image REF | kubectl apply -f -` gives Ready Pods
-/// running that image, which handle a Microservice.
+/// that name REF and run that image (their `imageID` is the archive's config or manifest
+/// digest; the tag in their status may be another name of the same image), which handle a
+/// Microservice, and `version` reports REF.
 #[tokio::test]
 #[ignore = "needs KMS_E2E_KUBECONFIG, KMS_E2E_NODE, KMS_E2E_NODE_IMPORT and KMS_RELEASE_DIST"]
 async fn e2e_node_the_image_archive_imports_and_runs_under_another_name() {
@@ -588,14 +590,27 @@ async fn e2e_node_the_image_archive_imports_and_runs_under_another_name() {
     let (ops, ns) = (format!("{id}-ops"), format!("{id}-todo"));
     let _installed = node.install(&ops, &ns, Some(&reference), None);
     let pods = node.ready_pods(&ops, POD_LABEL, 2, &[], Duration::from_secs(120)).await;
+    // The Pods name REF and run the image of this archive. The archive is reproducible, so the
+    // node may already hold the same image under the default name (or a name of an earlier
+    // run); the container status's `image` is then whichever of those tags containerd lists
+    // first, and only `imageID` identifies the image: containerd's image id (the config's
+    // digest) for an imported image, or `NAME@<manifest digest>` where it knows one.
+    let (config_digest, manifest_digest) = image_digests(&image);
     for pod in node.pods(&ops).await {
         let spec = pod.spec.unwrap();
         assert_eq!(spec.containers[0].image.as_deref(), Some(reference.as_str()));
         let status = pod.status.unwrap().container_statuses.unwrap();
         assert!(status[0].ready, "{status:#?}");
+        let image_id = status[0].image_id.as_str();
+        eprintln!(
+            "{}: image {} (as containerd names it), imageID {image_id}",
+            pod.metadata.name.as_deref().unwrap_or("?"),
+            status[0].image
+        );
         assert!(
-            status[0].image.contains(&format!("{id}/kubectl-microservice")),
-            "{status:#?}"
+            image_id == config_digest || image_id.ends_with(&format!("@{manifest_digest}")),
+            "the Pod runs image {image_id}, not the archive's (config {config_digest}, manifest \
+             {manifest_digest}): {status:#?}"
         );
     }
     let leader = node.leader(&ns, &pods, Duration::from_secs(30)).await;
@@ -612,6 +627,35 @@ async fn e2e_node_the_image_archive_imports_and_runs_under_another_name() {
     assert_eq!(code, 0, "{err}");
     let line = format!("Operator Version: {version} ({ops}/deployment/{OPERATOR}, image {reference})");
     assert!(out.lines().any(|l| l == line), "{line}\n---\n{out}");
+}
+
+/// The digests of the one image in the OCI image archive `archive` (an OCI layout in a tar, as
+/// `scripts/release.sh image` writes it): its config's (`sha256:<hex>`, containerd's image id)
+/// and its manifest's.
+fn image_digests(archive: &Path) -> (String, String) {
+    let layout = tempfile::tempdir().unwrap();
+    let status = Command::new("tar")
+        .arg("-xf")
+        .arg(archive)
+        .arg("-C")
+        .arg(layout.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "tar -xf {}", archive.display());
+    let read = |path: PathBuf| -> Value {
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let blob = |digest: &str| {
+        let hex = digest
+            .strip_prefix("sha256:")
+            .unwrap_or_else(|| panic!("digest {digest}"));
+        layout.path().join("blobs/sha256").join(hex)
+    };
+    let index = read(layout.path().join("index.json"));
+    let manifest_digest = index["manifests"][0]["digest"].as_str().unwrap().to_string();
+    let manifest = read(blob(&manifest_digest));
+    let config_digest = manifest["config"]["digest"].as_str().unwrap().to_string();
+    (config_digest, manifest_digest)
 }
 
 /// The tutorial's Kopf operator (Kopf 1.38, `operator.py` from a ConfigMap, posting turned off
