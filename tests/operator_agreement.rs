@@ -305,3 +305,57 @@ fn every_object_gets_one_verdict_from_the_table_its_name_and_explain_events() {
     }
     assert!(checked >= 45, "only {checked} objects");
 }
+
+/// Issue 11, one timeline: a `--log-file` saved from the operator's Pod (`kubectl logs`, no
+/// kubelet timestamps) beside the Pod's own log in a bundle is the same log: `explain-events`
+/// counts each handler failure once, `status` gives the same verdict and reasons, and `logs
+/// --handler` (of a bundle collected with it) shows each run once.
+#[test]
+fn a_log_file_of_the_pods_log_counts_once() {
+    let dir = fixtures().join("bundles-captured/kopf-resume-retrying-after-restart");
+    let d = dir.to_str().unwrap();
+    let logs = dir.join("operator/logs");
+    let pod_log = fs::read_dir(&logs).unwrap().next().unwrap().unwrap().path();
+    let text = fs::read_to_string(&pod_log).unwrap();
+    // What `kubectl logs` without --timestamps prints: the kubelet's time cut off.
+    let plain: String = text
+        .lines()
+        .map(|l| format!("{}\n", l.split_once(' ').map_or(l, |(_, rest)| rest)))
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("kopf.log");
+    fs::write(&file, plain).unwrap();
+    let f = file.to_str().unwrap();
+    for command in [["explain-events", "-o", "json"], ["status", "-o", "json"]] {
+        let base = [
+            command[0],
+            "todo-api",
+            "-n",
+            "kms-i11-resume",
+            "--bundle",
+            d,
+            command[1],
+            command[2],
+        ];
+        let (code, without, err) = run(&base);
+        assert!(code <= 1, "{err}");
+        let mut with_args = base.to_vec();
+        with_args.extend(["--log-file", f]);
+        let (code, with, err) = run(&with_args);
+        assert!(code <= 1, "{err}");
+        let (a, b): (Value, Value) = (
+            serde_json::from_str(&without).unwrap(),
+            serde_json::from_str(&with).unwrap(),
+        );
+        if command[0] == "status" {
+            assert_eq!(a["items"][0]["reasons"], b["items"][0]["reasons"], "{with}");
+        } else {
+            assert!(
+                a["summary"].as_str().unwrap().contains("3 handler failures"),
+                "{}",
+                a["summary"]
+            );
+            assert_eq!(a["summary"], b["summary"], "the failures counted once");
+        }
+    }
+}
