@@ -57,33 +57,43 @@ pub fn same_run(a: &Run, b: &Run) -> bool {
 /// (whose kubelet clock is the better one) before another file's. Each kept run lists in
 /// [`Run::also_read_from`] where its copies were read. The order of the kept runs is kept.
 pub fn merge_copies(runs: Vec<Run>) -> Vec<Run> {
+    if !runs.iter().any(from_file) || runs.iter().all(|r| origin(r) == origin(&runs[0])) {
+        return runs;
+    }
     // Pods' runs first, so that a file's copy folds into the Pod's run, whatever the order.
-    let mut given: Vec<(usize, Run)> = runs.into_iter().enumerate().collect();
-    given.sort_by_key(|(i, run)| (from_file(run), *i));
-    let mut kept: Vec<(usize, Run)> = Vec::with_capacity(given.len());
-    let mut taken: Vec<bool> = Vec::with_capacity(given.len());
-    for (i, run) in given {
+    let mut given: Vec<(usize, String, Run)> = runs.into_iter().enumerate().map(|(i, r)| (i, origin(&r), r)).collect();
+    given.sort_by_key(|(i, _, run)| (from_file(run), *i));
+    let mut kept: Vec<(usize, String, Run)> = Vec::with_capacity(given.len());
+    // (handler, object, first message) → the kept runs with it: (position in `kept`, copied yet).
+    let mut seen: HashMap<(String, ObjectKey, String), Vec<(usize, bool)>> = HashMap::new();
+    for (i, place, run) in given {
+        let key = (
+            run.handler.clone(),
+            run.object.clone(),
+            run.records.first().map(|r| r.message.clone()).unwrap_or_default(),
+        );
+        let bucket = seen.entry(key).or_default();
         let original = if from_file(&run) {
-            kept.iter()
-                .zip(&taken)
-                .position(|((_, other), taken)| !taken && origin(other) != origin(&run) && same_run(other, &run))
+            bucket
+                .iter_mut()
+                .find(|(k, copied)| !*copied && kept[*k].1 != place && same_run(&kept[*k].2, &run))
         } else {
             None
         };
         match original {
-            Some(k) => {
-                taken[k] = true;
-                kept[k].1.also_read_from.push(origin(&run));
+            Some((k, copied)) => {
+                *copied = true;
+                kept[*k].2.also_read_from.push(place);
             }
             None => {
-                kept.push((i, run));
-                taken.push(false);
+                bucket.push((kept.len(), false));
+                kept.push((i, place, run));
             }
         }
     }
     // Back in the order they were given.
-    kept.sort_by_key(|(i, _)| *i);
-    kept.into_iter().map(|(_, run)| run).collect()
+    kept.sort_by_key(|(i, _, _)| *i);
+    kept.into_iter().map(|(_, _, run)| run).collect()
 }
 
 /// Where a run was read, as `logs` names it (`pod=POD/CONTAINER`, `file=NAME`).
