@@ -111,6 +111,9 @@ fn same_record(a: &Record, b: &Record) -> bool {
         && a.lines.iter().zip(&b.lines).all(|(x, y)| same_line(x, y))
 }
 
+/// A record kept by [`records_once`]: its source, its position among the kept, copied yet.
+type Kept = (usize, usize, bool);
+
 /// The records of every log in `sources` (parsed by `parse`), by source (the records of
 /// `sources[i]` at `i`, in log order), where a record read from a file ([`FILE_CONTAINER`]) that copies one read from
 /// another log is left out: a Pod's kept before a file's, one to one (see the module docs).
@@ -128,7 +131,7 @@ pub fn records_once<'a>(
     let is_file = |i: usize| sources[i].container == FILE_CONTAINER;
     parsed.sort_by_key(|(i, _)| (is_file(*i), *i));
     // (object, message) → the kept records with it: (source, position in `kept`, copied yet).
-    let mut seen: HashMap<(Option<ObjectKey>, String), Vec<(usize, usize, bool)>> = HashMap::new();
+    let mut seen: HashMap<(Option<ObjectKey>, String), Vec<Kept>> = HashMap::new();
     let mut kept: Vec<(usize, Record)> = Vec::new();
     for (i, records) in parsed {
         for record in records {
