@@ -1350,23 +1350,35 @@ fn a_log_file_of_a_kopf_pod_with_tz_is_read_in_that_zone() {
         ])
         .output()
         .unwrap();
+    // The file read in Taipei time covers what the Pod's log covers, in UTC.
+    assert!(
+        notes
+            .contains("file kopf-tz.log: 2026-12-01T11:17:42.381Z .. 2026-12-01T11:19:36.005Z (operator's local time)"),
+        "{notes}"
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    let starts: Vec<(String, String)> = text
+    // The file holds the Pod's runs: each is shown once, from the Pod, naming the file too.
+    let starts: Vec<(String, String, Value)> = text
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["container"] == "file")
         .map(|r| {
             (
                 r["cause"].as_str().unwrap().to_string(),
                 r["started"].as_str().unwrap().to_string(),
+                r["alsoReadFrom"].clone(),
             )
         })
         .collect();
+    let file = serde_json::json!(["file=kopf-tz.log"]);
     assert_eq!(
         starts,
         [
-            ("create".to_string(), "2026-12-01T11:18:15.648Z".to_string()),
-            ("update".to_string(), "2026-12-01T11:19:36.003Z".to_string())
+            (
+                "create".to_string(),
+                "2026-12-01T11:18:15.650533284Z".to_string(),
+                file.clone()
+            ),
+            ("update".to_string(), "2026-12-01T11:19:36.004552047Z".to_string(), file)
         ]
     );
 }
