@@ -44,7 +44,7 @@ binary_file=""
 all_platforms=false
 command="all"
 stage=""
-trap '[[ -z $stage ]] || rm -rf "$stage"' EXIT
+trap '[[ -z $stage ]] || { declare -F wine_teardown >/dev/null && wine_teardown; rm -rf "$stage"; }' EXIT
 
 # The five krew platforms, and the Rust target each is built for.
 platforms=(linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64)
@@ -538,9 +538,116 @@ check_format() {
     esac
 }
 
+# --- Windows binaries under Wine ---------------------------------------------------------------
+
+wine_cmd=""      # the Wine that runs .exe files, once wine_setup has made its prefix
+wine_env=()      # its environment: our own prefix, 64-bit only, quiet, no installer prompts
+wine_problem=""  # why a Windows binary cannot run here ("" when it can), a FAIL line's text
+wine_note=""     # what the run used beyond Wine itself, for the table
+
+# zig, on PATH or PyPI's ziglang (installed with pip when it can be), as a command line in the
+# array zig_cmd; returns 1 when there is none.
+find_zig() {
+    if command -v zig >/dev/null 2>&1; then
+        zig_cmd=(zig)
+        return 0
+    fi
+    if ! python3 -c 'import ziglang' >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; then
+        say "installing ziglang (a bcryptprimitives.dll for Wine): python3 -m pip install ziglang"
+        python3 -m pip install -q ziglang >&2 || true
+    fi
+    python3 -c 'import ziglang' >/dev/null 2>&1 || return 1
+    zig_cmd=(python3 -m ziglang)
+}
+
+# Rust's standard library (1.78 and later) imports ProcessPrng from bcryptprimitives.dll, which
+# Windows 10 and later have, and Wine from 8.13 on. An older Wine (Debian 12's is 8.0) stops the
+# program in its loader before main: nothing printed, exit 53, "Library bcryptprimitives.dll ...
+# not found" under WINEDEBUG=err+module. For such a Wine the prefix gets a stand-in, a 3 KB DLL
+# built here with zig, whose one export ProcessPrng fills the buffer from bcrypt.dll's
+# BCryptGenRandom with the system-preferred RNG (the generator ProcessPrng serves on Windows).
+# Writes the DLL to $1; returns 1 (with the reason on stdout) when it cannot.
+bcryptprimitives_stand_in() {
+    local out=$1 src zig_cmd=()
+    find_zig || { echo "no zig to build it (python3 -m pip install ziglang)"; return 1; }
+    src="$stage/bcryptprimitives"
+    mkdir -p "$src"
+    cat >"$src/bcryptprimitives.c" <<'EOF'
+typedef int BOOL;
+typedef unsigned char BYTE;
+typedef unsigned long ULONG;
+typedef long NTSTATUS;
+typedef unsigned long long SIZE_T;
+typedef void *HANDLE;
+__declspec(dllimport) NTSTATUS __stdcall BCryptGenRandom(HANDLE, BYTE *, ULONG, ULONG);
+/* BOOL ProcessPrng(PBYTE, SIZE_T): always TRUE on Windows; FALSE here if bcrypt fails. */
+BOOL __stdcall ProcessPrng(BYTE *data, SIZE_T len) {
+    while (len > 0) {
+        ULONG chunk = len > 0x40000000u ? 0x40000000u : (ULONG)len;
+        if (BCryptGenRandom(0, data, chunk, 2 /* BCRYPT_USE_SYSTEM_PREFERRED_RNG */) != 0) return 0;
+        data += chunk;
+        len -= chunk;
+    }
+    return 1;
+}
+BOOL __stdcall DllMainCRTStartup(HANDLE module, ULONG reason, void *reserved) {
+    (void)module; (void)reason; (void)reserved;
+    return 1;
+}
+EOF
+    printf 'LIBRARY bcryptprimitives\nEXPORTS\n    ProcessPrng\n' >"$src/bcryptprimitives.def"
+    "${zig_cmd[@]}" cc -target x86_64-windows-gnu -shared -nostdlib -O2 -o "$out" \
+        "$src/bcryptprimitives.c" "$src/bcryptprimitives.def" -lbcrypt -Wl,--entry=DllMainCRTStartup \
+        >"$src/zig.log" 2>&1 \
+        || { echo "zig cc failed: $(head -c 300 "$src/zig.log" | tr '\n' ' ')"; return 1; }
+}
+
+# Makes the Wine prefix that windows binaries run in: $stage/wine, 64-bit only (nothing 32-bit
+# runs, so wine32 is not needed; Debian's /usr/bin/wine would only ask for it), initialised by
+# wineboot before the first program, no Mono or Gecko installer prompts, no debug output. Sets
+# wine_cmd and wine_env, or wine_problem.
+wine_setup() {
+    local system32 why
+    if command -v wine64 >/dev/null 2>&1; then
+        wine_cmd=$(command -v wine64)
+    elif [[ -x /usr/lib/wine/wine64 ]]; then
+        wine_cmd=/usr/lib/wine/wine64 # Debian's wine64 package, not on PATH
+    elif command -v wine >/dev/null 2>&1; then
+        wine_cmd=$(command -v wine)
+    else
+        wine_problem="not run: no Wine (Debian: apt-get install wine wine64; others: a 64-bit Wine, 8.13 or later needs no zig)"
+        return
+    fi
+    wine_env=(WINEPREFIX="$stage/wine" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=")
+    if ! env "${wine_env[@]}" timeout 300 "$wine_cmd" wineboot --init >"$stage/wineboot.log" 2>&1; then
+        wine_problem="not run: wineboot could not make a Wine prefix ($("$wine_cmd" --version 2>/dev/null || true)): $(head -c 300 "$stage/wineboot.log" | tr '\n' ' ')"
+        return
+    fi
+    system32="$stage/wine/drive_c/windows/system32"
+    [[ -d $system32 ]] || { wine_problem="not run: wineboot made no $system32"; return; }
+    # wineboot puts a placeholder of each DLL that Wine has into system32.
+    if [[ ! -f $system32/bcryptprimitives.dll ]]; then
+        why=$(bcryptprimitives_stand_in "$system32/bcryptprimitives.dll") || {
+            wine_problem="not run: $("$wine_cmd" --version 2>/dev/null || echo this Wine) has no bcryptprimitives.dll (ProcessPrng), and a stand-in could not be built: $why; or install Wine 8.13 or later"
+            return
+        }
+        wine_note="$("$wine_cmd" --version 2>/dev/null || echo Wine) with a bcryptprimitives.dll stand-in"
+    fi
+}
+
+# Stops the prefix's wineserver (it lingers a few seconds after the last program), so that the
+# stage can be removed.
+wine_teardown() {
+    [[ -n $wine_cmd ]] || return 0
+    local server
+    server=$(command -v wineserver 2>/dev/null || echo "$(dirname "$wine_cmd")/wineserver")
+    [[ -x $server ]] && env "${wine_env[@]}" "$server" -k >/dev/null 2>&1
+    return 0
+}
+
 # Runs `BIN --version` where it can run here; prints "ran: OUTPUT (via X)", "skip: why" or "FAIL: why".
 check_run() {
-    local os_arch=$1 bin=$2 host printed runner=()
+    local os_arch=$1 bin=$2 host printed via runner=()
     host=$(host_os_arch)
     if [[ $os_arch == "$host" ]]; then
         runner=()
@@ -553,29 +660,21 @@ check_run() {
             echo "FAIL: not run: no qemu-aarch64 (Debian: apt-get install qemu-user)"
             return
         fi
-    elif [[ $os_arch == windows_* && $host == linux_amd64 ]]; then
-        if command -v wine64 >/dev/null 2>&1; then
-            runner=(wine64)
-        elif command -v wine >/dev/null 2>&1; then
-            runner=(wine)
-        else
-            echo "FAIL: not run: no wine64 or wine (Debian: apt-get install wine wine64)"
-            return
-        fi
+        via=${runner[0]}
+    elif [[ $os_arch == windows_amd64 && $host == linux_amd64 ]]; then
+        [[ -z $wine_problem ]] || { echo "FAIL: $wine_problem"; return; }
+        [[ -n $wine_cmd ]] || { echo "FAIL: not run: the Wine prefix was not made"; return; }
+        runner=(env "${wine_env[@]}" "$wine_cmd")
+        via="$(basename "$wine_cmd")${wine_note:+, $wine_note}"
     else
         echo "skip: a $os_arch binary cannot run on $host"
         return
     fi
-    # wine: a fresh prefix, no debug chatter, no Mono/Gecko installer prompts.
     command -v timeout >/dev/null 2>&1 && runner=(timeout 300 ${runner[@]+"${runner[@]}"})
-    printed=$(WINEPREFIX="$stage/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" \
-        ${runner[@]+"${runner[@]}"} "$bin" --version 2>"$stage/run.err" | tr -d '\r') \
+    printed=$(${runner[@]+"${runner[@]}"} "$bin" --version 2>"$stage/run.err" | tr -d '\r') \
         || { echo "FAIL: $(basename "$bin") --version failed: $(head -c 300 "$stage/run.err" | tr '\n' ' ')"; return; }
     [[ $printed == "kubectl-microservice $version (commit "* ]] \
         || { echo "FAIL: --version printed '$printed', expected kubectl-microservice $version (commit ...)"; return; }
-    local via=${runner[*]-}
-    via=${via#timeout 300}
-    via=${via# }
     echo "ran: $printed${via:+ (via $via)}"
 }
 
@@ -591,6 +690,10 @@ verify() {
         llvm_tool llvm-nm >/dev/null
     fi
     stage=$(mktemp -d)
+    # The Wine prefix, once for every windows archive (not in the checks' subshells).
+    if [[ $(host_os_arch) == linux_amd64 ]] && compgen -G "$dist/kubectl-microservice_${version}_windows_amd64*" >/dev/null; then
+        wine_setup
+    fi
     for p in "${platforms[@]}"; do
         name=$(archive_name "$p")
         archive="$dist/$name"
@@ -643,6 +746,7 @@ verify() {
     } | awk -F'|' '
         { for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }
         END { for (r = 1; r <= NR; r++) { line = ""; for (i = 1; i <= 5; i++) line = line sprintf(i < 5 ? "%-" w[i] "s  " : "%s", cell[r, i]); print line } }'
+    wine_teardown
     rm -rf "$stage"
     stage=""
     [[ $failures -eq 0 ]] || die "verify: $failures check(s) failed (above)"

@@ -1273,6 +1273,47 @@ fn a_handlers_pruned_result_gets_a_json_patch_for_that_property() {
     );
 }
 
+/// status-pruned's JSON patch adds to a parent that exists: a status schema without
+/// `properties` gets them in one op, a CRD without `status` the whole status schema (an `add`
+/// under a missing parent is refused when pasted).
+#[test]
+fn the_crd_patch_of_status_pruned_adds_under_a_parent_that_exists() {
+    let dir = fixtures().join("bundles-synthetic/status-pruned-crd-schema");
+    let fix_with = |edit: &dyn Fn(&mut serde_json::Map<String, Value>)| -> String {
+        let mut snapshot = bundle::read(&dir).unwrap();
+        let Evidence::Present(crd) = &mut snapshot.crd else {
+            panic!("the bundle has the CRD")
+        };
+        let mut value = serde_json::to_value(&*crd).unwrap();
+        let root = value["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+            .as_object_mut()
+            .unwrap();
+        edit(root);
+        *crd = serde_json::from_value(value).unwrap();
+        let r = report(&snapshot, "store", "catalog-api", Options::default()).unwrap();
+        find(&r, "status-pruned").unwrap().fix.clone().unwrap()
+    };
+    let root = "/spec/versions/0/schema/openAPIV3Schema/properties/status";
+    let fix = fix_with(&|props| {
+        props.insert("status".into(), serde_json::json!({"type": "object"}));
+    });
+    assert!(
+        fix.contains(&format!(
+            r#"-p '[{{"op":"add","path":"{root}/properties","value":{{"phase":{{"type":"string"}},"observedGeneration":{{"type":"integer"}},"conditions":{{"type":"array","items":{{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}}}}]'"#
+        )),
+        "{fix}"
+    );
+    let fix = fix_with(&|props| {
+        props.remove("status");
+    });
+    assert!(
+        fix.contains(&format!(
+            r#"-p '[{{"op":"add","path":"{root}","value":{{"type":"object","properties":{{"phase":{{"type":"string"}},"#
+        )),
+        "{fix}"
+    );
+}
+
 /// Issue 11 acceptance 1, the scenario suite as one checkable thing: every situation of the
 /// issue (1–11) and each healthy case has a bundle captured from a real API server, and every
 /// captured `expected.json` pins the status verdict, the finding ids, the first finding, the
@@ -1352,23 +1393,35 @@ fn a_log_file_of_a_kopf_pod_with_tz_is_read_in_that_zone() {
         ])
         .output()
         .unwrap();
+    // The file read in Taipei time covers what the Pod's log covers, in UTC.
+    assert!(
+        notes
+            .contains("file kopf-tz.log: 2026-12-01T11:17:42.381Z .. 2026-12-01T11:19:36.005Z (operator's local time)"),
+        "{notes}"
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    let starts: Vec<(String, String)> = text
+    // The file holds the Pod's runs: each is shown once, from the Pod, naming the file too.
+    let starts: Vec<(String, String, Value)> = text
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["container"] == "file")
         .map(|r| {
             (
                 r["cause"].as_str().unwrap().to_string(),
                 r["started"].as_str().unwrap().to_string(),
+                r["alsoReadFrom"].clone(),
             )
         })
         .collect();
+    let file = serde_json::json!(["file=kopf-tz.log"]);
     assert_eq!(
         starts,
         [
-            ("create".to_string(), "2026-12-01T11:18:15.648Z".to_string()),
-            ("update".to_string(), "2026-12-01T11:19:36.003Z".to_string())
+            (
+                "create".to_string(),
+                "2026-12-01T11:18:15.650533284Z".to_string(),
+                file.clone()
+            ),
+            ("update".to_string(), "2026-12-01T11:19:36.004552047Z".to_string(), file)
         ]
     );
 }

@@ -226,3 +226,136 @@ fn logs_of_a_bundle_take_the_operator_flag() {
         "no run of another operator is shown: {out}"
     );
 }
+
+/// The finding of `explain-events` that states `status`'s first reason, as
+/// `diagnose::events` maps them: `patch-rejected`, `deletion-pending` and `status-pruned` are
+/// their own findings; any other reason of a verdict that says the handler has not accepted the
+/// current spec is `accepted-stale`, whose title carries the reason's code.
+fn finding_of_reason(code: &str) -> &str {
+    match code {
+        "patch-rejected" | "deletion-pending" | "status-pruned" => code,
+        _ => "accepted-stale",
+    }
+}
+
+/// Issue 11, one verdict: for every object of every bundle, the table's `-o json` row has the
+/// verdict and reasons of `status NAME -o json`, and its first reason is `explain-events`' first
+/// finding (for `stale` and `terminating` always; for `never-handled` when a handler tried, as
+/// `accepted-stale` says), whose title names the reason's code; a `fresh` object has no
+/// `accepted-stale`.
+#[test]
+fn every_object_gets_one_verdict_from_the_table_its_name_and_explain_events() {
+    let mut checked = 0;
+    for dir in bundles() {
+        let d = dir.to_str().unwrap();
+        let (code, json, err) = run(&["status", "--bundle", d, "-o", "json"]);
+        assert!(code == 0 || code == 1, "{d}: status -o json exit {code}: {err}");
+        let table: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        for row in table["items"].as_array().unwrap() {
+            let (ns, name) = (row["namespace"].as_str().unwrap(), row["name"].as_str().unwrap());
+            let (code, json, err) = run(&["status", name, "-n", ns, "--bundle", d, "-o", "json"]);
+            assert!(code == 0 || code == 1, "{d}: status {name} exit {code}: {err}");
+            let doc: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+            let one = &doc["items"][0];
+            assert_eq!(
+                (&row["verdict"], &row["reasons"]),
+                (&one["verdict"], &one["reasons"]),
+                "{d}: {ns}/{name}: the table's row and status NAME differ"
+            );
+            let verdict = row["verdict"].as_str().unwrap();
+            let first = row["reasons"][0]["code"].as_str().unwrap_or("");
+            let (code, json, err) = run(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
+            assert!(
+                (0..=3).contains(&code) && code != 2,
+                "{d}: explain-events {name} exit {code}: {err}"
+            );
+            let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+            let findings = report["findings"].as_array().unwrap();
+            let ids: Vec<&str> = findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
+            let want = finding_of_reason(first);
+            let stated = findings.iter().find(|f| f["id"] == want && f["severity"] == "problem");
+            match verdict {
+                "stale" | "terminating" => assert_eq!(
+                    ids.first().copied(),
+                    Some(want),
+                    "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
+                ),
+                "never-handled" if stated.is_some() => assert_eq!(
+                    ids.first().copied(),
+                    Some(want),
+                    "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
+                ),
+                "fresh" => assert!(
+                    !findings
+                        .iter()
+                        .any(|f| f["id"] == "accepted-stale" && f["severity"] != "ok"),
+                    "{d}: {ns}/{name}: fresh, but explain-events says accepted-stale: {ids:?}"
+                ),
+                _ => {}
+            }
+            if let Some(f) = stated.filter(|_| want == "accepted-stale") {
+                let title = f["title"].as_str().unwrap();
+                assert!(
+                    title.contains(&format!("[{first}]")),
+                    "{d}: {ns}/{name}: accepted-stale's title names another reason than {first}: {title}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 45, "only {checked} objects");
+}
+
+/// Issue 11, one timeline: a `--log-file` saved from the operator's Pod (`kubectl logs`, no
+/// kubelet timestamps) beside the Pod's own log in a bundle is the same log: `explain-events`
+/// counts each handler failure once, `status` gives the same verdict and reasons, and `logs
+/// --handler` (of a bundle collected with it) shows each run once.
+#[test]
+fn a_log_file_of_the_pods_log_counts_once() {
+    let dir = fixtures().join("bundles-captured/kopf-resume-retrying-after-restart");
+    let d = dir.to_str().unwrap();
+    let logs = dir.join("operator/logs");
+    let pod_log = fs::read_dir(&logs).unwrap().next().unwrap().unwrap().path();
+    let text = fs::read_to_string(&pod_log).unwrap();
+    // What `kubectl logs` without --timestamps prints: the kubelet's time cut off.
+    let plain: String = text
+        .lines()
+        .map(|l| format!("{}\n", l.split_once(' ').map_or(l, |(_, rest)| rest)))
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("kopf.log");
+    fs::write(&file, plain).unwrap();
+    let f = file.to_str().unwrap();
+    for command in [["explain-events", "-o", "json"], ["status", "-o", "json"]] {
+        let base = [
+            command[0],
+            "todo-api",
+            "-n",
+            "kms-i11-resume",
+            "--bundle",
+            d,
+            command[1],
+            command[2],
+        ];
+        let (code, without, err) = run(&base);
+        assert!(code <= 1, "{err}");
+        let mut with_args = base.to_vec();
+        with_args.extend(["--log-file", f]);
+        let (code, with, err) = run(&with_args);
+        assert!(code <= 1, "{err}");
+        let (a, b): (Value, Value) = (
+            serde_json::from_str(&without).unwrap(),
+            serde_json::from_str(&with).unwrap(),
+        );
+        if command[0] == "status" {
+            assert_eq!(a["items"][0]["reasons"], b["items"][0]["reasons"], "{with}");
+        } else {
+            assert!(
+                a["summary"].as_str().unwrap().contains("3 handler failures"),
+                "{}",
+                a["summary"]
+            );
+            assert_eq!(a["summary"], b["summary"], "the failures counted once");
+        }
+    }
+}

@@ -246,17 +246,77 @@ pub fn point_at_bundle(report: &mut Report, dir: &std::path::Path) {
 /// How a fix writes our commands.
 pub const OUR_COMMAND: &str = "kubectl microservice ";
 
-/// Where each `kubectl microservice ...` command in a fix's text stands, as byte ranges: from
-/// `kubectl` to the command's end — a backtick, `|`, `;`, `)`, a line break or the end of the
-/// text, without a trailing `.`, `,` or space.
+/// Where each `kubectl microservice ...` command in a fix's text stands, as byte ranges: the
+/// parts of the [`pasted_commands`] (split at `;` and `|` outside quotes) that start with it,
+/// without trailing space (in `kubectl create namespace ops; kubectl microservice manifests ...
+/// | kubectl apply -f -`, the part our binary runs).
 pub fn suggested_commands(text: &str) -> Vec<std::ops::Range<usize>> {
-    text.match_indices(OUR_COMMAND)
-        .map(|(at, _)| {
-            let rest = &text[at..];
-            let end = rest.find(['`', '|', ';', ')', '\n']).unwrap_or(rest.len());
-            at..at + rest[..end].trim_end_matches(['.', ',', ' ']).len()
-        })
-        .collect()
+    let mut out = Vec::new();
+    for span in pasted_commands(text) {
+        let command = &text[span.clone()];
+        let mut cuts: Vec<usize> = unquoted(command)
+            .filter(|(_, c)| matches!(c, ';' | '|'))
+            .map(|(i, _)| i)
+            .collect();
+        cuts.push(command.len());
+        let mut from = 0;
+        for cut in cuts {
+            let part = &command[from..cut];
+            let start = from + (part.len() - part.trim_start().len());
+            if command[start..cut].starts_with(OUR_COMMAND) {
+                out.push(span.start + start..span.start + from + part.trim_end().len());
+            }
+            from = cut + 1;
+        }
+    }
+    out
+}
+
+/// Where each command a fix suggests stands, as byte ranges of what a user pastes into a shell:
+/// from a `kubectl` that starts a word (at the start, or after a space, a backtick or `(`) to
+/// the command's end. A command opened by a backtick ends at the closing one (a pipeline such as
+/// `` `kubectl microservice manifests ... | kubectl apply -f -` `` is one); any other ends at a
+/// line break, a backtick, `|`, `;`, `)`, an aside ` (`, or ` and ` (two commands joined in
+/// prose), outside single quotes (a JSON patch is one word), without a trailing `.`, `,` or
+/// space. This is the one rule of where a suggested command ends: `point_at_bundle` reads it,
+/// and the end-to-end tests paste what it cuts.
+pub fn pasted_commands(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for (at, _) in text.match_indices("kubectl ") {
+        if out.last().is_some_and(|last| at < last.end) {
+            continue;
+        }
+        let before = text[..at].chars().next_back();
+        if !before.is_none_or(|c| c.is_whitespace() || c == '`' || c == '(') {
+            continue;
+        }
+        let rest = &text[at..];
+        let end = if before == Some('`') {
+            rest.find('`').unwrap_or(rest.len())
+        } else {
+            unquoted(rest)
+                .find(|(i, c)| {
+                    matches!(c, '\n' | '`' | '|' | ';' | ')')
+                        || rest[*i..].starts_with(" (")
+                        || rest[*i..].starts_with(" and ")
+                })
+                .map_or(rest.len(), |(i, _)| i)
+        };
+        out.push(at..at + rest[..end].trim_end_matches(['.', ',', ' ']).len());
+    }
+    out
+}
+
+/// The characters of a shell command outside single quotes, with their byte offsets.
+fn unquoted(command: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut quoted = false;
+    command.char_indices().filter(move |(_, c)| {
+        if *c == '\'' {
+            quoted = !quoted;
+            return false;
+        }
+        !quoted
+    })
 }
 
 /// What `explain-events` gathers ([`gather`]; a bundle holds what it holds, and only
@@ -318,6 +378,61 @@ async fn gather_live(
 mod tests {
     use super::*;
     use crate::diagnose::events::Finding;
+
+    /// What a user pastes from a fix: whole commands, a backticked pipeline as one, a JSON patch
+    /// as one word, never the prose after a command (` (it prints yes)`, ` (one replica: ...)`).
+    #[test]
+    fn pasted_commands_end_where_the_prose_starts() {
+        let pasted =
+            |text: &str| -> Vec<String> { pasted_commands(text).into_iter().map(|r| text[r].to_string()).collect() };
+        assert_eq!(
+            pasted(
+                "with: kubectl -n ns patch role op --type=json -p '[{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{\"verbs\":[\"create\",\"patch\"]}}]'\nthen check the rule with kubectl auth can-i create events -n ns --as=system:serviceaccount:ops:op and kubectl auth can-i patch events -n ns --as=system:serviceaccount:ops:op (it prints yes); events that failed"
+            ),
+            [
+                "kubectl -n ns patch role op --type=json -p '[{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{\"verbs\":[\"create\",\"patch\"]}}]'",
+                "kubectl auth can-i create events -n ns --as=system:serviceaccount:ops:op",
+                "kubectl auth can-i patch events -n ns --as=system:serviceaccount:ops:op",
+            ]
+        );
+        assert_eq!(
+            pasted(
+                "scale it up: kubectl -n ops scale deployment/kopf-operator --replicas=1 (one replica: Kopf has no leader election)"
+            ),
+            ["kubectl -n ops scale deployment/kopf-operator --replicas=1"]
+        );
+        assert_eq!(
+            pasted(
+                "run one for it (`kubectl microservice manifests --namespace ops --watch-namespace todo | kubectl apply -f -`, or `kubectl microservice operate --namespace todo` with its log), or edit it (kubectl -n a edit deployment x; kubectl -n b edit deployment y); then"
+            ),
+            [
+                "kubectl microservice manifests --namespace ops --watch-namespace todo | kubectl apply -f -",
+                "kubectl microservice operate --namespace todo",
+                "kubectl -n a edit deployment x",
+                "kubectl -n b edit deployment y",
+            ]
+        );
+        assert_eq!(
+            pasted(
+                "this rolls its Pods: kubectl -n ns set env deployment/op -c operator KOPF_POSTING-\nor delete line 12, then restart: kubectl -n ns rollout restart deployment op"
+            ),
+            [
+                "kubectl -n ns set env deployment/op -c operator KOPF_POSTING-",
+                "kubectl -n ns rollout restart deployment op",
+            ]
+        );
+        // Not a command: `kubectl` inside a word, or a name ending in it.
+        assert!(pasted("see mykubectl x and `notkubectl y`").is_empty());
+        // Our command within a pipeline: the part our binary runs.
+        let text =
+            "(`kubectl create namespace ops; kubectl microservice manifests --namespace ops | kubectl apply -f -`)";
+        let ours: Vec<&str> = suggested_commands(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(ours, ["kubectl microservice manifests --namespace ops"]);
+        assert_eq!(
+            pasted(text),
+            ["kubectl create namespace ops; kubectl microservice manifests --namespace ops | kubectl apply -f -"]
+        );
+    }
 
     #[test]
     fn fixes_of_a_bundle_answer_read_the_same_bundle() {

@@ -276,6 +276,8 @@ fn finish_batch(
     object: Option<&MicroserviceObject>,
 ) -> Result<ExitCode, AppError> {
     plan.anchor_since(now);
+    // One run read from its Pod and from a file (or two files) is shown once.
+    let runs = crate::logs::copies::merge_copies(runs);
     let all_times = RunFilter {
         started_after: None,
         ..plan.filter.clone()

@@ -861,10 +861,7 @@ pub async fn live_report(
         }
         Err(err) => return Err(list_error(err)),
     };
-    let needs_logs = items
-        .iter()
-        .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
-    if needs_logs {
+    if needs_operator_logs(&items) {
         // The verdicts need the operator's logs: read them, then judge the list again.
         live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
         // add_operator replaced the logs with the Pods' (or a gap).
@@ -883,6 +880,22 @@ pub async fn live_report(
     let report = finish(&snapshot, items);
     check_decidable(&report, &snapshot, namespace, None)?;
     Ok(report)
+}
+
+/// Whether rows judged without the operator's logs may say other than they say with them, so
+/// that the list must read the logs (once per operator Pod, the bounded tail `status NAME`
+/// reads) and be judged again: `status`'s reason is `explain-events`' first finding, in the
+/// table as for a NAME (issue 11, one verdict). A row needs them when it is not `fresh` (the
+/// logs say what happened since the change: `handler-running`, `retrying`, ...) or when it is
+/// Kopf's (a cycle end decides; a later retry in the logs overrides it). Only a `fresh` row of
+/// ours (`status.observedGeneration`) or a `terminating` one rests on the object alone, so a
+/// healthy list of ours reads no log.
+pub fn needs_operator_logs(items: &[Item]) -> bool {
+    items.iter().any(|i| {
+        i.handled_by == staleness::HandledBy::Kopf
+            || !matches!(i.verdict, Verdict::Fresh | Verdict::Terminating)
+            || i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs")
+    })
 }
 
 /// The rows of `plan`'s Microservices, judged over `snapshot` page by page as the list arrives
@@ -1130,10 +1143,7 @@ mod tests {
     async fn whole(client: &kube::Client, plan: &Plan, access: &CallerAccess, wide: bool) -> Report {
         let mut snapshot = live::gather_objects(client, plan, access).await.unwrap();
         let first = report(&snapshot, plan.namespace.as_deref(), None, args().skew);
-        let needs_logs = first
-            .items
-            .iter()
-            .any(|i| i.reasons.iter().any(|r| r.code == "unconfirmed-no-logs"));
+        let needs_logs = needs_operator_logs(&first.items);
         if wide || needs_logs {
             let logs = if needs_logs {
                 live::Logs::Current
@@ -1191,6 +1201,79 @@ mod tests {
             let pages = calls.iter().filter(|c| c.contains("/microservices")).count();
             assert!(pages >= 3, "the list came in pages: {calls:#?}");
         }
+    }
+
+    /// Every bundle of tests/fixtures (`bundles`, `bundles-captured`, `bundles-synthetic`).
+    fn every_bundle() -> Vec<std::path::PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut dirs = Vec::new();
+        for folder in ["bundles", "bundles-captured", "bundles-synthetic"] {
+            let mut found: Vec<_> = std::fs::read_dir(root.join(folder))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.is_dir())
+                .collect();
+            found.sort();
+            dirs.extend(found);
+        }
+        assert!(dirs.len() >= 40, "{dirs:?}");
+        dirs
+    }
+
+    /// Issue 11, one verdict: the live list judges its rows first without the operator's logs
+    /// (the plain table without the operator either) and reads the logs only when
+    /// [`needs_operator_logs`] says a row may need them. Over every bundle: when it says they
+    /// are not needed, every row is what it is with the logs (what `status NAME` reads), so the
+    /// table never shows another reason than the NAME; and the stale rows of the captures do
+    /// ask for them.
+    #[test]
+    fn a_list_reads_the_logs_whenever_they_could_change_a_row() {
+        use crate::evidence::GapReason;
+        let not_collected = || GapReason::NotCollected("not needed for this answer".into());
+        let codes = |r: &Report| -> Vec<(String, Verdict, Vec<&'static str>)> {
+            r.items
+                .iter()
+                .map(|i| (i.name.clone(), i.verdict, i.reasons.iter().map(|r| r.code).collect()))
+                .collect()
+        };
+        let mut asked = 0;
+        for dir in every_bundle() {
+            let full = crate::evidence::bundle::read(&dir).unwrap();
+            let with_logs = report(&full, None, None, args().skew);
+            // -o wide|json: the operator without its logs; the plain table: no operator at all.
+            for with_operator in [true, false] {
+                let mut first = full.clone();
+                first.operator.logs = Evidence::missing("operator logs", not_collected());
+                if !with_operator {
+                    first.operator.deployments = Evidence::missing("operator Deployment", not_collected());
+                    first.operator.pods = Evidence::missing("operator Pods", not_collected());
+                    first.operator.leases = Evidence::missing("leases", not_collected());
+                    first.operator.peerings = Evidence::missing("peerings", not_collected());
+                }
+                let without = report(&first, None, None, args().skew);
+                if needs_operator_logs(&without.items) {
+                    asked += 1;
+                    continue;
+                }
+                assert_eq!(
+                    codes(&without),
+                    codes(&with_logs),
+                    "{}: rows judged without logs differ from those with them, and the list would not read them",
+                    dir.display()
+                );
+            }
+        }
+        assert!(asked >= 20, "most bundles have a row that needs the logs: {asked}");
+        // The capture of the issue: the hung handler's row needs the logs, and reads handler-running.
+        let hung = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles-captured/s11-kopf-handler-hung");
+        let full = crate::evidence::bundle::read(&hung).unwrap();
+        let mut first = full.clone();
+        first.operator.logs = Evidence::missing("operator logs", not_collected());
+        assert!(needs_operator_logs(&report(&first, None, None, args().skew).items));
+        assert_eq!(
+            report(&full, None, None, args().skew).items[0].reasons[0].code,
+            "handler-running"
+        );
     }
 
     #[test]

@@ -72,11 +72,14 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
     }
     let mut activity: HashMap<String, Activity> = HashMap::new();
     let mut log_last: Option<(DateTime<Utc>, String)> = None;
-    for source in logs.into_iter().flatten() {
+    // A file that copies a Pod's log counts once (crate::logs::copies).
+    let sources: Vec<&LogSource> = logs.into_iter().flatten().collect();
+    let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
+    for (source, source_records) in sources.into_iter().zip(parsed) {
         let place = source_place(source);
         let mut source_last: Option<DateTime<Utc>> = None;
         let mut open: HashMap<String, OpenStart> = HashMap::new();
-        for record in records(source, snapshot.log_zone(source)) {
+        for record in source_records {
             if let Some(t) = record.time() {
                 covers_from = Some(covers_from.map_or(t, |c| c.min(t)));
                 if !source.previous {

@@ -191,15 +191,18 @@ impl<'a> Ctx<'a> {
         let mut unattributed = Vec::new();
         // Only the resolved operator's logs (and any --log-file): another operator's lines say
         // nothing about this object.
-        for source in snapshot
+        // A file that copies a Pod's log counts once (crate::logs::copies).
+        let sources: Vec<&crate::evidence::LogSource> = snapshot
             .operator
             .logs
             .get()
             .into_iter()
             .flatten()
             .filter(|s| resolution.owns_log(snapshot, s))
-        {
-            for record in records(source, snapshot.log_zone(source)) {
+            .collect();
+        let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
+        for (source, source_records) in sources.iter().zip(parsed) {
+            for record in source_records {
                 let pod = crate::logs::file::source_name(&source.pod, &source.container);
                 match &record.object {
                     Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {

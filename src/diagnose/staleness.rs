@@ -340,7 +340,9 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
                     }
                 }
             };
-            a.reasons.extend(handling_since(logs, a.spec_changed, options));
+            let fact = format!("status.observedGeneration={observed} < metadata.generation={generation}");
+            a.reasons
+                .extend(since_change(obj, logs, &fact, a.spec_changed, options));
             a.reasons.push(Reason {
                 code: "generation-ahead",
                 message: format!(
@@ -392,7 +394,8 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         }
         if !a.changed_fields.is_empty() {
             a.verdict = Verdict::Stale;
-            a.reasons.extend(handling_since(logs, a.spec_changed, options));
+            a.reasons
+                .extend(since_change(obj, logs, &annotation_fact, a.spec_changed, options));
             a.reasons.push(spec_changed_reason(
                 &a.changed_fields,
                 &annotation_fact,
@@ -619,7 +622,6 @@ pub fn handled_record(obj: &MicroserviceObject) -> Option<KopfRecord> {
     kopf_record(obj.metadata.annotations.as_ref())
 }
 
-/// The `spec-changed-since-handled` reason: the fields that differ from Kopf's record.
 /// How long a handler's run stays open without an outcome before `handler-running` names it: a
 /// handler of the tutorial's kind returns in well under a second, and a shorter open run is
 /// one in progress (a handler that waits with a timeout of its own, e.g. 20 s, ends before).
@@ -727,6 +729,54 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
     })
 }
 
+/// The reasons of a spec change not yet handled, before the change itself: what the latest
+/// cycle after the latest spec change at `changed` shows (issue 11, one verdict). A handler
+/// still retrying ([`retrying`]) whose retry falls after the change, by the logs (a retry line
+/// at or after it, within `skew`) or by Kopf's progress record (its cycle started after the
+/// change, or its next try is due after it: that try handles the current spec), is `retrying`
+/// with its tries, last error and next try; an open run ([`handling_since`]'s
+/// `handler-running`) comes before it, as the run in progress now, and a silence of the logs
+/// since the change (`nothing-logged-since-change`) after it, as the retry's delay may explain
+/// it. Without a retry after the change, [`handling_since`]'s reason alone. `fact`: the record
+/// that shows the change (Kopf's annotation, or the generations).
+fn since_change(
+    obj: &MicroserviceObject,
+    logs: &LogFacts,
+    fact: &str,
+    changed: Option<DateTime<Utc>>,
+    options: Options<'_>,
+) -> Vec<Reason> {
+    let since = handling_since(logs, changed, options);
+    let after = |t: Option<DateTime<Utc>>| match (t, changed) {
+        (Some(t), Some(changed)) => t + options.skew >= changed,
+        // No change time: the retry is later than the last cycle end, the latest news.
+        (_, None) => true,
+        (None, Some(_)) => false,
+    };
+    let log_retry_after = match logs {
+        LogFacts::Read { last_retry_time, .. } => after(*last_retry_time),
+        LogFacts::Unavailable(_) => false,
+    };
+    let record_after = serde_json::to_value(obj).ok().is_some_and(|object| {
+        progress::read(&object)
+            .iter()
+            .filter(|r| r.retrying())
+            .any(|r| after(r.started) || after(r.delayed))
+    });
+    let retry = (log_retry_after || record_after)
+        .then(|| retrying(obj, logs, fact))
+        .flatten();
+    let Some(retry) = retry else {
+        return since.into_iter().collect();
+    };
+    match since {
+        Some(open) if open.code == "handler-running" => vec![open, retry],
+        Some(other) => vec![retry, other],
+        None => vec![retry],
+    }
+}
+
+/// The `spec-changed-since-handled` reason: the fields that differ from Kopf's record.
 fn spec_changed_reason(
     changed: &[ChangedField],
     annotation_fact: &str,
@@ -1503,6 +1553,98 @@ mod tests {
             (a.verdict, a.reasons[0].code),
             (Verdict::Unknown, "unconfirmed-no-logs")
         );
+    }
+
+    /// Issue 11, one verdict: the latest cycle after the latest spec change decides. A handler
+    /// retrying after the change is `retrying` first (tries, last error, next try), before the
+    /// change itself, by Kopf's progress record or by the logs, for Kopf's record and for ours;
+    /// a retry from before the change, with nothing after it, says nothing of the current spec.
+    #[test]
+    fn a_retry_after_the_spec_change_is_the_first_reason() {
+        let changed_at = "2026-12-01T04:27:00Z";
+        let kopf = |progress: Option<&str>| {
+            let mut annotations = serde_json::Map::new();
+            annotations.insert(
+                "kopf.zalando.org/last-handled-configuration".into(),
+                json!("{\"spec\":{\"image\":\"x\",\"port\":8080}}\n"),
+            );
+            if let Some(p) = progress {
+                annotations.insert("kopf.zalando.org/accept".into(), json!(p));
+            }
+            obj(
+                json!({"metadata": {"name": "a", "namespace": "n", "generation": 2, "annotations": annotations,
+                "managedFields": [{"manager": "kubectl-patch", "operation": "Update", "apiVersion": "platform.example.io/v1alpha1",
+                    "time": changed_at, "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}}}]},
+                "spec": {"image": "x", "port": 9090}, "status": {"phase": "Accepted"}}),
+            )
+        };
+        let ours = obj(json!({"metadata": {"name": "a", "namespace": "n", "generation": 3,
+            "managedFields": [{"manager": "kubectl-patch", "operation": "Update", "apiVersion": "platform.example.io/v1alpha1",
+                "time": changed_at, "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}}}]},
+            "spec": {"image": "x", "port": 9090}, "status": {"phase": "Accepted", "observedGeneration": 2}}));
+        let retry_at = |t: &str| LogFacts::Read {
+            covers_from: Some(at("2026-12-01T04:26:00Z")),
+            last_cycle: None,
+            last_retry: Some("Handler 'accept' failed temporarily: image pull check failed".into()),
+            last_retry_time: Some(at(t)),
+            last_rejection: None,
+            activity: Box::new(Activity {
+                object_last: Some((
+                    at(t),
+                    "Handler 'accept' failed temporarily: image pull check failed".into(),
+                )),
+                log_last: Some((at(t), "kopf-operator-6b644ff8c9-qd8wj/operator".into())),
+                ..Activity::default()
+            }),
+        };
+        let codes = |a: &Assessment| -> Vec<&'static str> { a.reasons.iter().map(|r| r.code).collect() };
+        let options = now_at("2026-12-01T04:27:55Z");
+        // The progress record of a cycle started after the change.
+        let record = r#"{"started":"2026-12-01T04:27:06.092494+00:00","delayed":"2026-12-01T04:28:06.472903+00:00","purpose":"update","retries":3,"success":false,"failure":false,"message":"image pull check failed"}"#;
+        let a = assess(&kopf(Some(record)), &no_logs(), options);
+        assert_eq!(
+            (a.verdict, codes(&a)),
+            (Verdict::Stale, vec!["retrying", "spec-changed-since-handled"])
+        );
+        let m = &a.reasons[0].message;
+        assert!(
+            m.contains("tried 3 time(s) for purpose update")
+                && m.contains("last error \"image pull check failed\"")
+                && m.contains("next try at 2026-12-01T04:28:06Z"),
+            "{m}"
+        );
+        // A record whose cycle began before the change, next try due after it: that try
+        // handles the current spec.
+        let before = r#"{"started":"2026-12-01T04:26:50+00:00","delayed":"2026-12-01T04:27:30+00:00","purpose":"update","retries":1,"success":false}"#;
+        let a = assess(&kopf(Some(before)), &no_logs(), options);
+        assert_eq!(codes(&a), ["retrying", "spec-changed-since-handled"]);
+        // The logs alone: a retry line after the change, for Kopf and for ours.
+        let a = assess(&kopf(None), &retry_at("2026-12-01T04:27:46Z"), options);
+        assert_eq!(codes(&a), ["retrying", "spec-changed-since-handled"]);
+        let a = assess(&ours, &retry_at("2026-12-01T04:27:46Z"), options);
+        assert_eq!(
+            (a.verdict, codes(&a)),
+            (Verdict::Stale, vec!["retrying", "generation-ahead"])
+        );
+        assert!(a.reasons[0].evidence[0].contains("status.observedGeneration=2 < metadata.generation=3"));
+        // A retry (line or record) entirely before the change, nothing about the object after it:
+        // the logs' silence since the change, never `retrying`.
+        let old = r#"{"started":"2026-12-01T04:26:30+00:00","delayed":"2026-12-01T04:26:50+00:00","purpose":"update","retries":1,"success":false}"#;
+        for o in [kopf(None), kopf(Some(old))] {
+            let a = assess(&o, &retry_at("2026-12-01T04:26:40Z"), options);
+            assert_eq!(codes(&a), ["nothing-logged-since-change", "spec-changed-since-handled"]);
+        }
+        let a = assess(&ours, &retry_at("2026-12-01T04:26:40Z"), options);
+        assert_eq!(codes(&a), ["nothing-logged-since-change", "generation-ahead"]);
+        // A run open since the retry after the change is the news now: it comes first.
+        let mut open = hung(true);
+        open.open_run.as_mut().unwrap().time = at("2026-12-01T04:27:10Z");
+        let mut logs = retry_at("2026-12-01T04:27:06Z");
+        if let LogFacts::Read { activity, .. } = &mut logs {
+            activity.open_run = open.open_run;
+        }
+        let a = assess(&kopf(Some(record)), &logs, now_at("2026-12-01T04:29:00Z"));
+        assert_eq!(codes(&a), ["handler-running", "retrying", "spec-changed-since-handled"]);
     }
 
     /// nolar/kopf#1087: the handler succeeds, `Creation is processed: 1 succeeded; 0 failed.`,

@@ -108,6 +108,7 @@ mod tests {
             omitted_records: 0,
             pod: None,
             container: None,
+            also_read_from: Vec::new(),
         }
     }
 

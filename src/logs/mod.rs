@@ -8,6 +8,7 @@
 //!   with cause, outcome and detail);
 //! - [`stream`]: one container log end to end (bytes → runs), for blocking and async readers;
 //! - [`coverage`]: what a log can and cannot show (first and last line per container);
+//! - [`copies`]: one run read from a Pod and from a file (or two files) is one run;
 //! - [`file`]: logs read from files (`logs --file`, `--log-file`) instead of the Pods;
 //! - [`live`]: the operator's Pods through `pods/log`, once or followed;
 //! - [`filter`] and [`view`]: which runs `logs --handler` shows, and how.
@@ -16,6 +17,7 @@
 //! [`crate::kopf::messages::classify`] to find each object's last `... is processed` line and the
 //! `Failed to post an event` lines.
 
+pub mod copies;
 pub mod coverage;
 pub mod file;
 pub mod filter;

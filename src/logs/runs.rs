@@ -76,6 +76,9 @@ pub struct Run {
     pub pod: Option<String>,
     /// The container (set by the caller).
     pub container: Option<String>,
+    /// Other logs the same run was read from (`file=NAME`, `pod=POD/CONTAINER`): copies of it
+    /// that [`super::copies::merge_copies`] folded into it.
+    pub also_read_from: Vec<String>,
 }
 
 impl Run {
@@ -523,6 +526,7 @@ impl Grouper {
             omitted_records: run.omitted,
             pod: None,
             container: None,
+            also_read_from: Vec::new(),
         });
         self.stats.runs += 1;
         state.ended_runs.clear();
@@ -596,7 +600,7 @@ pub fn humantime(d: Duration) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::logs::lines::LineSplitter;
     use crate::logs::record::RecordParser;

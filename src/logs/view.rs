@@ -12,7 +12,7 @@ use crate::kopf::messages::Outcome;
 use crate::text::sanitize;
 
 /// The JSON document of one run (`schemaVersion` 1). Field order is the Contracts' order;
-/// `container` and `clock` are additions.
+/// `container`, `clock` and `alsoReadFrom` are additions.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunJson<'a> {
@@ -40,6 +40,10 @@ pub struct RunJson<'a> {
     pub clock: Option<&'static str>,
     /// The run's log lines as read (with any kubelet prefix).
     pub lines: Vec<&'a str>,
+    /// Other logs the same run was read from (`file=NAME`, `pod=POD/CONTAINER`), shown once
+    /// ([`crate::logs::copies`]); absent when none.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub also_read_from: &'a [String],
 }
 
 fn time(s: Option<Stamp>) -> Option<String> {
@@ -65,6 +69,7 @@ pub fn run_json(run: &Run) -> RunJson<'_> {
             .iter()
             .flat_map(|r| r.lines.iter().map(String::as_str))
             .collect(),
+        also_read_from: &run.also_read_from,
     }
 }
 
@@ -133,6 +138,12 @@ pub fn human_block(run: &Run, color: bool) -> String {
     if let Some(pod) = &run.pod {
         let field = crate::logs::file::source_field(pod, run.container.as_deref());
         out.push_str(&format!("  {}", sanitize(&field)));
+    }
+    if !run.also_read_from.is_empty() {
+        out.push_str(&format!(
+            "  (also read from {})",
+            sanitize(&run.also_read_from.join(", "))
+        ));
     }
     out.push('\n');
     if let Some(d) = &run.detail {

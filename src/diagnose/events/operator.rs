@@ -10,7 +10,7 @@ use super::{Ctx, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::leading::{self, ElectionLine, PauseEvidence};
 use crate::diagnose::rbac::{self, Account, Answer, Need};
-use crate::evidence::operator::{Leadership, OperatorKind, OperatorRef};
+use crate::evidence::operator::{Leadership, OperatorKind, OperatorRef, find_operators};
 use crate::evidence::resolve::Verdict as Resolved;
 use crate::kopf::peering as kopf_peering;
 use crate::text::count;
@@ -37,8 +37,8 @@ pub(super) fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 "no operator Deployment for Microservices was found".into(),
                 evidence,
                 Some(format!(
-                    "install it (`kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace {} | kubectl apply -f -`), or name the one you run: --operator NAMESPACE/deployment/NAME",
-                    ctx.ns
+                    "install it (`{}`), or name the one you run: --operator NAMESPACE/deployment/NAME",
+                    install_command(ctx)
                 )),
             )];
         }
@@ -55,10 +55,7 @@ pub(super) fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 op.argv.join(" "),
                 op.watches.as_deref().unwrap_or_default().join(",")
             )],
-            Some(format!(
-                "add `--namespace={}` to the container's args: kubectl -n {} edit deployment {}",
-                ctx.ns, op.namespace, op.name
-            )),
+            Some(serve_fix(ctx, op)),
         ));
     }
     let pods = ctx.snapshot.operator.pods.get().map(Vec::as_slice).unwrap_or(&[]);
@@ -246,23 +243,41 @@ fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
         })
         .collect();
     evidence.extend(resolution.evidence.iter().cloned());
-    let edits: Vec<String> = resolution
-        .candidates
-        .iter()
-        .filter_map(|c| {
-            let (ns, name) = c.operator.split_once("/deployment/")?;
-            Some(format!("kubectl -n {ns} edit deployment {name}"))
-        })
-        .take(3)
-        .collect();
-    let edit = if edits.is_empty() {
-        String::new()
-    } else {
-        format!(
-            ", or add `--namespace={}` to the args of the one that should serve it ({})",
+    let operators = ctx
+        .snapshot
+        .operator
+        .deployments
+        .get()
+        .map(|d| find_operators(d))
+        .unwrap_or_default();
+    // Of an operator seen but not collected (another namespace's), only its kind and what it
+    // watches are in evidence: the general edit.
+    let mut ways: Vec<String> = Vec::new();
+    let mut edits: Vec<String> = Vec::new();
+    for c in resolution.candidates.iter().take(3) {
+        let Some((ns, name)) = c.operator.split_once("/deployment/") else {
+            continue;
+        };
+        match operators
+            .iter()
+            .find(|o| o.namespace == ns && o.name == name)
+            .and_then(|op| manifests_serving(ctx, op))
+        {
+            Some(line) => ways.push(format!("for {}: {line}", c.operator)),
+            None => edits.push(format!("kubectl -n {ns} edit deployment {name}")),
+        }
+    }
+    if !edits.is_empty() {
+        ways.push(format!(
+            "add `--namespace={}` to its container's command or args and give its ServiceAccount there the Role and RoleBinding it has where it watches ({})",
             ctx.ns,
             edits.join("; ")
-        )
+        ));
+    }
+    let edit = if ways.is_empty() {
+        String::new()
+    } else {
+        format!(", or have the one that should serve it do so: {}", ways.join("; "))
     };
     vec![finding(
         FindingId::OperatorNotWatching,
@@ -276,10 +291,132 @@ fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
         ),
         evidence,
         Some(format!(
-            "run one for it (`kubectl microservice manifests --namespace ops --watch-namespace {ns} | kubectl apply -f -`, or `kubectl microservice operate --namespace {ns}` with its log given as --log-file){edit}; if one of them does serve it, name it with --operator NS/deployment/NAME",
+            "run one for it (`{install}`, or `kubectl microservice operate --namespace {ns}` with its log given as --log-file){edit}; if one of them does serve it, name it with --operator NS/deployment/NAME",
+            install = install_command(ctx),
             ns = ctx.ns
         )),
     )]
+}
+
+/// [`install_command`] given the Deployments in evidence.
+fn install_line(deployments: &[Deployment], ns: &str) -> String {
+    let taken = |namespace: &str| {
+        deployments.iter().any(|d| {
+            d.metadata.namespace.as_deref() == Some(namespace)
+                && d.metadata.name.as_deref() == Some(crate::manifests::OPERATOR_NAME)
+        })
+    };
+    let ops = if taken("ops") {
+        // A DNS label: at most 63 characters.
+        let stem = &ns[..ns.len().min(59)];
+        format!("{}-ops", stem.trim_end_matches('-'))
+    } else {
+        "ops".to_string()
+    };
+    format!(
+        "kubectl create namespace {ops}; kubectl microservice manifests --namespace {ops} --watch-namespace {ns} | kubectl apply -f -"
+    )
+}
+
+/// The README's install of an operator for the object's namespace, as one shell line that works
+/// when pasted: the operator's namespace is created first (`manifests | kubectl apply` fails
+/// without it), and it is `ops` unless `ops` already holds a Deployment named as the manifests'
+/// one, which the apply would take over (its `--watch-namespace` replaced: the namespaces it
+/// serves would lose their operator); then `NS-ops`. `create namespace` of one that exists
+/// fails alone: the `;` goes on.
+fn install_command(ctx: &Ctx<'_>) -> String {
+    let deployments = ctx.snapshot.operator.deployments.get().map_or(&[][..], Vec::as_slice);
+    install_line(deployments, ctx.ns)
+}
+
+/// The `manifests ... | kubectl apply -f -` line of [`serve_fix`], when `op` is as `manifests`
+/// renders it.
+fn manifests_serving(ctx: &Ctx<'_>, op: &OperatorRef) -> Option<String> {
+    if op.kind != OperatorKind::Ours {
+        return None;
+    }
+    let watch = op.watches.clone().filter(|w| !w.is_empty())?;
+    let deployment = ctx.snapshot.operator.deployments.get()?.iter().find(|d| {
+        d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+            && d.metadata.name.as_deref() == Some(op.name.as_str())
+    })?;
+    let image = deployment
+        .spec
+        .as_ref()?
+        .template
+        .spec
+        .as_ref()?
+        .containers
+        .iter()
+        .find(|c| c.name == op.container)?
+        .image
+        .clone()?;
+    let events = match op.flag("--events")? {
+        "all" => "all",
+        "warnings" => "warnings",
+        "none" => "none",
+        _ => return None,
+    };
+    let standalone = op.argv.iter().any(|a| a == "--standalone");
+    let plan = crate::manifests::Plan {
+        operator_namespace: op.namespace.clone(),
+        watch: watch.clone(),
+        image: image.clone(),
+        standalone,
+        events,
+    };
+    let rendered = crate::manifests::objects(&plan)
+        .into_iter()
+        .find(|o| o["kind"] == "Deployment")?;
+    let container = &rendered["spec"]["template"]["spec"]["containers"][0];
+    if rendered["metadata"]["name"] != op.name.as_str() || container["command"] != serde_json::json!(op.argv) {
+        return None;
+    }
+    let mut line = format!(
+        "kubectl microservice manifests --namespace {} --without-shared",
+        op.namespace
+    );
+    for w in watch.iter().map(String::as_str).chain([ctx.ns]) {
+        line.push_str(&format!(" --watch-namespace {w}"));
+    }
+    if image != crate::manifests::DEFAULT_IMAGE {
+        line.push_str(&format!(" --image {image}"));
+    }
+    if standalone {
+        line.push_str(" --standalone");
+    }
+    if events != "all" {
+        line.push_str(&format!(" --events {events}"));
+    }
+    line.push_str(" | kubectl apply -f -");
+    Some(format!("`{line}` (its Deployment, and its Roles in {})", ctx.ns))
+}
+
+/// [`serve_fix`] of a Deployment `manifests` did not make, or whose spec is not in evidence:
+/// the namespace added to its command or args, and the rights copied.
+fn edit_fix(ns: &str, op_namespace: &str, op_name: &str, account: &str) -> String {
+    format!(
+        "add `--namespace={ns}` to its container's command or args (kubectl -n {op_namespace} edit deployment {op_name}) and give {account} in {ns} the Role and RoleBinding it has where it watches"
+    )
+}
+
+/// How `op`, which does not watch the object's namespace, comes to serve it. Watching is not
+/// enough: its ServiceAccount needs its rights there too (a Role and RoleBinding in the
+/// namespace). So for a Deployment `manifests` made (its command is the one `manifests` renders
+/// for its namespaces, image, `--standalone` and `--events`), the `manifests` line with the
+/// namespace added, which re-renders the Deployment and adds the Roles (`--without-shared`: the
+/// CRD and the cluster roles stay as they are); for any other, the edit of its command or args
+/// and the Role to copy.
+fn serve_fix(ctx: &Ctx<'_>, op: &OperatorRef) -> String {
+    if let Some(line) = manifests_serving(ctx, op) {
+        return line;
+    }
+    edit_fix(
+        ctx.ns,
+        &op.namespace,
+        &op.name,
+        &format!("its ServiceAccount {}/{}", op.namespace, op.service_account),
+    )
 }
 
 /// The operator is a process outside the cluster (a laptop `operate`) and no Deployment of ours
@@ -328,7 +465,8 @@ fn process_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
             ),
             evidence,
             Some(format!(
-                "start it again (`kubectl microservice operate --namespace {ns}`), or run the operator in the cluster: `kubectl microservice manifests --namespace ops --watch-namespace {ns} | kubectl apply -f -`",
+                "start it again (`kubectl microservice operate --namespace {ns}`), or run the operator in the cluster: `{install}`",
+                install = install_command(ctx),
                 ns = ctx.ns
             )),
         )),
@@ -625,6 +763,26 @@ mod tests {
         assert!(
             fix.contains("scale deployment/microservice-operator --replicas=2"),
             "{fix}"
+        );
+    }
+
+    /// A pasted install creates the operator's namespace first (`manifests | kubectl apply`
+    /// fails without it), and never takes over a Deployment of ours already in `ops` (its
+    /// `--watch-namespace` would be replaced, its namespaces left without an operator).
+    #[test]
+    fn the_install_line_creates_its_namespace_and_takes_over_no_operator() {
+        assert_eq!(
+            install_line(&[], "todo"),
+            "kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace todo | kubectl apply -f -"
+        );
+        let (_, kopf_in_ops) = kopf_deployment(1);
+        let mut ours_in_ops = kopf_in_ops.clone();
+        ours_in_ops.metadata.name = Some("microservice-operator".into());
+        // A Deployment of another name in ops is not touched by the manifests' objects.
+        assert!(install_line(std::slice::from_ref(&kopf_in_ops), "todo").contains("--namespace ops "));
+        assert_eq!(
+            install_line(&[kopf_in_ops, ours_in_ops], "todo"),
+            "kubectl create namespace todo-ops; kubectl microservice manifests --namespace todo-ops --watch-namespace todo | kubectl apply -f -"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! `patch-rejected`: Kopf's final PATCH of each cycle is refused, so the handler runs and nothing
 //! of it is saved; the fix follows the API error.
 
+use super::permissions::can_i_ours;
 use super::{Ctx, Line, finding};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::finding::{Finding, FindingId, Severity};
@@ -158,10 +159,10 @@ pub(super) fn patch_rejected(ctx: &Ctx<'_>) -> Vec<Finding> {
             None => String::new(),
         };
         format!(
-            "let {user} patch {resource} in {} (Kopf writes its annotations with a PATCH of the object, the status with one of microservices/status), in its Role:\n{}{patch}\ncheck it: kubectl auth can-i patch {resource}.{GROUP} -n {} --as={user} (it prints yes); then Kopf handles the object again at its next event, or now: {restart}",
+            "let {user} patch {resource} in {} (Kopf writes its annotations with a PATCH of the object, the status with one of microservices/status), in its Role:\n{}{patch}\ncheck it: {} (it prints yes); then Kopf handles the object again at its next event, or now: {restart}",
             ctx.ns,
             rbac::rule_yaml(GROUP, resource, &["patch"]),
-            ctx.ns
+            can_i_ours("patch", resource, ctx.ns, &user)
         )
     } else if failure.is_api_error() {
         format!(

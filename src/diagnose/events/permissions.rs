@@ -230,10 +230,6 @@ pub(super) fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
     }
     let missing: Vec<(&str, &str)> = denied.iter().chain(&suggested).copied().collect();
     if !missing.is_empty() {
-        let rules: Vec<String> = missing
-            .iter()
-            .map(|(resource, verb)| rbac::rule_yaml(GROUP, resource, &[verb]))
-            .collect();
         out.push(finding(
             FindingId::RbacResource,
             if denied.is_empty() {
@@ -256,10 +252,56 @@ pub(super) fn rbac_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 }
             ),
             evidence,
-            Some(format!("{role_hint}:\n{}", rules.join("\n"))),
+            Some(resource_fix(&role_hint, role.as_deref(), ctx.ns, &user, &missing)),
         ));
     }
     out
+}
+
+/// `kubectl auth can-i VERB` on `resource` of our API group in `ns` as `user`: a subresource
+/// (`microservices/status`) is asked with `--subresource`, as `kubectl auth can-i` takes it
+/// (`microservices/status.GROUP` would ask about an object named `status.GROUP`).
+pub(super) fn can_i_ours(verb: &str, resource: &str, ns: &str, user: &str) -> String {
+    let (plural, sub) = match resource.split_once('/') {
+        Some((plural, sub)) => (plural, format!(" --subresource={sub}")),
+        None => (resource, String::new()),
+    };
+    format!("kubectl auth can-i {verb} {plural}.{GROUP}{sub} -n {ns} --as={user}")
+}
+
+/// The fix of `rbac-resource`: the rules; with the Role bound in the namespace, the JSON patch
+/// that appends them; and the `kubectl auth can-i` checks, which print yes once they hold.
+fn resource_fix(role_hint: &str, role: Option<&str>, ns: &str, user: &str, missing: &[(&str, &str)]) -> String {
+    let rules: Vec<String> = missing
+        .iter()
+        .map(|(resource, verb)| rbac::rule_yaml(GROUP, resource, &[verb]))
+        .collect();
+    let with = match role {
+        Some(r) => {
+            let ops: Vec<String> = missing
+                .iter()
+                .map(|(resource, verb)| {
+                    format!(
+                        r#"{{"op":"add","path":"/rules/-","value":{{"apiGroups":["{GROUP}"],"resources":["{resource}"],"verbs":["{verb}"]}}}}"#
+                    )
+                })
+                .collect();
+            format!(
+                "\nwith: kubectl -n {ns} patch role {r} --type=json -p '[{}]'",
+                ops.join(",")
+            )
+        }
+        None => String::new(),
+    };
+    let checks: Vec<String> = missing
+        .iter()
+        .map(|(resource, verb)| can_i_ours(verb, resource, ns, user))
+        .collect();
+    format!(
+        "{role_hint}:\n{}{with}\nthen check it with {} (it prints yes)",
+        rules.join("\n"),
+        checks.join(" and ")
+    )
 }
 
 #[cfg(test)]
@@ -280,5 +322,24 @@ mod tests {
             [(RbacEvents, Ok), (RbacResource, Problem)]
         );
         assert_eq!(run("bundles/healthy", rbac_findings), [(RbacEvents, Ok)]);
+    }
+
+    /// rbac-resource's fix appends the rules to the bound Role with one JSON patch and checks
+    /// them; a subresource is asked with `--subresource` (`microservices/status.GROUP` names an
+    /// object `status.GROUP`, not the subresource).
+    #[test]
+    fn rbac_resource_fix_patches_the_role_and_checks_the_subresource() {
+        let fix = resource_fix(
+            "add to the rules of Role store/op",
+            Some("op"),
+            "store",
+            "system:serviceaccount:ops:op",
+            &[("microservices/status", "patch"), ("microservices", "watch")],
+        );
+        assert_eq!(
+            fix,
+            "add to the rules of Role store/op:\n- apiGroups: [\"platform.example.io\"]\n  resources: [\"microservices/status\"]\n  verbs: [\"patch\"]\n- apiGroups: [\"platform.example.io\"]\n  resources: [\"microservices\"]\n  verbs: [\"watch\"]\nwith: kubectl -n store patch role op --type=json -p '[{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{\"apiGroups\":[\"platform.example.io\"],\"resources\":[\"microservices/status\"],\"verbs\":[\"patch\"]}},{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{\"apiGroups\":[\"platform.example.io\"],\"resources\":[\"microservices\"],\"verbs\":[\"watch\"]}}]'\nthen check it with kubectl auth can-i patch microservices.platform.example.io --subresource=status -n store --as=system:serviceaccount:ops:op and kubectl auth can-i watch microservices.platform.example.io -n store --as=system:serviceaccount:ops:op (it prints yes)"
+        );
+        assert!(!resource_fix("add to a Role", None, "store", "u", &[("microservices", "list")]).contains("with:"));
     }
 }

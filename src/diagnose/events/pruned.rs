@@ -67,7 +67,7 @@ pub(super) fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
                 crate::resource::CRD_NAME,
                 by_schema.join(", ")
             )],
-            Some(crd_status_fix()),
+            Some(schema_fix(ctx, &by_schema)),
         )];
     }
     let Some(last) = lines.last() else { return Vec::new() };
@@ -153,20 +153,54 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
     let Some(index) = storage_version_index(ctx).filter(|_| !fields.is_empty()) else {
         return crd_status_fix();
     };
-    let ops: Vec<String> = fields
+    let schemas: Vec<(&str, &str)> = fields
         .iter()
         .map(|(field, first)| {
             let schema = match first {
                 '\'' | '"' => r#"{"type":"string"}"#,
                 '0'..='9' | '-' => r#"{"type":"integer"}"#,
                 'T' | 'F' => r#"{"type":"boolean"}"#,
+                '[' => r#"{"type":"array","items":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}"#,
                 _ => r#"{"type":"object","x-kubernetes-preserve-unknown-fields":true}"#,
             };
-            format!(
-                r#"{{"op":"add","path":"/spec/versions/{index}/schema/openAPIV3Schema/properties/status/properties/{field}","value":{schema}}}"#
-            )
+            (field.as_str(), schema)
         })
         .collect();
+    let root = format!("/spec/versions/{index}/schema/openAPIV3Schema/properties/status");
+    // An `add` needs the parent: a status schema without `properties`, or no `status` at all,
+    // gets them in one op.
+    let status = ctx
+        .snapshot
+        .crd
+        .get()
+        .and_then(|crd| crd.spec.versions.get(index))
+        .and_then(|v| {
+            v.schema
+                .as_ref()?
+                .open_api_v3_schema
+                .as_ref()?
+                .properties
+                .as_ref()?
+                .get("status")
+        });
+    let properties = || {
+        let each: Vec<String> = schemas.iter().map(|(f, schema)| format!(r#""{f}":{schema}"#)).collect();
+        format!("{{{}}}", each.join(","))
+    };
+    let ops: Vec<String> = match status {
+        None => vec![format!(
+            r#"{{"op":"add","path":"{root}","value":{{"type":"object","properties":{}}}}}"#,
+            properties()
+        )],
+        Some(s) if s.properties.is_none() => vec![format!(
+            r#"{{"op":"add","path":"{root}/properties","value":{}}}"#,
+            properties()
+        )],
+        Some(_) => schemas
+            .iter()
+            .map(|(field, schema)| format!(r#"{{"op":"add","path":"{root}/properties/{field}","value":{schema}}}"#))
+            .collect(),
+    };
     format!(
         "add {} to the CRD's status schema; the CRD {} is shared by every operator and user of Microservices on the cluster (this adds properties and changes nothing else):\n  kubectl patch crd {} --type=json -p '[{}]'",
         fields
@@ -178,6 +212,26 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
         crate::resource::CRD_NAME,
         ops.join(",")
     )
+}
+
+/// The fix for `status.<field>`s the CRD's status schema lacks ([`pruned_by_schema`]): the JSON
+/// patch of [`field_fix`], each field typed as the operator writes it (`observedGeneration` an
+/// integer, `conditions` a list, `phase` a string). An operator of ours retries a refused status
+/// write, so the patch alone gets the status written.
+fn schema_fix(ctx: &Ctx<'_>, fields: &[String]) -> String {
+    let typed: Vec<(String, char)> = fields
+        .iter()
+        .map(|f| {
+            let name = f.strip_prefix("status.").unwrap_or(f).to_string();
+            let first = match name.as_str() {
+                "observedGeneration" => '0',
+                "conditions" => '[',
+                _ => '"',
+            };
+            (name, first)
+        })
+        .collect();
+    field_fix(ctx, &typed.iter().collect::<Vec<_>>())
 }
 
 /// The fix of `status-pruned`, whichever operator writes the status (the CRD is shared).
