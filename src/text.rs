@@ -53,6 +53,31 @@ pub fn count_as(n: u64, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
+/// [`count`], but `no` for none: `no lines`, `1 line`, `10 lines`, `70 lines`. The number is
+/// never rewritten as text (a `0 ` inside `10 ` or `70 ` is a digit, not a count of none).
+pub fn count_or_no(n: u64, noun: &str) -> String {
+    if n == 0 { format!("no {noun}s") } else { count(n, noun) }
+}
+
+/// One reference token of a JSON pointer (RFC 6901): `~` as `~0`, then `/` as `~1`, so that a
+/// Kopf handler id `accept/spec` is the one key `accept~1spec`, not the two keys `accept`, `spec`.
+/// Every JSON patch path a fix prints is built with it (or [`json_pointer`]).
+pub fn json_pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// A JSON pointer (RFC 6901) of the keys `keys`, each escaped by [`json_pointer_token`]:
+/// `json_pointer(["status", "accept/spec"])` is `/status/accept~1spec`.
+pub fn json_pointer<'a>(keys: impl IntoIterator<Item = &'a str>) -> String {
+    keys.into_iter().map(|k| format!("/{}", json_pointer_token(k))).collect()
+}
+
+/// `s` as a JSON string that can be pasted inside a shell's single quotes: JSON's escapes, and a
+/// `'` as `\u0027` (the same string to a JSON reader; a bare `'` would end the shell's quoting).
+pub fn json_string_in_single_quotes(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string().replace('\'', "\\u0027")
+}
+
 /// `is` or `are`, agreeing with a count.
 pub fn is_are(n: u64) -> &'static str {
     if n == 1 { "is" } else { "are" }
@@ -70,6 +95,38 @@ mod tests {
         assert_eq!(count_as(1, "try", "tries"), "1 try");
         assert_eq!(count_as(3, "try", "tries"), "3 tries");
         assert_eq!((is_are(1), is_are(0), is_are(2)), ("is", "are", "are"));
+    }
+
+    #[test]
+    fn json_pointer_tokens_escape_tilde_then_slash() {
+        assert_eq!(json_pointer_token("accept/spec"), "accept~1spec");
+        assert_eq!(json_pointer_token("a~b"), "a~0b");
+        // `~1` written in a key is the key's own text: its `~` is escaped, not read as `/`.
+        assert_eq!(json_pointer_token("a~1b/c"), "a~01b~1c");
+        assert_eq!(json_pointer_token("phase"), "phase");
+        assert_eq!(
+            json_pointer(["metadata", "annotations", "kopf.zalando.org/last-handled-configuration"]),
+            "/metadata/annotations/kopf.zalando.org~1last-handled-configuration"
+        );
+        assert_eq!(json_pointer(["status", "accept/spec"]), "/status/accept~1spec");
+        assert_eq!(json_pointer([]), "");
+    }
+
+    #[test]
+    fn json_strings_for_single_quotes_hold_no_single_quote() {
+        assert_eq!(json_string_in_single_quotes("/a~1b"), r#""/a~1b""#);
+        assert_eq!(json_string_in_single_quotes(r#"it's "x""#), r#""it\u0027s \"x\"""#);
+        let back: String = serde_json::from_str(&json_string_in_single_quotes(r#"it's "x""#)).unwrap();
+        assert_eq!(back, r#"it's "x""#);
+    }
+
+    #[test]
+    fn none_is_no_and_every_other_count_keeps_its_digits() {
+        assert_eq!(count_or_no(0, "microservice"), "no microservices");
+        assert_eq!(count_or_no(1, "microservice"), "1 microservice");
+        assert_eq!(count_or_no(10, "microservice"), "10 microservices");
+        assert_eq!(count_or_no(70, "microservice"), "70 microservices");
+        assert_eq!(count_or_no(100, "log file"), "100 log files");
     }
 
     #[test]

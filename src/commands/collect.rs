@@ -192,8 +192,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
             let resolution = snapshot.operator_for_namespace(namespace.as_deref());
             eprintln!("note: operator: {}", sanitize(&resolution.line()));
         }
-        let count =
-            |n: Option<usize>, noun: &str| crate::text::count(n.unwrap_or(0) as u64, noun).replacen("0 ", "no ", 1);
+        let count = |n: Option<usize>, noun: &str| crate::text::count_or_no(n.unwrap_or(0) as u64, noun);
         eprintln!(
             "wrote {}: {}, {}, {}",
             args.dir.display(),

@@ -140,9 +140,11 @@ impl Pending {
 /// `namespace`: a JSON patch whose `test` op fails (changing nothing) if the index holds another
 /// value by then.
 pub fn remove_command(namespace: &str, name: &str, index: usize, finalizer: &str) -> String {
-    let value = serde_json::Value::String(finalizer.to_string());
+    use crate::text::{json_pointer, json_string_in_single_quotes};
+    let value = json_string_in_single_quotes(finalizer);
+    let path = json_string_in_single_quotes(&json_pointer(["metadata", "finalizers", index.to_string().as_str()]));
     format!(
-        "kubectl -n {namespace} patch microservice {name} --type=json -p '[{{\"op\":\"test\",\"path\":\"/metadata/finalizers/{index}\",\"value\":{value}}},{{\"op\":\"remove\",\"path\":\"/metadata/finalizers/{index}\"}}]'"
+        "kubectl -n {namespace} patch microservice {name} --type=json -p '[{{\"op\":\"test\",\"path\":{path},\"value\":{value}}},{{\"op\":\"remove\",\"path\":{path}}}]'"
     )
 }
 

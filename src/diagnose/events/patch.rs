@@ -92,8 +92,8 @@ pub(super) fn patch_rejected(ctx: &Ctx<'_>) -> Vec<Finding> {
     if normal > 0 {
         evidence.push(format!(
             "the object's {} `Logging` events (such as \"Handler 'accept' succeeded.\") are posted before Kopf's PATCH: they do not mean that the handling was saved",
-            count(normal as u64, "Normal")
-        ).replace("Normals", "Normal"));
+            crate::text::count_as(normal as u64, "Normal", "Normal")
+        ));
     }
     let failure = &rejection.failure;
     let op = ctx.operator.as_ref();

@@ -8,7 +8,7 @@ use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::staleness;
 use crate::evidence::operator::OperatorKind;
 use crate::kopf::messages::Lifecycle;
-use crate::text::count;
+use crate::text::{count, json_pointer, json_string_in_single_quotes};
 
 /// Status fields the operator writes that the CRD's status schema (of its storage version)
 /// would prune: no `x-kubernetes-preserve-unknown-fields` and no such property. Ours writes
@@ -166,7 +166,11 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
             (field.as_str(), schema)
         })
         .collect();
-    let root = format!("/spec/versions/{index}/schema/openAPIV3Schema/properties/status");
+    let index_key = index.to_string();
+    let root = ["spec", "versions", index_key.as_str(), "schema", "openAPIV3Schema", "properties", "status"];
+    // Every path and key is escaped: a Kopf handler id such as `accept/spec` is one key
+    // (`accept~1spec` in a pointer), and nothing in a field name can end the shell's quotes.
+    let path = |tail: &[&str]| json_string_in_single_quotes(&json_pointer(root.iter().chain(tail).copied()));
     // An `add` needs the parent: a status schema without `properties`, or no `status` at all,
     // gets them in one op.
     let status = ctx
@@ -184,21 +188,26 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
                 .get("status")
         });
     let properties = || {
-        let each: Vec<String> = schemas.iter().map(|(f, schema)| format!(r#""{f}":{schema}"#)).collect();
+        let each: Vec<String> = schemas
+            .iter()
+            .map(|(f, schema)| format!("{}:{schema}", json_string_in_single_quotes(f)))
+            .collect();
         format!("{{{}}}", each.join(","))
     };
     let ops: Vec<String> = match status {
         None => vec![format!(
-            r#"{{"op":"add","path":"{root}","value":{{"type":"object","properties":{}}}}}"#,
+            r#"{{"op":"add","path":{},"value":{{"type":"object","properties":{}}}}}"#,
+            path(&[]),
             properties()
         )],
         Some(s) if s.properties.is_none() => vec![format!(
-            r#"{{"op":"add","path":"{root}/properties","value":{}}}"#,
+            r#"{{"op":"add","path":{},"value":{}}}"#,
+            path(&["properties"]),
             properties()
         )],
         Some(_) => schemas
             .iter()
-            .map(|(field, schema)| format!(r#"{{"op":"add","path":"{root}/properties/{field}","value":{schema}}}"#))
+            .map(|(field, schema)| format!(r#"{{"op":"add","path":{},"value":{schema}}}"#, path(&["properties", field])))
             .collect(),
     };
     format!(
@@ -279,5 +288,30 @@ mod tests {
             [(StatusPruned, Warning)]
         );
         assert_eq!(run("bundles/healthy", pruned), []);
+    }
+
+    /// A Kopf handler id with a `/` (`accept/spec`, whose return value Kopf writes to
+    /// `status["accept/spec"]`) is one property: its pointer token is `accept~1spec` (RFC 6901),
+    /// so the patch adds `status.properties["accept/spec"]`, not `accept.properties.spec`.
+    #[test]
+    fn a_handler_id_with_a_slash_is_one_escaped_pointer_token() {
+        let snapshot = super::super::fixture::bundle("bundles-synthetic/status-pruned-kopf-log");
+        let obj = &snapshot.microservices.get().unwrap()[0];
+        let ctx = Ctx::new(&snapshot, obj, super::super::Options::default());
+        let field = ("accept/spec".to_string(), '{');
+        let fix = field_fix(&ctx, &[&field]);
+        assert!(
+            fix.contains(r#""path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/accept~1spec""#),
+            "{fix}"
+        );
+        assert!(!fix.contains("properties/accept/spec"), "{fix}");
+        assert!(fix.contains("add status.accept/spec to"), "{fix}");
+        // `~` is `~0`; a `'` cannot end the shell's quotes around the patch.
+        let odd = ("a~b'c".to_string(), '\'');
+        let fix = field_fix(&ctx, &[&odd]);
+        assert!(fix.contains(r#"/properties/a~0b\u0027c""#), "{fix}");
+        let patch = fix.split(" -p '").nth(1).unwrap().strip_suffix('\'').unwrap();
+        let ops: serde_json::Value = serde_json::from_str(patch).unwrap();
+        assert_eq!(ops[0]["path"], "/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/a~0b'c");
     }
 }
