@@ -186,7 +186,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 29);
+    assert_eq!(bundles_in("bundles-captured").len(), 30);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
@@ -277,6 +277,52 @@ fn event_post_403s_older_than_the_rbac_fix_are_history() {
             && !fix.contains("restart the operator"),
         "{fix}"
     );
+}
+
+/// Issue 11 trial C: handler errors with no event while the operator may not create events. The
+/// captured bundle as it was before the grant (the Role without the events rule, the review
+/// denied, none of the events posted after the grant): `errors-not-posted` names the refused
+/// POSTs (`rbac-events`) and gives its fix, not posting.level or the event TTL.
+#[test]
+fn errors_not_posted_names_the_refused_event_posts() {
+    let dir = fixtures().join("bundles-captured/trial-kopf-events-rbac-removed");
+    let mut snapshot = bundle::read(&dir).unwrap();
+    if let Evidence::Present(reviews) = &mut snapshot.rbac.access_reviews {
+        for r in reviews {
+            let core_events = r
+                .spec
+                .resource_attributes
+                .as_ref()
+                .is_some_and(|a| a.resource.as_deref() == Some("events") && a.group.as_deref().unwrap_or("").is_empty());
+            if let Some(st) = r.status.as_mut().filter(|_| core_events) {
+                st.allowed = false;
+            }
+        }
+    }
+    if let Evidence::Present(roles) = &mut snapshot.rbac.roles {
+        for role in roles {
+            if let Some(rules) = role.rules.as_mut() {
+                rules.retain(|r| !r.resources.iter().flatten().any(|x| x == "events"));
+            }
+        }
+    }
+    if let Evidence::Present(events) = &mut snapshot.events {
+        events.retain(|e| e.type_.as_deref() != Some("Error"));
+    }
+    let r = report(&snapshot, "kms-tr-norbac", "retry-api", Options::default()).unwrap();
+    let find = |id: &str| r.findings.iter().find(|f| f.id.as_str() == id).unwrap();
+    assert_eq!(find("rbac-events").severity, Severity::Problem, "{:?}", r.findings);
+    let f = find("errors-not-posted");
+    assert_eq!(f.severity, Severity::Problem, "{f:?}");
+    assert!(f.title.contains("may not create events (see rbac-events)"), "{}", f.title);
+    let fix = f.fix.as_deref().unwrap();
+    assert!(!fix.contains("check posting.level") && !fix.contains("--event-ttl"), "{fix}");
+    assert!(fix.starts_with("rbac-events's fix"), "{fix}");
+    assert!(fix.contains(find("rbac-events").fix.as_deref().unwrap()), "{fix}");
+    // Unedited (granted before the capture, the failures posted since): nothing unposted.
+    let r = report(&bundle::read(&dir).unwrap(), "kms-tr-norbac", "retry-api", Options::default()).unwrap();
+    let f = r.findings.iter().find(|f| f.id.as_str() == "errors-not-posted").unwrap();
+    assert_eq!(f.severity, Severity::Ok, "{f:?}");
 }
 
 /// A real Kopf 1.38 operator added its finalizer, was removed, and the object was deleted: the

@@ -259,7 +259,18 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     findings.extend(operator_findings(&ctx));
     findings.extend(rbac_findings(&ctx));
     findings.extend(post_failures(&ctx));
-    findings.extend(posting(&ctx).into_iter().map(|f| posting_off_hides(&ctx, f)));
+    // Refused event POSTs, when they are why handler errors have no event, are the cause
+    // `errors-not-posted` names (not the posting settings).
+    let because = posting::not_posted_because(&ctx, &findings);
+    findings.extend(
+        posting(&ctx)
+            .into_iter()
+            .map(|f| posting_off_hides(&ctx, f))
+            .map(|f| match &because {
+                Some(b) if f.id == FindingId::ErrorsNotPosted => b.clone(),
+                _ => f,
+            }),
+    );
     findings.extend(expired(&ctx));
     findings.extend(elsewhere(&ctx));
     findings.extend(caller_events(&ctx));

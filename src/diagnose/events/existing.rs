@@ -51,6 +51,9 @@ pub(super) fn elsewhere(ctx: &Ctx<'_>) -> Vec<Finding> {
     };
     let mut evidence = Vec::new();
     let mut stale = false;
+    // Events elsewhere for a reason other than a predecessor's uid (another namespace, no uid,
+    // a type a filter hides).
+    let mut hiding = false;
     for e in events {
         let io = &e.involved_object;
         if io.kind.as_deref() != Some("Microservice") || io.name.as_deref() != Some(ctx.name) {
@@ -71,6 +74,7 @@ pub(super) fn elsewhere(ctx: &Ctx<'_>) -> Vec<Finding> {
         };
         if ns.map(String::as_str) != Some(ctx.ns) {
             stale = true;
+            hiding = true;
             evidence.push(describe(format!(
                 "in namespace {}, not {}",
                 ns.map(String::as_str).unwrap_or("<none>"),
@@ -78,6 +82,7 @@ pub(super) fn elsewhere(ctx: &Ctx<'_>) -> Vec<Finding> {
             )));
         } else if io.uid.is_none() {
             stale = true;
+            hiding = true;
             evidence.push(describe(
                 "involvedObject.uid is missing: kubectl describe does not show it".into(),
             ));
@@ -89,6 +94,7 @@ pub(super) fn elsewhere(ctx: &Ctx<'_>) -> Vec<Finding> {
                 ctx.obj.metadata.uid.as_deref().unwrap_or("?")
             )));
         } else if !matches!(e.type_.as_deref(), Some("Normal") | Some("Warning")) {
+            hiding = true;
             evidence.push(describe(
                 "type is neither Normal nor Warning: `--field-selector type=Warning` hides it".into(),
             ));
@@ -96,6 +102,20 @@ pub(super) fn elsewhere(ctx: &Ctx<'_>) -> Vec<Finding> {
     }
     if evidence.is_empty() {
         return Vec::new();
+    }
+    // Only a deleted predecessor's events, and this object is handled (`fresh`): they hide
+    // nothing about it; said, with both uids, as `ok`.
+    if !hiding && super::stale::verdict_of(ctx).verdict == crate::diagnose::staleness::Verdict::Fresh {
+        return vec![finding(
+            FindingId::EventsElsewhere,
+            Severity::Ok,
+            format!(
+                "the events matching the name are a deleted predecessor's; this object (uid {}) is handled (fresh) and hides nothing",
+                ctx.obj.metadata.uid.as_deref().unwrap_or("?")
+            ),
+            evidence,
+            None,
+        )];
     }
     let title = if stale {
         "events matching the name are about another object (another namespace or uid)"
@@ -145,6 +165,7 @@ mod tests {
             run("bundles-synthetic/events-expired", expired),
             [(EventsExpired, Warning)]
         );
+        // A predecessor's events beside a never-handled object: a warning (they are not about it).
         assert_eq!(run("bundles/recreated-uid", elsewhere), [(EventsElsewhere, Warning)]);
         assert_eq!(
             run("bundles-synthetic/caller-cannot-list-events", caller_events),

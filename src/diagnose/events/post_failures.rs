@@ -202,6 +202,28 @@ pub(super) fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
     let attempts = post_attempt_lines(ctx);
     let Some((last, _)) = found.iter().max_by_key(|(l, _)| l.record.time()) else {
         let Some(last) = attempts.last() else { return Vec::new() };
+        // Retries that stopped failing once the events rule was granted (a later POST went
+        // through, or the grant is newer than every attempt): history, as a 403 given up below.
+        let fixed = Fixed::of(ctx);
+        if fixed.allowed_now.is_some() && attempts.iter().all(|l| fixed.predates(l.record.time(), ctx.options.skew)) {
+            let mut evidence = vec![format!("last attempt: {}", last.cite())];
+            if let Some(how) = &fixed.allowed_now {
+                evidence.push(format!("the events rule allows it now: {how}"));
+            }
+            if let Some((_, post)) = &fixed.last_post {
+                evidence.push(format!("a later POST went through: {post}"));
+            }
+            return vec![finding(
+                FindingId::EventPostFailed,
+                Severity::Ok,
+                format!(
+                    "the operator's event POSTs failed ({}) before the events rule was granted; none failed since",
+                    count(attempts.len() as u64, "attempt")
+                ),
+                evidence,
+                None,
+            )];
+        }
         return vec![finding(
             FindingId::EventPostFailed,
             Severity::Problem,

@@ -98,6 +98,64 @@ pub(super) fn posting_off_hides(ctx: &Ctx<'_>, mut f: Finding) -> Finding {
     f
 }
 
+/// `errors-not-posted` when what `rbac-events` and `event-post-failed` found (in `found`)
+/// explains it: handler failures within the event TTL, no Warning/Error event on the object,
+/// and the operator may not create events (`rbac-events` a problem) or its event POSTs fail
+/// (`event-post-failed` not `ok`). That is the cause, not the posting settings or the TTL: the
+/// finding names it and gives `rbac-events`' fix. `None` when they do not explain it.
+pub(super) fn not_posted_because(ctx: &Ctx<'_>, found: &[Finding]) -> Option<Finding> {
+    ctx.snapshot.events.get()?;
+    let recent: Vec<_> = failures(ctx).into_iter().filter(|l| within_ttl(ctx, l)).collect();
+    let last = recent.last()?;
+    if ctx
+        .own_events
+        .iter()
+        .any(|e| matches!(e.type_.as_deref(), Some("Warning") | Some("Error")))
+    {
+        return None;
+    }
+    let rbac = found
+        .iter()
+        .find(|f| f.id == FindingId::RbacEvents && f.severity == Severity::Problem);
+    let posts = found
+        .iter()
+        .find(|f| f.id == FindingId::EventPostFailed && f.severity != Severity::Ok);
+    if rbac.is_none() && posts.is_none() {
+        return None;
+    }
+    let mut evidence = vec![
+        format!(
+            "{} in the logs for {} within the event TTL, no Warning/Error event on its uid",
+            count(recent.len() as u64, "handler failure"),
+            ctx.key
+        ),
+        format!("last failure: {}", last.cite()),
+    ];
+    evidence.extend(rbac.map(|f| format!("rbac-events: {}", f.title)));
+    evidence.extend(posts.map(|f| format!("event-post-failed: {}", f.title)));
+    let (title, fix) = match rbac {
+        Some(r) => (
+            "handler errors are not posted: the operator may not create events (see rbac-events), so their POSTs are refused",
+            r.fix.clone(),
+        ),
+        None => (
+            "handler errors are not posted: the operator's event POSTs fail (see event-post-failed)",
+            posts.and_then(|p| p.fix.clone()),
+        ),
+    };
+    let source = if rbac.is_some() { "rbac-events" } else { "event-post-failed" };
+    Some(finding(
+        FindingId::ErrorsNotPosted,
+        Severity::Problem,
+        title.into(),
+        evidence,
+        Some(match fix {
+            Some(fix) => format!("{source}'s fix (not posting.level, not the event TTL): {fix}"),
+            None => format!("{source}'s fix (not posting.level, not the event TTL)"),
+        }),
+    ))
+}
+
 pub(super) fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
     let failures = failures(ctx);
     // Only failures within the event TTL can still have their events: an older failure without
