@@ -381,6 +381,7 @@ fn bundles_say_whether_the_handler_ran_since_the_spec_changed() {
         "{recreated}"
     );
     assert!(recreated.contains("predate this object"), "{recreated}");
+    assert!(recreated.contains("(Kopf's logs carry no uid: told apart by time)"), "{recreated}");
     // The coverage of the Pod, and its clock.
     assert!(
         stale.contains(
@@ -558,4 +559,41 @@ fn a_container_the_pods_do_not_have_is_one_error_naming_theirs() {
         "operator",
     ]);
     assert_eq!(code, 0, "{stderr}");
+}
+
+/// Issue 11 trial C: a predecessor's runs in our operator's text log are told apart by time,
+/// and the answer says so in our operator's words, not Kopf's (the captured ours bundle, with a
+/// laptop `operate`'s log of the deleted predecessor's create beside it as a `--log-file` copy).
+#[test]
+fn a_predecessors_runs_in_our_log_are_worded_for_our_operator() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("b");
+    support::copy_dir(
+        std::path::Path::new(&fixture("bundles-captured/trial-ours-recreated-fresh")),
+        &dir,
+    );
+    std::fs::write(
+        dir.join("operator/logs/laptop.file.log"),
+        "2026-12-01T12:22:20.700Z  INFO [kms-tr-lap/re-api] Accepted kms-tr-lap/re-api: image=reg/ok:1 port=9000 handler=accept cause=create\n\
+         2026-12-01T12:22:20.701Z  INFO [kms-tr-lap/re-api] Handler 'accept' succeeded. handler=accept cause=create\n\
+         2026-12-01T12:22:20.702Z  INFO [kms-tr-lap/re-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--bundle",
+        dir.to_str().unwrap(),
+        "re-api",
+        "-n",
+        "kms-tr-lap",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("Runs before 2026-12-01T12:22:24Z predate this object"), "{stdout}");
+    assert!(
+        stdout.contains("(our operator's text log lines carry no uid: told apart by time)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Kopf"), "{stdout}");
 }

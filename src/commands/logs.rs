@@ -288,6 +288,14 @@ fn finish_batch(
             .filter_map(|r| r.started.map(|s| s.at))
     };
     let span = (starts().min(), starts().max());
+    // The format of the earliest run's lines: what tells a predecessor's runs apart.
+    let first_format = runs
+        .iter()
+        .filter(|r| all_times.matches(r))
+        .filter(|r| r.started.is_some())
+        .min_by_key(|r| r.started.map(|s| s.at))
+        .and_then(|r| r.records.first())
+        .map(|r| r.format);
     // The latest run, when it is still open at its log's end (`running: ...`).
     let open = runs
         .iter()
@@ -309,7 +317,7 @@ fn finish_batch(
     if let Some(line) = other_handlers {
         closing.insert_str(closing.find("Coverage:\n").unwrap_or(0), &line);
     }
-    if let Some(line) = object.and_then(|o| since_statement(plan, o, span, open.as_deref(), coverage)) {
+    if let Some(line) = object.and_then(|o| since_statement(plan, o, span, first_format, open.as_deref(), coverage)) {
         closing.insert_str(
             closing.find("Coverage:\n").unwrap_or(0),
             &format!("{}\n", sanitize(&line)),
@@ -357,11 +365,27 @@ pub fn spec_change(object: &MicroserviceObject) -> Option<SpecChange> {
     })
 }
 
+/// Why runs before the object's creation are a predecessor's, by the operator whose lines they
+/// are (`format`, the earliest run's): Kopf's lines and our text lines name no uid, so the time
+/// tells them apart; our json lines carry `object.uid`, and the time agrees with it.
+fn predecessor_basis(format: Option<crate::logs::Format>) -> &'static str {
+    use crate::logs::Format;
+    match format {
+        Some(Format::KopfFull | Format::KopfPlain | Format::KopfJson) => {
+            "Kopf's logs carry no uid: told apart by time"
+        }
+        Some(Format::OursText) => "our operator's text log lines carry no uid: told apart by time",
+        Some(Format::OursJson) => "told apart by time; our operator's json lines carry the object's uid too",
+        Some(Format::Unmatched) | None => "told apart by time",
+    }
+}
+
 /// "No run since the spec changed at X" — only when the logs begin before X.
 fn since_statement(
     plan: &Plan,
     object: &MicroserviceObject,
     (first_run, last_run): (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
+    first_format: Option<crate::logs::Format>,
     open: Option<&str>,
     coverage: &[ContainerCoverage],
 ) -> Option<String> {
@@ -390,8 +414,9 @@ fn since_statement(
     let skew = crate::time::delta(crate::logs::coverage::SKEW);
     let predecessor = match (created, first_run) {
         (Some(created), Some(first)) if crate::time::plus(first, skew) < created => format!(
-            " Runs before {} predate this object: they were for an earlier object with the same name (Kopf's logs carry no uid).",
-            crate::time::rfc3339_seconds(created)
+            " Runs before {} predate this object: they were for an earlier object with the same name ({}).",
+            crate::time::rfc3339_seconds(created),
+            predecessor_basis(first_format)
         ),
         _ => String::new(),
     };
