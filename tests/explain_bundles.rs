@@ -982,6 +982,53 @@ fn every_suggested_command_is_accepted() {
     assert!(seen.len() >= 5, "only {} commands seen: {seen:?}", seen.len());
 }
 
+/// Issue 11 trial C: every `kubectl microservice ...` that reads evidence and that a fix or
+/// `status`'s `Next:` suggests, answering from a bundle, runs on that bundle with exit 0 or 1:
+/// never 3 ("no Pods: no logs to read"), a command needing evidence the bundle lacks, nor 2.
+/// The commands are cut from the printed answers (which add `--bundle DIR` to them).
+#[test]
+fn every_suggested_command_runs_on_its_bundle() {
+    let mut ran = 0;
+    for bundle in all_bundles() {
+        let expected = expected(&bundle);
+        let (namespace, name) = expected["object"].as_str().unwrap().split_once('/').unwrap();
+        let dir = bundle.display().to_string();
+        let (_, json, _) = run(&["explain-events", name, "-n", namespace, "--bundle", &dir, "-o", "json"]);
+        let doc: Value = serde_json::from_str(&json).unwrap();
+        let mut texts: Vec<(String, String)> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| Some((f["id"].as_str()?.to_string(), f["fix"].as_str()?.to_string())))
+            .collect();
+        let (_, human, _) = run(&["status", name, "-n", namespace, "--bundle", &dir]);
+        texts.extend(
+            human
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix("Next:"))
+                .map(|next| ("status Next:".to_string(), next.trim().to_string())),
+        );
+        for (from, text) in texts {
+            for command in our_commands(&text) {
+                let reads = ["logs", "status", "explain-events"].contains(&command[0].as_str());
+                if !reads {
+                    continue;
+                }
+                assert!(command.iter().any(|a| a == "--bundle"), "{dir}: {from}: {command:?}");
+                let args: Vec<&str> = command.iter().map(String::as_str).collect();
+                let (code, _, stderr) = run(&args);
+                assert!(
+                    code == 0 || code == 1,
+                    "{dir}: {from}: `kubectl microservice {}` exits {code}: {stderr}",
+                    command.join(" ")
+                );
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 20, "only {ran} commands ran");
+}
+
 // ---- the binary -------------------------------------------------------------------------------
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -135,6 +135,10 @@ pub struct Item {
     /// read the same logs (not in JSON).
     #[serde(skip)]
     pub log_files: Vec<String>,
+    /// Why no log of the operator is in evidence ([`crate::evidence::Snapshot::handler_logs_missing`]):
+    /// then `Next:` does not suggest `logs --handler`, which needs them (not in JSON).
+    #[serde(skip)]
+    pub logs_missing: Option<String>,
 }
 
 /// `status -o json`: `{"schemaVersion": 1, "items": [...], "gaps": [...]}`.
@@ -225,7 +229,8 @@ impl<'a> Judge<'a> {
             obj,
         );
         let operator = self.snapshot.operator_for(obj);
-        item(
+        let logs_missing = self.snapshot.handler_logs_missing(&operator);
+        let mut item = item(
             obj,
             staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, self.pruned.get(&obj.key())),
             self.warnings.as_ref().map(|index| {
@@ -236,7 +241,9 @@ impl<'a> Judge<'a> {
                 )
             }),
             operator,
-        )
+        );
+        item.logs_missing = logs_missing;
+        item
     }
 }
 
@@ -300,6 +307,7 @@ fn item(
         deletion: a.deletion,
         bundle: None,
         log_files: Vec::new(),
+        logs_missing: None,
     }
 }
 
@@ -549,6 +557,21 @@ fn next_command(item: &Item) -> String {
         )
     }) {
         return format!("see why and the fix: kubectl microservice explain-events {target}");
+    }
+    // `logs --handler` needs the operator's logs: without them, the next step is what gets them
+    // (explain-events says why the operator has none: not running, not found).
+    match (&item.logs_missing, item.verdict) {
+        (Some(why), Verdict::Fresh) if !item.reasons.iter().any(|r| r.code == "status-pruned") => {
+            return format!(
+                "nothing to do (the handler's runs are in the operator's logs, and none is in evidence: {why})"
+            );
+        }
+        (Some(why), Verdict::Stale | Verdict::NeverHandled) => {
+            return format!(
+                "the handler's runs are in the operator's logs, and none is in evidence ({why}); see why and the fix: kubectl microservice explain-events {target}"
+            );
+        }
+        _ => {}
     }
     match item.verdict {
         // A fresh verdict with a dropped status field (a handler's return value) has a fix.

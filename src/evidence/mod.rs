@@ -375,11 +375,36 @@ fn writes_last_handled(fields: Option<&Value>) -> bool {
         .is_some_and(|a| a.keys().any(|k| k.ends_with("/last-handled-configuration")))
 }
 
+/// What gets the operator's logs when [`Snapshot::handler_logs_missing`]: the handler's runs
+/// are read from them.
+pub const NO_LOGS_GET_THEM: &str = "get the operator running (its Pods' logs then hold the runs), or, for an `operate` outside the cluster, give its output with `--log-file FILE`";
+
 impl Snapshot {
     /// The operator of `obj`'s namespace, for `obj` ([`resolve::resolve`]): the one answer every
     /// command reads, so that they all name the same operator (or the same "none serves it").
     pub fn operator_for(&self, obj: &MicroserviceObject) -> resolve::Resolution {
         resolve::resolve(self, obj.metadata.namespace.as_deref(), Some(obj))
+    }
+
+    /// Why `logs --handler` has no log of `resolution`'s operator to read here: the operator
+    /// logs' gap (no Pods, a container that never started), or none of the logs in evidence is
+    /// that operator's; `None` when one is. `logs --handler` exits 3 without one, so a fix does
+    /// not suggest it then, but what gets the logs ([`NO_LOGS_GET_THEM`]).
+    pub fn handler_logs_missing(&self, resolution: &resolve::Resolution) -> Option<String> {
+        match self.operator.logs.get() {
+            None => Some(
+                self.operator
+                    .logs
+                    .gap()
+                    .map(|g| g.to_string())
+                    .unwrap_or_else(|| "operator logs: not in evidence".into()),
+            ),
+            Some(sources) if !sources.iter().any(|s| resolution.owns_log(self, s)) => Some(match &resolution.operator {
+                Some(op) => format!("no log of {op} in evidence"),
+                None => "no operator that serves the namespace, so no log of one".into(),
+            }),
+            Some(_) => None,
+        }
     }
 
     /// The operator of `namespace` (`None`: any), when no one object is asked about.

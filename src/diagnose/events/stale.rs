@@ -104,10 +104,22 @@ pub(super) fn stale(ctx: &Ctx<'_>, blocking: &[FindingId]) -> Vec<Finding> {
                 None => fix,
             }
         }
-        _ => format!(
-            "see the handler's runs and their errors: kubectl microservice logs --handler accept {} -n {}",
-            ctx.name, ctx.ns
-        ),
+        // `logs --handler` needs the operator's logs: without them, what gets them.
+        _ => match ctx.snapshot.handler_logs_missing(&ctx.resolution) {
+            Some(why) => match blocking.first() {
+                Some(id) => format!(
+                    "the handler's runs are in the operator's logs, and none is in evidence ({why}): {id} says why the operator does not handle, and its fix; its logs then hold the runs"
+                ),
+                None => format!(
+                    "the handler's runs are in the operator's logs, and none is in evidence ({why}): {}",
+                    crate::evidence::NO_LOGS_GET_THEM
+                ),
+            },
+            None => format!(
+                "see the handler's runs and their errors: kubectl microservice logs --handler accept {} -n {}",
+                ctx.name, ctx.ns
+            ),
+        },
     };
     vec![finding(
         FindingId::AcceptedStale,
