@@ -882,6 +882,35 @@ fn a_lease_held_outside_a_deployment_that_does_not_run() {
         "{}",
         leading.title
     );
+    // The fix of the stopped Pods is one that achieves something (not a `describe`), and says
+    // that the process serves the objects meanwhile.
+    let fix = running.fix.as_deref().unwrap();
+    assert!(fix.starts_with("nothing to fix while kubectl-microservice_0238c19b5809f0e5 runs: it serves the objects"), "{fix}");
+    assert!(!fix.contains("describe deployment"), "{fix}");
+    // Scaled to zero while that process leads (issue 11 trial C): the scale command, which works
+    // with or without the process, not a `describe` that changes nothing.
+    let scaled = explain_captured("lease-held-elsewhere", |s| {
+        if let Evidence::Present(deployments) = &mut s.operator.deployments {
+            for d in deployments {
+                d.spec.as_mut().unwrap().replicas = Some(0);
+                d.status = None;
+            }
+        }
+        s.operator.pods = Evidence::Present(Vec::new());
+    });
+    let running = scaled
+        .findings
+        .iter()
+        .find(|f| f.id.as_str() == "operator-not-running")
+        .unwrap();
+    assert_eq!(running.severity, Severity::Warning, "{running:?}");
+    let fix = running.fix.as_deref().unwrap();
+    assert!(
+        fix.contains("(spec.replicas=0: the Deployment is scaled to zero)")
+            && fix.contains("kubectl -n ops scale deployment/microservice-operator --replicas=2"),
+        "{fix}"
+    );
+    assert!(!fix.contains("describe deployment"), "{fix}");
     // Later: its Lease expired, and still no Pod runs.
     let r = explain_captured("lease-held-elsewhere", |s| {
         stopped(s);

@@ -179,10 +179,12 @@ pub(super) fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
                 },
                 evidence,
                 (!own).then(|| {
+                    // The objects are served: the Deployment's state is not what keeps them from
+                    // being handled. Only before that process stops does the Deployment matter,
+                    // and then the fix of its cause (a scale for replicas=0), not a look at it.
+                    let (why, fix) = not_running_cause(op, ctx.deployment, &mine);
                     format!(
-                        "if that process is meant to be temporary (a laptop), get the Deployment running: kubectl -n {ns} describe deployment {n}",
-                        ns = op.namespace,
-                        n = op.name
+                        "nothing to fix while {holder} runs: it serves the objects, and the Deployment's state ({why}) is not what keeps them from being handled; if that process is meant to be temporary (a laptop), get the Deployment running before stopping it (its Pods stand by on the Lease until then): {fix}"
                     )
                 }),
             ));
