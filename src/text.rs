@@ -69,13 +69,17 @@ pub fn json_pointer_token(key: &str) -> String {
 /// A JSON pointer (RFC 6901) of the keys `keys`, each escaped by [`json_pointer_token`]:
 /// `json_pointer(["status", "accept/spec"])` is `/status/accept~1spec`.
 pub fn json_pointer<'a>(keys: impl IntoIterator<Item = &'a str>) -> String {
-    keys.into_iter().map(|k| format!("/{}", json_pointer_token(k))).collect()
+    keys.into_iter()
+        .map(|k| format!("/{}", json_pointer_token(k)))
+        .collect()
 }
 
 /// `s` as a JSON string that can be pasted inside a shell's single quotes: JSON's escapes, and a
 /// `'` as `\u0027` (the same string to a JSON reader; a bare `'` would end the shell's quoting).
 pub fn json_string_in_single_quotes(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string().replace('\'', "\\u0027")
+    serde_json::Value::String(s.to_string())
+        .to_string()
+        .replace('\'', "\\u0027")
 }
 
 /// `is` or `are`, agreeing with a count.

@@ -289,11 +289,9 @@ fn errors_not_posted_names_the_refused_event_posts() {
     let mut snapshot = bundle::read(&dir).unwrap();
     if let Evidence::Present(reviews) = &mut snapshot.rbac.access_reviews {
         for r in reviews {
-            let core_events = r
-                .spec
-                .resource_attributes
-                .as_ref()
-                .is_some_and(|a| a.resource.as_deref() == Some("events") && a.group.as_deref().unwrap_or("").is_empty());
+            let core_events = r.spec.resource_attributes.as_ref().is_some_and(|a| {
+                a.resource.as_deref() == Some("events") && a.group.as_deref().unwrap_or("").is_empty()
+            });
             if let Some(st) = r.status.as_mut().filter(|_| core_events) {
                 st.allowed = false;
             }
@@ -314,14 +312,31 @@ fn errors_not_posted_names_the_refused_event_posts() {
     assert_eq!(find("rbac-events").severity, Severity::Problem, "{:?}", r.findings);
     let f = find("errors-not-posted");
     assert_eq!(f.severity, Severity::Problem, "{f:?}");
-    assert!(f.title.contains("may not create events (see rbac-events)"), "{}", f.title);
+    assert!(
+        f.title.contains("may not create events (see rbac-events)"),
+        "{}",
+        f.title
+    );
     let fix = f.fix.as_deref().unwrap();
-    assert!(!fix.contains("check posting.level") && !fix.contains("--event-ttl"), "{fix}");
+    assert!(
+        !fix.contains("check posting.level") && !fix.contains("--event-ttl"),
+        "{fix}"
+    );
     assert!(fix.starts_with("rbac-events's fix"), "{fix}");
     assert!(fix.contains(find("rbac-events").fix.as_deref().unwrap()), "{fix}");
     // Unedited (granted before the capture, the failures posted since): nothing unposted.
-    let r = report(&bundle::read(&dir).unwrap(), "kms-tr-norbac", "retry-api", Options::default()).unwrap();
-    let f = r.findings.iter().find(|f| f.id.as_str() == "errors-not-posted").unwrap();
+    let r = report(
+        &bundle::read(&dir).unwrap(),
+        "kms-tr-norbac",
+        "retry-api",
+        Options::default(),
+    )
+    .unwrap();
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.id.as_str() == "errors-not-posted")
+        .unwrap();
     assert_eq!(f.severity, Severity::Ok, "{f:?}");
 }
 
@@ -885,7 +900,10 @@ fn a_lease_held_outside_a_deployment_that_does_not_run() {
     // The fix of the stopped Pods is one that achieves something (not a `describe`), and says
     // that the process serves the objects meanwhile.
     let fix = running.fix.as_deref().unwrap();
-    assert!(fix.starts_with("nothing to fix while kubectl-microservice_0238c19b5809f0e5 runs: it serves the objects"), "{fix}");
+    assert!(
+        fix.starts_with("nothing to fix while kubectl-microservice_0238c19b5809f0e5 runs: it serves the objects"),
+        "{fix}"
+    );
     assert!(!fix.contains("describe deployment"), "{fix}");
     // Scaled to zero while that process leads (issue 11 trial C): the scale command, which works
     // with or without the process, not a `describe` that changes nothing.

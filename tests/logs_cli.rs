@@ -381,7 +381,10 @@ fn bundles_say_whether_the_handler_ran_since_the_spec_changed() {
         "{recreated}"
     );
     assert!(recreated.contains("predate this object"), "{recreated}");
-    assert!(recreated.contains("(Kopf's logs carry no uid: told apart by time)"), "{recreated}");
+    assert!(
+        recreated.contains("(Kopf's logs carry no uid: told apart by time)"),
+        "{recreated}"
+    );
     // The coverage of the Pod, and its clock.
     assert!(
         stale.contains(
@@ -590,7 +593,10 @@ fn a_predecessors_runs_in_our_log_are_worded_for_our_operator() {
         "kms-tr-lap",
     ]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("Runs before 2026-12-01T12:22:24Z predate this object"), "{stdout}");
+    assert!(
+        stdout.contains("Runs before 2026-12-01T12:22:24Z predate this object"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("(our operator's text log lines carry no uid: told apart by time)"),
         "{stdout}"

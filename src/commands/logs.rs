@@ -371,9 +371,7 @@ pub fn spec_change(object: &MicroserviceObject) -> Option<SpecChange> {
 fn predecessor_basis(format: Option<crate::logs::Format>) -> &'static str {
     use crate::logs::Format;
     match format {
-        Some(Format::KopfFull | Format::KopfPlain | Format::KopfJson) => {
-            "Kopf's logs carry no uid: told apart by time"
-        }
+        Some(Format::KopfFull | Format::KopfPlain | Format::KopfJson) => "Kopf's logs carry no uid: told apart by time",
         Some(Format::OursText) => "our operator's text log lines carry no uid: told apart by time",
         Some(Format::OursJson) => "told apart by time; our operator's json lines carry the object's uid too",
         Some(Format::Unmatched) | None => "told apart by time",

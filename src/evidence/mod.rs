@@ -399,10 +399,12 @@ impl Snapshot {
                     .map(|g| g.to_string())
                     .unwrap_or_else(|| "operator logs: not in evidence".into()),
             ),
-            Some(sources) if !sources.iter().any(|s| resolution.owns_log(self, s)) => Some(match &resolution.operator {
-                Some(op) => format!("no log of {op} in evidence"),
-                None => "no operator that serves the namespace, so no log of one".into(),
-            }),
+            Some(sources) if !sources.iter().any(|s| resolution.owns_log(self, s)) => {
+                Some(match &resolution.operator {
+                    Some(op) => format!("no log of {op} in evidence"),
+                    None => "no operator that serves the namespace, so no log of one".into(),
+                })
+            }
             Some(_) => None,
         }
     }

@@ -205,7 +205,11 @@ pub(super) fn post_failures(ctx: &Ctx<'_>) -> Vec<Finding> {
         // Retries that stopped failing once the events rule was granted (a later POST went
         // through, or the grant is newer than every attempt): history, as a 403 given up below.
         let fixed = Fixed::of(ctx);
-        if fixed.allowed_now.is_some() && attempts.iter().all(|l| fixed.predates(l.record.time(), ctx.options.skew)) {
+        if fixed.allowed_now.is_some()
+            && attempts
+                .iter()
+                .all(|l| fixed.predates(l.record.time(), ctx.options.skew))
+        {
             let mut evidence = vec![format!("last attempt: {}", last.cite())];
             if let Some(how) = &fixed.allowed_now {
                 evidence.push(format!("the events rule allows it now: {how}"));

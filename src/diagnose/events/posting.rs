@@ -143,7 +143,11 @@ pub(super) fn not_posted_because(ctx: &Ctx<'_>, found: &[Finding]) -> Option<Fin
             posts.and_then(|p| p.fix.clone()),
         ),
     };
-    let source = if rbac.is_some() { "rbac-events" } else { "event-post-failed" };
+    let source = if rbac.is_some() {
+        "rbac-events"
+    } else {
+        "event-post-failed"
+    };
     Some(finding(
         FindingId::ErrorsNotPosted,
         Severity::Problem,

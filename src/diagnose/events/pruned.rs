@@ -167,7 +167,15 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
         })
         .collect();
     let index_key = index.to_string();
-    let root = ["spec", "versions", index_key.as_str(), "schema", "openAPIV3Schema", "properties", "status"];
+    let root = [
+        "spec",
+        "versions",
+        index_key.as_str(),
+        "schema",
+        "openAPIV3Schema",
+        "properties",
+        "status",
+    ];
     // Every path and key is escaped: a Kopf handler id such as `accept/spec` is one key
     // (`accept~1spec` in a pointer), and nothing in a field name can end the shell's quotes.
     let path = |tail: &[&str]| json_string_in_single_quotes(&json_pointer(root.iter().chain(tail).copied()));
@@ -207,7 +215,12 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
         )],
         Some(_) => schemas
             .iter()
-            .map(|(field, schema)| format!(r#"{{"op":"add","path":{},"value":{schema}}}"#, path(&["properties", field])))
+            .map(|(field, schema)| {
+                format!(
+                    r#"{{"op":"add","path":{},"value":{schema}}}"#,
+                    path(&["properties", field])
+                )
+            })
             .collect(),
     };
     format!(
@@ -301,7 +314,9 @@ mod tests {
         let field = ("accept/spec".to_string(), '{');
         let fix = field_fix(&ctx, &[&field]);
         assert!(
-            fix.contains(r#""path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/accept~1spec""#),
+            fix.contains(
+                r#""path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/accept~1spec""#
+            ),
             "{fix}"
         );
         assert!(!fix.contains("properties/accept/spec"), "{fix}");
@@ -312,6 +327,9 @@ mod tests {
         assert!(fix.contains(r#"/properties/a~0b\u0027c""#), "{fix}");
         let patch = fix.split(" -p '").nth(1).unwrap().strip_suffix('\'').unwrap();
         let ops: serde_json::Value = serde_json::from_str(patch).unwrap();
-        assert_eq!(ops[0]["path"], "/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/a~0b'c");
+        assert_eq!(
+            ops[0]["path"],
+            "/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/a~0b'c"
+        );
     }
 }
