@@ -225,9 +225,12 @@ impl<'a> Judge<'a> {
             obj,
         );
         let operator = self.snapshot.operator_for(obj);
+        let assessment =
+            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, self.pruned.get(&obj.key()));
+        let handlings = crate::diagnose::leading::handlings(self.snapshot, obj);
         item(
             obj,
-            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, self.pruned.get(&obj.key())),
+            crate::diagnose::leading::with_double_handling(assessment, &handlings),
             self.warnings.as_ref().map(|index| {
                 index.count(
                     obj.metadata.namespace.as_deref().unwrap_or(""),
@@ -555,6 +558,11 @@ fn next_command(item: &Item) -> String {
         Verdict::Fresh if item.reasons.iter().any(|r| r.code == "status-pruned") => {
             format!(
                 "the verdict holds, but status fields are dropped: see the fix: kubectl microservice explain-events {target}"
+            )
+        }
+        Verdict::Fresh if item.reasons.iter().any(|r| r.code == "handled-by-several-operators") => {
+            format!(
+                "the verdict holds, but more than one operator handles this object: see the fix: kubectl microservice explain-events {target}"
             )
         }
         Verdict::Fresh => {
