@@ -238,6 +238,26 @@ fn finding_of_reason(code: &str) -> &str {
     }
 }
 
+/// Every object of every bundle, as `status --bundle DIR -o json` lists it: (DIR, its row).
+fn every_object() -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for dir in bundles() {
+        let d = dir.to_str().unwrap().to_string();
+        let (code, json, err) = run(&["status", "--bundle", &d, "-o", "json"]);
+        assert!(code == 0 || code == 1, "{d}: status -o json exit {code}: {err}");
+        let table: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        out.extend(
+            table["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .cloned()
+                .map(|row| (d.clone(), row)),
+        );
+    }
+    out
+}
+
 /// Issue 11, one verdict: for every object of every bundle, the table's `-o json` row has the
 /// verdict and reasons of `status NAME -o json`, and its first reason is `explain-events`' first
 /// finding (for `stale` and `terminating` always; for `never-handled` when a handler tried, as
@@ -246,62 +266,57 @@ fn finding_of_reason(code: &str) -> &str {
 #[test]
 fn every_object_gets_one_verdict_from_the_table_its_name_and_explain_events() {
     let mut checked = 0;
-    for dir in bundles() {
-        let d = dir.to_str().unwrap();
-        let (code, json, err) = run(&["status", "--bundle", d, "-o", "json"]);
-        assert!(code == 0 || code == 1, "{d}: status -o json exit {code}: {err}");
-        let table: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
-        for row in table["items"].as_array().unwrap() {
-            let (ns, name) = (row["namespace"].as_str().unwrap(), row["name"].as_str().unwrap());
-            let (code, json, err) = run(&["status", name, "-n", ns, "--bundle", d, "-o", "json"]);
-            assert!(code == 0 || code == 1, "{d}: status {name} exit {code}: {err}");
-            let doc: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
-            let one = &doc["items"][0];
-            assert_eq!(
-                (&row["verdict"], &row["reasons"]),
-                (&one["verdict"], &one["reasons"]),
-                "{d}: {ns}/{name}: the table's row and status NAME differ"
-            );
-            let verdict = row["verdict"].as_str().unwrap();
-            let first = row["reasons"][0]["code"].as_str().unwrap_or("");
-            let (code, json, err) = run(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
-            assert!(
-                (0..=3).contains(&code) && code != 2,
-                "{d}: explain-events {name} exit {code}: {err}"
-            );
-            let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
-            let findings = report["findings"].as_array().unwrap();
-            let ids: Vec<&str> = findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
-            let want = finding_of_reason(first);
-            let stated = findings.iter().find(|f| f["id"] == want && f["severity"] == "problem");
-            match verdict {
-                "stale" | "terminating" => assert_eq!(
-                    ids.first().copied(),
-                    Some(want),
-                    "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
-                ),
-                "never-handled" if stated.is_some() => assert_eq!(
-                    ids.first().copied(),
-                    Some(want),
-                    "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
-                ),
-                "fresh" => assert!(
-                    !findings
-                        .iter()
-                        .any(|f| f["id"] == "accepted-stale" && f["severity"] != "ok"),
-                    "{d}: {ns}/{name}: fresh, but explain-events says accepted-stale: {ids:?}"
-                ),
-                _ => {}
-            }
-            if let Some(f) = stated.filter(|_| want == "accepted-stale") {
-                let title = f["title"].as_str().unwrap();
-                assert!(
-                    title.contains(&format!("[{first}]")),
-                    "{d}: {ns}/{name}: accepted-stale's title names another reason than {first}: {title}"
-                );
-            }
-            checked += 1;
+    for (d, row) in every_object() {
+        let d = d.as_str();
+        let (ns, name) = (row["namespace"].as_str().unwrap(), row["name"].as_str().unwrap());
+        let (code, json, err) = run(&["status", name, "-n", ns, "--bundle", d, "-o", "json"]);
+        assert!(code == 0 || code == 1, "{d}: status {name} exit {code}: {err}");
+        let doc: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        let one = &doc["items"][0];
+        assert_eq!(
+            (&row["verdict"], &row["reasons"]),
+            (&one["verdict"], &one["reasons"]),
+            "{d}: {ns}/{name}: the table's row and status NAME differ"
+        );
+        let verdict = row["verdict"].as_str().unwrap();
+        let first = row["reasons"][0]["code"].as_str().unwrap_or("");
+        let (code, json, err) = run(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
+        assert!(
+            (0..=3).contains(&code) && code != 2,
+            "{d}: explain-events {name} exit {code}: {err}"
+        );
+        let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        let findings = report["findings"].as_array().unwrap();
+        let ids: Vec<&str> = findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
+        let want = finding_of_reason(first);
+        let stated = findings.iter().find(|f| f["id"] == want && f["severity"] == "problem");
+        match verdict {
+            "stale" | "terminating" => assert_eq!(
+                ids.first().copied(),
+                Some(want),
+                "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
+            ),
+            "never-handled" if stated.is_some() => assert_eq!(
+                ids.first().copied(),
+                Some(want),
+                "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
+            ),
+            "fresh" => assert!(
+                !findings
+                    .iter()
+                    .any(|f| f["id"] == "accepted-stale" && f["severity"] != "ok"),
+                "{d}: {ns}/{name}: fresh, but explain-events says accepted-stale: {ids:?}"
+            ),
+            _ => {}
         }
+        if let Some(f) = stated.filter(|_| want == "accepted-stale") {
+            let title = f["title"].as_str().unwrap();
+            assert!(
+                title.contains(&format!("[{first}]")),
+                "{d}: {ns}/{name}: accepted-stale's title names another reason than {first}: {title}"
+            );
+        }
+        checked += 1;
     }
     assert!(checked >= 45, "only {checked} objects");
 }
@@ -369,29 +384,24 @@ fn a_log_file_of_the_pods_log_counts_once() {
 fn explain_events_is_healthy_only_when_status_is_fresh() {
     let mut checked = 0;
     let mut wrong = Vec::new();
-    for dir in bundles() {
-        let d = dir.to_str().unwrap();
-        let (code, json, err) = run(&["status", "--bundle", d, "-o", "json"]);
-        assert!(code == 0 || code == 1, "{d}: status -o json exit {code}: {err}");
-        let table: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
-        for row in table["items"].as_array().unwrap() {
-            let (ns, name) = (row["namespace"].as_str().unwrap(), row["name"].as_str().unwrap());
-            let verdict = row["verdict"].as_str().unwrap();
-            let (code, json, err) = run(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
-            assert!(
-                (0..=3).contains(&code) && code != 2,
-                "{d}: explain-events {name} exit {code}: {err}"
-            );
-            let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
-            let summary = report["summary"].as_str().unwrap_or("");
-            let healthy_words = summary.starts_with("Nothing is hidden");
-            if (code == 0 || healthy_words) && (verdict != "fresh" || code != 0) {
-                wrong.push(format!(
-                    "{d}: {ns}/{name}: status {verdict}, explain-events exit {code}: {summary}"
-                ));
-            }
-            checked += 1;
+    for (d, row) in every_object() {
+        let d = d.as_str();
+        let (ns, name) = (row["namespace"].as_str().unwrap(), row["name"].as_str().unwrap());
+        let verdict = row["verdict"].as_str().unwrap();
+        let (code, json, err) = run(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
+        assert!(
+            (0..=3).contains(&code) && code != 2,
+            "{d}: explain-events {name} exit {code}: {err}"
+        );
+        let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        let summary = report["summary"].as_str().unwrap_or("");
+        let healthy_words = summary.starts_with("Nothing is hidden");
+        if (code == 0 || healthy_words) && (verdict != "fresh" || code != 0) {
+            wrong.push(format!(
+                "{d}: {ns}/{name}: status {verdict}, explain-events exit {code}: {summary}"
+            ));
         }
+        checked += 1;
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(checked >= 45, "only {checked} objects");

@@ -247,38 +247,25 @@ fn track_activity(
     if entry.object_last.as_ref().is_none_or(|(l, _)| *l <= t) {
         entry.object_last = Some((t, line.to_string()));
     }
+    let start = |handler: String| OpenStart {
+        handler,
+        time: t,
+        clock: record.stamp.map_or("no time in the line", |s| s.clock.describe()),
+        line: line.to_string(),
+        place: place.to_string(),
+        log_last: None,
+        read_from_pod: from_pod,
+    };
     match lifecycle {
         Lifecycle::Invoked { handler } => {
-            open.insert(
-                key.to_string(),
-                OpenStart {
-                    handler: handler.clone(),
-                    time: t,
-                    clock: record.stamp.map_or("no time in the line", |s| s.clock.describe()),
-                    line: line.to_string(),
-                    place: place.to_string(),
-                    log_last: None,
-                    read_from_pod: from_pod,
-                },
-            );
+            open.insert(key.to_string(), start(handler.clone()));
         }
         // The handler's own line (`Accepted ns/name: ...`, Kopf's per-object logger at INFO):
         // a run is under way. At Kopf's default level nothing else says a run started; it
         // stays open until an outcome or a cycle end (trial defect 1: a handler that logged its
         // line, then slept).
         Lifecycle::Other if !open.contains_key(key) && !record.cut => {
-            open.insert(
-                key.to_string(),
-                OpenStart {
-                    handler: record.handler.clone().unwrap_or_default(),
-                    time: t,
-                    clock: record.stamp.map_or("no time in the line", |s| s.clock.describe()),
-                    line: line.to_string(),
-                    place: place.to_string(),
-                    log_last: None,
-                    read_from_pod: from_pod,
-                },
-            );
+            open.insert(key.to_string(), start(record.handler.clone().unwrap_or_default()));
         }
         Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. } | Lifecycle::Superseded { .. } => {
             open.remove(key);
