@@ -238,6 +238,26 @@ fn finding_of_reason(code: &str) -> &str {
     }
 }
 
+/// Every object of every bundle, as `status --bundle DIR -o json` lists it: (DIR, its row).
+fn every_object() -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for dir in bundles() {
+        let d = dir.to_str().unwrap().to_string();
+        let (code, json, err) = run(&["status", "--bundle", &d, "-o", "json"]);
+        assert!(code == 0 || code == 1, "{d}: status -o json exit {code}: {err}");
+        let table: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        out.extend(
+            table["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .cloned()
+                .map(|row| (d.clone(), row)),
+        );
+    }
+    out
+}
+
 /// Issue 11, one verdict: for every object of every bundle, the table's `-o json` row has the
 /// verdict and reasons of `status NAME -o json`, and its first reason is `explain-events`' first
 /// finding (for `stale` and `terminating` always; for `never-handled` when a handler tried, as
@@ -246,62 +266,57 @@ fn finding_of_reason(code: &str) -> &str {
 #[test]
 fn every_object_gets_one_verdict_from_the_table_its_name_and_explain_events() {
     let mut checked = 0;
-    for dir in bundles() {
-        let d = dir.to_str().unwrap();
-        let (code, json, err) = run(&["status", "--bundle", d, "-o", "json"]);
-        assert!(code == 0 || code == 1, "{d}: status -o json exit {code}: {err}");
-        let table: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
-        for row in table["items"].as_array().unwrap() {
-            let (ns, name) = (row["namespace"].as_str().unwrap(), row["name"].as_str().unwrap());
-            let (code, json, err) = run(&["status", name, "-n", ns, "--bundle", d, "-o", "json"]);
-            assert!(code == 0 || code == 1, "{d}: status {name} exit {code}: {err}");
-            let doc: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
-            let one = &doc["items"][0];
-            assert_eq!(
-                (&row["verdict"], &row["reasons"]),
-                (&one["verdict"], &one["reasons"]),
-                "{d}: {ns}/{name}: the table's row and status NAME differ"
-            );
-            let verdict = row["verdict"].as_str().unwrap();
-            let first = row["reasons"][0]["code"].as_str().unwrap_or("");
-            let (code, json, err) = run(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
-            assert!(
-                (0..=3).contains(&code) && code != 2,
-                "{d}: explain-events {name} exit {code}: {err}"
-            );
-            let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
-            let findings = report["findings"].as_array().unwrap();
-            let ids: Vec<&str> = findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
-            let want = finding_of_reason(first);
-            let stated = findings.iter().find(|f| f["id"] == want && f["severity"] == "problem");
-            match verdict {
-                "stale" | "terminating" => assert_eq!(
-                    ids.first().copied(),
-                    Some(want),
-                    "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
-                ),
-                "never-handled" if stated.is_some() => assert_eq!(
-                    ids.first().copied(),
-                    Some(want),
-                    "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
-                ),
-                "fresh" => assert!(
-                    !findings
-                        .iter()
-                        .any(|f| f["id"] == "accepted-stale" && f["severity"] != "ok"),
-                    "{d}: {ns}/{name}: fresh, but explain-events says accepted-stale: {ids:?}"
-                ),
-                _ => {}
-            }
-            if let Some(f) = stated.filter(|_| want == "accepted-stale") {
-                let title = f["title"].as_str().unwrap();
-                assert!(
-                    title.contains(&format!("[{first}]")),
-                    "{d}: {ns}/{name}: accepted-stale's title names another reason than {first}: {title}"
-                );
-            }
-            checked += 1;
+    for (d, row) in every_object() {
+        let d = d.as_str();
+        let (ns, name) = (row["namespace"].as_str().unwrap(), row["name"].as_str().unwrap());
+        let (code, json, err) = run(&["status", name, "-n", ns, "--bundle", d, "-o", "json"]);
+        assert!(code == 0 || code == 1, "{d}: status {name} exit {code}: {err}");
+        let doc: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        let one = &doc["items"][0];
+        assert_eq!(
+            (&row["verdict"], &row["reasons"]),
+            (&one["verdict"], &one["reasons"]),
+            "{d}: {ns}/{name}: the table's row and status NAME differ"
+        );
+        let verdict = row["verdict"].as_str().unwrap();
+        let first = row["reasons"][0]["code"].as_str().unwrap_or("");
+        let (code, json, err) = run(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
+        assert!(
+            (0..=3).contains(&code) && code != 2,
+            "{d}: explain-events {name} exit {code}: {err}"
+        );
+        let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        let findings = report["findings"].as_array().unwrap();
+        let ids: Vec<&str> = findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
+        let want = finding_of_reason(first);
+        let stated = findings.iter().find(|f| f["id"] == want && f["severity"] == "problem");
+        match verdict {
+            "stale" | "terminating" => assert_eq!(
+                ids.first().copied(),
+                Some(want),
+                "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
+            ),
+            "never-handled" if stated.is_some() => assert_eq!(
+                ids.first().copied(),
+                Some(want),
+                "{d}: {ns}/{name}: status {verdict} [{first}], explain-events' first finding: {ids:?}"
+            ),
+            "fresh" => assert!(
+                !findings
+                    .iter()
+                    .any(|f| f["id"] == "accepted-stale" && f["severity"] != "ok"),
+                "{d}: {ns}/{name}: fresh, but explain-events says accepted-stale: {ids:?}"
+            ),
+            _ => {}
         }
+        if let Some(f) = stated.filter(|_| want == "accepted-stale") {
+            let title = f["title"].as_str().unwrap();
+            assert!(
+                title.contains(&format!("[{first}]")),
+                "{d}: {ns}/{name}: accepted-stale's title names another reason than {first}: {title}"
+            );
+        }
+        checked += 1;
     }
     assert!(checked >= 45, "only {checked} objects");
 }
@@ -358,4 +373,195 @@ fn a_log_file_of_the_pods_log_counts_once() {
             assert_eq!(a["summary"], b["summary"], "the failures counted once");
         }
     }
+}
+
+/// Issue 11, one verdict (the fresh-user trial): `explain-events`' headline is never healthy
+/// while `status` says the object is not `fresh`. For every object of every bundle,
+/// `explain-events` exits 0 ("Nothing is hidden") only when `status` of the same object says
+/// `fresh`; and a summary that says "Nothing is hidden" comes with a `fresh` verdict and exit 0
+/// (not with an exit 3 whose reason the headline leaves out).
+#[test]
+fn explain_events_is_healthy_only_when_status_is_fresh() {
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for (d, row) in every_object() {
+        let d = d.as_str();
+        let (ns, name) = (row["namespace"].as_str().unwrap(), row["name"].as_str().unwrap());
+        let verdict = row["verdict"].as_str().unwrap();
+        let (code, json, err) = run(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
+        assert!(
+            (0..=3).contains(&code) && code != 2,
+            "{d}: explain-events {name} exit {code}: {err}"
+        );
+        let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{d}: {e}: {json}"));
+        let summary = report["summary"].as_str().unwrap_or("");
+        let healthy_words = summary.starts_with("Nothing is hidden");
+        if (code == 0 || healthy_words) && (verdict != "fresh" || code != 0) {
+            wrong.push(format!(
+                "{d}: {ns}/{name}: status {verdict}, explain-events exit {code}: {summary}"
+            ));
+        }
+        checked += 1;
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(checked >= 45, "only {checked} objects");
+}
+
+/// The issue 11 trial's defect 1, captured live: at Kopf's default level a handler that logged
+/// its own line (`Accepted ...`) and then slept is a run still open, in `logs --handler` (a run
+/// `running: ...`, never "No run of handler"), in `status` (`handler-running` first, exit 1
+/// with --exit-code) and in `explain-events` (`accepted-stale` naming it).
+#[test]
+fn a_sleeping_handler_at_kopfs_default_level_is_an_open_run_everywhere() {
+    let dir = fixtures().join("bundles-captured/trial-kopf-handler-sleeping-info");
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = run(&["logs", "--handler", "accept", "kms-tr-kopf/hang-api", "--bundle", d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("2026-12-01T12:25:25.673Z (kubelet)  accept  kms-tr-kopf/hang-api  cause=unknown  outcome=unknown")
+            && out.contains(
+                "detail: running: no outcome logged 8m39s after its start, as of the log's last line at 2026-12-01T12:34:05.631Z"
+            )
+            && out.contains("2 runs: 1 succeeded, 1 unknown.")
+            && !out.contains("No run of handler")
+            && !out.contains("joined no handler run"),
+        "{out}"
+    );
+    let (code, json, err) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "kms-tr-kopf/sleep-api",
+        "--bundle",
+        d,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let runs: Vec<Value> = json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(runs.len(), 1, "{json}");
+    assert_eq!(runs[0]["outcome"], "unknown");
+    assert!(
+        runs[0]["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("running: no outcome logged 9m47s"),
+        "{json}"
+    );
+    for (name, verdict, reasons) in [
+        (
+            "hang-api",
+            "stale",
+            vec!["handler-running", "spec-changed-since-handled"],
+        ),
+        ("sleep-api", "never-handled", vec!["handler-running", "never-handled"]),
+    ] {
+        let (code, json, err) = run(&[
+            "status",
+            name,
+            "-n",
+            "kms-tr-kopf",
+            "--bundle",
+            d,
+            "-o",
+            "json",
+            "--exit-code",
+        ]);
+        assert_eq!(code, 1, "{err}");
+        let doc: Value = serde_json::from_str(&json).unwrap();
+        let item = &doc["items"][0];
+        assert_eq!(item["verdict"], verdict, "{json}");
+        let codes: Vec<&str> = item["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(codes, reasons, "{name}");
+        let (code, text, err) = run(&["explain-events", name, "-n", "kms-tr-kopf", "--bundle", d]);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            text.contains("PROBLEM  accepted-stale: handler accept started at") && !text.contains("Nothing is hidden"),
+            "{text}"
+        );
+    }
+}
+
+/// The issue 11 trial's defect 3, captured live: two `--standalone` Kopf Deployments serve
+/// kms-tr-two and both handled two-api. With `--operator` naming one, `explain-events` warns of
+/// the double handling (never `ok operator-not-leading`), naming both and their lines, with a fix
+/// that keeps one; without it, the headline says the operator is ambiguous and why; `status`
+/// keeps `fresh` and adds `handled-by-several-operators`, its Next line not "nothing to do".
+#[test]
+fn two_standalone_operators_that_both_handled_the_object_are_double_handling() {
+    let dir = fixtures().join("bundles-captured/trial-two-standalone-kopf");
+    let d = dir.to_str().unwrap();
+    let (code, json, err) = run(&[
+        "explain-events",
+        "two-api",
+        "-n",
+        "kms-tr-two",
+        "--bundle",
+        d,
+        "--operator",
+        "kms-tr-two/deployment/kopf-a",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let leading: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "operator-not-leading")
+        .collect();
+    assert_eq!(leading.len(), 1, "{json}");
+    let f = leading[0];
+    assert_eq!(f["severity"], "warning");
+    let evidence = f["evidence"].to_string();
+    assert!(
+        evidence.contains("kms-tr-two/deployment/kopf-a handled it: kopf-a-58894bcfbf-h99z2/operator line 24")
+            && evidence.contains("Creation is processed: 1 succeeded; 0 failed.")
+            && evidence.contains("kms-tr-two/deployment/kopf-b handled it: kopf-b-586fc88544-m98th/operator line 22")
+            && evidence.contains("Resuming is processed: 1 succeeded; 0 failed."),
+        "{evidence}"
+    );
+    let fix = f["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("keep one operator for namespace kms-tr-two (kms-tr-two/deployment/kopf-a)")
+            && fix.contains("kubectl -n kms-tr-two delete deployment kopf-b"),
+        "{fix}"
+    );
+    assert!(
+        report["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("Every object is handled more than once: 2 operators")
+    );
+    let (code, json, _) = run(&[
+        "explain-events",
+        "two-api",
+        "-n",
+        "kms-tr-two",
+        "--bundle",
+        d,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let summary = report["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("the operator is ambiguous: 2 operators serve namespace kms-tr-two and the evidence does not tell them apart"),
+        "{summary}"
+    );
+    let (code, text, err) = run(&["status", "two-api", "-n", "kms-tr-two", "--bundle", d, "--exit-code"]);
+    assert_eq!(code, 0, "fresh: each cycle succeeded; {err}");
+    assert!(
+        text.contains("[handled-by-several-operators]")
+            && text.contains("Next:           the verdict holds, but more than one operator handles this object")
+            && !text.contains("nothing to do"),
+        "{text}"
+    );
 }

@@ -230,9 +230,12 @@ impl<'a> Judge<'a> {
         );
         let operator = self.snapshot.operator_for(obj);
         let logs_missing = self.snapshot.handler_logs_missing(&operator);
+        let assessment =
+            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, self.pruned.get(&obj.key()));
+        let handlings = crate::diagnose::leading::handlings(self.snapshot, obj);
         let mut item = item(
             obj,
-            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, self.pruned.get(&obj.key())),
+            crate::diagnose::leading::with_double_handling(assessment, &handlings),
             self.warnings.as_ref().map(|index| {
                 index.count(
                     obj.metadata.namespace.as_deref().unwrap_or(""),
@@ -578,6 +581,11 @@ fn next_command(item: &Item) -> String {
         Verdict::Fresh if item.reasons.iter().any(|r| r.code == "status-pruned") => {
             format!(
                 "the verdict holds, but status fields are dropped: see the fix: kubectl microservice explain-events {target}"
+            )
+        }
+        Verdict::Fresh if item.reasons.iter().any(|r| r.code == "handled-by-several-operators") => {
+            format!(
+                "the verdict holds, but more than one operator handles this object: see the fix: kubectl microservice explain-events {target}"
             )
         }
         Verdict::Fresh => {

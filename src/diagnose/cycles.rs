@@ -77,6 +77,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
     let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
     for (source, source_records) in sources.into_iter().zip(parsed) {
         let place = source_place(source);
+        let named = only_handler(&source_records);
         let mut source_last: Option<DateTime<Utc>> = None;
         let mut open: HashMap<String, OpenStart> = HashMap::new();
         for record in source_records {
@@ -160,6 +161,11 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
         if let Some(last) = source_last {
             for (key, mut start) in open {
                 start.log_last = Some(last);
+                if start.handler.is_empty()
+                    && let Some(h) = &named
+                {
+                    start.handler.clone_from(h);
+                }
                 let entry = activity.entry(key).or_default();
                 if entry.open_run.as_ref().is_none_or(|o| o.time <= start.time) {
                     entry.open_run = Some(start);
@@ -241,26 +247,48 @@ fn track_activity(
     if entry.object_last.as_ref().is_none_or(|(l, _)| *l <= t) {
         entry.object_last = Some((t, line.to_string()));
     }
+    let start = |handler: String| OpenStart {
+        handler,
+        time: t,
+        clock: record.stamp.map_or("no time in the line", |s| s.clock.describe()),
+        line: line.to_string(),
+        place: place.to_string(),
+        log_last: None,
+        read_from_pod: from_pod,
+    };
     match lifecycle {
         Lifecycle::Invoked { handler } => {
-            open.insert(
-                key.to_string(),
-                OpenStart {
-                    handler: handler.clone(),
-                    time: t,
-                    clock: record.stamp.map_or("no time in the line", |s| s.clock.describe()),
-                    line: line.to_string(),
-                    place: place.to_string(),
-                    log_last: None,
-                    read_from_pod: from_pod,
-                },
-            );
+            open.insert(key.to_string(), start(handler.clone()));
+        }
+        // The handler's own line (`Accepted ns/name: ...`, Kopf's per-object logger at INFO):
+        // a run is under way. At Kopf's default level nothing else says a run started; it
+        // stays open until an outcome or a cycle end (trial defect 1: a handler that logged its
+        // line, then slept).
+        Lifecycle::Other if !open.contains_key(key) && !record.cut => {
+            open.insert(key.to_string(), start(record.handler.clone().unwrap_or_default()));
         }
         Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. } | Lifecycle::Superseded { .. } => {
             open.remove(key);
         }
         _ => {}
     }
+}
+
+/// The handler a log names, when it names exactly one (`Handler 'accept' succeeded.`, `Handler
+/// 'accept' is invoked.`, in any object's lines): the handler of an open run that began with the
+/// handler's own line, which does not name it. `None` when the log names none or several.
+fn only_handler(records: &[Record]) -> Option<String> {
+    let mut named: Option<String> = None;
+    for record in records {
+        if let Lifecycle::Invoked { handler } | Lifecycle::HandlerOutcome { handler, .. } = record.lifecycle() {
+            match &named {
+                Some(h) if *h != handler => return None,
+                Some(_) => {}
+                None => named = Some(handler),
+            }
+        }
+    }
+    named
 }
 
 /// What the logs say of an object they never mention: their coverage, no cycle.

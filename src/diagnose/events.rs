@@ -257,6 +257,14 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     // Next: a cycle that cannot complete is `status`'s first reason too.
     findings.extend(patch_rejected(&ctx));
     findings.extend(operator_findings(&ctx));
+    // Two operators that serve the namespace and both handled the object: the double handling
+    // replaces a leadership `ok` of the one diagnosed (its --standalone pauses nothing, but
+    // another operator handles too).
+    let several = crate::diagnose::leading::handlings(snapshot, obj);
+    if let Some(f) = crate::diagnose::leading::handled_by_several(ctx.ns, &several) {
+        findings.retain(|x| !(x.id == FindingId::OperatorNotLeading && x.severity == Severity::Ok));
+        findings.push(f);
+    }
     findings.extend(rbac_findings(&ctx));
     findings.extend(post_failures(&ctx));
     // Refused event POSTs, when they are why handler errors have no event, are the cause
@@ -412,7 +420,16 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
             .unwrap_or_default(),
         _ => String::new(),
     };
+    // Several operators serve alike (the resolver's tie): said in the headline, never
+    // "Nothing is hidden" about an operator that was not decided.
+    let tail = match ctx.resolution.verdict {
+        Resolved::Ambiguous => format!("{tail}; the operator is ambiguous: {}", ctx.resolution.summary),
+        _ => tail,
+    };
     match top {
+        None if ctx.resolution.verdict == Resolved::Ambiguous => {
+            format!("Could not decide which operator handles the object{tail}")
+        }
         Some(f) if f.severity == Severity::Problem => format!("{}: {}{cause}{tail}", headline(f.id, false), f.title),
         Some(f) if f.id == FindingId::OperatorNotLeading && f.title.ends_with("(double handling)") => {
             format!("Every object is handled more than once: {}{tail}", f.title)

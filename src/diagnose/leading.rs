@@ -10,17 +10,23 @@
 //!
 //! Pure: the inputs are the Snapshot's Lease and peering objects, the Deployment's Pods and the
 //! operator's log lines.
+//!
+//! - Two or more operators (Deployments) that serve the namespace and whose logs each handled
+//!   the object: nothing makes one of them the handler ([`handled_by_several`]).
 
 use chrono::{DateTime, Duration, Utc};
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::finding::{Finding, FindingId, Severity};
 use super::rbac::Answer;
-use crate::evidence::Evidence;
-use crate::evidence::operator::{Leadership, OperatorRef};
+use crate::evidence::operator::{Leadership, OperatorRef, find_operators};
+use crate::evidence::{Evidence, LogSource, Snapshot};
+use crate::kopf::messages::Lifecycle;
 use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
+use crate::resource::MicroserviceObject;
 use crate::text::count;
 use crate::time::{from_jiff, plus, rfc3339_seconds, seconds, sum};
 use crate::vocab::lease::{LEASE_DURATION, RETRY_PERIOD};
@@ -789,6 +795,194 @@ fn from_logs(input: &Input<'_>, paused: &[&PauseEvidence], missing: &str) -> Opt
     })
 }
 
+/// One operator's handling of an object, read from its own Pods' logs ([`handlings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handling {
+    /// The operator, `NS/deployment/NAME`.
+    pub operator: String,
+    /// Its namespace and name.
+    pub namespace: String,
+    /// Its Deployment's name.
+    pub name: String,
+    /// Its command line.
+    pub command: String,
+    /// Its last line that ends a handler's run or a cycle of the object (`Handler 'accept'
+    /// succeeded.`, `Creation is processed: ...`), cited with its log, line number and time.
+    pub line: String,
+}
+
+/// The operator Deployments that serve the object's namespace (by their `--namespace`/`-A`)
+/// and whose own Pods' logs show that they handled `obj`: a handler's outcome or a cycle end
+/// for it (of its uid, when the line names one), after its creation. The Deployments of the
+/// evidence, and the ones `--operator` left out ([`crate::evidence::OperatorEvidence::unchosen`]).
+/// Empty unless two or more Deployments serve the namespace (one Deployment's replicas are
+/// [`operator_not_leading`]'s). A `--log-file` belongs to no Deployment and is not read here.
+pub fn handlings(snapshot: &Snapshot, obj: &MicroserviceObject) -> Vec<Handling> {
+    let (ns, name) = (
+        obj.metadata.namespace.as_deref().unwrap_or(""),
+        obj.metadata.name.as_deref().unwrap_or(""),
+    );
+    let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
+    let pods = snapshot.operator.pods.get().map(Vec::as_slice).unwrap_or(&[]);
+    let logs = snapshot.operator.logs.get().map(Vec::as_slice).unwrap_or(&[]);
+    let mut serving: Vec<(OperatorRef, Vec<&LogSource>)> = find_operators(deployments)
+        .into_iter()
+        .filter(|op| op.watches(ns))
+        .map(|op| {
+            let deployment = deployments.iter().find(|d| {
+                d.metadata.name.as_deref() == Some(op.name.as_str())
+                    && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+            });
+            let own = |pod_name: &str| match pods.iter().find(|p| p.metadata.name.as_deref() == Some(pod_name)) {
+                Some(pod) => deployment.is_some_and(|d| selects(d, pod)),
+                // The Pod is gone (its log kept): a Deployment names its Pods `NAME-<hash>-<id>`.
+                None => pod_name
+                    .strip_prefix(&format!("{}-", op.name))
+                    .is_some_and(|rest| rest.split('-').count() == 2),
+            };
+            let mine = logs
+                .iter()
+                .filter(|s| s.container != crate::logs::file::FILE_CONTAINER && own(&s.pod))
+                .collect();
+            (op, mine)
+        })
+        .collect();
+    serving.extend(
+        snapshot
+            .operator
+            .unchosen
+            .iter()
+            .filter(|(op, _)| op.watches(ns))
+            .map(|(op, logs)| (op.clone(), logs.iter().collect())),
+    );
+    if serving.len() < 2 {
+        return Vec::new();
+    }
+    let created = obj.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0));
+    let mut out = Vec::new();
+    for (op, sources) in serving {
+        let mut last: Option<(Option<DateTime<Utc>>, String)> = None;
+        for source in sources {
+            for record in crate::diagnose::cycles::records(source, snapshot.log_zone(source)) {
+                let about = record
+                    .object
+                    .as_ref()
+                    .is_some_and(|o| o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns));
+                let other_uid = record
+                    .uid
+                    .as_ref()
+                    .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
+                let before = matches!((record.time(), created), (Some(t), Some(c)) if t + Duration::seconds(2) < c);
+                let ends = matches!(
+                    record.lifecycle(),
+                    Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. }
+                );
+                if !about || other_uid || before || !ends {
+                    continue;
+                }
+                let time = match record.stamp {
+                    Some(s) => format!("{} ({})", crate::time::rfc3339_millis(s.at), s.clock.describe()),
+                    None => "no time in the line".into(),
+                };
+                let text = record.lines.first().map(String::as_str).unwrap_or("").trim();
+                let cite = format!(
+                    "{}/{} line {}, {time}: {text}",
+                    source.pod, source.container, record.line_number
+                );
+                if last.as_ref().is_none_or(|(t, _)| *t <= record.time()) {
+                    last = Some((record.time(), cite));
+                }
+            }
+        }
+        if let Some((_, line)) = last {
+            out.push(Handling {
+                operator: op.display(),
+                namespace: op.namespace.clone(),
+                name: op.name.clone(),
+                command: op.argv.join(" "),
+                line,
+            });
+        }
+    }
+    out
+}
+
+/// Whether Deployment `d` selects `pod` (its namespace and `matchLabels`).
+fn selects(d: &Deployment, pod: &Pod) -> bool {
+    let Some(labels) = d.spec.as_ref().and_then(|s| s.selector.match_labels.as_ref()) else {
+        return false;
+    };
+    let pod_labels = pod.metadata.labels.as_ref();
+    pod.metadata.namespace == d.metadata.namespace
+        && labels.iter().all(|(k, v)| pod_labels.and_then(|l| l.get(k)) == Some(v))
+}
+
+/// Two or more operators (Deployments) serve `namespace` and each one's logs show it handled
+/// the object ([`handlings`]): nothing elects one of them (two `--standalone` Kopf operators, or
+/// Kopf without peering between them, or ours beside Kopf), so each handles every object of the
+/// namespace, patches its status and posts its events, racing on its record. A warning of
+/// `operator-not-leading`, naming each and its line; the fix that works: keep one operator for
+/// the namespace (remove the others, or give them a `--namespace` that leaves it out).
+pub fn handled_by_several(namespace: &str, handlings: &[Handling]) -> Option<Finding> {
+    let [first, rest @ ..] = handlings else { return None };
+    let last = rest.last()?;
+    let names: Vec<&str> = handlings.iter().map(|h| h.operator.as_str()).collect();
+    let evidence = handlings
+        .iter()
+        .flat_map(|h| {
+            [
+                format!("{} handled it: {}", h.operator, h.line),
+                format!("{} command: {}", h.operator, h.command),
+            ]
+        })
+        .collect();
+    let fix = format!(
+        "keep one operator for namespace {namespace} ({keep}): remove {other} (kubectl -n {ns} delete deployment {name}), or give it a --namespace that leaves {namespace} out (kubectl -n {ns} edit deployment {name}); operators that each run --standalone, or without peering between them, never coordinate",
+        keep = first.operator,
+        other = last.operator,
+        ns = last.namespace,
+        name = last.name,
+    );
+    Some(Finding {
+        id: ID,
+        severity: Severity::Warning,
+        title: format!(
+            "{} operators serve namespace {namespace} and each handled this object: {}; nothing makes one of them the handler (double handling)",
+            handlings.len(),
+            names.join(", ")
+        ),
+        evidence,
+        fix: Some(fix),
+    })
+}
+
+/// `status`'s side of [`handled_by_several`]: a reason `handled-by-several-operators` after the
+/// verdict's own (it leaves the verdict as it is: each cycle's result is what the verdict reads,
+/// but the object is handled twice), so that `status` never says "nothing to do" while
+/// `explain-events` warns of double handling. A pending deletion's verdict is left alone.
+pub fn with_double_handling(
+    mut a: super::staleness::Assessment,
+    handlings: &[Handling],
+) -> super::staleness::Assessment {
+    if handlings.len() < 2 || a.verdict == super::staleness::Verdict::Terminating {
+        return a;
+    }
+    let names: Vec<&str> = handlings.iter().map(|h| h.operator.as_str()).collect();
+    a.reasons.push(super::staleness::Reason {
+        code: "handled-by-several-operators",
+        message: format!(
+            "{} operators serve the namespace and each handled this object ({}): nothing makes one of them the handler",
+            handlings.len(),
+            names.join(", ")
+        ),
+        evidence: handlings
+            .iter()
+            .map(|h| format!("{} handled it: {}", h.operator, h.line))
+            .collect(),
+    });
+    a
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1158,5 +1352,45 @@ mod tests {
         assert_eq!(case.run().unwrap().severity, Severity::Problem);
         case.pause_lines.push(paused("a/operator", PauseLine::Resumed));
         assert!(case.run().is_none(), "resumed since: the logs cannot tell more");
+    }
+
+    fn handling(op: &str, line: &str) -> Handling {
+        Handling {
+            operator: format!("t/deployment/{op}"),
+            namespace: "t".into(),
+            name: op.into(),
+            command: "kopf run --standalone --namespace=t op.py".into(),
+            line: line.into(),
+        }
+    }
+
+    /// Two operators that both handled the object: a warning naming both, their lines, and a
+    /// fix that keeps the first; one alone is nothing to say.
+    #[test]
+    fn two_operators_that_handled_the_object_are_double_handling() {
+        let both = [
+            handling(
+                "a",
+                "a-1-x/operator line 3: Creation is processed: 1 succeeded; 0 failed.",
+            ),
+            handling(
+                "b",
+                "b-1-y/operator line 4: Resuming is processed: 1 succeeded; 0 failed.",
+            ),
+        ];
+        let f = handled_by_several("t", &both).unwrap();
+        assert_eq!((f.id, f.severity), (ID, Severity::Warning));
+        assert_eq!(
+            f.title,
+            "2 operators serve namespace t and each handled this object: t/deployment/a, t/deployment/b; nothing makes one of them the handler (double handling)"
+        );
+        assert!(
+            f.evidence.iter().any(|e| e
+                == "t/deployment/b handled it: b-1-y/operator line 4: Resuming is processed: 1 succeeded; 0 failed.")
+        );
+        let fix = f.fix.unwrap();
+        assert!(fix.starts_with("keep one operator for namespace t (t/deployment/a): remove t/deployment/b (kubectl -n t delete deployment b)"), "{fix}");
+        assert!(handled_by_several("t", &both[..1]).is_none());
+        assert!(handled_by_several("t", &[]).is_none());
     }
 }

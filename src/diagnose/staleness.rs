@@ -150,9 +150,11 @@ pub enum LogFacts {
 /// not count: that process is gone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Activity {
-    /// The object's latest handler start (`Handler 'x' is invoked.`, logged at DEBUG: Kopf `-v`,
-    /// Kopf 1.38 `kopf/_core/actions/execution.py`) with neither an outcome of a handler nor a
-    /// cycle end for the object after it in the same container log.
+    /// The object's latest handler start with neither an outcome of a handler nor a cycle end
+    /// for the object after it in the same container log: `Handler 'x' is invoked.` (logged at
+    /// DEBUG: Kopf `-v`, Kopf 1.38 `kopf/_core/actions/execution.py`), or at Kopf's default
+    /// level the handler's own first line about the object (one that is not Kopf's, such as
+    /// `Accepted ns/name: ...`).
     pub open_run: Option<OpenStart>,
     /// The object's latest line: its time and text.
     pub object_last: Option<(DateTime<Utc>, String)>,
@@ -164,7 +166,8 @@ pub struct Activity {
 /// A handler start with no outcome after it ([`Activity::open_run`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenStart {
-    /// The handler id as logged (`accept/spec`).
+    /// The handler id as logged (`accept/spec`); for a run that began with the handler's own
+    /// line, the only handler its log names, else empty (not known).
     pub handler: String,
     /// The start line's time.
     pub time: DateTime<Utc>,
@@ -482,6 +485,15 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
 
     if obj.phase().is_none() {
         a.verdict = Verdict::NeverHandled;
+        // A run open since the object was created or last changed: the run in progress now.
+        let changed = a.spec_changed.or(obj
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| crate::time::from_jiff(t.0)));
+        if let Some(open) = handling_since(logs, changed, options).filter(|r| r.code == "handler-running") {
+            a.reasons.push(open);
+        }
         let mut evidence = vec![
             "no status.phase, no status.observedGeneration, no */last-handled-configuration annotation".to_string(),
         ];
@@ -678,6 +690,11 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
                 rfc3339_millis(open.time)
             )
         };
+        let who = if open.handler.is_empty() {
+            "a handler (its log names none, or several)".to_string()
+        } else {
+            format!("handler {}", open.handler)
+        };
         let mut evidence = vec![format!("its start: {} ({}, {})", open.line, open.place, open.clock)];
         if let Some(last) = open.log_last {
             evidence.push(format!(
@@ -689,8 +706,7 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
         return Some(Reason {
             code: "handler-running",
             message: format!(
-                "handler {} {when}, and has logged no outcome in the {} since, {to}: the run is still open",
-                open.handler,
+                "{who} {when}, and has logged no outcome in the {} since, {to}: the run is still open",
                 ago(open.time, until)
             ),
             evidence,
@@ -1382,6 +1398,40 @@ mod tests {
         assert_eq!(
             assess(&handled, &ok, Options::default()).reasons[0].code,
             "last-cycle-succeeded"
+        );
+    }
+
+    /// The trial's defect 1: a never-handled object whose run is open (created at 11:19:09, the
+    /// run from 11:19:14, read 2m17s later) is `handler-running` first; one read before the run
+    /// is 60 s old, or with no open run, is `never-handled` alone.
+    #[test]
+    fn a_never_handled_object_with_an_open_run_is_handler_running() {
+        let created = obj(json!({"metadata": {"name": "a", "namespace": "t", "generation": 1,
+            "creationTimestamp": "2026-12-01T11:19:09Z"}, "spec": {}}));
+        let a = assess(&created, &logs_with(hung(true)), now_at("2026-12-01T11:21:32Z"));
+        assert_eq!(a.verdict, Verdict::NeverHandled);
+        let codes: Vec<&str> = a.reasons.iter().map(|r| r.code).collect();
+        assert_eq!(codes, ["handler-running", "never-handled"]);
+        assert!(
+            a.reasons[0].message.starts_with(
+                "handler accept/spec started at 2026-12-01T11:19:14.477Z, after the spec change at 2026-12-01T11:19:09Z"
+            ),
+            "{}",
+            a.reasons[0].message
+        );
+        let early = assess(&created, &logs_with(hung(true)), now_at("2026-12-01T11:19:40Z"));
+        assert_eq!(
+            early.reasons.iter().map(|r| r.code).collect::<Vec<_>>(),
+            ["never-handled"]
+        );
+        let idle = assess(
+            &created,
+            &logs_with(Activity::default()),
+            now_at("2026-12-01T11:21:32Z"),
+        );
+        assert_eq!(
+            idle.reasons.iter().map(|r| r.code).collect::<Vec<_>>(),
+            ["never-handled"]
         );
     }
 

@@ -103,6 +103,7 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
             .and_then(|m| m.get("otherOperators"))
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .unwrap_or_default(),
+        unchosen: Vec::new(),
     };
     operator.settle_leadership();
     Ok(Snapshot {

@@ -309,6 +309,7 @@ pub fn skeleton(plan: &Plan) -> Snapshot {
             peerings: Evidence::missing(super::PEERINGS, not_collected("the operator")),
             chosen: None,
             others: Vec::new(),
+            unchosen: Vec::new(),
         },
         rbac: RbacEvidence {
             access_reviews: Evidence::missing("access reviews", not_collected("RBAC")),
@@ -599,12 +600,42 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
         }
     };
     let (leases, peerings) = leadership(client, &operators, plan.namespace.as_deref()).await;
+    if plan.operator.is_some() && logs.get().is_some() {
+        snapshot.operator.unchosen = unchosen(client, &matched, plan.namespace.as_deref()).await;
+    }
     snapshot.operator.deployments = Evidence::Present(matched);
     snapshot.operator.pods = pods;
     snapshot.operator.logs = logs;
     snapshot.operator.leases = leases;
     snapshot.operator.peerings = peerings;
     snapshot.operator.settle_leadership();
+}
+
+/// With `--operator`: the other operator Deployments that serve `namespace` (as discovery finds
+/// them; none when it cannot list them), each with its running Pods' current logs, read only to
+/// tell whether another operator handled the object too
+/// ([`super::OperatorEvidence::unchosen`]). Nothing of them is diagnosed or written to a bundle.
+async fn unchosen(
+    client: &Client,
+    chosen: &[Deployment],
+    namespace: Option<&str>,
+) -> Vec<(OperatorRef, Vec<LogSource>)> {
+    let Some(namespace) = namespace else { return Vec::new() };
+    let (Evidence::Present(found), _) = discover_at(client, Some(namespace)).await else {
+        return Vec::new();
+    };
+    let same = |a: &Deployment, b: &Deployment| {
+        a.metadata.namespace == b.metadata.namespace && a.metadata.name == b.metadata.name
+    };
+    let (serving, _) = split_serving(found, Some(namespace));
+    let mut out = Vec::new();
+    for d in serving.iter().filter(|d| !chosen.iter().any(|c| same(c, d))) {
+        let Some(op) = recognise(d) else { continue };
+        let Ok(pods) = pods_of(client, d).await else { continue };
+        let fetched = join_all(pods.iter().map(|p| pod_log(client, p, &op.container, false))).await;
+        out.push((op, fetched.into_iter().filter_map(Result::ok).collect()));
+    }
+    out
 }
 
 /// Gets what decides which replica of each operator handles: our Lease (`GET

@@ -192,6 +192,11 @@ pub struct OperatorEvidence {
     /// nothing else (their Pods, logs and RBAC are not collected). A bundle keeps them in
     /// `meta.json` `otherOperators`.
     pub others: Vec<resolve::OperatorSummary>,
+    /// The other recognised operator Deployments of the evidence when `--operator` chose one,
+    /// each with its Pods' logs: never diagnosed, read only to tell whether another operator
+    /// that serves the namespace handled the object too (double handling,
+    /// [`crate::diagnose::leading::handlings`]).
+    pub unchosen: Vec<(operator::OperatorRef, Vec<LogSource>)>,
 }
 
 impl OperatorEvidence {
@@ -236,6 +241,41 @@ impl OperatorEvidence {
     /// (and what the evidence holds), and its Pods and logs are unknown: another operator is
     /// never diagnosed in its place. `source` names where the Deployments were read, e.g.
     /// `operator/deployment.json`. A gap in the Deployments stays as it is.
+    /// The logs of `d`'s Pods: those it selects (its namespace and selector), and of Pods no
+    /// longer in evidence named `NAME-...` (replaced ones).
+    fn logs_of(&self, d: &Deployment) -> Vec<LogSource> {
+        use kube::core::{Selector, SelectorExt};
+        let selector = d
+            .spec
+            .as_ref()
+            .and_then(|s| Selector::try_from(s.selector.clone()).ok());
+        let pods = self.pods.get().map(Vec::as_slice).unwrap_or(&[]);
+        let mine: Vec<&str> = pods
+            .iter()
+            .filter(|p| {
+                p.metadata.namespace == d.metadata.namespace
+                    && selector
+                        .as_ref()
+                        .is_some_and(|s| s.matches(&p.metadata.labels.clone().unwrap_or_default()))
+            })
+            .filter_map(|p| p.metadata.name.as_deref())
+            .collect();
+        let prefix = format!("{}-", d.metadata.name.as_deref().unwrap_or(""));
+        self.logs
+            .get()
+            .into_iter()
+            .flatten()
+            .filter(|log| {
+                mine.contains(&log.pod.as_str())
+                    || (!pods
+                        .iter()
+                        .any(|p| p.metadata.name.as_deref() == Some(log.pod.as_str()))
+                        && log.pod.starts_with(&prefix))
+            })
+            .cloned()
+            .collect()
+    }
+
     pub fn select_deployment(&mut self, namespace: &str, name: &str, source: &str) {
         use kube::core::{Selector, SelectorExt};
         self.chosen = Some(format!("{namespace}/deployment/{name}"));
@@ -288,6 +328,16 @@ impl OperatorEvidence {
             .spec
             .as_ref()
             .and_then(|s| Selector::try_from(s.selector.clone()).ok());
+        // The others, with their Pods' logs, for double handling only.
+        self.unchosen = deployments
+            .iter()
+            .filter(|d| !is_wanted(d))
+            .filter_map(|d| {
+                let op = operator::recognise(d)?;
+                let logs = self.logs_of(d);
+                Some((op, logs))
+            })
+            .collect();
         let mut all_pods = Vec::new();
         if let Evidence::Present(pods) = &mut self.pods {
             all_pods = pods.iter().filter_map(|p| p.metadata.name.clone()).collect();
@@ -793,6 +843,7 @@ mod tests {
             peerings: Evidence::Present(vec![]),
             chosen: None,
             others: vec![],
+            unchosen: Vec::new(),
         }
     }
 

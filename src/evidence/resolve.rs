@@ -832,6 +832,7 @@ mod tests {
                 peerings: Evidence::Present(vec![]),
                 chosen: None,
                 others: vec![],
+                unchosen: Vec::new(),
             },
             rbac: RbacEvidence {
                 access_reviews: none("access reviews"),

@@ -56,6 +56,9 @@ pub struct Record {
     pub lines: Vec<String>,
     /// Continuation lines not kept (over [`MAX_CONTINUATION_LINES`]).
     pub omitted_lines: usize,
+    /// The header line ended without a newline (the stream ended mid-line: a log read while
+    /// it was written): its message may be cut, so it cannot be told from Kopf's own lines.
+    pub cut: bool,
 }
 
 impl Record {
@@ -184,6 +187,7 @@ impl RecordParser {
         });
 
         if let Some(mut record) = parse_header(body, kubelet, line.number) {
+            record.cut = line.unterminated;
             if let Some(stamp) = record.stamp.as_mut().filter(|s| s.clock == Clock::OperatorLocal) {
                 stamp.at = self.zone.to_utc(stamp.at.naive_utc());
             }
@@ -220,6 +224,7 @@ impl RecordParser {
             format: if plain { Format::KopfPlain } else { Format::Unmatched },
             lines: Vec::new(),
             omitted_lines: 0,
+            cut: false,
         };
         if !plain {
             self.stats.unmatched_lines += 1;
@@ -284,6 +289,7 @@ fn parse_header(body: &str, kubelet: Option<Stamp>, line_number: u64) -> Option<
         format,
         lines: Vec::new(),
         omitted_lines: 0,
+        cut: false,
     };
     let own = |at: Option<DateTime<Utc>>, clock: Clock| kubelet.or(at.map(|at| Stamp { at, clock }));
     if body.starts_with('{') {

@@ -201,6 +201,8 @@ pub struct Grouper {
     hints: Vec<CauseHint>,
     latest: Option<DateTime<Utc>>,
     last_sweep: Option<DateTime<Utc>>,
+    /// The handlers the stream named so far (`Handler 'x' ...` lines of any object), distinct.
+    named: Vec<String>,
 }
 
 impl Grouper {
@@ -215,6 +217,7 @@ impl Grouper {
             hints: Vec::new(),
             latest: None,
             last_sweep: None,
+            named: Vec::new(),
         }
     }
 
@@ -248,6 +251,11 @@ impl Grouper {
             return;
         };
         let lifecycle = record.lifecycle();
+        if let Lifecycle::Invoked { handler } | Lifecycle::HandlerOutcome { handler, .. } = &lifecycle
+            && !self.named.contains(handler)
+        {
+            self.named.push(handler.clone());
+        }
         let mut state = self.objects.remove(&object).unwrap_or_default();
         state.seen = record.time().or(state.seen);
         match lifecycle {
@@ -374,6 +382,8 @@ impl Grouper {
                     let h = record.handler.clone();
                     state.open = Some(self.open(h, &state, record));
                 }
+                // A cut last line may be Kopf's own (`Creation is pro`): it opens no run.
+                None if record.cut => self.stats.unattributed_lines += 1,
                 None => {
                     let h = record.handler.clone();
                     state.open = Some(self.open(h, &state, record));
@@ -403,6 +413,7 @@ impl Grouper {
                 "no outcome logged within the run timeout ({})",
                 humantime(self.config.run_timeout)
             );
+            self.name_the_only_handler(&mut state);
             if state.open.as_ref().is_some_and(|o| o.handler.is_some()) {
                 self.stats.expired_runs += 1;
             }
@@ -421,12 +432,14 @@ impl Grouper {
     /// Ends the stream: open runs are closed as `unknown` (the logs end before their outcome).
     /// A run whose start was logged (`Handler 'x' is invoked.`, Kopf `-v`) is still running as
     /// far as the log knows: its detail says for how long, as of the log's last line
-    /// ([`open_run_detail`]).
+    /// ([`open_run_detail`]). So is a run that began with the handler's own line (Kopf's default
+    /// level logs no start), when the stream names one handler only: it is that handler's.
     pub fn finish(&mut self) {
         let keys: Vec<ObjectKey> = self.objects.keys().cloned().collect();
         let last = self.latest;
         for key in keys {
             let mut state = self.objects.remove(&key).unwrap_or_default();
+            self.name_the_only_handler(&mut state);
             let why = match state.open.as_ref() {
                 Some(o) if o.handler.is_some() => open_run_detail(o.started.map(|s| s.at), last),
                 _ => "the logs end before the handler's outcome".to_string(),
@@ -472,6 +485,17 @@ impl Grouper {
         if let Some(h) = hint {
             run.cause = Some(h.cause);
             run.cause_source = Some(CauseSource::ProgressAnnotation);
+        }
+    }
+
+    /// An open run that began with the handler's own line, which names no handler, is the
+    /// run of the one handler the stream names (`Handler 'accept' succeeded.` of any object),
+    /// when it names exactly one; else it stays unnamed (its lines are counted unattributed).
+    fn name_the_only_handler(&self, state: &mut ObjectState) {
+        if let (Some(open), [only]) = (state.open.as_mut(), self.named.as_slice())
+            && open.handler.is_none()
+        {
+            open.handler = Some(only.clone());
         }
     }
 
@@ -662,6 +686,9 @@ pub(crate) mod tests {
             [
                 ("accept".into(), "todo/a".into(), "create", "retrying"),
                 ("accept".into(), "todo/a".into(), "create", "succeeded"),
+                // todo/b's handler logged its line and no outcome followed: a run still open,
+                // of the one handler the log names (Kopf's default level logs no start).
+                ("accept".into(), "todo/b".into(), "unknown", "unknown"),
             ]
         );
         assert_eq!(runs[0].detail.as_deref(), Some("nope"));
@@ -670,7 +697,44 @@ pub(crate) mod tests {
             runs[1].started.unwrap().at.to_rfc3339(),
             "2026-11-29T16:22:47.650+00:00"
         );
-        // todo/b logged a line but no handler outcome followed: not a run, but counted.
+        assert_eq!(
+            runs[2].detail.as_deref(),
+            Some("running: no outcome logged after its start, the log's last line (at 2026-11-29T16:22:47.652Z)")
+        );
+        assert_eq!(stats.unattributed_lines, 0);
+    }
+
+    /// A handler's own line with no outcome after it is a run of the one handler the log names;
+    /// when the log names several, which one logged it is not known: its line is counted, not
+    /// given to a handler.
+    #[test]
+    fn an_open_run_without_a_start_line_takes_the_only_handler_named() {
+        let log = "\
+[2026-12-01 12:25:21,514] kopf.objects         [INFO    ] [t/hang-api] Accepted t/hang-api: image=reg/ok:1
+[2026-12-01 12:25:21,517] kopf.objects         [INFO    ] [t/hang-api] Handler 'accept' succeeded.
+[2026-12-01 12:25:21,517] kopf.objects         [INFO    ] [t/hang-api] Creation is processed: 1 succeeded; 0 failed.
+[2026-12-01 12:25:25,672] kopf.objects         [INFO    ] [t/hang-api] Accepted t/hang-api: image=reg/sleep:2
+[2026-12-01 12:26:40,000] kopf.objects         [INFO    ] [t/ok-api] Handler 'accept' succeeded.
+";
+        let (runs, stats) = group(log, GroupConfig::default());
+        let open = runs
+            .iter()
+            .find(|r| r.outcome == Outcome::Unknown)
+            .expect("the open run");
+        assert_eq!(
+            (open.handler.as_str(), open.object.to_string()),
+            ("accept", "t/hang-api".to_string())
+        );
+        assert_eq!(
+            open.detail.as_deref(),
+            Some(
+                "running: no outcome logged 1m14s after its start, as of the log's last line at 2026-12-01T12:26:40.000Z"
+            )
+        );
+        assert_eq!(stats.unattributed_lines, 0);
+        let two = log.replace("[t/ok-api] Handler 'accept'", "[t/ok-api] Handler 'check'");
+        let (runs, stats) = group(&two, GroupConfig::default());
+        assert!(runs.iter().all(|r| r.outcome != Outcome::Unknown), "{runs:?}");
         assert_eq!(stats.unattributed_lines, 1);
     }
 

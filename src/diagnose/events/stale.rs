@@ -52,10 +52,11 @@ pub(super) fn stale(ctx: &Ctx<'_>, blocking: &[FindingId]) -> Vec<Finding> {
     let tried = match logs {
         LogFacts::Read { last_retry, .. } => last_retry.is_some(),
         LogFacts::Unavailable(_) => false,
-    } || first
-        .evidence
-        .iter()
-        .any(|e| e.starts_with("kopf.zalando.org/") || e.contains(" tries for purpose "));
+    } || first.code == "handler-running"
+        || first
+            .evidence
+            .iter()
+            .any(|e| e.starts_with("kopf.zalando.org/") || e.contains(" tries for purpose "));
     let counts = match a.verdict {
         Verdict::Stale => true,
         Verdict::NeverHandled => tried,
