@@ -181,12 +181,25 @@ pub struct Judge<'a> {
     now: Option<DateTime<Utc>>,
     skew: Duration,
     operators: Option<Vec<crate::evidence::operator::OperatorRef>>,
+    /// What each operator's logs say, by the logs an object's operator owns
+    /// ([`crate::evidence::resolve::Resolution::logs`]): read once per operator, so that a
+    /// row cites its own operator's logs only (`-A` holds every operator's).
+    by_logs: std::cell::RefCell<HashMap<LogsKey, std::rc::Rc<OperatorFacts>>>,
+    warnings: Option<WarningIndex<'a>>,
+}
+
+/// Which logs an object's facts come from: the addresses of its operator's log sources in the
+/// snapshot, or the gap that says why there are none.
+type LogsKey = Result<Vec<usize>, String>;
+
+/// What one operator's logs say ([`crate::diagnose::cycles`]).
+struct OperatorFacts {
+    /// `ns/name` → what the logs say of it.
     facts: HashMap<String, LogFacts>,
     /// What the logs say of an object they do not mention (or their gap).
     unlisted: LogFacts,
     /// `ns/name` → the status fields the API server dropped ([`crate::diagnose::cycles::pruned_fields`]).
     pruned: HashMap<String, (Vec<String>, String)>,
-    warnings: Option<WarningIndex<'a>>,
 }
 
 impl<'a> Judge<'a> {
@@ -204,9 +217,7 @@ impl<'a> Judge<'a> {
             now,
             skew,
             operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
-            facts: log_facts(snapshot),
-            unlisted: crate::diagnose::cycles::facts_of_unlisted(snapshot),
-            pruned: crate::diagnose::cycles::pruned_fields(snapshot),
+            by_logs: std::cell::RefCell::new(HashMap::new()),
             warnings: snapshot.events.get().map(|events| WarningIndex::new(events)),
         }
     }
@@ -218,16 +229,17 @@ impl<'a> Judge<'a> {
             now: self.now,
             operators: self.operators.as_deref(),
         };
+        let operator = self.snapshot.operator_for(obj);
+        let read = self.facts_of(&operator);
         let logs = crate::diagnose::cycles::facts_for(
-            self.facts.get(&obj.key()),
-            &self.unlisted,
+            read.facts.get(&obj.key()),
+            &read.unlisted,
             self.snapshot.events.get().map(Vec::as_slice),
             obj,
         );
-        let operator = self.snapshot.operator_for(obj);
         item(
             obj,
-            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, self.pruned.get(&obj.key())),
+            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, read.pruned.get(&obj.key())),
             self.warnings.as_ref().map(|index| {
                 index.count(
                     obj.metadata.namespace.as_deref().unwrap_or(""),
@@ -240,10 +252,47 @@ impl<'a> Judge<'a> {
     }
 }
 
+impl Judge<'_> {
+    /// What the logs of `operator` say (read once per set of logs).
+    fn facts_of(&self, operator: &crate::evidence::resolve::Resolution) -> std::rc::Rc<OperatorFacts> {
+        let logs = operator.logs(self.snapshot);
+        let key: LogsKey = match &logs {
+            Ok(sources) => Ok(sources.iter().map(|s| std::ptr::from_ref(*s) as usize).collect()),
+            Err(gap) => Err(gap.to_string()),
+        };
+        if let Some(read) = self.by_logs.borrow().get(&key) {
+            return read.clone();
+        }
+        let read = std::rc::Rc::new(OperatorFacts {
+            facts: log_facts(self.snapshot, &logs),
+            unlisted: crate::diagnose::cycles::facts_of_unlisted(self.snapshot, &logs),
+            pruned: crate::diagnose::cycles::pruned_fields(self.snapshot, &logs),
+        });
+        self.by_logs.borrow_mut().insert(key, read.clone());
+        read
+    }
+}
+
 /// The report of `items` judged over `snapshot`: sorted by namespace and name, with its notes
 /// and gaps.
 fn finish(snapshot: &Snapshot, mut items: Vec<Item>) -> Report {
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    let mut gaps: Vec<Gap> = snapshot
+        .gaps()
+        .into_iter()
+        .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)) && !g.is_leadership())
+        .cloned()
+        .collect();
+    // An operator's logs that are not in evidence while others' are (`-A`) are a gap, as when
+    // its namespace alone is read.
+    for item in &items {
+        if let Err(gap) = item.operator_resolution.logs(snapshot)
+            && !matches!(gap.reason, crate::evidence::GapReason::NotCollected(_))
+            && !gaps.contains(&gap)
+        {
+            gaps.push(gap);
+        }
+    }
     let notes = crate::logs::local_time_note(
         items
             .iter()
@@ -259,12 +308,7 @@ fn finish(snapshot: &Snapshot, mut items: Vec<Item>) -> Report {
         schema_version: 1,
         captured_at: snapshot.now(),
         items,
-        gaps: snapshot
-            .gaps()
-            .into_iter()
-            .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)) && !g.is_leadership())
-            .cloned()
-            .collect(),
+        gaps,
     }
 }
 
