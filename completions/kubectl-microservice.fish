@@ -119,7 +119,7 @@ unknown\t'No outcome logged'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l run-timeout -d 'A run with no outcome after this long is closed with outcome `unknown`' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace of OBJECT (without it, a bare NAME matches in any namespace); also picks the operator that watches it' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace of OBJECT, and of the operator read (default: the context\'s namespace, as every command; with --file or --bundle, a bare NAME matches in any namespace)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run\'s object); default: runs as text' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'

@@ -138,7 +138,8 @@ impl Plan {
                 "--last selects the last N runs of logs read to their end; it cannot be combined with --follow".into(),
             ));
         }
-        // -A is refused while parsing (crate::cli::scope): without -n, NAME matches anywhere.
+        // -A is refused while parsing (crate::cli::scope). Without -n, a cluster read takes the
+        // context's namespace (from_cluster); a file or bundle has no context: NAME matches anywhere.
         let namespace = global.one_namespace("logs")?;
         if args.bundle.is_some() {
             global.refuse_connection_flags("logs --bundle")?;
@@ -847,8 +848,22 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
         .await
         .map_err(|e| crate::client::unreachable(global, &config, e))?;
     super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
-    let namespace = global.namespaces.first().map(String::as_str);
-    let (objects, objects_note) = objects_in_evidence(&client, plan, namespace).await?;
+    // The namespace as every command takes it (crate::cli::namespace_in_context): NS/NAME's or
+    // -n's, else the kubeconfig context's.
+    let given = plan
+        .filter
+        .object
+        .as_ref()
+        .and_then(|o| o.namespace.clone())
+        .or_else(|| global.namespaces.first().cloned());
+    let ns = crate::cli::namespace_in_context(false, given, &config.default_namespace).unwrap_or_default();
+    if let Some(object) = &mut plan.filter.object {
+        object.namespace = Some(ns.clone());
+    }
+    let mut global = global.clone();
+    global.namespaces = vec![ns.clone()];
+    let global = &global;
+    let (objects, objects_note) = objects_in_evidence(&client, plan, Some(&ns)).await?;
     let target = resolve_target(&client, global, args, &objects, named_object(plan, &objects)).await?;
     plan.operator = Some(target.describe.clone());
     let hints = hints_of(&objects);

@@ -1009,11 +1009,7 @@ async fn run_live(
 ) -> Result<u8, AppError> {
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
     super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
-    let namespace = if global.all_namespaces {
-        None
-    } else {
-        Some(namespace.unwrap_or(config.default_namespace.clone()))
-    };
+    let namespace = crate::cli::namespace_in_context(global.all_namespaces, namespace, &config.default_namespace);
     let plan = crate::evidence::live::Plan {
         namespace: namespace.clone(),
         selector: global.selector.clone(),
