@@ -429,10 +429,18 @@ pub struct LogsArgs {
     pub object: Option<String>,
 
     /// Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or
-    /// without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other
-    /// subcommands.
-    #[arg(long, visible_alias = "log-file", value_name = "PATH|-", conflicts_with = "bundle")]
+    /// without kubelet `--timestamps` prefixes. Nothing else is read: Kopf's zoneless times are
+    /// read as UTC, said so; `--log-file` reads the file beside the cluster's (or a bundle's)
+    /// evidence, as `status` and `explain-events` do.
+    #[arg(long, value_name = "PATH|-", conflicts_with_all = ["bundle", "log_file"])]
     pub file: Vec<String>,
+
+    /// The operator's log, read from FILE beside the cluster's (or `--bundle`'s) evidence, as
+    /// `status` and `explain-events` read it: its clock is theirs (the Kopf operator's `TZ`,
+    /// checked against the API server), and the answer names the operator and what ran since
+    /// the spec changed.
+    #[command(flatten)]
+    pub log_files: crate::commands::log_files::LogFileArgs,
 
     /// Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`).
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]

@@ -576,15 +576,12 @@ fn next_command(item: &Item) -> String {
         Some(dir) => format!("{} -n {} --bundle {dir}", item.name, item.namespace),
         None => format!("{} -n {}", item.name, item.namespace),
     };
-    // `logs --file` (alias `--log-file`) reads files instead of a cluster or bundle and
-    // conflicts with --bundle: a bundle's logs command reads the bundle's logs.
-    let mut logs_target = target.clone();
+    // `logs --log-file` reads the files beside the cluster's or the bundle's evidence, in the
+    // clock status read them in (`logs --file` alone would read them as UTC).
     for file in &item.log_files {
         target.push_str(&format!(" --log-file {file}"));
-        if item.bundle.is_none() {
-            logs_target.push_str(&format!(" --log-file {file}"));
-        }
     }
+    let logs_target = target.clone();
     // A cycle that never completes has a fix that explain-events gives (its first finding).
     if item.reasons.first().is_some_and(|r| {
         matches!(
