@@ -520,7 +520,6 @@ fn from_snapshot(
     place: &str,
     container: Option<&str>,
 ) -> Result<ExitCode, AppError> {
-    let snapshot = snapshot;
     let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
     let hints = hints_of(objects);
     // The operator every command names for this bundle; only its logs (and any `--log-file`

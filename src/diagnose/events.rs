@@ -196,7 +196,7 @@ impl<'a> Ctx<'a> {
         // nothing about this object.
         // A file that copies a Pod's log counts once (crate::logs::copies).
         let logs = resolution.logs(snapshot);
-        let sources: Vec<&crate::evidence::LogSource> = logs.as_ref().map(Vec::clone).unwrap_or_default();
+        let sources: Vec<&crate::evidence::LogSource> = logs.clone().unwrap_or_default();
         let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
         for (source, source_records) in sources.iter().zip(parsed) {
             for record in source_records {

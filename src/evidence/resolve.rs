@@ -181,15 +181,25 @@ impl Resolution {
             Verdict::Process => self.serving().map(|c| c.operator.as_str()).collect(),
             _ => Vec::new(),
         };
-        let names: Vec<&str> = names
-            .into_iter()
-            .filter_map(|d| d.split_once("/deployment/").map(|(_, n)| n))
-            .collect();
+        let names: Vec<(&str, &str)> = names.into_iter().filter_map(|d| d.split_once("/deployment/")).collect();
         if names.is_empty() {
             return false;
         }
         let several = snapshot.operator.deployments.get().is_some_and(|d| d.len() > 1);
-        !several || names.iter().any(|n| source.pod.starts_with(&format!("{n}-")))
+        // Deployments of one name in several namespaces (`-A`: `microservice-operator` in
+        // each): the Pod's namespace decides, when the evidence holds the Pod.
+        let pod_namespace = snapshot
+            .operator
+            .pods
+            .get()
+            .into_iter()
+            .flatten()
+            .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
+            .and_then(|p| p.metadata.namespace.as_deref());
+        !several
+            || names
+                .iter()
+                .any(|(ns, n)| source.pod.starts_with(&format!("{n}-")) && pod_namespace.is_none_or(|pns| pns == *ns))
     }
 
     /// The logs every log-derived fact about this resolution's object is read from (runs,
@@ -205,7 +215,9 @@ impl Resolution {
             Evidence::Gap(gap) => return Err(gap.clone()),
         };
         let kept: Vec<&LogSource> = all.iter().filter(|s| self.owns_log(snapshot, s)).collect();
-        if !kept.is_empty() || all.is_empty() {
+        // No operator serves the namespace: no operator log is this object's (a fact, as the
+        // read of its namespace alone holds none), only the --log-files.
+        if !kept.is_empty() || all.is_empty() || self.verdict == Verdict::NoneServes {
             return Ok(kept);
         }
         let why = match self.deployment() {
@@ -224,10 +236,10 @@ impl Resolution {
                     format!("{op} has no Pods: no logs to read")
                 }
             }
-            None => format!(
-                "no log of {} in evidence (the logs held are other operators')",
-                self.label()
-            ),
+            None if self.verdict == Verdict::Ambiguous => {
+                "the operator is ambiguous: no one operator's logs to read".to_string()
+            }
+            None => format!("no log of {} in evidence", self.label()),
         };
         Err(Gap {
             evidence: "operator logs".into(),
@@ -1061,9 +1073,20 @@ mod tests {
         let pod = |ns: &str, name: &str| -> k8s_openapi::api::core::v1::Pod {
             serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns}})).unwrap()
         };
-        // Another operator's Pod and log only (ours in `ops` is scaled to 0).
-        s.operator.pods = Evidence::Present(vec![pod("team-c", "catalog-5d7f9c-x2x")]);
-        s.operator.logs = Evidence::Present(vec![log("catalog-5d7f9c-x2x", "operator")]);
+        // Another operator's Pod and log only (ours in `ops` is scaled to 0): a Kopf one, and
+        // one of ours of the same name in another namespace (`-A`).
+        if let Evidence::Present(ds) = &mut s.operator.deployments {
+            ds.push(deployment(
+                "other",
+                "op",
+                json!(["kubectl-microservice", "operate", "-n", "other"]),
+            ));
+        }
+        s.operator.pods = Evidence::Present(vec![pod("team-c", "catalog-5d7f9c-x2x"), pod("other", "op-77f9c-zz1")]);
+        s.operator.logs = Evidence::Present(vec![
+            log("catalog-5d7f9c-x2x", "operator"),
+            log("op-77f9c-zz1", "operator"),
+        ]);
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.operator.as_deref(), Some("ops/deployment/op"));
         let gap = r.logs(&s).unwrap_err();
@@ -1072,7 +1095,11 @@ mod tests {
             "operator logs: failed (ops/deployment/op has no Pods: no logs to read)"
         );
         // Its Pod, but not its log.
-        s.operator.pods = Evidence::Present(vec![pod("team-c", "catalog-5d7f9c-x2x"), pod("ops", "op-5d7f9c-a1b")]);
+        s.operator.pods = Evidence::Present(vec![
+            pod("team-c", "catalog-5d7f9c-x2x"),
+            pod("other", "op-77f9c-zz1"),
+            pod("ops", "op-5d7f9c-a1b"),
+        ]);
         assert!(
             r.logs(&s)
                 .unwrap_err()
@@ -1082,6 +1109,7 @@ mod tests {
         // Its log: that one alone, and a --log-file beside it.
         s.operator.logs = Evidence::Present(vec![
             log("catalog-5d7f9c-x2x", "operator"),
+            log("op-77f9c-zz1", "operator"),
             log("op-5d7f9c-a1b", "operator"),
             log("operate.log", FILE_CONTAINER),
         ]);
@@ -1090,6 +1118,14 @@ mod tests {
         // The snapshot's own gap is the answer's.
         s.operator.logs = Evidence::missing("operator logs", GapReason::Failed("forbidden".into()));
         assert_eq!(r.logs(&s).unwrap_err().to_string(), "operator logs: failed (forbidden)");
+        // A namespace no operator serves: no operator log is its objects' (only --log-files).
+        let none = resolve(&s, Some("nobody"), None);
+        s.operator.logs = Evidence::Present(vec![
+            log("op-5d7f9c-a1b", "operator"),
+            log("operate.log", FILE_CONTAINER),
+        ]);
+        let pods: Vec<&str> = none.logs(&s).unwrap().iter().map(|l| l.pod.as_str()).collect();
+        assert_eq!(pods, ["operate.log"]);
         // No log at all in evidence stays what the evidence says (nothing), not a gap.
         s.operator.logs = Evidence::Present(Vec::new());
         assert!(r.logs(&s).unwrap().is_empty());
