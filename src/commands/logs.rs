@@ -192,6 +192,15 @@ impl Plan {
         })
     }
 
+    /// The namespace given: the object's (`NS/NAME`, or `-n` for a bare NAME), else `-n`'s.
+    fn given_namespace(&self, global: &GlobalArgs) -> Option<String> {
+        self.filter
+            .object
+            .as_ref()
+            .and_then(|o| o.namespace.clone())
+            .or_else(|| global.namespaces.first().cloned())
+    }
+
     /// Sets `--since` against `now`.
     pub fn anchor_since(&mut self, now: Option<DateTime<Utc>>) {
         if let (Some(since), Some(now)) = (self.since, now) {
@@ -209,12 +218,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
                 "--follow reads a cluster or a file, not a bundle".into(),
             ));
         }
-        let namespace = plan
-            .filter
-            .object
-            .as_ref()
-            .and_then(|o| o.namespace.clone())
-            .or_else(|| global.namespaces.first().cloned());
+        let namespace = plan.given_namespace(global);
         let files = args.log_files.read()?;
         return from_bundle(
             &mut plan,
@@ -878,13 +882,8 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
     super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     // The namespace as every command takes it (crate::cli::namespace_in_context): NS/NAME's or
     // -n's, else the kubeconfig context's.
-    let given = plan
-        .filter
-        .object
-        .as_ref()
-        .and_then(|o| o.namespace.clone())
-        .or_else(|| global.namespaces.first().cloned());
-    let ns = crate::cli::namespace_in_context(false, given, &config.default_namespace).unwrap_or_default();
+    let ns = crate::cli::namespace_in_context(false, plan.given_namespace(global), &config.default_namespace)
+        .unwrap_or_default();
     if let Some(object) = &mut plan.filter.object {
         object.namespace = Some(ns.clone());
     }
