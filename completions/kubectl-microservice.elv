@@ -101,8 +101,8 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         }
         &'kubectl-microservice;logs'= {
             cand --handler 'The handler id; `accept` also matches Kopf''s field handler `accept/spec` (`accept/*`)'
-            cand --file 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands'
-            cand --log-file 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands'
+            cand --file 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. Nothing else is read: Kopf''s zoneless times are read as UTC, said so; `--log-file` reads the file beside the cluster''s (or a bundle''s) evidence, as `status` and `explain-events` do'
+            cand --log-file 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)'
             cand --bundle 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)'
             cand --operator 'The operator Deployment (default: the one the resolver decides for the object''s namespace, among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`); with `--bundle`, the bundle''s Deployment whose logs are read'
             cand -c 'The operator''s container (default: the one running the operator)'
@@ -115,8 +115,8 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --run-timeout 'A run with no outcome after this long is closed with outcome `unknown`'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
-            cand -n 'Namespace of OBJECT (without it, a bare NAME matches in any namespace); also picks the operator that watches it'
-            cand --namespace 'Namespace of OBJECT (without it, a bare NAME matches in any namespace); also picks the operator that watches it'
+            cand -n 'Namespace of OBJECT, and of the operator read (default: the context''s namespace, as every command; with --file or --bundle, a bare NAME matches in any namespace)'
+            cand --namespace 'Namespace of OBJECT, and of the operator read (default: the context''s namespace, as every command; with --file or --bundle, a bare NAME matches in any namespace)'
             cand -o 'Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run''s object); default: runs as text'
             cand --output 'Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run''s object); default: runs as text'
             cand --as 'Username to impersonate for the operation'

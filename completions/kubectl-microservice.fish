@@ -101,7 +101,8 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l handler -d 'The handler id; `accept` also matches Kopf\'s field handler `accept/spec` (`accept/*`)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l file -l log-file -d 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other subcommands' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l file -d 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. Nothing else is read: Kopf\'s zoneless times are read as UTC, said so; `--log-file` reads the file beside the cluster\'s (or a bundle\'s) evidence, as `status` and `explain-events` do' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l log-file -d 'The operator\'s log, read from FILE beside the Pods\' logs (repeatable)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l bundle -d 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)' -r -f -a "(__fish_complete_directories)"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l operator -d 'The operator Deployment (default: the one the resolver decides for the object\'s namespace, among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`); with `--bundle`, the bundle\'s Deployment whose logs are read' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s c -l container -d 'The operator\'s container (default: the one running the operator)' -r
@@ -119,7 +120,7 @@ unknown\t'No outcome logged'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l run-timeout -d 'A run with no outcome after this long is closed with outcome `unknown`' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace of OBJECT (without it, a bare NAME matches in any namespace); also picks the operator that watches it' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace of OBJECT, and of the operator read (default: the context\'s namespace, as every command; with --file or --bundle, a bare NAME matches in any namespace)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run\'s object); default: runs as text' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'

@@ -120,6 +120,19 @@ pub struct GlobalArgs {
     pub color: ColorChoice,
 }
 
+/// The one rule every command that reads a cluster takes its namespace by, once it knows the
+/// kubeconfig context's (`context_namespace`: kube's `default_namespace`, `default` when the
+/// context names none, as kubectl): `-A` is every namespace (`None`); else the one given (`-n`,
+/// or the `NS/` of `NS/NAME`: `given`); else the context's. `status`, `explain-events`,
+/// `collect`, `logs --handler` and `version` all read it here, so that a context whose
+/// namespace is `team-a` means `team-a` to each of them.
+pub fn namespace_in_context(all_namespaces: bool, given: Option<String>, context_namespace: &str) -> Option<String> {
+    if all_namespaces {
+        return None;
+    }
+    Some(given.unwrap_or_else(|| context_namespace.to_string()))
+}
+
 impl GlobalArgs {
     /// The namespace of a subcommand that reads one namespace (or, where it takes `-A`, all):
     /// `None` with `-A` (which beats `-n`, as kubectl's "Namespace in current context is
@@ -409,17 +422,25 @@ pub struct LogsArgs {
     #[arg(long, value_name = "NAME")]
     pub handler: String,
 
-    /// Only runs for this object: NAME (in -n NS if given, else any namespace), TYPE/NAME as
+    /// Only runs for this object: NAME (in -n NS, else the context's namespace; in any namespace of a --file or --bundle), TYPE/NAME as
     /// kubectl's (ms/NAME, microservice.platform.example.io/NAME), or NAMESPACE/NAME when the first
     /// part is no Microservice type name.
     #[arg(value_name = "OBJECT", value_parser = crate::names::object_ref_arg)]
     pub object: Option<String>,
 
     /// Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or
-    /// without kubelet `--timestamps` prefixes. `--log-file` is the same flag, as in the other
-    /// subcommands.
-    #[arg(long, visible_alias = "log-file", value_name = "PATH|-", conflicts_with = "bundle")]
+    /// without kubelet `--timestamps` prefixes. Nothing else is read: Kopf's zoneless times are
+    /// read as UTC, said so; `--log-file` reads the file beside the cluster's (or a bundle's)
+    /// evidence, as `status` and `explain-events` do.
+    #[arg(long, value_name = "PATH|-", conflicts_with_all = ["bundle", "log_file"])]
     pub file: Vec<String>,
+
+    /// The operator's log, read from FILE beside the cluster's (or `--bundle`'s) evidence, as
+    /// `status` and `explain-events` read it: its clock is theirs (the Kopf operator's `TZ`,
+    /// checked against the API server), and the answer names the operator and what ran since
+    /// the spec changed.
+    #[command(flatten)]
+    pub log_files: crate::commands::log_files::LogFileArgs,
 
     /// Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`).
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
@@ -709,6 +730,17 @@ pub fn parse_duration(input: &str) -> Result<Duration, String> {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    /// The one namespace rule: -A is all, a given one wins, else the context's.
+    #[test]
+    fn the_namespace_is_the_given_one_else_the_contexts() {
+        assert_eq!(namespace_in_context(true, Some("a".into()), "ctx"), None);
+        assert_eq!(
+            namespace_in_context(false, Some("a".into()), "ctx").as_deref(),
+            Some("a")
+        );
+        assert_eq!(namespace_in_context(false, None, "ctx").as_deref(), Some("ctx"));
+    }
 
     #[test]
     fn cli_definition_is_consistent() {

@@ -1597,3 +1597,69 @@ fn a_hung_handlers_open_run_is_shown_running() {
     );
     assert!(!text.contains("Handler accept ran for"), "{text}");
 }
+
+/// Defect 7 of the issue 11 trial: `status --log-file F` read a Kopf file in the operator's
+/// `TZ`, and the `logs` command its `Next:` line gives read it as UTC, without the `Operator:`
+/// and since-the-change lines. One rule now (`Snapshot::log_zone`, for a file the one Kopf
+/// Deployment's `TZ`, checked against managedFields): the bundle of the Taipei Pod without its
+/// Pod's log, and the file `kubectl logs` saved of it (Taipei wall times, `19:19:36`):
+/// `status` cites the last cycle at 11:19:36Z; its `Next:` line, pasted, prints the same run
+/// at 11:19:36.003Z with the operator and the since-change line; `explain-events` reads the
+/// same file, names the same operator and gives the same verdict.
+#[test]
+fn status_logs_and_explain_events_read_a_log_file_on_one_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("b");
+    copy_dir(&fixtures().join("bundles-captured/s11-kopf-tz-taipei-pod"), &bundle);
+    fs::remove_dir_all(bundle.join("operator/logs")).unwrap();
+    let file = tmp.path().join("kopf-tz.log");
+    fs::copy(
+        fixtures().join("bundles-captured/s11-kopf-tz-taipei-log-file/operator/logs/kopf-tz.log.file.log"),
+        &file,
+    )
+    .unwrap();
+    assert!(fs::read_to_string(&file).unwrap().contains("[2026-12-01 19:19:36,005]"));
+    let (b, f) = (bundle.to_str().unwrap(), file.to_str().unwrap());
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).env("NO_COLOR", "1").output().unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (code, status) = run(&["status", "tz-api", "--bundle", b, "--log-file", f]);
+    assert_eq!(code, Some(0), "{status}");
+    assert!(
+        status.contains(
+            "Updating is processed: 1 succeeded; 0 failed. (logged at 2026-12-01T11:19:36Z, operator's local time)"
+        ),
+        "{status}"
+    );
+    let next = status
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Next:"))
+        .and_then(|l| l.split_once("kubectl microservice "))
+        .map(|(_, command)| command.to_string())
+        .unwrap();
+    assert!(next.contains(&format!("--log-file {f}")), "{next}");
+    let words: Vec<&str> = next.split_whitespace().collect();
+    assert_eq!(words[0], "logs", "{next}");
+    let (code, logs) = run(&words);
+    assert_eq!(code, Some(0), "{logs}");
+    assert!(logs.contains("2026-12-01T11:19:36.003Z (operator-local)"), "{logs}");
+    assert!(!logs.contains("2026-12-01T19:19:36"), "{logs}");
+    assert!(
+        logs.contains("\nOperator: kms-s11-tz/deployment/kopf-operator\n"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("since the spec changed at 2026-12-01T11:19:35Z")
+            && logs.contains("last run started at 2026-12-01T11:19:36.003Z"),
+        "{logs}"
+    );
+    assert!(logs.contains("read in Asia/Taipei"), "{logs}");
+    let (code, explain) = run(&["explain-events", "tz-api", "--bundle", b, "--log-file", f, "-o", "json"]);
+    assert_eq!(code, Some(0), "{explain}");
+    let explain: Value = serde_json::from_str(&explain).unwrap();
+    assert_eq!(explain["operator"], "kms-s11-tz/deployment/kopf-operator");
+    let (_, status_json) = run(&["status", "tz-api", "--bundle", b, "--log-file", f, "-o", "json"]);
+    let status_json: Value = serde_json::from_str(&status_json).unwrap();
+    assert_eq!(status_json["items"][0]["verdict"], "fresh", "{status_json}");
+}

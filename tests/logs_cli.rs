@@ -35,9 +35,12 @@ fn json_output_is_one_run_per_line_with_the_contract_fields() {
     let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
     let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--file", &file, "-o", "json"]);
     assert_eq!(code, 0, "{stderr}");
-    // `--log-file`, the name the other subcommands use, is the same flag.
-    let (_, same, _) = run(&["logs", "--handler", "accept", "--log-file", &file, "-o", "json"]);
-    assert_eq!(same, stdout);
+    // `--log-file` is no longer `--file`: it reads the file beside the cluster's or a bundle's
+    // evidence, as the other subcommands do (tests/explain_bundles.rs
+    // `status_logs_and_explain_events_read_a_log_file_on_one_clock`); the two exclude each other.
+    let (code, _, err) = run(&["logs", "--handler", "accept", "--file", &file, "--log-file", &file]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--log-file"), "{err}");
     let runs = json_runs(&stdout);
     let got: Vec<(&str, &str, &str)> = runs
         .iter()

@@ -890,3 +890,119 @@ fn a_fresh_object_with_a_dropped_return_value_says_so() {
     let retry = r.items.iter().find(|i| i.name == "retry-api").unwrap();
     assert!(retry.reasons.iter().all(|r| r.code != "status-pruned"));
 }
+
+/// Both evidences, as one `-A` read holds them: a list's items together; a gap of one side
+/// (ours scaled to 0: no Pods, no logs) is filled by the other's (the Kopf operator's logs), as
+/// `-A` reads every operator's Pods at once.
+fn merged<T: Clone>(
+    a: &kubectl_microservice::evidence::Evidence<Vec<T>>,
+    b: &kubectl_microservice::evidence::Evidence<Vec<T>>,
+) -> kubectl_microservice::evidence::Evidence<Vec<T>> {
+    use kubectl_microservice::evidence::Evidence;
+    match (a, b) {
+        (Evidence::Present(a), Evidence::Present(b)) => Evidence::Present(a.iter().chain(b).cloned().collect()),
+        (Evidence::Present(x), Evidence::Gap(_)) | (Evidence::Gap(_), Evidence::Present(x)) => {
+            Evidence::Present(x.clone())
+        }
+        (gap, _) => gap.clone(),
+    }
+}
+
+/// Defect 2 of the issue 11 trial: `status -A` cited another operator's logs. Two captured
+/// namespaces merged into one `-A` bundle (written with `bundle::write`, as `collect -A` writes):
+/// kms-s11-image, whose operator (ours) is scaled to 0, and kms-s11-tz, whose Kopf operator runs
+/// and logs. `status -A`, `status -n NS` and the namespace's own bundle give every object the
+/// same reasons: kms-s11-image/todo-api `generation-ahead` with the gap "no Pods: no logs to
+/// read", never "the operator logged nothing" over the Kopf Pod's log.
+#[test]
+fn an_all_namespaces_bundle_reads_each_objects_own_operators_logs() {
+    let ours_dir = fixtures().join("bundles-captured/s11-ours-image-only-stopped");
+    let kopf_dir = fixtures().join("bundles-captured/s11-kopf-tz-taipei-pod");
+    let ours = bundle::read(&ours_dir).unwrap();
+    let kopf = bundle::read(&kopf_dir).unwrap();
+    let mut all = ours.clone();
+    all.namespace = None;
+    all.captured_at = ours.captured_at.max(kopf.captured_at);
+    all.microservices = merged(&ours.microservices, &kopf.microservices);
+    all.events = merged(&ours.events, &kopf.events);
+    let (o, k) = (&ours.operator, &kopf.operator);
+    all.operator.deployments = merged(&o.deployments, &k.deployments);
+    all.operator.pods = merged(&o.pods, &k.pods);
+    all.operator.configmaps = merged(&o.configmaps, &k.configmaps);
+    all.operator.logs = merged(&o.logs, &k.logs);
+    all.operator.leases = merged(&o.leases, &k.leases);
+    all.operator.peerings = merged(&o.peerings, &k.peerings);
+    all.operator.others = Vec::new();
+    let (o, k) = (&ours.rbac, &kopf.rbac);
+    all.rbac.access_reviews = merged(&o.access_reviews, &k.access_reviews);
+    all.rbac.roles = merged(&o.roles, &k.roles);
+    all.rbac.role_bindings = merged(&o.role_bindings, &k.role_bindings);
+    all.rbac.cluster_roles = merged(&o.cluster_roles, &k.cluster_roles);
+    all.rbac.cluster_role_bindings = merged(&o.cluster_role_bindings, &k.cluster_role_bindings);
+    assert!(
+        all.operator.logs.get().is_some_and(|l| !l.is_empty()),
+        "the -A bundle holds the Kopf Pod's log"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("all");
+    let meta = bundle::Meta {
+        captured_at: kubectl_microservice::time::rfc3339_seconds(all.captured_at.unwrap()),
+        context: Some("kms-e2e".into()),
+        namespace: None,
+        all_namespaces: true,
+        gaps: Vec::new(),
+        collected_by: "tests/status_bundles.rs".into(),
+        other_operators: Vec::new(),
+        operator: None,
+    };
+    bundle::write(&all, &meta, &dir).unwrap();
+    let dir_s = dir.to_str().unwrap();
+    let reasons = |args: &[&str]| -> std::collections::BTreeMap<String, Vec<String>> {
+        let (code, out, err) = status_cli(&[&["status", "-o", "json"], args].concat());
+        assert!(matches!(code, Some(0 | 1)), "{args:?}: {code:?} {err}");
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let key = format!("{}/{}", i["namespace"].as_str().unwrap(), i["name"].as_str().unwrap());
+                let codes = i["reasons"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r["code"].as_str().unwrap().to_string())
+                    .collect();
+                (key, codes)
+            })
+            .collect()
+    };
+    let everything = reasons(&["--bundle", dir_s, "-A"]);
+    assert_eq!(everything.len(), 2, "{everything:?}");
+    assert_eq!(
+        everything["kms-s11-image/todo-api"],
+        vec!["generation-ahead".to_string()],
+        "{everything:?}"
+    );
+    for (ns, own) in [("kms-s11-image", &ours_dir), ("kms-s11-tz", &kopf_dir)] {
+        let one = reasons(&["--bundle", dir_s, "-n", ns]);
+        let alone = reasons(&["--bundle", own.to_str().unwrap()]);
+        assert_eq!(one, alone, "-n {ns} of the -A bundle and its own bundle");
+        for (key, codes) in &one {
+            assert_eq!(&everything[key], codes, "{key}: -A and -n {ns}");
+        }
+    }
+    let (_, out, err) = status_cli(&["status", "--bundle", dir_s, "-A"]);
+    assert!(
+        err.contains("microservice-operator has no Pods: no logs to read"),
+        "{out}{err}"
+    );
+    assert!(!format!("{out}{err}").contains("logged nothing"), "{out}{err}");
+    let (_, out, _) = status_cli(&["status", "--bundle", dir_s, "-n", "kms-s11-image", "todo-api"]);
+    assert!(!out.contains("kopf-operator-"), "{out}");
+    let (_, out, _) = status_cli(&["explain-events", "--bundle", dir_s, "kms-s11-image/todo-api"]);
+    assert!(
+        !out.contains("kopf-operator-") && !out.contains("logged nothing"),
+        "{out}"
+    );
+}

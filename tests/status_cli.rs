@@ -374,3 +374,121 @@ fn type_slash_name_and_the_o_name_round_trip() {
         );
     }
 }
+
+/// A plain-HTTP API server that answers every GET of a list with an empty list, a GET of one
+/// object with 404, `/version` with a version, anything else with 403; and records each path
+/// asked. For seeing which namespace a command reads.
+fn recording_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let server = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let record = record.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut request = String::new();
+                if reader.read_line(&mut request).is_err() {
+                    return;
+                }
+                let mut length = 0;
+                loop {
+                    let mut header = String::new();
+                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = header.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = std::io::Read::read_exact(&mut reader, &mut body);
+                let mut parts = request.split_whitespace();
+                let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+                let path = target.split('?').next().unwrap_or("").to_string();
+                record.lock().unwrap().push(path.clone());
+                let segments = path.trim_start_matches('/').split('/').count();
+                // /api/v1/pods, /apis/G/V/R, /api/v1/namespaces/NS/pods, /apis/G/V/namespaces/NS/R:
+                // a list; one more segment: one object.
+                let core = path.starts_with("/api/");
+                let list_len = match (core, path.contains("/namespaces/")) {
+                    (true, false) => 3,
+                    (true, true) => 5,
+                    (false, false) => 4,
+                    (false, true) => 6,
+                };
+                let (code, text) = if path == "/version" {
+                    (200, r#"{"major":"1","minor":"31","gitVersion":"v1.31.0"}"#.to_string())
+                } else if let Some(ns) = path.strip_prefix("/api/v1/namespaces/").filter(|n| !n.contains('/')) {
+                    (
+                        200,
+                        format!(r#"{{"kind":"Namespace","apiVersion":"v1","metadata":{{"name":"{ns}"}}}}"#),
+                    )
+                } else if method == "GET" && segments == list_len {
+                    (
+                        200,
+                        r#"{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}"#
+                            .to_string(),
+                    )
+                } else if method == "GET" {
+                    (404, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404,"message":"not found"}"#.to_string())
+                } else {
+                    (403, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"forbidden"}"#.to_string())
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                    text.len()
+                );
+            });
+        }
+    });
+    (server, seen)
+}
+
+/// Defect 5 of the issue 11 trial: `logs --handler` ignored the kubeconfig context's namespace
+/// (`<ambiguous>: N operators serve any namespace`). Every command that reads a cluster takes
+/// its namespace by one rule (`cli::namespace_in_context`): without `-n`, the context's
+/// (`todo` here): each asks the API server about namespace `todo` and no other.
+#[test]
+fn every_command_reads_the_contexts_namespace() {
+    let (server, seen) = recording_server();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig::write(dir.path(), &server);
+    let bundle = dir.path().join("bundle").display().to_string();
+    for args in [
+        vec!["status"],
+        vec!["status", "todo-api"],
+        vec!["explain-events", "todo-api"],
+        vec!["collect", bundle.as_str()],
+        vec!["logs", "--handler", "accept"],
+        vec!["logs", "--handler", "accept", "todo-api"],
+    ] {
+        seen.lock().unwrap().clear();
+        let out = Command::new(BIN)
+            .args(&args)
+            .args(["--request-timeout", "5s", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let paths = seen.lock().unwrap().clone();
+        let namespaced: Vec<&String> = paths.iter().filter(|p| p.contains("/namespaces/")).collect();
+        assert!(
+            namespaced
+                .iter()
+                .any(|p| p.contains("/namespaces/todo/") || p.ends_with("/namespaces/todo")),
+            "{args:?} asked nothing of namespace todo: {paths:?}\n{stderr}"
+        );
+        assert!(
+            namespaced
+                .iter()
+                .all(|p| p.contains("/namespaces/todo/") || p.ends_with("/namespaces/todo")),
+            "{args:?} asked another namespace: {paths:?}"
+        );
+        assert!(!stderr.contains("any namespace"), "{args:?}: {stderr}");
+    }
+}

@@ -98,9 +98,11 @@ pub fn shared_flag_use(subcommand: &str, id: &str) -> Use {
         ("status", _) => Takes(None),
 
         ("logs", "namespaces") => Takes(Some(
-            "Namespace of OBJECT (without it, a bare NAME matches in any namespace); also picks the operator that watches it",
+            "Namespace of OBJECT, and of the operator read (default: the context's namespace, as every command; with --file or --bundle, a bare NAME matches in any namespace)",
         )),
-        ("logs", "all_namespaces") => Refuses("without -n, a bare OBJECT NAME already matches in any namespace"),
+        ("logs", "all_namespaces") => {
+            Refuses("logs reads the operator of one namespace: -n NS (default: the context's namespace)")
+        }
         ("logs", "output") => Takes(Some(
             "Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run's object); default: runs as text",
         )),

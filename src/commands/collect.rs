@@ -112,11 +112,8 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     runtime.block_on(async {
         let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
         super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
-        let namespace = if global.all_namespaces {
-            None
-        } else {
-            Some(one_namespace.unwrap_or(config.default_namespace.clone()))
-        };
+        let namespace =
+            crate::cli::namespace_in_context(global.all_namespaces, one_namespace, &config.default_namespace);
         let plan = Plan {
             namespace: namespace.clone(),
             selector: global.selector.clone(),

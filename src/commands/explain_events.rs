@@ -343,7 +343,8 @@ async fn gather_live(
     use crate::evidence::live;
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
     super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
-    let ns = namespace.unwrap_or(config.default_namespace.clone());
+    // explain-events takes no -A: always one namespace.
+    let ns = crate::cli::namespace_in_context(false, namespace, &config.default_namespace).unwrap_or_default();
     let plan = live::Plan {
         namespace: Some(ns.clone()),
         name: Some(args.name.clone()),

@@ -138,7 +138,8 @@ impl Plan {
                 "--last selects the last N runs of logs read to their end; it cannot be combined with --follow".into(),
             ));
         }
-        // -A is refused while parsing (crate::cli::scope): without -n, NAME matches anywhere.
+        // -A is refused while parsing (crate::cli::scope). Without -n, a cluster read takes the
+        // context's namespace (from_cluster); a file or bundle has no context: NAME matches anywhere.
         let namespace = global.one_namespace("logs")?;
         if args.bundle.is_some() {
             global.refuse_connection_flags("logs --bundle")?;
@@ -191,6 +192,15 @@ impl Plan {
         })
     }
 
+    /// The namespace given: the object's (`NS/NAME`, or `-n` for a bare NAME), else `-n`'s.
+    fn given_namespace(&self, global: &GlobalArgs) -> Option<String> {
+        self.filter
+            .object
+            .as_ref()
+            .and_then(|o| o.namespace.clone())
+            .or_else(|| global.namespaces.first().cloned())
+    }
+
     /// Sets `--since` against `now`.
     pub fn anchor_since(&mut self, now: Option<DateTime<Utc>>) {
         if let (Some(since), Some(now)) = (self.since, now) {
@@ -208,21 +218,23 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
                 "--follow reads a cluster or a file, not a bundle".into(),
             ));
         }
-        let namespace = plan
-            .filter
-            .object
-            .as_ref()
-            .and_then(|o| o.namespace.clone())
-            .or_else(|| global.namespaces.first().cloned());
+        let namespace = plan.given_namespace(global);
+        let files = args.log_files.read()?;
         return from_bundle(
             &mut plan,
             dir,
             namespace.as_deref(),
             args.container.as_deref(),
             args.operator.as_deref(),
+            &files,
         );
     }
     if args.file.is_empty() {
+        if args.follow && !args.log_files.paths.is_empty() {
+            return Err(AppError::Usage(
+                "--follow reads the Pods or one --file; --log-file is read once, beside the cluster's evidence".into(),
+            ));
+        }
         let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
             context: "start the async runtime".into(),
             source: e,
@@ -507,6 +519,7 @@ fn from_bundle(
     namespace: Option<&str>,
     container: Option<&str>,
     operator: Option<&str>,
+    log_files: &[crate::evidence::LogSource],
 ) -> Result<ExitCode, AppError> {
     let source = Bundle {
         dir,
@@ -514,7 +527,26 @@ fn from_bundle(
         operator,
         selector: None,
     };
-    let snapshot = gather_bundle(source, evidence_plan(Vec::new()))?;
+    let snapshot = gather_bundle(
+        source,
+        EvidencePlan {
+            log_files,
+            ..evidence_plan(Vec::new())
+        },
+    )?;
+    from_snapshot(plan, &snapshot, &dir.display().to_string(), container)
+}
+
+/// The runs of the operator the resolver names in `snapshot` (a bundle's, or the cluster's with
+/// `--log-file`): its logs held there (and the `--log-file`s), each read in the zone every
+/// command reads it in ([`crate::evidence::Snapshot::log_zone`]). `place` names where the logs
+/// are, for the errors.
+fn from_snapshot(
+    plan: &mut Plan,
+    snapshot: &crate::evidence::Snapshot,
+    place: &str,
+    container: Option<&str>,
+) -> Result<ExitCode, AppError> {
     let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
     let hints = hints_of(objects);
     // The operator every command names for this bundle; only its logs (and any `--log-file`
@@ -530,7 +562,7 @@ fn from_bundle(
         ),
     };
     plan.operator = Some(resolution.label());
-    let keep = |source: &crate::evidence::LogSource| resolution.owns_log(&snapshot, source);
+    let keep = |source: &crate::evidence::LogSource| resolution.owns_log(snapshot, source);
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
     let deployment_created = snapshot
         .operator
@@ -550,8 +582,7 @@ fn from_bundle(
                 .collect();
             if sources.is_empty() && resolution.deployment().is_none() {
                 return Err(AppError::Undecided(format!(
-                    "{}: no log of the operator in operator/logs/; Operator: {}",
-                    dir.display(),
+                    "{place}: no log of the operator in operator/logs/; Operator: {}",
                     resolution.line()
                 )));
             }
@@ -571,13 +602,11 @@ fn from_bundle(
                 held.dedup();
                 return Err(AppError::Undecided(match container {
                     Some(c) if !held.is_empty() => format!(
-                        "-c {c}: the operator's Pods have no container {c} in {}/operator/logs/; their containers: {}",
-                        dir.display(),
+                        "-c {c}: the operator's Pods have no container {c} in {place}/operator/logs/; their containers: {}",
                         held.join(", ")
                     ),
                     _ => format!(
-                        "{}: no operator log{} in operator/logs/",
-                        dir.display(),
+                        "{place}: no operator log{} in operator/logs/",
                         container.map(|c| format!(" of container {c}")).unwrap_or_default()
                     ),
                 }));
@@ -606,9 +635,14 @@ fn from_bundle(
                         crate::logs::live::pod_notes(pod, &source.container, has_previous, deployment_created)
                     }
                     Some(_) => Vec::new(),
-                    None if source.container == crate::logs::file::FILE_CONTAINER => {
-                        vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
-                    }
+                    None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
+                        crate::evidence::Source::Bundle(_) => {
+                            vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
+                        }
+                        crate::evidence::Source::Live { .. } => {
+                            vec!["read from a file (`--log-file`), not from a Pod".into()]
+                        }
+                    },
                     None => vec!["this Pod is not in operator/pods.json (replaced before the bundle was made?)".into()],
                 };
                 coverage.push(ContainerCoverage::of(&stream, None, notes));
@@ -617,8 +651,7 @@ fn from_bundle(
         None => {
             let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
             return Err(AppError::Undecided(format!(
-                "{}: no operator logs: {gap}; Operator: {}",
-                dir.display(),
+                "{place}: no operator logs: {gap}; Operator: {}",
                 resolution.line()
             )));
         }
@@ -870,8 +903,55 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
         .await
         .map_err(|e| crate::client::unreachable(global, &config, e))?;
     super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
-    let namespace = global.namespaces.first().map(String::as_str);
-    let (objects, objects_note) = objects_in_evidence(&client, plan, namespace).await?;
+    // The namespace as every command takes it (crate::cli::namespace_in_context): NS/NAME's or
+    // -n's, else the kubeconfig context's.
+    let ns = crate::cli::namespace_in_context(false, plan.given_namespace(global), &config.default_namespace)
+        .unwrap_or_default();
+    if let Some(object) = &mut plan.filter.object {
+        object.namespace = Some(ns.clone());
+    }
+    let mut global = global.clone();
+    global.namespaces = vec![ns.clone()];
+    let global = &global;
+    let (objects, objects_note) = objects_in_evidence(&client, plan, Some(&ns)).await?;
+    if !args.log_files.paths.is_empty() {
+        // `--log-file`: the file beside the cluster's evidence, as status reads it (the
+        // operator, its Pods and Deployment for the file's clock, the object's managedFields).
+        // (--follow with --log-file is refused in run.)
+        let files = args.log_files.read()?;
+        let scope = crate::evidence::live::Plan {
+            namespace: Some(ns.clone()),
+            operator: args.operator.clone(),
+            ..Default::default()
+        };
+        let access = crate::evidence::live::CallerAccess {
+            list_microservices: false,
+            list_events: false,
+        };
+        let source = Source::Live {
+            client: &client,
+            access: &access,
+            scope: &scope,
+        };
+        let snapshot = gather(
+            source,
+            EvidencePlan {
+                log_files: &files,
+                ..evidence_plan(objects)
+            },
+        )
+        .await
+        .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
+        if let Some(note) = &objects_note {
+            eprintln!("note: {}", sanitize(note));
+        }
+        return from_snapshot(
+            plan,
+            &snapshot,
+            &config.cluster_url.to_string(),
+            args.container.as_deref(),
+        );
+    }
     let target = resolve_target(&client, global, args, &objects, named_object(plan, &objects)).await?;
     plan.operator = Some(target.describe.clone());
     let hints = hints_of(&objects);

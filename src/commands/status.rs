@@ -185,12 +185,25 @@ pub struct Judge<'a> {
     now: Option<DateTime<Utc>>,
     skew: Duration,
     operators: Option<Vec<crate::evidence::operator::OperatorRef>>,
+    /// What each operator's logs say, by the logs an object's operator owns
+    /// ([`crate::evidence::resolve::Resolution::logs`]): read once per operator, so that a
+    /// row cites its own operator's logs only (`-A` holds every operator's).
+    by_logs: std::cell::RefCell<HashMap<LogsKey, std::rc::Rc<OperatorFacts>>>,
+    warnings: Option<WarningIndex<'a>>,
+}
+
+/// Which logs an object's facts come from: the addresses of its operator's log sources in the
+/// snapshot, or the gap that says why there are none.
+type LogsKey = Result<Vec<usize>, String>;
+
+/// What one operator's logs say ([`crate::diagnose::cycles`]).
+struct OperatorFacts {
+    /// `ns/name` → what the logs say of it.
     facts: HashMap<String, LogFacts>,
     /// What the logs say of an object they do not mention (or their gap).
     unlisted: LogFacts,
     /// `ns/name` → the status fields the API server dropped ([`crate::diagnose::cycles::pruned_fields`]).
     pruned: HashMap<String, (Vec<String>, String)>,
-    warnings: Option<WarningIndex<'a>>,
 }
 
 impl<'a> Judge<'a> {
@@ -208,9 +221,7 @@ impl<'a> Judge<'a> {
             now,
             skew,
             operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
-            facts: log_facts(snapshot),
-            unlisted: crate::diagnose::cycles::facts_of_unlisted(snapshot),
-            pruned: crate::diagnose::cycles::pruned_fields(snapshot),
+            by_logs: std::cell::RefCell::new(HashMap::new()),
             warnings: snapshot.events.get().map(|events| WarningIndex::new(events)),
         }
     }
@@ -222,16 +233,17 @@ impl<'a> Judge<'a> {
             now: self.now,
             operators: self.operators.as_deref(),
         };
+        let operator = self.snapshot.operator_for(obj);
+        let read = self.facts_of(&operator);
         let logs = crate::diagnose::cycles::facts_for(
-            self.facts.get(&obj.key()),
-            &self.unlisted,
+            read.facts.get(&obj.key()),
+            &read.unlisted,
             self.snapshot.events.get().map(Vec::as_slice),
             obj,
         );
-        let operator = self.snapshot.operator_for(obj);
         let logs_missing = self.snapshot.handler_logs_missing(&operator);
         let assessment =
-            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, self.pruned.get(&obj.key()));
+            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, read.pruned.get(&obj.key()));
         let handlings = crate::diagnose::leading::handlings(self.snapshot, obj);
         let mut item = item(
             obj,
@@ -250,10 +262,47 @@ impl<'a> Judge<'a> {
     }
 }
 
+impl Judge<'_> {
+    /// What the logs of `operator` say (read once per set of logs).
+    fn facts_of(&self, operator: &crate::evidence::resolve::Resolution) -> std::rc::Rc<OperatorFacts> {
+        let logs = operator.logs(self.snapshot);
+        let key: LogsKey = match &logs {
+            Ok(sources) => Ok(sources.iter().map(|s| std::ptr::from_ref(*s) as usize).collect()),
+            Err(gap) => Err(gap.to_string()),
+        };
+        if let Some(read) = self.by_logs.borrow().get(&key) {
+            return read.clone();
+        }
+        let read = std::rc::Rc::new(OperatorFacts {
+            facts: log_facts(self.snapshot, &logs),
+            unlisted: crate::diagnose::cycles::facts_of_unlisted(self.snapshot, &logs),
+            pruned: crate::diagnose::cycles::pruned_fields(self.snapshot, &logs),
+        });
+        self.by_logs.borrow_mut().insert(key, read.clone());
+        read
+    }
+}
+
 /// The report of `items` judged over `snapshot`: sorted by namespace and name, with its notes
 /// and gaps.
 fn finish(snapshot: &Snapshot, mut items: Vec<Item>) -> Report {
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    let mut gaps: Vec<Gap> = snapshot
+        .gaps()
+        .into_iter()
+        .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)) && !g.is_leadership())
+        .cloned()
+        .collect();
+    // An operator's logs that are not in evidence while others' are (`-A`) are a gap, as when
+    // its namespace alone is read.
+    for item in &items {
+        if let Err(gap) = item.operator_resolution.logs(snapshot)
+            && !matches!(gap.reason, crate::evidence::GapReason::NotCollected(_))
+            && !gaps.contains(&gap)
+        {
+            gaps.push(gap);
+        }
+    }
     let notes = crate::logs::local_time_note(
         items
             .iter()
@@ -269,12 +318,7 @@ fn finish(snapshot: &Snapshot, mut items: Vec<Item>) -> Report {
         schema_version: 1,
         captured_at: snapshot.now(),
         items,
-        gaps: snapshot
-            .gaps()
-            .into_iter()
-            .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)) && !g.is_leadership())
-            .cloned()
-            .collect(),
+        gaps,
     }
 }
 
@@ -543,15 +587,12 @@ fn next_command(item: &Item) -> String {
         Some(dir) => format!("{} -n {} --bundle {dir}", item.name, item.namespace),
         None => format!("{} -n {}", item.name, item.namespace),
     };
-    // `logs --file` (alias `--log-file`) reads files instead of a cluster or bundle and
-    // conflicts with --bundle: a bundle's logs command reads the bundle's logs.
-    let mut logs_target = target.clone();
+    // `logs --log-file` reads the files beside the cluster's or the bundle's evidence, in the
+    // clock status read them in (`logs --file` alone would read them as UTC).
     for file in &item.log_files {
         target.push_str(&format!(" --log-file {file}"));
-        if item.bundle.is_none() {
-            logs_target.push_str(&format!(" --log-file {file}"));
-        }
     }
+    let logs_target = target.clone();
     // A cycle that never completes has a fix that explain-events gives (its first finding).
     if item.reasons.first().is_some_and(|r| {
         matches!(
@@ -996,11 +1037,7 @@ async fn run_live(
 ) -> Result<u8, AppError> {
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
     super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
-    let namespace = if global.all_namespaces {
-        None
-    } else {
-        Some(namespace.unwrap_or(config.default_namespace.clone()))
-    };
+    let namespace = crate::cli::namespace_in_context(global.all_namespaces, namespace, &config.default_namespace);
     let plan = crate::evidence::live::Plan {
         namespace: namespace.clone(),
         selector: global.selector.clone(),

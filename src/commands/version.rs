@@ -335,11 +335,9 @@ async fn ask_cluster(global: &GlobalArgs, client_version: &str) -> Result<(Strin
     let mut global = global.clone();
     global.request_timeout = Some(global.request_timeout.unwrap_or(CLUSTER_TIMEOUT));
     let (client, config) = crate::client::client(&global, crate::client::Usage::Diagnostics).await?;
-    let namespace = global
-        .namespaces
-        .first()
-        .cloned()
-        .unwrap_or(config.default_namespace.clone());
+    let namespace =
+        crate::cli::namespace_in_context(false, global.namespaces.first().cloned(), &config.default_namespace)
+            .unwrap_or_default();
     ask(&client, &namespace, client_version).await.map_err(|e| match e {
         Asked::Unreachable(e) => crate::client::unreachable(&global, &config, e),
         Asked::NoOperators(gap) => AppError::Undecided(gap),

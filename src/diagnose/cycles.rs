@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use super::staleness::{Activity, CycleEnd, LogFacts, OpenStart, Rejection};
+use crate::evidence::resolve::OperatorLogs;
 use crate::evidence::{LogSource, Snapshot};
 use crate::kopf::messages::{Lifecycle, Outcome, classify};
 use crate::logs::lines::LineSplitter;
@@ -45,12 +46,16 @@ pub fn records(source: &LogSource, zone: LogZone) -> Vec<Record> {
 /// clock: they fill in what the logs lack (the logs' own line wins where they have one), so a cycle whose
 /// Pod (and log) is gone is still known while its events live (`--event-ttl`, 1 h by default).
 /// An object with such events gets facts even when no logs are in evidence.
-pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
+///
+/// `logs` are the logs of the object's operator ([`crate::evidence::resolve::Resolution::logs`]):
+/// the facts are read from them alone; their gap makes the objects' facts (other than their
+/// events') absent.
+pub fn log_facts(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String, LogFacts> {
     let mut covers_from: Option<DateTime<Utc>> = None;
     let mut last_cycle: HashMap<String, CycleEnd> = HashMap::new();
     let mut last_retry: HashMap<String, (Option<DateTime<Utc>>, String)> = HashMap::new();
     let mut last_rejection: HashMap<String, Rejection> = HashMap::new();
-    let logs = snapshot.operator.logs.get();
+    let logs = logs.as_ref().ok();
     // From the object's events first, into their own maps: the logs' own lines win where they
     // have one (each event is one of their records, and they carry the finer clock); events
     // fill in what the logs lack (the Pod that logged it is gone, or its log rotated).
@@ -73,7 +78,7 @@ pub fn log_facts(snapshot: &Snapshot) -> HashMap<String, LogFacts> {
     let mut activity: HashMap<String, Activity> = HashMap::new();
     let mut log_last: Option<(DateTime<Utc>, String)> = None;
     // A file that copies a Pod's log counts once (crate::logs::copies).
-    let sources: Vec<&LogSource> = logs.into_iter().flatten().collect();
+    let sources: Vec<&LogSource> = logs.into_iter().flatten().copied().collect();
     let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
     for (source, source_records) in sources.into_iter().zip(parsed) {
         let place = source_place(source);
@@ -310,9 +315,12 @@ fn unmentioned(covers_from: Option<DateTime<Utc>>, log_last: Option<(DateTime<Ut
 /// judged page by page, whose objects are not kept): when the snapshot has logs, their
 /// coverage and no cycle, as [`log_facts`] gives the objects they do not mention; else
 /// [`LogFacts::Unavailable`] with the logs' gap.
-pub fn facts_of_unlisted(snapshot: &Snapshot) -> LogFacts {
-    match snapshot.operator.logs.get() {
-        Some(sources) => {
+///
+/// `logs`: the logs of the object's operator ([`crate::evidence::resolve::Resolution::logs`]).
+pub fn facts_of_unlisted(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> LogFacts {
+    match logs {
+        Err(gap) => LogFacts::Unavailable(gap.to_string()),
+        Ok(sources) => {
             let mut covers_from: Option<DateTime<Utc>> = None;
             let mut log_last: Option<(DateTime<Utc>, String)> = None;
             for source in sources {
@@ -330,14 +338,6 @@ pub fn facts_of_unlisted(snapshot: &Snapshot) -> LogFacts {
             }
             unmentioned(covers_from, log_last)
         }
-        None => LogFacts::Unavailable(
-            snapshot
-                .operator
-                .logs
-                .gap()
-                .map(ToString::to_string)
-                .unwrap_or_else(|| "operator logs: none".into()),
-        ),
     }
 }
 
@@ -463,9 +463,11 @@ fn precise_event_time(e: &Event) -> Option<DateTime<Utc>> {
 /// Kopf's `Patching failed with inconsistencies: ...` (≥ 1.44 `Merge-patching finished with
 /// inconsistencies: ...`) lines for the object ([`crate::kopf::messages::removed_status_fields`]),
 /// with the last such line for evidence.
-pub fn pruned_fields(snapshot: &Snapshot) -> HashMap<String, (Vec<String>, String)> {
+///
+/// `logs`: the logs of the object's operator ([`crate::evidence::resolve::Resolution::logs`]).
+pub fn pruned_fields(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String, (Vec<String>, String)> {
     let mut out: HashMap<String, (Vec<String>, String)> = HashMap::new();
-    for source in snapshot.operator.logs.get().into_iter().flatten() {
+    for source in logs.as_ref().into_iter().flatten().copied() {
         for record in records(source, snapshot.log_zone(source)) {
             let Some(object) = &record.object else { continue };
             if record.lifecycle() != Lifecycle::PatchInconsistencies {

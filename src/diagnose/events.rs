@@ -141,6 +141,9 @@ struct Ctx<'a> {
     options: Options,
     /// The resolver's answer for this object ([`Snapshot::operator_for`]).
     resolution: crate::evidence::resolve::Resolution,
+    /// The resolved operator's logs, the only ones its facts are read from
+    /// ([`crate::evidence::resolve::Resolution::logs`]).
+    logs: crate::evidence::resolve::OperatorLogs<'a>,
     /// The Deployment diagnosed: the resolved one; for a process outside the cluster, the
     /// serving Deployment of ours that stands by on the Lease it holds; never one that does not
     /// serve the namespace (unless `--operator` names it).
@@ -192,14 +195,8 @@ impl<'a> Ctx<'a> {
         // Only the resolved operator's logs (and any --log-file): another operator's lines say
         // nothing about this object.
         // A file that copies a Pod's log counts once (crate::logs::copies).
-        let sources: Vec<&crate::evidence::LogSource> = snapshot
-            .operator
-            .logs
-            .get()
-            .into_iter()
-            .flatten()
-            .filter(|s| resolution.owns_log(snapshot, s))
-            .collect();
+        let logs = resolution.logs(snapshot);
+        let sources: Vec<&crate::evidence::LogSource> = logs.clone().unwrap_or_default();
         let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
         for (source, source_records) in sources.iter().zip(parsed) {
             for record in source_records {
@@ -239,6 +236,7 @@ impl<'a> Ctx<'a> {
             now: snapshot.now(),
             options,
             resolution,
+            logs,
             operator,
             deployment,
             lines,
@@ -310,6 +308,11 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         .filter(|g| !matches!(g.reason, GapReason::NotCollected(_)))
         .cloned()
         .collect();
+    if let Err(gap) = &ctx.logs
+        && !gaps.contains(gap)
+    {
+        gaps.push(gap.clone());
+    }
     let verdict = ctx.resolution.verdict;
     if verdict == Resolved::Ambiguous {
         gaps.push(Gap {
@@ -321,7 +324,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         && match verdict {
             Resolved::Unknown | Resolved::Ambiguous => false,
             Resolved::NoneServes => true,
-            Resolved::Deployment | Resolved::Process => snapshot.operator.logs.get().is_some(),
+            Resolved::Deployment | Resolved::Process => ctx.logs.is_ok(),
         };
     let summary = summary(&ctx, &findings);
     let notes = crate::logs::local_time_note(

@@ -30,7 +30,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use serde::Serialize;
 
 use super::operator::{Leadership, OperatorKind, OperatorRef, find_operators};
-use super::{LogSource, OperatorEvidence, Snapshot};
+use super::{Evidence, Gap, GapReason, LogSource, OperatorEvidence, Snapshot};
 use crate::logs::file::FILE_CONTAINER;
 use crate::logs::{Format, Record};
 use crate::resource::{FIELD_MANAGER, MicroserviceObject};
@@ -50,6 +50,10 @@ pub const MANAGER: u32 = 10;
 
 /// Times closer than this are not ordered (Lease renewals are written on the holder's clock).
 const SKEW: Duration = Duration::seconds(2);
+
+/// The logs an answer about one object reads: its operator's ([`Resolution::logs`]), or the gap
+/// that says why there are none.
+pub type OperatorLogs<'s> = Result<Vec<&'s LogSource>, Gap>;
 
 /// What the resolver decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -177,15 +181,70 @@ impl Resolution {
             Verdict::Process => self.serving().map(|c| c.operator.as_str()).collect(),
             _ => Vec::new(),
         };
-        let names: Vec<&str> = names
-            .into_iter()
-            .filter_map(|d| d.split_once("/deployment/").map(|(_, n)| n))
-            .collect();
+        let names: Vec<(&str, &str)> = names.into_iter().filter_map(|d| d.split_once("/deployment/")).collect();
         if names.is_empty() {
             return false;
         }
         let several = snapshot.operator.deployments.get().is_some_and(|d| d.len() > 1);
-        !several || names.iter().any(|n| source.pod.starts_with(&format!("{n}-")))
+        // Deployments of one name in several namespaces (`-A`: `microservice-operator` in
+        // each): the Pod's namespace decides, when the evidence holds the Pod.
+        let pod_namespace = snapshot
+            .operator
+            .pods
+            .get()
+            .into_iter()
+            .flatten()
+            .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
+            .and_then(|p| p.metadata.namespace.as_deref());
+        !several
+            || names
+                .iter()
+                .any(|(ns, n)| source.pod.starts_with(&format!("{n}-")) && pod_namespace.is_none_or(|pns| pns == *ns))
+    }
+
+    /// The logs every log-derived fact about this resolution's object is read from (runs,
+    /// cycle ends, "nothing logged since", a handler still running, errors): the snapshot's
+    /// logs that [`Resolution::owns_log`] keeps, and only those. When the evidence holds logs
+    /// but none of them is this operator's (another operator's Pods were read, as `-A` reads
+    /// every operator's), that is a gap, said as the live read of one namespace says it (`...
+    /// has no Pods: no logs to read`), never another operator's logs read as this one's. The
+    /// snapshot's own gap in its logs is the answer's gap.
+    pub fn logs<'s>(&self, snapshot: &'s Snapshot) -> OperatorLogs<'s> {
+        let all = match &snapshot.operator.logs {
+            Evidence::Present(all) => all,
+            Evidence::Gap(gap) => return Err(gap.clone()),
+        };
+        let kept: Vec<&LogSource> = all.iter().filter(|s| self.owns_log(snapshot, s)).collect();
+        // No operator serves the namespace: no operator log is this object's (a fact, as the
+        // read of its namespace alone holds none), only the --log-files.
+        if !kept.is_empty() || all.is_empty() || self.verdict == Verdict::NoneServes {
+            return Ok(kept);
+        }
+        let why = match self.deployment() {
+            Some(op) => {
+                let (ns, name) = op.split_once("/deployment/").unwrap_or(("", op));
+                let has_pods = snapshot.operator.pods.get().into_iter().flatten().any(|p| {
+                    p.metadata.namespace.as_deref() == Some(ns)
+                        && p.metadata
+                            .name
+                            .as_deref()
+                            .is_some_and(|n| n.starts_with(&format!("{name}-")))
+                });
+                if has_pods {
+                    format!("no log of {op}'s Pods in evidence")
+                } else {
+                    format!("{op} has no Pods: no logs to read")
+                }
+            }
+            None if self.verdict == Verdict::Ambiguous => {
+                "the operator is ambiguous: no one operator's logs to read".to_string()
+            }
+            None => format!("no log of {} in evidence", self.label()),
+        };
+        Err(Gap {
+            evidence: "operator logs".into(),
+            reason: GapReason::Failed(why),
+        })
     }
 
     /// The chosen Deployment operator, `NS/deployment/NAME`, when the verdict is `deployment`.
@@ -992,6 +1051,85 @@ mod tests {
         let none = resolve(&s, Some("nobody"), None);
         assert!(!none.owns_log(&s, &log("op-5d7f9c-x2x", "operator")));
         assert!(none.owns_log(&s, &log("operate.log", FILE_CONTAINER)));
+    }
+
+    /// The logs an object's facts are read from are its operator's only: with `-A`'s every
+    /// operator's logs in evidence, an operator without Pods is a gap ("has no Pods"), one
+    /// whose Pods' logs are missing another gap, never the other operators' logs.
+    #[test]
+    fn an_objects_logs_are_its_operators_or_a_gap() {
+        let mut ds = others();
+        ds.push(deployment(
+            "ops",
+            "op",
+            json!(["kubectl-microservice", "operate", "-n", "todo"]),
+        ));
+        let mut s = snapshot(ds);
+        let log = |pod: &str, container: &str| LogSource {
+            pod: pod.into(),
+            container: container.into(),
+            previous: false,
+            text: "2026-12-01T08:50:00.000Z INFO Handler 'accept' succeeded.\n".into(),
+        };
+        let pod = |ns: &str, name: &str| -> k8s_openapi::api::core::v1::Pod {
+            serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns}})).unwrap()
+        };
+        // Another operator's Pod and log only (ours in `ops` is scaled to 0): a Kopf one, and
+        // one of ours of the same name in another namespace (`-A`).
+        if let Evidence::Present(ds) = &mut s.operator.deployments {
+            ds.push(deployment(
+                "other",
+                "op",
+                json!(["kubectl-microservice", "operate", "-n", "other"]),
+            ));
+        }
+        s.operator.pods = Evidence::Present(vec![pod("team-c", "catalog-5d7f9c-x2x"), pod("other", "op-77f9c-zz1")]);
+        s.operator.logs = Evidence::Present(vec![
+            log("catalog-5d7f9c-x2x", "operator"),
+            log("op-77f9c-zz1", "operator"),
+        ]);
+        let r = resolve(&s, Some("todo"), None);
+        assert_eq!(r.operator.as_deref(), Some("ops/deployment/op"));
+        let gap = r.logs(&s).unwrap_err();
+        assert_eq!(
+            gap.to_string(),
+            "operator logs: failed (ops/deployment/op has no Pods: no logs to read)"
+        );
+        // Its Pod, but not its log.
+        s.operator.pods = Evidence::Present(vec![
+            pod("team-c", "catalog-5d7f9c-x2x"),
+            pod("other", "op-77f9c-zz1"),
+            pod("ops", "op-5d7f9c-a1b"),
+        ]);
+        assert!(
+            r.logs(&s)
+                .unwrap_err()
+                .to_string()
+                .contains("no log of ops/deployment/op's Pods")
+        );
+        // Its log: that one alone, and a --log-file beside it.
+        s.operator.logs = Evidence::Present(vec![
+            log("catalog-5d7f9c-x2x", "operator"),
+            log("op-77f9c-zz1", "operator"),
+            log("op-5d7f9c-a1b", "operator"),
+            log("operate.log", FILE_CONTAINER),
+        ]);
+        let pods: Vec<&str> = r.logs(&s).unwrap().iter().map(|l| l.pod.as_str()).collect();
+        assert_eq!(pods, ["op-5d7f9c-a1b", "operate.log"]);
+        // The snapshot's own gap is the answer's.
+        s.operator.logs = Evidence::missing("operator logs", GapReason::Failed("forbidden".into()));
+        assert_eq!(r.logs(&s).unwrap_err().to_string(), "operator logs: failed (forbidden)");
+        // A namespace no operator serves: no operator log is its objects' (only --log-files).
+        let none = resolve(&s, Some("nobody"), None);
+        s.operator.logs = Evidence::Present(vec![
+            log("op-5d7f9c-a1b", "operator"),
+            log("operate.log", FILE_CONTAINER),
+        ]);
+        let pods: Vec<&str> = none.logs(&s).unwrap().iter().map(|l| l.pod.as_str()).collect();
+        assert_eq!(pods, ["operate.log"]);
+        // No log at all in evidence stays what the evidence says (nothing), not a gap.
+        s.operator.logs = Evidence::Present(Vec::new());
+        assert!(r.logs(&s).unwrap().is_empty());
     }
 
     fn todo_api() -> MicroserviceObject {

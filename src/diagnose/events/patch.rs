@@ -19,7 +19,7 @@ use crate::text::count;
 /// (nolar/kopf#1087) the object's largest annotation, or Kopf's `StatusDiffBaseStorage`; for a
 /// 403 the RBAC rule. An earlier rejection followed by a completed cycle is `ok`.
 pub(super) fn patch_rejected(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let facts = log_facts(ctx.snapshot);
+    let facts = log_facts(ctx.snapshot, &ctx.logs);
     let Some(logs) = facts.get(&ctx.key) else {
         return Vec::new();
     };

@@ -12,7 +12,7 @@ use crate::evidence::operator::OperatorKind;
 
 /// `status`'s assessment of the object, as `status` makes it (the same facts and order).
 pub(super) fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
-    let facts = log_facts(ctx.snapshot);
+    let facts = log_facts(ctx.snapshot, &ctx.logs);
     let unavailable = LogFacts::Unavailable("operator logs: none".into());
     let a = staleness::assess(
         ctx.obj,
@@ -26,7 +26,7 @@ pub(super) fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
     staleness::with_pruned_status(
         a,
         ctx.obj,
-        crate::diagnose::cycles::pruned_fields(ctx.snapshot).get(&ctx.key),
+        crate::diagnose::cycles::pruned_fields(ctx.snapshot, &ctx.logs).get(&ctx.key),
     )
 }
 
@@ -46,7 +46,7 @@ pub(super) fn stale(ctx: &Ctx<'_>, blocking: &[FindingId]) -> Vec<Finding> {
     if first.code == "status-pruned" {
         return Vec::new();
     }
-    let facts = log_facts(ctx.snapshot);
+    let facts = log_facts(ctx.snapshot, &ctx.logs);
     let unavailable = LogFacts::Unavailable("operator logs: none".into());
     let logs = facts.get(&ctx.key).unwrap_or(&unavailable);
     let tried = match logs {
