@@ -605,7 +605,12 @@ fn next_command(item: &Item) -> String {
     // `logs --handler` needs the operator's logs: without them, the next step is what gets them
     // (explain-events says why the operator has none: not running, not found).
     match (&item.logs_missing, item.verdict) {
-        (Some(why), Verdict::Fresh) if !item.reasons.iter().any(|r| r.code == "status-pruned") => {
+        (Some(why), Verdict::Fresh)
+            if !item
+                .reasons
+                .iter()
+                .any(|r| matches!(r.code, "status-pruned" | "handled-by-several-operators")) =>
+        {
             return format!(
                 "nothing to do (the handler's runs are in the operator's logs, and none is in evidence: {why})"
             );

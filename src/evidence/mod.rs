@@ -441,21 +441,14 @@ impl Snapshot {
     /// that operator's; `None` when one is. `logs --handler` exits 3 without one, so a fix does
     /// not suggest it then, but what gets the logs ([`NO_LOGS_GET_THEM`]).
     pub fn handler_logs_missing(&self, resolution: &resolve::Resolution) -> Option<String> {
-        match self.operator.logs.get() {
-            None => Some(
-                self.operator
-                    .logs
-                    .gap()
-                    .map(|g| g.to_string())
-                    .unwrap_or_else(|| "operator logs: not in evidence".into()),
-            ),
-            Some(sources) if !sources.iter().any(|s| resolution.owns_log(self, s)) => {
-                Some(match &resolution.operator {
-                    Some(op) => format!("no log of {op} in evidence"),
-                    None => "no operator that serves the namespace, so no log of one".into(),
-                })
-            }
-            Some(_) => None,
+        // One selection of an object's logs ([`resolve::Resolution::logs`]): its gap is why.
+        match resolution.logs(self) {
+            Err(gap) => Some(gap.to_string()),
+            Ok(kept) if kept.is_empty() => Some(match &resolution.operator {
+                Some(op) => format!("no log of {op} in evidence"),
+                None => "no operator that serves the namespace, so no log of one".into(),
+            }),
+            Ok(_) => None,
         }
     }
 
