@@ -228,12 +228,14 @@ impl<'a> Judge<'a> {
 
     /// The row of `obj`.
     pub fn item(&self, obj: &MicroserviceObject) -> Item {
+        let operator = self.snapshot.operator_for(obj);
+        let diffbase = self.snapshot.kopf_diffbase_for(&operator);
         let options = staleness::Options {
             skew: crate::time::delta(self.skew),
             now: self.now,
             operators: self.operators.as_deref(),
+            diffbase: diffbase.as_ref(),
         };
-        let operator = self.snapshot.operator_for(obj);
         let read = self.facts_of(&operator);
         let logs = crate::diagnose::cycles::facts_for(
             read.facts.get(&obj.key()),

@@ -236,6 +236,9 @@ pub struct Options<'a> {
     /// The recognised operator Deployments (who should remove a finalizer); `None` when they
     /// could not be listed.
     pub operators: Option<&'a [OperatorRef]>,
+    /// Where the object's Kopf operator keeps its diff-base record, as its source sets it
+    /// ([`crate::kopf::diffbase::storage_in`]); `None`: not set there, or not known.
+    pub diffbase: Option<&'a diffbase::DiffbaseStorage>,
 }
 
 impl Default for Options<'_> {
@@ -244,6 +247,7 @@ impl Default for Options<'_> {
             skew: Duration::seconds(2),
             now: None,
             operators: None,
+            diffbase: None,
         }
     }
 }
@@ -379,6 +383,13 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         let recorded = record.spec.clone().unwrap_or(Value::Null);
         a.changed_fields = diff("spec", &recorded, &obj.spec);
         let annotation_fact = format!("{} records spec {}", record.annotation, compact(&recorded));
+        if let Some(reason) = leftover_record(obj, &record, &a.changed_fields, &entries, options) {
+            // The operator's settings keep its record elsewhere: the one read is not its current
+            // record, and it disagrees with the spec: no verdict on it.
+            a.verdict = Verdict::Unknown;
+            a.reasons.push(reason);
+            return a;
+        }
         if let Some(rejection) = logs.latest_rejection() {
             // The last cycle's results were never saved: whatever the annotation says, the
             // status is not the handling of this spec.
@@ -632,6 +643,114 @@ pub fn handled_record(obj: &MicroserviceObject) -> Option<KopfRecord> {
         });
     }
     kopf_record(obj.metadata.annotations.as_ref())
+}
+
+/// `diffbase-elsewhere`: the Kopf operator's source puts its diff-base record somewhere other
+/// than where `record` was read (`kopf.StatusDiffBaseStorage()`, or another annotation key), and
+/// that place holds none (a status field the CRD prunes, or never written), so `record` is left
+/// over from an earlier setup, not the operator's current record. When it disagrees with the
+/// spec (`changed` not empty) the verdict cannot rest on it: the reason names the conflict with
+/// the other evidence (Kopf's status writes after the latest spec write). `None` when the
+/// settings are not known, or agree with where `record` was read.
+fn leftover_record(
+    obj: &MicroserviceObject,
+    record: &KopfRecord,
+    changed: &[ChangedField],
+    entries: &[managed_fields::Entry],
+    options: Options<'_>,
+) -> Option<Reason> {
+    let storage = options.diffbase?;
+    if record.annotation == storage.place() || changed.is_empty() {
+        return None;
+    }
+    let place = storage.place();
+    let absent = match storage {
+        diffbase::DiffbaseStorage::Status { field, .. } => {
+            let pointer = format!("/{}", field.replace('.', "/"));
+            let fields_pointer = format!(
+                "/{}",
+                field.split('.').map(|p| format!("f:{p}")).collect::<Vec<_>>().join("/")
+            );
+            let written_by_kopf = obj.metadata.managed_fields.iter().flatten().any(|m| {
+                m.manager.as_deref().is_some_and(|n| n.starts_with("kopf"))
+                    && m.fields_v1
+                        .as_ref()
+                        .is_some_and(|f| f.0.pointer(&fields_pointer).is_some())
+            });
+            let present = serde_json::to_value(obj)
+                .ok()
+                .and_then(|v| v.pointer(&pointer).cloned())
+                .is_some();
+            if present {
+                return None;
+            }
+            if written_by_kopf {
+                format!(
+                    "{place} is absent: Kopf wrote it (managedFields), and the API server dropped it (the CRD's status schema does not allow it)"
+                )
+            } else {
+                format!("{place} is absent")
+            }
+        }
+        diffbase::DiffbaseStorage::Annotation { .. } => format!("annotation {place} is absent"),
+    };
+    let spec_written = entries
+        .iter()
+        .filter(|e| e.owns.iter().any(|f| f == "spec"))
+        .filter_map(|e| e.time)
+        .max();
+    let mut evidence = vec![
+        format!(
+            "{} records spec {}",
+            record.annotation,
+            compact(&record.spec.clone().unwrap_or(Value::Null))
+        ),
+        format!("current spec {}", compact(&obj.spec)),
+        format!(
+            "the operator's source sets settings.persistence.diffbase_storage at {}: its record is {place}",
+            storage.at()
+        ),
+    ];
+    let later: Vec<String> = entries
+        .iter()
+        .filter(|e| e.manager.starts_with("kopf"))
+        .filter(|e| matches!((e.time, spec_written), (Some(t), Some(s)) if t > s + options.skew))
+        .map(|e| {
+            format!(
+                "{} wrote {}{} at {}, after the latest spec write{}",
+                e.manager,
+                e.owns.join(", "),
+                e.subresource
+                    .as_deref()
+                    .map(|r| format!(" (subresource {r})"))
+                    .unwrap_or_default(),
+                e.time.map(rfc3339_seconds).unwrap_or_default(),
+                spec_written
+                    .map(|s| format!(" ({})", rfc3339_seconds(s)))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    let conflict = if later.is_empty() {
+        String::new()
+    } else {
+        "; and Kopf wrote the object after the latest spec write, which suggests it handled the current spec"
+            .to_string()
+    };
+    evidence.extend(later);
+    Some(Reason {
+        code: "diffbase-elsewhere",
+        message: format!(
+            "{} records an earlier spec ({}), but it is not the operator's current record: its settings keep the record in {place}, and {absent}{conflict}: the evidence conflicts, so neither fresh nor stale",
+            record.annotation,
+            changed
+                .iter()
+                .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        evidence,
+    })
 }
 
 /// How long a handler's run stays open without an outcome before `handler-running` names it: a
@@ -1801,6 +1920,76 @@ mod tests {
         let a = assess(&o, &ok, Options::default());
         assert_eq!((a.verdict, a.handled_by), (Verdict::Fresh, HandledBy::Kopf));
         assert!(a.reasons[0].evidence[0].starts_with("status.kopf.last-handled-configuration records spec"));
+    }
+
+    /// The operator's source keeps the record in the status (`kopf.StatusDiffBaseStorage()`),
+    /// the CRD prunes it, and an earlier setup's annotation records an older spec: the annotation
+    /// is not the operator's record, so no `stale` on it (kms-k11k-annot/grown-api).
+    #[test]
+    fn a_leftover_annotation_against_status_settings_is_unknown() {
+        let o = obj(
+            json!({"metadata": {"name": "grown-api", "namespace": "n", "generation": 2,
+            "annotations": {"kopf.zalando.org/last-handled-configuration": "{\"spec\":{\"image\":\"x\",\"port\":7100}}\n"},
+            "managedFields": [
+                {"manager": "kubectl-patch", "operation": "Update", "apiVersion": "platform.example.io/v1alpha1",
+                 "time": "2026-12-01T08:40:44Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:port": {}}}},
+                {"manager": "kopf", "operation": "Update", "apiVersion": "platform.example.io/v1alpha1", "subresource": "status",
+                 "time": "2026-12-01T08:41:42Z", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:status": {".": {}, "f:phase": {}, "f:kopf": {".": {}, "f:last-handled-configuration": {}}}}}]},
+            "spec": {"image": "x", "port": 7101}, "status": {"phase": "Accepted"}}),
+        );
+        let status = diffbase::DiffbaseStorage::Status {
+            field: "status.kopf.last-handled-configuration".into(),
+            at: "operator.py:8".into(),
+        };
+        let with = Options {
+            diffbase: Some(&status),
+            ..Options::default()
+        };
+        let a = assess(&o, &no_logs(), with);
+        assert_eq!((a.verdict, a.handled_by), (Verdict::Unknown, HandledBy::Kopf));
+        assert_eq!(a.reasons[0].code, "diffbase-elsewhere");
+        assert!(
+            a.reasons[0].message.contains("the API server dropped it"),
+            "{}",
+            a.reasons[0].message
+        );
+        assert!(a.reasons[0].evidence.iter().any(|e| e.contains("operator.py:8")));
+        assert!(
+            a.reasons[0]
+                .evidence
+                .iter()
+                .any(|e| e.starts_with("kopf wrote status (subresource status) at 2026-12-01T08:41:42Z"))
+        );
+        // Settings not known, or naming that very annotation: the annotation is the record.
+        assert_eq!(assess(&o, &no_logs(), Options::default()).verdict, Verdict::Stale);
+        let same = diffbase::DiffbaseStorage::Annotation {
+            key: "kopf.zalando.org/last-handled-configuration".into(),
+            at: "operator.py:8".into(),
+        };
+        let a = assess(
+            &o,
+            &no_logs(),
+            Options {
+                diffbase: Some(&same),
+                ..Options::default()
+            },
+        );
+        assert_eq!(a.verdict, Verdict::Stale);
+        // Another annotation key in the settings: the one present is left over too.
+        let other = diffbase::DiffbaseStorage::Annotation {
+            key: "ops.example.com/last-handled-configuration".into(),
+            at: "operator.py:8".into(),
+        };
+        let a = assess(
+            &o,
+            &no_logs(),
+            Options {
+                diffbase: Some(&other),
+                ..Options::default()
+            },
+        );
+        assert_eq!((a.verdict, a.reasons[0].code), (Verdict::Unknown, "diffbase-elsewhere"));
     }
 
     fn retry_before_none() -> LogFacts {

@@ -452,6 +452,44 @@ impl Snapshot {
         }
     }
 
+    /// Where the chosen Kopf Deployment's source (the `.py` files of the ConfigMaps its Pods
+    /// mount) puts its diff-base record ([`crate::kopf::diffbase::storage_in`]); `None` without
+    /// such a Deployment, its source, or an assignment decided there.
+    pub fn kopf_diffbase_for(
+        &self,
+        resolution: &resolve::Resolution,
+    ) -> Option<crate::kopf::diffbase::DiffbaseStorage> {
+        let chosen = resolution.deployment()?;
+        let mut parts = chosen.splitn(3, '/');
+        let (ns, _, name) = (parts.next()?, parts.next()?, parts.next()?);
+        let deployment = self
+            .operator
+            .deployments
+            .get()?
+            .iter()
+            .find(|d| d.metadata.namespace.as_deref() == Some(ns) && d.metadata.name.as_deref() == Some(name))?;
+        let mounted: Vec<&str> = deployment
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.spec.as_ref())
+            .and_then(|s| s.volumes.as_ref())
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.config_map.as_ref().map(|c| c.name.as_str()))
+            .collect();
+        self.operator
+            .configmaps
+            .get()?
+            .iter()
+            .filter(|cm| {
+                cm.metadata.namespace.as_deref().is_none_or(|n| n == ns)
+                    && cm.metadata.name.as_deref().is_some_and(|n| mounted.contains(&n))
+            })
+            .flat_map(|cm| cm.data.iter().flatten())
+            .filter(|(k, _)| k.ends_with(".py"))
+            .find_map(|(k, v)| crate::kopf::diffbase::storage_in(k, v))
+    }
+
     /// The operator of `namespace` (`None`: any), when no one object is asked about.
     pub fn operator_for_namespace(&self, namespace: Option<&str>) -> resolve::Resolution {
         resolve::resolve(self, namespace, None)

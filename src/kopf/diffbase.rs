@@ -153,3 +153,142 @@ mod tests {
         }
     }
 }
+
+/// Where a Kopf operator's source puts its diff-base record
+/// (`settings.persistence.diffbase_storage = ...` in a `@kopf.on.startup` function).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiffbaseStorage {
+    /// `kopf.StatusDiffBaseStorage(field=...)`: the dotted status path (default
+    /// `status.kopf.last-handled-configuration`).
+    Status {
+        /// The dotted path, `status.` included.
+        field: String,
+        /// `FILE:LINE` of the assignment.
+        at: String,
+    },
+    /// `kopf.AnnotationsDiffBaseStorage(prefix=..., key=...)`: the annotation key.
+    Annotation {
+        /// `prefix/key`.
+        key: String,
+        /// `FILE:LINE` of the assignment.
+        at: String,
+    },
+}
+
+impl DiffbaseStorage {
+    /// Where the assignment is, `FILE:LINE`.
+    pub fn at(&self) -> &str {
+        match self {
+            DiffbaseStorage::Status { at, .. } | DiffbaseStorage::Annotation { at, .. } => at,
+        }
+    }
+
+    /// The record's place in the object's words (`status.kopf.last-handled-configuration`, or
+    /// the annotation key).
+    pub fn place(&self) -> &str {
+        match self {
+            DiffbaseStorage::Status { field, .. } => field,
+            DiffbaseStorage::Annotation { key, .. } => key,
+        }
+    }
+}
+
+/// A string keyword argument `name="..."` (or `'...'`) in `args`.
+fn keyword(args: &str, name: &str) -> Option<String> {
+    let mut rest = args;
+    while let Some(i) = rest.find(name) {
+        let before_ok = rest[..i]
+            .chars()
+            .last()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let after = rest[i + name.len()..].trim_start();
+        if before_ok && let Some(value) = after.strip_prefix('=') {
+            let value = value.trim_start();
+            let quote = value.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+            let inner = &value[1..];
+            return inner.find(quote).map(|end| inner[..end].to_string());
+        }
+        rest = &rest[i + name.len()..];
+    }
+    None
+}
+
+/// Where `source` (a Kopf operator's Python file named `file`) puts the diff-base record: the
+/// last `settings.persistence.diffbase_storage = kopf.StatusDiffBaseStorage(...)` or
+/// `kopf.AnnotationsDiffBaseStorage(...)` outside a comment, read with Kopf's defaults (1.38 ..
+/// 1.44: field `status.kopf.last-handled-configuration`; prefix `kopf.zalando.org`, key
+/// `last-handled-configuration`). `None` when the source sets none, or sets it to anything
+/// else (a `MultiDiffBaseStorage`, a variable): the default annotation, or undecided.
+pub fn storage_in(file: &str, source: &str) -> Option<DiffbaseStorage> {
+    let mut found = None;
+    for (n, line) in source.lines().enumerate() {
+        let code = line.split('#').next().unwrap_or_default();
+        let Some(i) = code.find("diffbase_storage") else {
+            continue;
+        };
+        let Some(value) = code[i + "diffbase_storage".len()..].trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim();
+        let at = format!("{file}:{}", n + 1);
+        let args = |name: &str| {
+            value
+                .find(name)
+                .map(|j| &value[j + name.len()..])
+                .and_then(|r| r.trim_start().strip_prefix('('))
+        };
+        found = if let Some(a) = args("StatusDiffBaseStorage").filter(|_| !value.contains("Multi")) {
+            let field = keyword(a, "field").unwrap_or_else(|| "status.kopf.last-handled-configuration".into());
+            let field = if field.starts_with("status.") {
+                field
+            } else {
+                format!("status.{field}")
+            };
+            Some(DiffbaseStorage::Status { field, at })
+        } else if let Some(a) = args("AnnotationsDiffBaseStorage").filter(|_| !value.contains("Multi")) {
+            let prefix = keyword(a, "prefix").unwrap_or_else(|| "kopf.zalando.org".into());
+            let key = keyword(a, "key").unwrap_or_else(|| "last-handled-configuration".into());
+            Some(DiffbaseStorage::Annotation {
+                key: format!("{prefix}/{key}"),
+                at,
+            })
+        } else {
+            None
+        };
+    }
+    found
+}
+
+#[cfg(test)]
+mod storage_tests {
+    use super::*;
+
+    #[test]
+    fn the_sources_diffbase_storage_is_read_with_kopfs_defaults() {
+        let status = "import kopf\n@kopf.on.startup()\ndef c(settings, **_):\n    settings.persistence.diffbase_storage = kopf.StatusDiffBaseStorage()\n";
+        assert_eq!(
+            storage_in("operator.py", status),
+            Some(DiffbaseStorage::Status {
+                field: "status.kopf.last-handled-configuration".into(),
+                at: "operator.py:4".into()
+            })
+        );
+        let field = "settings.persistence.diffbase_storage = kopf.StatusDiffBaseStorage(field='status.ops.base')";
+        assert_eq!(storage_in("o.py", field).unwrap().place(), "status.ops.base");
+        let annotation =
+            "settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(prefix=\"ops.example.com\")";
+        assert_eq!(
+            storage_in("o.py", annotation).unwrap().place(),
+            "ops.example.com/last-handled-configuration"
+        );
+        // A comment, a multi-storage, a variable, nothing: not decided here.
+        for odd in [
+            "# settings.persistence.diffbase_storage = kopf.StatusDiffBaseStorage()",
+            "settings.persistence.diffbase_storage = kopf.MultiDiffBaseStorage([kopf.StatusDiffBaseStorage()])",
+            "settings.persistence.diffbase_storage = storage",
+            "import kopf",
+        ] {
+            assert_eq!(storage_in("o.py", odd), None, "{odd}");
+        }
+    }
+}

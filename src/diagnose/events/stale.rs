@@ -14,6 +14,7 @@ use crate::evidence::operator::OperatorKind;
 pub(super) fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
     let facts = log_facts(ctx.snapshot, &ctx.logs);
     let unavailable = LogFacts::Unavailable("operator logs: none".into());
+    let diffbase = ctx.snapshot.kopf_diffbase_for(&ctx.snapshot.operator_for(ctx.obj));
     let a = staleness::assess(
         ctx.obj,
         facts.get(&ctx.key).unwrap_or(&unavailable),
@@ -21,6 +22,7 @@ pub(super) fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
             skew: ctx.options.skew,
             now: ctx.now,
             operators: None,
+            diffbase: diffbase.as_ref(),
         },
     );
     staleness::with_pruned_status(
