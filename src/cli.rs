@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::render::{ColorChoice, OutputFormat};
+
 pub mod scope;
 
 /// `kubectl microservice`: the Microservice controller and its diagnostics.
@@ -179,76 +181,6 @@ impl GlobalArgs {
     }
 }
 
-/// `-o` values, as kubectl's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// JSON documents.
-    Json,
-    /// YAML documents.
-    Yaml,
-    /// A wider table.
-    Wide,
-    /// `RESOURCE.GROUP/NAME` per object, as `kubectl get -o name`.
-    Name,
-    /// `jsonpath=TEMPLATE`: kubectl's JSONPath template over the `-o json` document.
-    JsonPath(crate::jsonpath::Template),
-    /// `jsonpath-as-json=TEMPLATE`: the template's values as JSON arrays.
-    JsonPathAsJson(crate::jsonpath::Template),
-}
-
-impl OutputFormat {
-    /// The value as written after `-o`, for messages: `json`, `name`, `jsonpath=...`.
-    pub fn flag_value(&self) -> String {
-        match self {
-            OutputFormat::Json => "json".into(),
-            OutputFormat::Yaml => "yaml".into(),
-            OutputFormat::Wide => "wide".into(),
-            OutputFormat::Name => "name".into(),
-            OutputFormat::JsonPath(t) => format!("jsonpath={}", t.source()),
-            OutputFormat::JsonPathAsJson(t) => format!("jsonpath-as-json={}", t.source()),
-        }
-    }
-
-    /// The kind of format (`json`, `jsonpath`, ...), without a template.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            OutputFormat::Json => "json",
-            OutputFormat::Yaml => "yaml",
-            OutputFormat::Wide => "wide",
-            OutputFormat::Name => "name",
-            OutputFormat::JsonPath(_) => "jsonpath",
-            OutputFormat::JsonPathAsJson(_) => "jsonpath-as-json",
-        }
-    }
-
-    /// Parses a `-o` value as kubectl spells it: `json`, `yaml`, `wide`, `name`,
-    /// `jsonpath=TEMPLATE`, `jsonpath-as-json=TEMPLATE`. Errors name the value and list the
-    /// formats; a template error names the template.
-    pub fn parse(value: &str) -> Result<OutputFormat, String> {
-        let template = |t: &str| crate::jsonpath::Template::parse(t);
-        match value {
-            "json" => Ok(OutputFormat::Json),
-            "yaml" => Ok(OutputFormat::Yaml),
-            "wide" => Ok(OutputFormat::Wide),
-            "name" => Ok(OutputFormat::Name),
-            "jsonpath" | "jsonpath-as-json" => {
-                Err(format!("-o {value} needs a template: -o {value}='{{.items[*].name}}'"))
-            }
-            _ => {
-                if let Some(t) = value.strip_prefix("jsonpath=") {
-                    Ok(OutputFormat::JsonPath(template(t)?))
-                } else if let Some(t) = value.strip_prefix("jsonpath-as-json=") {
-                    Ok(OutputFormat::JsonPathAsJson(template(t)?))
-                } else {
-                    Err(format!(
-                        "invalid -o {value:?}: expected json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"
-                    ))
-                }
-            }
-        }
-    }
-}
-
 /// clap's parser for `-o`: [`OutputFormat::parse`], with the fixed values listed for help and
 /// shell completion (`jsonpath=` and `jsonpath-as-json=` as prefixes to complete).
 #[derive(Debug, Clone, Copy)]
@@ -286,15 +218,22 @@ impl clap::builder::TypedValueParser for OutputFormatParser {
     }
 }
 
-/// `--color` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    /// Colour a terminal unless NO_COLOR is set and non-empty.
-    Auto,
-    /// Always colour.
-    Always,
-    /// Never colour.
-    Never,
+/// `--color` values ([`ColorChoice`]), each with the help `--help` shows.
+impl ValueEnum for ColorChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[ColorChoice::Auto, ColorChoice::Always, ColorChoice::Never]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        use clap::builder::PossibleValue;
+        Some(match self {
+            ColorChoice::Auto => {
+                PossibleValue::new("auto").help("Colour a terminal unless NO_COLOR is set and non-empty")
+            }
+            ColorChoice::Always => PossibleValue::new("always").help("Always colour"),
+            ColorChoice::Never => PossibleValue::new("never").help("Never colour"),
+        })
+    }
 }
 
 /// The subcommands.

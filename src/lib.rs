@@ -28,6 +28,7 @@ pub mod selector;
 pub mod text;
 pub mod time;
 pub mod vocab;
+pub mod yaml;
 
 /// What `--version` prints: the crate version and the git commit it was built from.
 pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("KMS_GIT_COMMIT"), ")");

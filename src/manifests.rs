@@ -15,8 +15,9 @@
 
 use serde_json::{Value, json};
 
-use crate::cli::{GlobalArgs, ManifestsArgs, OutputFormat};
+use crate::cli::{GlobalArgs, ManifestsArgs};
 use crate::error::AppError;
+use crate::render::OutputFormat;
 use crate::resource::{CRD_NAME, GROUP, IMAGE_PATTERN, PLURAL, crd};
 use crate::vocab::lease::{DEFAULT_LEASE_NAME, LEASE_VERBS};
 
@@ -124,7 +125,7 @@ pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppEr
     match &global.output {
         None | Some(OutputFormat::Yaml) => Ok(objects
             .iter()
-            .map(|o| format!("---\n{}", crate::render::yaml(o)))
+            .map(|o| format!("---\n{}", crate::yaml::to_string(o)))
             .collect()),
         Some(OutputFormat::Name) => Ok(objects
             .iter()

@@ -11,12 +11,12 @@ use std::time::Duration;
 use clap::Args;
 
 use super::log_files::LogFileArgs;
-use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
+use crate::cli::{GlobalArgs, parse_duration};
 use crate::diagnose::events::{self, Options, Report, Severity};
 use crate::error::AppError;
 use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
 use crate::evidence::{Evidence, LogSource, Snapshot};
-use crate::render::{self, Tone};
+use crate::render::{self, OutputFormat, Tone};
 use crate::text::sanitize;
 
 /// Flags of `explain-events`.

@@ -31,7 +31,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::{Api, Client};
 
-use crate::cli::{GlobalArgs, LogsArgs, OutputFormat, RunCause, RunOutcome};
+use crate::cli::{GlobalArgs, LogsArgs, RunCause, RunOutcome};
 use crate::client::Usage;
 use crate::commands::write_stdout;
 use crate::error::AppError;
@@ -43,6 +43,7 @@ use crate::logs::live::{Fetch, Followed, LINGER, Target, describe_error, follow,
 use crate::logs::runs::{CauseHint, GroupConfig, Run};
 use crate::logs::stream::{LogStream, SourceLabel};
 use crate::logs::view::{self, Tally};
+use crate::render::OutputFormat;
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
 use crate::vocab::cause::Cause;

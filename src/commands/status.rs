@@ -12,14 +12,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::log_files::LogFileArgs;
-use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
+use crate::cli::{GlobalArgs, parse_duration};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
 use crate::error::AppError;
 use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
 use crate::evidence::operator::find_operators;
 use crate::evidence::{Evidence, Gap, LogSource, Snapshot, live};
-use crate::render::{self, Tone};
+use crate::render::{self, OutputFormat, Tone};
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
 use crate::time::rfc3339_seconds;

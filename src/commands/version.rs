@@ -20,10 +20,11 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use crate::cli::{GlobalArgs, OutputFormat};
+use crate::cli::GlobalArgs;
 use crate::error::AppError;
 use crate::evidence::Evidence;
 use crate::evidence::operator::{OperatorKind, find_operators, split_image};
+use crate::render::OutputFormat;
 use crate::text::sanitize;
 
 /// How long the cluster may take to answer, unless `--request-timeout` is given: `version` is
