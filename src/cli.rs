@@ -154,6 +154,18 @@ impl GlobalArgs {
         }
     }
 
+    /// The connection flags (`--kubeconfig`, `--context`, `--as`, `--as-group`,
+    /// `--request-timeout`), as [`crate::client`] takes them.
+    pub fn connection(&self) -> crate::client::ConnectionSettings {
+        crate::client::ConnectionSettings {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            as_user: self.as_user.clone(),
+            as_groups: self.as_groups.clone(),
+            request_timeout: self.request_timeout,
+        }
+    }
+
     /// The first cluster-connection flag given (`--kubeconfig`, `--context`, `--as`,
     /// `--as-group`, `--request-timeout`), for refusing it where nothing reads a cluster
     /// (`--bundle`, `logs --file`).

@@ -110,8 +110,9 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         source,
     })?;
     runtime.block_on(async {
-        let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
-        super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
+        let connection = global.connection();
+        let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
+        super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
         let namespace =
             crate::cli::namespace_in_context(global.all_namespaces, one_namespace, &config.default_namespace);
         let plan = Plan {
@@ -125,11 +126,11 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         let where_ = format!(
             "{} (context {})",
             config.cluster_url,
-            crate::client::context_name(global).as_deref().unwrap_or("unknown")
+            crate::client::context_name(&connection).as_deref().unwrap_or("unknown")
         );
         let access = live::caller_access(&client, namespace.as_deref())
             .await
-            .map_err(|e| crate::client::unreachable(global, &config, e))?;
+            .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
         if let Some(ns) = &namespace {
             namespace_exists(&client, ns, &where_).await?;
         }
@@ -167,7 +168,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         let meta = Meta {
             captured_at: crate::time::rfc3339_seconds(snapshot.captured_at.unwrap_or_else(chrono::Utc::now)),
             // The context used: --context, else the kubeconfig's current-context.
-            context: crate::client::context_name(global),
+            context: crate::client::context_name(&connection),
             namespace: namespace.clone(),
             all_namespaces: global.all_namespaces,
             gaps: gaps.clone(),

@@ -341,8 +341,9 @@ async fn gather_live(
     log_files: &[LogSource],
 ) -> Result<(Snapshot, String), AppError> {
     use crate::evidence::live;
-    let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
-    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
+    let connection = global.connection();
+    let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     // explain-events takes no -A: always one namespace.
     let ns = crate::cli::namespace_in_context(false, namespace, &config.default_namespace).unwrap_or_default();
     let plan = live::Plan {
@@ -355,7 +356,7 @@ async fn gather_live(
     };
     let access = live::caller_access(&client, Some(&ns))
         .await
-        .map_err(|e| crate::client::unreachable(global, &config, e))?;
+        .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     for note in live::access_notes(&access, &format!("in namespace {ns}"), live::NotesFor::Findings) {
         eprintln!("note: {note}");
     }

@@ -895,15 +895,16 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
     } else {
         Usage::Diagnostics
     };
-    let (client, config) = crate::client::client(global, usage).await?;
+    let connection = global.connection();
+    let (client, config) = crate::client::client(&connection, usage).await?;
     // The first call says whether the server answers at all, as every subcommand says it
     // (`cannot reach the API server URL (context NAME): ...`); the operator lookup after it
     // would otherwise report a dead server as a missing operator.
     client
         .apiserver_version()
         .await
-        .map_err(|e| crate::client::unreachable(global, &config, e))?;
-    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
+        .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
+    super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     // The namespace as every command takes it (crate::cli::namespace_in_context): NS/NAME's or
     // -n's, else the kubeconfig context's.
     let ns = crate::cli::namespace_in_context(false, plan.given_namespace(global), &config.default_namespace)

@@ -1042,8 +1042,9 @@ async fn run_live(
     namespace: Option<String>,
     color: bool,
 ) -> Result<u8, AppError> {
-    let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
-    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
+    let connection = global.connection();
+    let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     let namespace = crate::cli::namespace_in_context(global.all_namespaces, namespace, &config.default_namespace);
     let plan = crate::evidence::live::Plan {
         namespace: namespace.clone(),
@@ -1060,11 +1061,11 @@ async fn run_live(
     let where_ = format!(
         "{} (context {})",
         config.cluster_url,
-        crate::client::context_name(global).as_deref().unwrap_or("unknown")
+        crate::client::context_name(&connection).as_deref().unwrap_or("unknown")
     );
     let access = crate::evidence::live::caller_access(&client, namespace.as_deref())
         .await
-        .map_err(|e| crate::client::unreachable(global, &config, e))?;
+        .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     let printed = if args.name.is_some() {
         crate::evidence::live::NotesFor::StatusObject
     } else {

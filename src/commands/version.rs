@@ -333,14 +333,14 @@ pub fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<u8, AppError> {
 /// The API server's version and our operators on the cluster of the flags; the error, in one
 /// line (as every subcommand names an unreachable server), when it cannot be asked.
 async fn ask_cluster(global: &GlobalArgs, client_version: &str) -> Result<(String, Vec<OperatorVersion>), AppError> {
-    let mut global = global.clone();
-    global.request_timeout = Some(global.request_timeout.unwrap_or(CLUSTER_TIMEOUT));
-    let (client, config) = crate::client::client(&global, crate::client::Usage::Diagnostics).await?;
+    let mut connection = global.connection();
+    connection.request_timeout = Some(connection.request_timeout.unwrap_or(CLUSTER_TIMEOUT));
+    let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
     let namespace =
         crate::cli::namespace_in_context(false, global.namespaces.first().cloned(), &config.default_namespace)
             .unwrap_or_default();
     ask(&client, &namespace, client_version).await.map_err(|e| match e {
-        Asked::Unreachable(e) => crate::client::unreachable(&global, &config, e),
+        Asked::Unreachable(e) => crate::client::unreachable(&connection, &config, e),
         Asked::NoOperators(gap) => AppError::Undecided(gap),
     })
 }
