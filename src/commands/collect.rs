@@ -6,41 +6,14 @@
 //! `operator/logs/FILE-NAME.file.log` so that `--bundle` reads the same evidence.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::Args;
-
-use super::log_files::LogFileArgs;
-use crate::cli::GlobalArgs;
+use crate::cli::{CollectArgs, GlobalArgs};
 use crate::error::AppError;
 use crate::evidence::bundle::{self, Meta};
 use crate::evidence::gather::{Objects, Plan as EvidencePlan, Source, gather};
 use crate::evidence::live::{self, Plan};
 use crate::text::sanitize;
-
-/// Flags of `collect`.
-#[derive(Debug, Clone, Args)]
-#[command(after_help = concat!(
-    "Examples:\n",
-    "  # Write the evidence about the todo namespace into ./bundle\n",
-    "  kubectl microservice collect ./bundle -n todo\n",
-    "\n",
-    "  # Every namespace, naming the operator\n",
-    "  kubectl microservice collect ./bundle -A --operator ops/deployment/microservice-operator",
-))]
-pub struct CollectArgs {
-    /// The directory to create (must not exist, or be empty).
-    #[arg(value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
-    pub dir: PathBuf,
-
-    /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
-    pub operator: Option<String>,
-
-    /// `--log-file FILE`: the operator's log from a file, written into the bundle.
-    #[command(flatten)]
-    pub log_files: LogFileArgs,
-}
 
 /// Checks DIR before anything is gathered, so that a bad DIR costs no cluster call and prints
 /// nothing else: it must be absent or an empty directory, and a directory must be creatable
@@ -104,7 +77,7 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         crate::selector::LabelSelector::from_flag(text)?;
     }
     check_target(&args.dir)?;
-    let files = args.log_files.read()?;
+    let files = super::log_files::read(&args.log_files)?;
     let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
         context: "start the async runtime".into(),
         source,

@@ -220,7 +220,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             ));
         }
         let namespace = plan.given_namespace(global);
-        let files = args.log_files.read()?;
+        let files = super::log_files::read(&args.log_files)?;
         return from_bundle(
             &mut plan,
             dir,
@@ -920,7 +920,7 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
         // `--log-file`: the file beside the cluster's evidence, as status reads it (the
         // operator, its Pods and Deployment for the file's clock, the object's managedFields).
         // (--follow with --log-file is refused in run.)
-        let files = args.log_files.read()?;
+        let files = super::log_files::read(&args.log_files)?;
         let scope = crate::evidence::live::Plan {
             namespace: Some(ns.clone()),
             operator: args.operator.clone(),

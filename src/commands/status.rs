@@ -3,16 +3,13 @@
 //! explained in sentences with its evidence and the next command to run.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::log_files::LogFileArgs;
-use crate::cli::{GlobalArgs, parse_duration};
+use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
 use crate::error::AppError;
@@ -23,60 +20,6 @@ use crate::render::{self, OutputFormat, Tone};
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
 use crate::time::rfc3339_seconds;
-
-/// Flags of `status`.
-#[derive(Debug, Clone, Args)]
-#[command(after_help = concat!(
-    "Examples:\n",
-    "  # Is Accepted still true for each Microservice's spec in the current namespace?\n",
-    "  kubectl microservice status\n",
-    "\n",
-    "  # Every namespace, more columns; exit 1 if any is stale, never handled or invalid\n",
-    "  kubectl microservice status -A -o wide --exit-code\n",
-    "\n",
-    "  # One Microservice's verdict explained in sentences\n",
-    "  kubectl microservice status todo-api -n todo\n",
-    "\n",
-    "  # Print a row whenever a verdict changes\n",
-    "  kubectl microservice status -w\n",
-    "\n",
-    "  # From a bundle written by collect, as JSON\n",
-    "  kubectl microservice status --bundle ./bundle -o json",
-))]
-pub struct StatusArgs {
-    /// A Microservice: explain its verdict in sentences. NAME, TYPE/NAME as kubectl's (ms/NAME, or
-    /// what -o name prints), or NAMESPACE/NAME when the first part is no Microservice type name.
-    #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
-    pub name: Option<String>,
-
-    /// Read evidence from a bundle directory instead of a cluster.
-    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
-    pub bundle: Option<PathBuf>,
-
-    /// Exit 1 when any shown object is stale, never-handled, invalid or terminating.
-    #[arg(long)]
-    pub exit_code: bool,
-
-    /// After the table, print a row whenever an object's phase, generation or verdict changes.
-    #[arg(short = 'w', long)]
-    pub watch: bool,
-
-    /// Poll interval of `--watch` (only with it).
-    #[arg(long, requires = "watch", default_value = "2s", value_parser = crate::cli::parse_duration_at_least_1s, allow_hyphen_values = true, value_name = "DURATION")]
-    pub interval: Duration,
-
-    /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
-    pub operator: Option<String>,
-
-    /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
-    #[arg(long, default_value = "2s", value_parser = parse_duration, allow_hyphen_values = true, value_name = "DURATION")]
-    pub skew: Duration,
-
-    /// `--log-file FILE`: the operator's log from a file (read again on every `--watch` poll).
-    #[command(flatten)]
-    pub log_files: LogFileArgs,
-}
 
 /// One row of `status -o json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -822,7 +765,7 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     }
     let global = &global;
     // Read now so that a bad path is a usage error before any cluster call.
-    let files = args.log_files.read()?;
+    let files = super::log_files::read(&args.log_files)?;
     if let Some(dir) = &args.bundle {
         global.refuse_connection_flags("status --bundle")?;
         if args.watch {
@@ -913,7 +856,7 @@ pub async fn live_report(
         _ => AppError::kube(format!("cannot get microservices from {where_}"), e),
     };
     // Read again on every call (`--watch`), before any cluster call.
-    let files = args.log_files.read()?;
+    let files = super::log_files::read(&args.log_files)?;
     let source = Source::Live {
         client,
         access,
@@ -944,7 +887,7 @@ pub async fn live_report(
         // The verdicts need the operator's logs: read them, then judge the list again.
         live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
         // add_operator replaced the logs with the Pods' (or a gap).
-        args.log_files.add_to(&mut snapshot)?;
+        super::log_files::add_to(&args.log_files, &mut snapshot)?;
         let (again, _) = judge_pages(client, plan, access, &snapshot, args.skew, snapshot.captured_at)
             .await
             .map_err(list_error)?;
@@ -1124,6 +1067,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::cli::LogFileArgs;
     use crate::evidence::live::{self, CallerAccess, Plan};
 
     /// The objects and events of several real bundles as one namespace, each object renamed

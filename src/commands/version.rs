@@ -17,10 +17,9 @@
 
 use std::time::Duration;
 
-use clap::Args;
 use serde::Serialize;
 
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, VersionArgs};
 use crate::error::AppError;
 use crate::evidence::Evidence;
 use crate::evidence::operator::{OperatorKind, find_operators, split_image};
@@ -30,17 +29,6 @@ use crate::text::sanitize;
 /// How long the cluster may take to answer, unless `--request-timeout` is given: `version` is
 /// asked in passing, and should not hang on a dead cluster.
 pub const CLUSTER_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Flags of `version`.
-#[derive(Debug, Clone, Args)]
-#[command(
-    after_help = "Examples:\n  kubectl microservice version\n  kubectl microservice version --client -o json\n  kubectl microservice version -o jsonpath='{.clientVersion.version}'\n\nWithout --client, the operators' versions are read from the cluster (Deployments running `kubectl-microservice operate`). When the cluster cannot be asked, the client's version is still printed, a note goes to stderr, and the exit code is 0."
-)]
-pub struct VersionArgs {
-    /// Print the client's version only; do not ask the cluster.
-    #[arg(long)]
-    pub client: bool,
-}
 
 /// The client's build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
