@@ -24,7 +24,7 @@ pub struct ManifestsArgs {
     pub watch_namespaces: Vec<String>,
 
     /// Operator image.
-    #[arg(long, value_name = "REF", default_value = crate::manifests::DEFAULT_IMAGE)]
+    #[arg(long, value_name = "REF", default_value = crate::install::DEFAULT_IMAGE)]
     pub image: String,
 
     /// One replica, `Recreate` strategy, `operate --standalone`.

@@ -1,4 +1,4 @@
-//! Subcommands other than `operate` and `manifests`.
+//! Subcommands other than `operate`.
 
 pub mod collect;
 pub mod complete;
@@ -6,6 +6,7 @@ pub mod completion;
 pub mod explain_events;
 pub mod log_files;
 pub mod logs;
+pub mod manifests;
 pub mod status;
 pub mod version;
 
