@@ -1,7 +1,7 @@
 //! YAML as every output writes it (`-o yaml`, `manifests`, the RBAC rules a fix quotes): one
 //! pure function at the bottom of the crate, so that the diagnostics quote a manifest's rules
 //! in the form `manifests` prints them without reaching up into the human-output layer
-//! ([`crate::render`]).
+//! (`render`, which uses this too).
 
 use serde::Serialize;
 
