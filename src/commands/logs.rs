@@ -73,9 +73,10 @@ pub enum Output {
     },
 }
 
-/// The validated command line.
+/// What `logs` was asked, its flags validated: which runs (filters, `--since`, `--last`), how
+/// they print, how runs are grouped, and (once known) whose logs they are.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct LogsQuery {
     /// Which runs.
     pub filter: RunFilter,
     /// `--since`, applied against "now" once known.
@@ -91,9 +92,9 @@ pub struct Plan {
     pub operator: Option<String>,
 }
 
-impl Plan {
+impl LogsQuery {
     /// Validates the flags. Errors (exit 2) name the flag and what was expected.
-    pub fn new(global: &GlobalArgs, args: &LogsArgs, color: bool) -> Result<Plan, AppError> {
+    pub fn new(global: &GlobalArgs, args: &LogsArgs, color: bool) -> Result<LogsQuery, AppError> {
         if args.handler.trim().is_empty() {
             return Err(AppError::Usage(
                 "--handler must name a handler id, e.g. --handler accept".into(),
@@ -156,7 +157,7 @@ impl Plan {
         if args.run_timeout.is_zero() {
             return Err(AppError::Usage("--run-timeout must be longer than 0, e.g. 10m".into()));
         }
-        Ok(Plan {
+        Ok(LogsQuery {
             filter: RunFilter {
                 handler: args.handler.clone(),
                 object,
@@ -212,17 +213,17 @@ impl Plan {
 
 /// Runs `logs`.
 pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
-    let mut plan = Plan::new(global, args, crate::render::use_color(global.color))?;
+    let mut query = LogsQuery::new(global, args, crate::render::use_color(global.color))?;
     if let Some(dir) = &args.bundle {
         if args.follow {
             return Err(AppError::Usage(
                 "--follow reads a cluster or a file, not a bundle".into(),
             ));
         }
-        let namespace = plan.given_namespace(global);
+        let namespace = query.given_namespace(global);
         let files = super::log_files::read(&args.log_files)?;
         return from_bundle(
-            &mut plan,
+            &mut query,
             dir,
             namespace.as_deref(),
             args.container.as_deref(),
@@ -240,7 +241,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             context: "start the async runtime".into(),
             source: e,
         })?;
-        return runtime.block_on(from_cluster(global, args, &mut plan));
+        return runtime.block_on(from_cluster(global, args, &mut query));
     }
     if args.container.is_some() {
         return Err(AppError::Usage(
@@ -251,7 +252,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
         let [path] = args.file.as_slice() else {
             return Err(AppError::Usage("--follow reads one --file".into()));
         };
-        return follow_file(&mut plan, path);
+        return follow_file(&mut query, path);
     }
     let mut runs = Vec::new();
     let mut coverage = Vec::new();
@@ -260,7 +261,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             path: Some(path.clone()),
             ..Default::default()
         };
-        let mut stream = LogStream::new(label.clone(), plan.config.clone(), Vec::new());
+        let mut stream = LogStream::new(label.clone(), query.config.clone(), Vec::new());
         let result = stream.read_all(crate::logs::file::open(path, "--file")?);
         let error = match result {
             Ok(found) => {
@@ -273,7 +274,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
     }
     // "Now" for a file is its latest line: the file may have been written long ago.
     let now = latest_line(&coverage);
-    finish_batch(&mut plan, runs, &coverage, now, None)
+    finish_batch(&mut query, runs, &coverage, now, None)
 }
 
 fn latest_line(coverage: &[ContainerCoverage]) -> Option<DateTime<Utc>> {
@@ -282,18 +283,18 @@ fn latest_line(coverage: &[ContainerCoverage]) -> Option<DateTime<Utc>> {
 
 /// Filters, prints, and decides the exit code of a read-to-the-end answer.
 fn finish_batch(
-    plan: &mut Plan,
+    query: &mut LogsQuery,
     runs: Vec<Run>,
     coverage: &[ContainerCoverage],
     now: Option<DateTime<Utc>>,
     object: Option<&MicroserviceObject>,
 ) -> Result<ExitCode, AppError> {
-    plan.anchor_since(now);
+    query.anchor_since(now);
     // One run read from its Pod and from a file (or two files) is shown once.
     let runs = crate::logs::copies::merge_copies(runs);
     let all_times = RunFilter {
         started_after: None,
-        ..plan.filter.clone()
+        ..query.filter.clone()
     };
     let starts = || {
         runs.iter()
@@ -319,24 +320,24 @@ fn finish_batch(
         .filter(|d| d.starts_with("running:"));
     // A mistyped handler looks like "no run": name the handlers these logs do have.
     let other_handlers =
-        (!runs.is_empty() && !runs.iter().any(|r| r.matches_handler(&plan.filter.handler))).then(|| {
+        (!runs.is_empty() && !runs.iter().any(|r| r.matches_handler(&query.filter.handler))).then(|| {
             let mut handlers: Vec<&str> = runs.iter().map(|r| r.handler.as_str()).collect();
             handlers.sort_unstable();
             handlers.dedup();
             format!("Handlers in these logs: {}.\n", sanitize(&handlers.join(", ")))
         });
-    let selected = select(runs, &plan.filter, plan.last);
-    let mut closing = report(plan, Tally::of(&selected), coverage);
+    let selected = select(runs, &query.filter, query.last);
+    let mut closing = report(query, Tally::of(&selected), coverage);
     if let Some(line) = other_handlers {
         closing.insert_str(closing.find("Coverage:\n").unwrap_or(0), &line);
     }
-    if let Some(line) = object.and_then(|o| since_statement(plan, o, span, first_format, open.as_deref(), coverage)) {
+    if let Some(line) = object.and_then(|o| since_statement(query, o, span, first_format, open.as_deref(), coverage)) {
         closing.insert_str(
             closing.find("Coverage:\n").unwrap_or(0),
             &format!("{}\n", sanitize(&line)),
         );
     }
-    print_batch(plan, &selected, &closing)?;
+    print_batch(query, &selected, &closing)?;
     if !coverage.is_empty() && coverage.iter().all(|c| c.error.is_some()) {
         return Err(AppError::Undecided("no operator log could be read".into()));
     }
@@ -393,7 +394,7 @@ fn predecessor_basis(format: Option<crate::logs::Format>) -> &'static str {
 
 /// "No run since the spec changed at X" — only when the logs begin before X.
 fn since_statement(
-    plan: &Plan,
+    query: &LogsQuery,
     object: &MicroserviceObject,
     (first_run, last_run): (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
     first_format: Option<crate::logs::Format>,
@@ -406,7 +407,7 @@ fn since_statement(
         object.metadata.namespace.as_deref().unwrap_or(""),
         object.metadata.name.as_deref().unwrap_or("")
     );
-    let handler = &plan.filter.handler;
+    let handler = &query.filter.handler;
     let when = crate::time::rfc3339_seconds(change.at);
     let what = if change.exact {
         format!("the spec changed at {when} ({})", change.by)
@@ -466,15 +467,15 @@ fn since_statement(
         // Not "logs begin at no time (no timed line)": one plain sentence on what was read.
         SinceVerdict::CannotTell { logs_begin: None } => format!(
             "Cannot tell whether handler {handler} ran for {name} since {what}: the logs read{} hold no line with a time.",
-            if plan.since.is_some() { " (--since)" } else { "" }
+            if query.since.is_some() { " (--since)" } else { "" }
         ),
     };
     Some(verdict + &predecessor)
 }
 
 /// The one object OBJECT names in `objects`, if exactly one.
-fn named_object<'a>(plan: &Plan, objects: &'a [MicroserviceObject]) -> Option<&'a MicroserviceObject> {
-    let selector = plan.filter.object.as_ref()?;
+fn named_object<'a>(query: &LogsQuery, objects: &'a [MicroserviceObject]) -> Option<&'a MicroserviceObject> {
+    let selector = query.filter.object.as_ref()?;
     let mut found = objects.iter().filter(|o| {
         let key = crate::logs::ObjectKey {
             namespace: o.metadata.namespace.clone(),
@@ -515,7 +516,7 @@ fn evidence_plan(objects: Vec<MicroserviceObject>) -> EvidencePlan<'static> {
 /// (or `--operator`; [`crate::evidence::resolve::Resolution::owns_log`]), with the bundle's Pods for the coverage and its
 /// Microservices for causes (progress annotations) and the spec-change statement.
 fn from_bundle(
-    plan: &mut Plan,
+    query: &mut LogsQuery,
     dir: &std::path::Path,
     namespace: Option<&str>,
     container: Option<&str>,
@@ -535,7 +536,7 @@ fn from_bundle(
             ..evidence_plan(Vec::new())
         },
     )?;
-    from_snapshot(plan, &snapshot, &dir.display().to_string(), container)
+    from_snapshot(query, &snapshot, &dir.display().to_string(), container)
 }
 
 /// The runs of the operator the resolver names in `snapshot` (a bundle's, or the cluster's with
@@ -543,7 +544,7 @@ fn from_bundle(
 /// command reads it in ([`crate::evidence::Snapshot::log_zone`]). `place` names where the logs
 /// are, for the errors.
 fn from_snapshot(
-    plan: &mut Plan,
+    query: &mut LogsQuery,
     snapshot: &crate::evidence::Snapshot,
     place: &str,
     container: Option<&str>,
@@ -552,17 +553,18 @@ fn from_snapshot(
     let hints = hints_of(objects);
     // The operator every command names for this bundle; only its logs (and any `--log-file`
     // the bundle holds) are read: another operator's say nothing about the object.
-    let resolution = match named_object(plan, objects) {
+    let resolution = match named_object(query, objects) {
         Some(o) => snapshot.operator_for(o),
         None => snapshot.operator_for_namespace(
-            plan.filter
+            query
+                .filter
                 .object
                 .as_ref()
                 .and_then(|o| o.namespace.as_deref())
                 .or(snapshot.namespace.as_deref()),
         ),
     };
-    plan.operator = Some(resolution.label());
+    query.operator = Some(resolution.label());
     let keep = |source: &crate::evidence::LogSource| resolution.owns_log(snapshot, source);
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
     let deployment_created = snapshot
@@ -620,7 +622,7 @@ fn from_snapshot(
                     path: None,
                 };
                 let mut stream =
-                    LogStream::new(label, plan.config.clone(), hints.clone()).in_zone(snapshot.log_zone(source));
+                    LogStream::new(label, query.config.clone(), hints.clone()).in_zone(snapshot.log_zone(source));
                 runs.extend(stream.read_all(source.text.as_bytes()).map_err(|e| AppError::Io {
                     context: "read a bundle log".into(),
                     source: e,
@@ -658,8 +660,8 @@ fn from_snapshot(
         }
     }
     let now = snapshot.now().or_else(|| latest_line(&coverage));
-    let object = named_object(plan, objects);
-    finish_batch(plan, runs, &coverage, now, object)
+    let object = named_object(query, objects);
+    finish_batch(query, runs, &coverage, now, object)
 }
 
 /// Which operator and container to read: `--operator` (read even when it runs no operator we
@@ -685,7 +687,7 @@ async fn resolve_target(
         .first()
         .cloned()
         .or_else(|| object.and_then(|o| o.metadata.namespace.clone()));
-    let plan = live::Plan {
+    let scope = live::Plan {
         namespace: namespace.clone(),
         operator: args.operator.clone(),
         ..Default::default()
@@ -703,7 +705,7 @@ async fn resolve_target(
         None => None,
     };
     // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
-    // Not reviewed: through this plan nothing is listed but the operator (the objects are
+    // Not reviewed: through this scope nothing is listed but the operator (the objects are
     // given, no events are read).
     let access = live::CallerAccess {
         list_microservices: false,
@@ -712,7 +714,7 @@ async fn resolve_target(
     let source = Source::Live {
         client,
         access: &access,
-        scope: &plan,
+        scope: &scope,
     };
     let snapshot = gather(source, evidence_plan(objects.to_vec()))
         .await
@@ -843,10 +845,10 @@ async fn resolve_target(
 /// named object that does not exist is "object not found" (exit 3).
 async fn objects_in_evidence(
     client: &Client,
-    plan: &Plan,
+    query: &LogsQuery,
     namespace: Option<&str>,
 ) -> Result<(Vec<MicroserviceObject>, Option<String>), AppError> {
-    let selector = plan.filter.object.as_ref();
+    let selector = query.filter.object.as_ref();
     match (
         selector.and_then(|o| o.namespace.as_deref().map(|ns| (ns, o.name.as_str()))),
         namespace,
@@ -880,16 +882,16 @@ async fn objects_in_evidence(
 
 /// What to ask `pods/log` for: `--previous`, `--since` (whole seconds, at least 1) and `--tail`
 /// (`tailLines`; -1, as kubectl's, is every line).
-fn fetch(args: &LogsArgs, plan: &Plan) -> Fetch {
+fn fetch(args: &LogsArgs, query: &LogsQuery) -> Fetch {
     Fetch {
         previous: args.previous,
-        since_seconds: plan.since.map(|d| d.as_secs().max(1) as i64),
+        since_seconds: query.since.map(|d| d.as_secs().max(1) as i64),
         tail_lines: args.tail.filter(|n| *n >= 0),
     }
 }
 
 /// The operator's Pods, read to the end or followed.
-async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> Result<ExitCode, AppError> {
+async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, query: &mut LogsQuery) -> Result<ExitCode, AppError> {
     let usage = if args.follow {
         Usage::Controller
     } else {
@@ -907,15 +909,15 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
     super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     // The namespace as every command takes it (crate::cli::namespace_in_context): NS/NAME's or
     // -n's, else the kubeconfig context's.
-    let ns = crate::cli::namespace_in_context(false, plan.given_namespace(global), &config.default_namespace)
+    let ns = crate::cli::namespace_in_context(false, query.given_namespace(global), &config.default_namespace)
         .unwrap_or_default();
-    if let Some(object) = &mut plan.filter.object {
+    if let Some(object) = &mut query.filter.object {
         object.namespace = Some(ns.clone());
     }
     let mut global = global.clone();
     global.namespaces = vec![ns.clone()];
     let global = &global;
-    let (objects, objects_note) = objects_in_evidence(&client, plan, Some(&ns)).await?;
+    let (objects, objects_note) = objects_in_evidence(&client, query, Some(&ns)).await?;
     if !args.log_files.paths.is_empty() {
         // `--log-file`: the file beside the cluster's evidence, as status reads it (the
         // operator, its Pods and Deployment for the file's clock, the object's managedFields).
@@ -948,21 +950,21 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
             eprintln!("note: {}", sanitize(note));
         }
         return from_snapshot(
-            plan,
+            query,
             &snapshot,
             &config.cluster_url.to_string(),
             args.container.as_deref(),
         );
     }
-    let target = resolve_target(&client, global, args, &objects, named_object(plan, &objects)).await?;
-    plan.operator = Some(target.describe.clone());
+    let target = resolve_target(&client, global, args, &objects, named_object(query, &objects)).await?;
+    query.operator = Some(target.describe.clone());
     let hints = hints_of(&objects);
-    let fetch = fetch(args, plan);
+    let fetch = fetch(args, query);
     if let Some(note) = &objects_note {
         eprintln!("note: {}", sanitize(note));
     }
     if args.follow {
-        return follow_cluster(&client, plan, &target, &fetch, &hints).await;
+        return follow_cluster(&client, query, &target, &fetch, &hints).await;
     }
     let (pods, server_now) = crate::logs::live::pods(&client, &target)
         .await
@@ -973,21 +975,27 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
             target.describe
         )));
     }
-    let (runs, coverage) = read_once(&client, &target, &pods, &fetch, &plan.config, &hints).await;
-    let object = named_object(plan, &objects);
+    let (runs, coverage) = read_once(&client, &target, &pods, &fetch, &query.config, &hints).await;
+    let object = named_object(query, &objects);
     // "Now" is the API server's clock, else ours.
-    finish_batch(plan, runs, &coverage, Some(server_now.unwrap_or_else(Utc::now)), object)
+    finish_batch(
+        query,
+        runs,
+        &coverage,
+        Some(server_now.unwrap_or_else(Utc::now)),
+        object,
+    )
 }
 
 /// Follows the operator's Pods until Ctrl-C, printing runs as they end.
 async fn follow_cluster(
     client: &Client,
-    plan: &mut Plan,
+    query: &mut LogsQuery,
     target: &Target,
     fetch: &Fetch,
     hints: &[CauseHint],
 ) -> Result<ExitCode, AppError> {
-    let since = plan.since;
+    let since = query.since;
     let mut shown = Tally::default();
     let mut failure = None;
     let stop = async {
@@ -997,12 +1005,12 @@ async fn follow_cluster(
         client,
         target,
         fetch,
-        &plan.config.clone(),
+        &query.config.clone(),
         hints,
         stop,
         &mut |event| match event {
             Followed::Runs(runs) => {
-                if let Err(e) = emit(plan, since, &runs, &mut shown) {
+                if let Err(e) = emit(query, since, &runs, &mut shown) {
                     failure.get_or_insert(e);
                 }
             }
@@ -1013,8 +1021,8 @@ async fn follow_cluster(
     if let Some(e) = failure {
         return Err(e);
     }
-    let closing = report(plan, shown, &coverage);
-    match plan.output {
+    let closing = report(query, shown, &coverage);
+    match query.output {
         Output::Human { .. } => write_stdout(&closing)?,
         _ => eprint!("{closing}"),
     }
@@ -1023,15 +1031,15 @@ async fn follow_cluster(
 
 /// Prints the runs for the chosen output, then the closing report: to stdout for humans, to
 /// stderr otherwise.
-fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError> {
+fn print_batch(query: &LogsQuery, runs: &[Run], closing: &str) -> Result<(), AppError> {
     let mut out = String::new();
     for run in runs {
-        out.push_str(&render_run(&plan.output, run)?);
-        if matches!(plan.output, Output::Human { .. }) {
+        out.push_str(&render_run(&query.output, run)?);
+        if matches!(query.output, Output::Human { .. }) {
             out.push('\n');
         }
     }
-    match plan.output {
+    match query.output {
         Output::Human { .. } => {
             out.push_str(closing);
             write_stdout(&out)
@@ -1057,19 +1065,19 @@ fn render_run(output: &Output, run: &Run) -> Result<String, AppError> {
 }
 
 /// The answer's closing lines: what was found, and what the logs cover.
-pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> String {
-    let who = match &plan.filter.object {
-        Some(o) => format!("handler {} for {}", plan.filter.handler, o.describe()),
-        None => format!("handler {}", plan.filter.handler),
+pub fn report(query: &LogsQuery, tally: Tally, coverage: &[ContainerCoverage]) -> String {
+    let who = match &query.filter.object {
+        Some(o) => format!("handler {} for {}", query.filter.handler, o.describe()),
+        None => format!("handler {}", query.filter.handler),
     };
     // The filters that left runs out, so that "no run" is not read as "the handler never ran"
     // beside a statement of its last run (the spec-change sentence counts every run).
     let mut filters = Vec::new();
-    if let Some(since) = plan.since {
+    if let Some(since) = query.since {
         filters.push(format!("--since {}", crate::logs::runs::humantime(since)));
     }
-    if !plan.filter.causes.is_empty() {
-        let causes: Vec<&str> = plan
+    if !query.filter.causes.is_empty() {
+        let causes: Vec<&str> = query
             .filter
             .causes
             .iter()
@@ -1077,8 +1085,8 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
             .collect();
         filters.push(format!("--cause {}", causes.join(",")));
     }
-    if !plan.filter.outcomes.is_empty() {
-        let outcomes: Vec<String> = plan.filter.outcomes.iter().map(ToString::to_string).collect();
+    if !query.filter.outcomes.is_empty() {
+        let outcomes: Vec<String> = query.filter.outcomes.iter().map(ToString::to_string).collect();
         filters.push(format!("--outcome {}", outcomes.join(",")));
     }
     let mut out = if tally.total() == 0 && !filters.is_empty() {
@@ -1092,7 +1100,7 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
     } else {
         format!("{}: {tally}.\n", sanitize(&who))
     };
-    if let Some(op) = &plan.operator {
+    if let Some(op) = &query.operator {
         out.push_str(&format!("Operator: {}\n", sanitize(op)));
     }
     out.push_str("Coverage:\n");
@@ -1118,7 +1126,7 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
 }
 
 /// Follows one file (or stdin): runs are printed as they end; at the end of stdin the coverage.
-fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
+fn follow_file(query: &mut LogsQuery, path: &str) -> Result<ExitCode, AppError> {
     let label = SourceLabel {
         path: Some(path.to_string()),
         ..Default::default()
@@ -1144,8 +1152,8 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
         }
         let _ = tx.send(None);
     });
-    let since = plan.since;
-    let mut stream = LogStream::new(label.clone(), plan.config.clone(), Vec::new());
+    let since = query.since;
+    let mut stream = LogStream::new(label.clone(), query.config.clone(), Vec::new());
     let mut shown = Tally::default();
     let mut last_data = Instant::now();
     let linger = crate::time::delta(LINGER);
@@ -1160,7 +1168,7 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
             Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 stream.finish();
                 let runs = stream.drain(None);
-                emit(plan, since, &runs, &mut shown)?;
+                emit(query, since, &runs, &mut shown)?;
                 break;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -1172,11 +1180,11 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
                 stream.drain(None)
             }
         };
-        emit(plan, since, &released, &mut shown)?;
+        emit(query, since, &released, &mut shown)?;
     }
     let coverage = [ContainerCoverage::of(&stream, None, Vec::new())];
-    let report = report(plan, shown, &coverage);
-    match plan.output {
+    let report = report(query, shown, &coverage);
+    match query.output {
         Output::Human { .. } => write_stdout(&report)?,
         _ => eprint!("{report}"),
     }
@@ -1188,14 +1196,14 @@ fn stream_latest(stream: &LogStream) -> Option<DateTime<Utc>> {
 }
 
 /// Prints released runs that pass the filters, counting them for the closing line.
-fn emit(plan: &mut Plan, since: Option<Duration>, runs: &[Run], shown: &mut Tally) -> Result<(), AppError> {
+fn emit(query: &mut LogsQuery, since: Option<Duration>, runs: &[Run], shown: &mut Tally) -> Result<(), AppError> {
     if since.is_some() {
-        plan.anchor_since(Some(Utc::now()));
+        query.anchor_since(Some(Utc::now()));
     }
     let mut out = String::new();
-    for run in runs.iter().filter(|r| plan.filter.matches(r)) {
-        out.push_str(&render_run(&plan.output, run)?);
-        if matches!(plan.output, Output::Human { .. }) {
+    for run in runs.iter().filter(|r| query.filter.matches(r)) {
+        out.push_str(&render_run(&query.output, run)?);
+        if matches!(query.output, Output::Human { .. }) {
             out.push('\n');
         }
         shown.add(run.outcome);
@@ -1241,23 +1249,23 @@ mod tests {
     #[test]
     fn tail_counts_lines_as_kubectl_and_last_counts_runs() {
         let (global, args) = parse(&["--tail", "20", "--last", "3"]);
-        let plan = Plan::new(&global, &args, false).unwrap();
-        assert_eq!(fetch(&args, &plan).tail_lines, Some(20));
-        assert_eq!(plan.last, Some(3));
+        let query = LogsQuery::new(&global, &args, false).unwrap();
+        assert_eq!(fetch(&args, &query).tail_lines, Some(20));
+        assert_eq!(query.last, Some(3));
         // The old name of --tail still works; -1 is every line, as kubectl's.
         let (global, args) = parse(&["--log-lines", "7"]);
         assert_eq!(
-            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            fetch(&args, &LogsQuery::new(&global, &args, false).unwrap()).tail_lines,
             Some(7)
         );
         let (global, args) = parse(&["--tail", "-1"]);
         assert_eq!(
-            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            fetch(&args, &LogsQuery::new(&global, &args, false).unwrap()).tail_lines,
             None
         );
         let (global, args) = parse(&["--tail", "0", "-f"]);
         assert_eq!(
-            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            fetch(&args, &LogsQuery::new(&global, &args, false).unwrap()).tail_lines,
             Some(0)
         );
         for (bad, needle) in [

@@ -74,7 +74,7 @@ pub struct OperatorVersion {
 /// `version -o json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
+pub struct VersionReport {
     /// Always 1.
     pub schema_version: u32,
     /// This binary.
@@ -210,7 +210,7 @@ async fn read_commits(
 
 /// The human answer, as `kubectl version` prints it: `Client Version: ...`, then one line per
 /// operator (or that none was found).
-pub fn human(report: &Report) -> String {
+pub fn human(report: &VersionReport) -> String {
     let client = &report.client_version;
     let mut out = format!("Client Version: {} (commit {})\n", client.version, client.git_commit);
     if let Some(server) = &report.server_version {
@@ -239,7 +239,7 @@ pub fn human(report: &Report) -> String {
 
 /// The stderr lines of a report: a warning per operator whose version differs from the
 /// client's, a note per operator whose version is unknown, and the cluster error as a note.
-pub fn notes(report: &Report) -> Vec<String> {
+pub fn notes(report: &VersionReport) -> Vec<String> {
     let client = &report.client_version.version;
     let mut out = Vec::new();
     if let Some(error) = &report.cluster_error {
@@ -284,7 +284,7 @@ pub fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<u8, AppError> {
             crate::cli::scope::output_formats("version").unwrap_or_default()
         )));
     }
-    let mut report = Report {
+    let mut report = VersionReport {
         schema_version: 1,
         client_version: ClientVersion::current(),
         server_version: None,
@@ -433,7 +433,7 @@ mod tests {
             ]
         );
         assert_eq!(found[1].image, "ghcr.io/x/kubectl-microservice:0.0.9");
-        let report = Report {
+        let report = VersionReport {
             schema_version: 1,
             client_version: ClientVersion {
                 version: "0.1.0".into(),
@@ -547,7 +547,7 @@ mod tests {
             log_call.contains("limitBytes=8192") && log_call.contains("container=operator"),
             "{log_call}"
         );
-        let report = |ours: &str| Report {
+        let report = |ours: &str| VersionReport {
             schema_version: 1,
             client_version: ClientVersion {
                 version: "0.1.0".into(),
@@ -578,7 +578,7 @@ mod tests {
             "kubectl-microservice:0.1.0\n\u{1b}[2J",
             &["kubectl-microservice", "operate"],
         )];
-        let report = Report {
+        let report = VersionReport {
             schema_version: 1,
             client_version: ClientVersion::current(),
             server_version: Some("v1\nforged".into()),
@@ -597,7 +597,7 @@ mod tests {
 
     #[test]
     fn no_operator_and_no_cluster_are_said() {
-        let mut report = Report {
+        let mut report = VersionReport {
             schema_version: 1,
             client_version: ClientVersion::current(),
             server_version: None,
