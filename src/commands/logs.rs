@@ -100,41 +100,7 @@ impl LogsQuery {
                 "--handler must name a handler id, e.g. --handler accept".into(),
             ));
         }
-        let output = match (&global.output, args.raw) {
-            (None, false) => Output::Human { color },
-            (None, true) => Output::Raw,
-            (
-                Some(other @ (OutputFormat::Json | OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_))),
-                true,
-            ) => {
-                return Err(AppError::Usage(format!(
-                    "--raw and -o {} exclude each other",
-                    other.kind()
-                )));
-            }
-            (Some(OutputFormat::Json), false) => Output::Json,
-            (Some(OutputFormat::JsonPath(template)), false) => Output::Template {
-                template: template.clone(),
-                as_json: false,
-            },
-            (Some(OutputFormat::JsonPathAsJson(template)), false) => Output::Template {
-                template: template.clone(),
-                as_json: true,
-            },
-            (Some(OutputFormat::Name), _) => {
-                return Err(AppError::Usage(format!(
-                    "logs prints handler runs, not objects: -o name has no meaning here; -o takes {}; -o jsonpath='{{.object}}{{\"\\n\"}}' prints the objects of the runs",
-                    crate::cli::scope::output_formats("logs").unwrap_or_default()
-                )));
-            }
-            (Some(other), _) => {
-                return Err(AppError::Usage(format!(
-                    "logs prints runs as grouped text (default), --raw lines, or -o {}; not -o {}: a stream of runs is one JSON object per line, as jq reads it (kubectl has no logs -o)",
-                    crate::cli::scope::output_formats("logs").unwrap_or_default(),
-                    other.kind()
-                )));
-            }
-        };
+        let output = output(global, args, color)?;
         if args.follow && args.last.is_some() {
             return Err(AppError::Usage(
                 "--last selects the last N runs of logs read to their end; it cannot be combined with --follow".into(),
@@ -158,31 +124,7 @@ impl LogsQuery {
             return Err(AppError::Usage("--run-timeout must be longer than 0, e.g. 10m".into()));
         }
         Ok(LogsQuery {
-            filter: RunFilter {
-                handler: args.handler.clone(),
-                object,
-                started_after: None,
-                causes: args
-                    .cause
-                    .iter()
-                    .map(|c| match c {
-                        RunCause::Create => Some(Cause::Create),
-                        RunCause::Update => Some(Cause::Update),
-                        RunCause::Resume => Some(Cause::Resume),
-                        RunCause::Unknown => None,
-                    })
-                    .collect(),
-                outcomes: args
-                    .outcome
-                    .iter()
-                    .map(|o| match o {
-                        RunOutcome::Succeeded => Outcome::Succeeded,
-                        RunOutcome::Retrying => Outcome::Retrying,
-                        RunOutcome::Failed => Outcome::Failed,
-                        RunOutcome::Unknown => Outcome::Unknown,
-                    })
-                    .collect(),
-            },
+            filter: run_filter(args, object),
             since: args.since,
             last: args.last,
             output,
@@ -208,6 +150,70 @@ impl LogsQuery {
         if let (Some(since), Some(now)) = (self.since, now) {
             self.filter.started_after = Some(crate::time::minus(now, crate::time::delta(since)));
         }
+    }
+}
+
+/// What `logs` prints for `-o` and `--raw`: grouped text (`color`: coloured), raw lines, one
+/// JSON object per run, or a template over each run's. Errors (exit 2): `--raw` with a JSON
+/// format, and the formats a stream of runs cannot be (`-o name|yaml|wide`).
+fn output(global: &GlobalArgs, args: &LogsArgs, color: bool) -> Result<Output, AppError> {
+    match (&global.output, args.raw) {
+        (None, false) => Ok(Output::Human { color }),
+        (None, true) => Ok(Output::Raw),
+        (Some(other @ (OutputFormat::Json | OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_))), true) => {
+            Err(AppError::Usage(format!(
+                "--raw and -o {} exclude each other",
+                other.kind()
+            )))
+        }
+        (Some(OutputFormat::Json), false) => Ok(Output::Json),
+        (Some(OutputFormat::JsonPath(template)), false) => Ok(Output::Template {
+            template: template.clone(),
+            as_json: false,
+        }),
+        (Some(OutputFormat::JsonPathAsJson(template)), false) => Ok(Output::Template {
+            template: template.clone(),
+            as_json: true,
+        }),
+        (Some(OutputFormat::Name), _) => Err(AppError::Usage(format!(
+            "logs prints handler runs, not objects: -o name has no meaning here; -o takes {}; -o jsonpath='{{.object}}{{\"\\n\"}}' prints the objects of the runs",
+            crate::cli::scope::output_formats("logs").unwrap_or_default()
+        ))),
+        (Some(other), _) => Err(AppError::Usage(format!(
+            "logs prints runs as grouped text (default), --raw lines, or -o {}; not -o {}: a stream of runs is one JSON object per line, as jq reads it (kubectl has no logs -o)",
+            crate::cli::scope::output_formats("logs").unwrap_or_default(),
+            other.kind()
+        ))),
+    }
+}
+
+/// Which runs the flags select: `--handler`, the object, `--cause` and `--outcome` (`--since`
+/// is set once "now" is known: [`LogsQuery::anchor_since`]).
+fn run_filter(args: &LogsArgs, object: Option<ObjectSelector>) -> RunFilter {
+    RunFilter {
+        handler: args.handler.clone(),
+        object,
+        started_after: None,
+        causes: args
+            .cause
+            .iter()
+            .map(|c| match c {
+                RunCause::Create => Some(Cause::Create),
+                RunCause::Update => Some(Cause::Update),
+                RunCause::Resume => Some(Cause::Resume),
+                RunCause::Unknown => None,
+            })
+            .collect(),
+        outcomes: args
+            .outcome
+            .iter()
+            .map(|o| match o {
+                RunOutcome::Succeeded => Outcome::Succeeded,
+                RunOutcome::Retrying => Outcome::Retrying,
+                RunOutcome::Failed => Outcome::Failed,
+                RunOutcome::Unknown => Outcome::Unknown,
+            })
+            .collect(),
     }
 }
 
@@ -565,8 +571,7 @@ fn from_snapshot(
         ),
     };
     query.operator = Some(resolution.label());
-    let keep = |source: &crate::evidence::LogSource| resolution.owns_log(snapshot, source);
-    let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
+    let sources = snapshot_sources(snapshot, &resolution, place, container)?;
     let deployment_created = snapshot
         .operator
         .deployments
@@ -576,92 +581,109 @@ fn from_snapshot(
         .map(|t| crate::time::from_jiff(t.0));
     let mut runs = Vec::new();
     let mut coverage = Vec::new();
-    match snapshot.operator.logs.get() {
-        Some(sources) => {
-            let sources: Vec<_> = sources
-                .iter()
-                .filter(|s| container.is_none_or(|c| s.container == c))
-                .filter(|s| keep(s))
-                .collect();
-            if sources.is_empty() && resolution.deployment().is_none() {
-                return Err(AppError::Undecided(format!(
-                    "{place}: no log of the operator in operator/logs/; Operator: {}",
-                    resolution.line()
-                )));
-            }
-            if sources.is_empty() {
-                // `-c` naming a container the bundle's operator logs are not of: say which
-                // containers they are of, as one error (nothing on stdout).
-                let mut held: Vec<&str> = snapshot
-                    .operator
-                    .logs
-                    .get()
-                    .into_iter()
-                    .flatten()
-                    .filter(|s| keep(s) && s.container != crate::logs::file::FILE_CONTAINER)
-                    .map(|s| s.container.as_str())
-                    .collect();
-                held.sort_unstable();
-                held.dedup();
-                return Err(AppError::Undecided(match container {
-                    Some(c) if !held.is_empty() => format!(
-                        "-c {c}: the operator's Pods have no container {c} in {place}/operator/logs/; their containers: {}",
-                        held.join(", ")
-                    ),
-                    _ => format!(
-                        "{place}: no operator log{} in operator/logs/",
-                        container.map(|c| format!(" of container {c}")).unwrap_or_default()
-                    ),
-                }));
-            }
-            for source in &sources {
-                let label = SourceLabel {
-                    pod: Some(source.pod.clone()),
-                    container: Some(source.container.clone()),
-                    previous: source.previous,
-                    path: None,
-                };
-                let mut stream =
-                    LogStream::new(label, query.config.clone(), hints.clone()).in_zone(snapshot.log_zone(source));
-                runs.extend(stream.read_all(source.text.as_bytes()).map_err(|e| AppError::Io {
-                    context: "read a bundle log".into(),
-                    source: e,
-                })?);
-                let has_previous = sources
-                    .iter()
-                    .any(|s| s.previous && s.pod == source.pod && s.container == source.container);
-                let notes = match pods
-                    .iter()
-                    .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
-                {
-                    Some(pod) if !source.previous => {
-                        crate::logs::live::pod_notes(pod, &source.container, has_previous, deployment_created)
-                    }
-                    Some(_) => Vec::new(),
-                    None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
-                        crate::evidence::Source::Bundle(_) => {
-                            vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
-                        }
-                        crate::evidence::Source::Live { .. } => {
-                            vec!["read from a file (`--log-file`), not from a Pod".into()]
-                        }
-                    },
-                    None => vec!["this Pod is not in operator/pods.json (replaced before the bundle was made?)".into()],
-                };
-                coverage.push(ContainerCoverage::of(&stream, None, notes));
-            }
-        }
-        None => {
-            let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
-            return Err(AppError::Undecided(format!(
-                "{place}: no operator logs: {gap}; Operator: {}",
-                resolution.line()
-            )));
-        }
+    for source in &sources {
+        let label = SourceLabel {
+            pod: Some(source.pod.clone()),
+            container: Some(source.container.clone()),
+            previous: source.previous,
+            path: None,
+        };
+        let mut stream = LogStream::new(label, query.config.clone(), hints.clone()).in_zone(snapshot.log_zone(source));
+        runs.extend(stream.read_all(source.text.as_bytes()).map_err(|e| AppError::Io {
+            context: "read a bundle log".into(),
+            source: e,
+        })?);
+        let notes = source_notes(snapshot, source, &sources, deployment_created);
+        coverage.push(ContainerCoverage::of(&stream, None, notes));
     }
     let now = snapshot.now().or_else(|| latest_line(&coverage));
     let object = named_object(query, objects);
     finish_batch(query, runs, &coverage, now, object)
+}
+
+/// The logs of `snapshot` that `resolution`'s operator owns, of `container` when `-c` names
+/// one. Errors (exit 3) when there are none, saying why: none of that operator in `place`, no
+/// container of that name (naming the containers there are), or the logs' gap.
+fn snapshot_sources<'a>(
+    snapshot: &'a crate::evidence::Snapshot,
+    resolution: &crate::evidence::resolve::Resolution,
+    place: &str,
+    container: Option<&str>,
+) -> Result<Vec<&'a crate::evidence::LogSource>, AppError> {
+    let keep = |source: &crate::evidence::LogSource| resolution.owns_log(snapshot, source);
+    let Some(all) = snapshot.operator.logs.get() else {
+        let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
+        return Err(AppError::Undecided(format!(
+            "{place}: no operator logs: {gap}; Operator: {}",
+            resolution.line()
+        )));
+    };
+    let sources: Vec<_> = all
+        .iter()
+        .filter(|s| container.is_none_or(|c| s.container == c))
+        .filter(|s| keep(s))
+        .collect();
+    if !sources.is_empty() {
+        return Ok(sources);
+    }
+    if resolution.deployment().is_none() {
+        return Err(AppError::Undecided(format!(
+            "{place}: no log of the operator in operator/logs/; Operator: {}",
+            resolution.line()
+        )));
+    }
+    // `-c` naming a container the bundle's operator logs are not of: say which containers they
+    // are of, as one error (nothing on stdout).
+    let mut held: Vec<&str> = all
+        .iter()
+        .filter(|s| keep(s) && s.container != crate::logs::file::FILE_CONTAINER)
+        .map(|s| s.container.as_str())
+        .collect();
+    held.sort_unstable();
+    held.dedup();
+    Err(AppError::Undecided(match container {
+        Some(c) if !held.is_empty() => format!(
+            "-c {c}: the operator's Pods have no container {c} in {place}/operator/logs/; their containers: {}",
+            held.join(", ")
+        ),
+        _ => format!(
+            "{place}: no operator log{} in operator/logs/",
+            container.map(|c| format!(" of container {c}")).unwrap_or_default()
+        ),
+    }))
+}
+
+/// What the coverage says of one log of `snapshot` beside its lines: its Pod's state (restarts,
+/// a previous container's log, `deployment_created`), or that it was read from a file, or that
+/// its Pod is not in evidence. `sources` are the logs read.
+fn source_notes(
+    snapshot: &crate::evidence::Snapshot,
+    source: &crate::evidence::LogSource,
+    sources: &[&crate::evidence::LogSource],
+    deployment_created: Option<DateTime<Utc>>,
+) -> Vec<String> {
+    let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
+    let has_previous = sources
+        .iter()
+        .any(|s| s.previous && s.pod == source.pod && s.container == source.container);
+    match pods
+        .iter()
+        .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
+    {
+        Some(pod) if !source.previous => {
+            crate::logs::live::pod_notes(pod, &source.container, has_previous, deployment_created)
+        }
+        Some(_) => Vec::new(),
+        None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
+            crate::evidence::Source::Bundle(_) => {
+                vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
+            }
+            crate::evidence::Source::Live { .. } => {
+                vec!["read from a file (`--log-file`), not from a Pod".into()]
+            }
+        },
+        None => vec!["this Pod is not in operator/pods.json (replaced before the bundle was made?)".into()],
+    }
 }
 
 /// Which operator and container to read: `--operator` (read even when it runs no operator we
@@ -679,141 +701,35 @@ async fn resolve_target(
     objects: &[MicroserviceObject],
     object: Option<&MicroserviceObject>,
 ) -> Result<Target, AppError> {
-    use crate::evidence::live::{self, label_selector, parse_operator_spec};
-    use crate::evidence::operator::{Leadership, recognise};
-    use crate::evidence::resolve::Verdict;
+    use crate::evidence::live::label_selector;
+    use crate::evidence::operator::recognise;
     let namespace = global
         .namespaces
         .first()
         .cloned()
         .or_else(|| object.and_then(|o| o.metadata.namespace.clone()));
-    let scope = live::Plan {
-        namespace: namespace.clone(),
-        operator: args.operator.clone(),
-        ..Default::default()
-    };
     // The `--operator` Deployment must exist: read it first.
     let given = match &args.operator {
-        Some(spec) => {
-            let (ns, name) = parse_operator_spec(spec).map_err(AppError::Usage)?;
-            let deployment = Api::<Deployment>::namespaced(client.clone(), &ns)
-                .get(&name)
-                .await
-                .map_err(|e| AppError::kube(format!("get Deployment {ns}/{name}"), e))?;
-            Some(deployment)
-        }
+        Some(spec) => Some(given_operator(client, spec).await?),
         None => None,
     };
-    // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
-    // Not reviewed: through this scope nothing is listed but the operator (the objects are
-    // given, no events are read).
-    let access = live::CallerAccess {
-        list_microservices: false,
-        list_events: false,
+    let snapshot = operator_evidence(client, args, objects, namespace.clone()).await?;
+    let deployment = match given {
+        Some(deployment) => deployment,
+        None => resolved_deployment(&snapshot, object, namespace.as_deref())?,
     };
-    let source = Source::Live {
-        client,
-        access: &access,
-        scope: &scope,
-    };
-    let snapshot = gather(source, evidence_plan(objects.to_vec()))
-        .await
-        .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
-    let (deployment, operator) = match given {
-        Some(deployment) => {
-            let operator = recognise(&deployment);
-            (deployment, operator)
-        }
-        None => {
-            let resolution = match object {
-                Some(o) => snapshot.operator_for(o),
-                None => snapshot.operator_for_namespace(namespace.as_deref()),
-            };
-            let chosen = match resolution.verdict {
-                Verdict::Deployment => resolution.deployment().map(str::to_string),
-                Verdict::Process => {
-                    return Err(AppError::Undecided(format!(
-                        "Operator: {}: a process outside the cluster, whose log is not in the cluster; read it with --file FILE",
-                        resolution.line()
-                    )));
-                }
-                Verdict::NoneServes => {
-                    return Err(AppError::Undecided(format!(
-                        "Operator: {}; give --operator NS/deployment/NAME to read one anyway",
-                        resolution.line()
-                    )));
-                }
-                Verdict::Ambiguous => return Err(AppError::Undecided(format!("Operator: {}", resolution.line()))),
-                Verdict::Unknown => {
-                    return Err(AppError::Undecided(format!(
-                        "cannot look for the operator: {}; give --operator NS/deployment/NAME",
-                        resolution.line()
-                    )));
-                }
-            };
-            let found = snapshot.operator.deployments.get().into_iter().flatten().find(|d| {
-                chosen.as_deref()
-                    == Some(
-                        format!(
-                            "{}/deployment/{}",
-                            d.metadata.namespace.as_deref().unwrap_or(""),
-                            d.metadata.name.as_deref().unwrap_or("")
-                        )
-                        .as_str(),
-                    )
-            });
-            let Some(deployment) = found.cloned() else {
-                return Err(AppError::Undecided(format!(
-                    "the operator {} is not among the Deployments read",
-                    chosen.unwrap_or_default()
-                )));
-            };
-            let operator = recognise(&deployment);
-            (deployment, operator)
-        }
-    };
+    let operator = recognise(&deployment);
     let ns = deployment.metadata.namespace.clone().unwrap_or_default();
     let name = deployment.metadata.name.clone().unwrap_or_default();
     let pod_spec = deployment.spec.as_ref().and_then(|s| s.template.spec.as_ref());
     let first_container = pod_spec.and_then(|s| s.containers.first()).map(|c| c.name.clone());
-    // `-c` naming a container the operator's Pods do not have: one error naming it and the
-    // containers they have (init containers too, as kubectl logs -c takes them), before any
-    // log is read, rather than "no run ..." on stdout and then "no operator log could be read".
     if let (Some(wanted), Some(spec)) = (&args.container, pod_spec) {
-        let names: Vec<&str> = spec
-            .containers
-            .iter()
-            .chain(spec.init_containers.iter().flatten())
-            .map(|c| c.name.as_str())
-            .collect();
-        if !names.contains(&wanted.as_str()) {
-            return Err(AppError::Undecided(format!(
-                "-c {wanted}: the Pods of {ns}/deployment/{name} have no container {wanted}; their containers: {}",
-                names.join(", ")
-            )));
-        }
+        check_container(wanted, spec, &format!("{ns}/deployment/{name}"))?;
     }
     // The Pod holding the Lease that governs the namespace: the one that handles.
-    let leader = operator.as_ref().and_then(|op| {
-        let Leadership::Lease {
-            namespace: lns,
-            name: lname,
-        } = op.leadership_in(namespace.as_deref().unwrap_or(&ns))
-        else {
-            return None;
-        };
-        let lease = snapshot.operator.leases.get()?.iter().find(|l| {
-            l.metadata.namespace.as_deref() == Some(lns.as_str()) && l.metadata.name.as_deref() == Some(lname.as_str())
-        })?;
-        let holder = lease
-            .spec
-            .as_ref()?
-            .holder_identity
-            .as_deref()
-            .filter(|h| !h.is_empty())?;
-        let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
-        pod.starts_with(&format!("{name}-")).then(|| pod.to_string())
-    });
+    let leader = operator
+        .as_ref()
+        .and_then(|op| lease_holder_pod(&snapshot, op, namespace.as_deref().unwrap_or(&ns), &name));
     let container = args
         .container
         .clone()
@@ -838,6 +754,150 @@ async fn resolve_target(
         selector,
         container,
     })
+}
+
+/// The Deployment `--operator NS/deployment/NAME` names, read (exit 3 when it cannot be).
+async fn given_operator(client: &Client, spec: &str) -> Result<Deployment, AppError> {
+    let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+    Api::<Deployment>::namespaced(client.clone(), &ns)
+        .get(&name)
+        .await
+        .map_err(|e| AppError::kube(format!("get Deployment {ns}/{name}"), e))
+}
+
+/// What the resolver reads of the operators for `namespace` (Deployments, their Pods, the
+/// Leases; `--operator`'s when given), with the Microservices `objects` given, no events.
+async fn operator_evidence(
+    client: &Client,
+    args: &LogsArgs,
+    objects: &[MicroserviceObject],
+    namespace: Option<String>,
+) -> Result<crate::evidence::Snapshot, AppError> {
+    use crate::evidence::live;
+    let scope = live::Plan {
+        namespace,
+        operator: args.operator.clone(),
+        ..Default::default()
+    };
+    // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
+    // Not reviewed: through this scope nothing is listed but the operator (the objects are
+    // given, no events are read).
+    let access = live::CallerAccess {
+        list_microservices: false,
+        list_events: false,
+    };
+    let source = Source::Live {
+        client,
+        access: &access,
+        scope: &scope,
+    };
+    gather(source, evidence_plan(objects.to_vec()))
+        .await
+        .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))
+}
+
+/// The operator Deployment the resolver decides in `snapshot` for `object` (else for
+/// `namespace`), as `status` and `explain-events` decide it. Errors (exit 3) say why there is
+/// none to read: a process outside the cluster (read its log with `--file`), none serves, several
+/// serve alike, the operators are unknown, or the chosen one is not among the Deployments read.
+fn resolved_deployment(
+    snapshot: &crate::evidence::Snapshot,
+    object: Option<&MicroserviceObject>,
+    namespace: Option<&str>,
+) -> Result<Deployment, AppError> {
+    use crate::evidence::resolve::Verdict;
+    let resolution = match object {
+        Some(o) => snapshot.operator_for(o),
+        None => snapshot.operator_for_namespace(namespace),
+    };
+    let chosen = match resolution.verdict {
+        Verdict::Deployment => resolution.deployment().map(str::to_string),
+        Verdict::Process => {
+            return Err(AppError::Undecided(format!(
+                "Operator: {}: a process outside the cluster, whose log is not in the cluster; read it with --file FILE",
+                resolution.line()
+            )));
+        }
+        Verdict::NoneServes => {
+            return Err(AppError::Undecided(format!(
+                "Operator: {}; give --operator NS/deployment/NAME to read one anyway",
+                resolution.line()
+            )));
+        }
+        Verdict::Ambiguous => return Err(AppError::Undecided(format!("Operator: {}", resolution.line()))),
+        Verdict::Unknown => {
+            return Err(AppError::Undecided(format!(
+                "cannot look for the operator: {}; give --operator NS/deployment/NAME",
+                resolution.line()
+            )));
+        }
+    };
+    let found = snapshot.operator.deployments.get().into_iter().flatten().find(|d| {
+        chosen.as_deref()
+            == Some(
+                format!(
+                    "{}/deployment/{}",
+                    d.metadata.namespace.as_deref().unwrap_or(""),
+                    d.metadata.name.as_deref().unwrap_or("")
+                )
+                .as_str(),
+            )
+    });
+    found.cloned().ok_or_else(|| {
+        AppError::Undecided(format!(
+            "the operator {} is not among the Deployments read",
+            chosen.unwrap_or_default()
+        ))
+    })
+}
+
+/// `-c wanted` naming a container the operator's Pods (`spec`, of the Deployment `describe`) do
+/// not have: one error naming it and the containers they have (init containers too, as kubectl
+/// logs -c takes them), before any log is read, rather than "no run ..." on stdout and then "no
+/// operator log could be read".
+fn check_container(wanted: &str, spec: &k8s_openapi::api::core::v1::PodSpec, describe: &str) -> Result<(), AppError> {
+    let names: Vec<&str> = spec
+        .containers
+        .iter()
+        .chain(spec.init_containers.iter().flatten())
+        .map(|c| c.name.as_str())
+        .collect();
+    if names.contains(&wanted) {
+        return Ok(());
+    }
+    Err(AppError::Undecided(format!(
+        "-c {wanted}: the Pods of {describe} have no container {wanted}; their containers: {}",
+        names.join(", ")
+    )))
+}
+
+/// The Pod of the Deployment `name` that holds the Lease governing `namespace` for `operator`
+/// (its holder identity `POD_...`), when the Lease is in `snapshot`; `None` otherwise.
+fn lease_holder_pod(
+    snapshot: &crate::evidence::Snapshot,
+    operator: &crate::evidence::operator::OperatorRef,
+    namespace: &str,
+    name: &str,
+) -> Option<String> {
+    use crate::evidence::operator::Leadership;
+    let Leadership::Lease {
+        namespace: lns,
+        name: lname,
+    } = operator.leadership_in(namespace)
+    else {
+        return None;
+    };
+    let lease = snapshot.operator.leases.get()?.iter().find(|l| {
+        l.metadata.namespace.as_deref() == Some(lns.as_str()) && l.metadata.name.as_deref() == Some(lname.as_str())
+    })?;
+    let holder = lease
+        .spec
+        .as_ref()?
+        .holder_identity
+        .as_deref()
+        .filter(|h| !h.is_empty())?;
+    let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
+    pod.starts_with(&format!("{name}-")).then(|| pod.to_string())
 }
 
 /// The Microservices that give causes and the spec-change statement: the named object (a
@@ -890,7 +950,8 @@ fn fetch(args: &LogsArgs, query: &LogsQuery) -> Fetch {
     }
 }
 
-/// The operator's Pods, read to the end or followed.
+/// The operator's Pods, read to the end or followed; with `--log-file`, the files beside the
+/// cluster's evidence instead.
 async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, query: &mut LogsQuery) -> Result<ExitCode, AppError> {
     let usage = if args.follow {
         Usage::Controller
@@ -916,47 +977,67 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, query: &mut LogsQuer
     }
     let mut global = global.clone();
     global.namespaces = vec![ns.clone()];
-    let global = &global;
-    let (objects, objects_note) = objects_in_evidence(&client, query, Some(&ns)).await?;
-    if !args.log_files.paths.is_empty() {
-        // `--log-file`: the file beside the cluster's evidence, as status reads it (the
-        // operator, its Pods and Deployment for the file's clock, the object's managedFields).
-        // (--follow with --log-file is refused in run.)
-        let files = super::log_files::read(&args.log_files)?;
-        let scope = crate::evidence::live::Plan {
-            namespace: Some(ns.clone()),
-            operator: args.operator.clone(),
-            ..Default::default()
-        };
-        let access = crate::evidence::live::CallerAccess {
-            list_microservices: false,
-            list_events: false,
-        };
-        let source = Source::Live {
-            client: &client,
-            access: &access,
-            scope: &scope,
-        };
-        let snapshot = gather(
-            source,
-            EvidencePlan {
-                log_files: &files,
-                ..evidence_plan(objects)
-            },
-        )
-        .await
-        .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
-        if let Some(note) = &objects_note {
-            eprintln!("note: {}", sanitize(note));
-        }
-        return from_snapshot(
-            query,
-            &snapshot,
-            &config.cluster_url.to_string(),
-            args.container.as_deref(),
-        );
+    let objects = objects_in_evidence(&client, query, Some(&ns)).await?;
+    if args.log_files.paths.is_empty() {
+        from_pods(&client, &global, args, query, objects).await
+    } else {
+        beside_cluster(&client, args, query, &ns, objects, &config.cluster_url.to_string()).await
     }
-    let target = resolve_target(&client, global, args, &objects, named_object(query, &objects)).await?;
+}
+
+/// `--log-file` live: the files beside the cluster's evidence, as status reads them (the
+/// operator, its Pods and Deployment for the files' clock, the object's managedFields), from
+/// the cluster `place` in namespace `ns`; `objects` are the Microservices in evidence with a
+/// note when they could not be read. (--follow with --log-file is refused in run.)
+async fn beside_cluster(
+    client: &Client,
+    args: &LogsArgs,
+    query: &mut LogsQuery,
+    ns: &str,
+    (objects, objects_note): (Vec<MicroserviceObject>, Option<String>),
+    place: &str,
+) -> Result<ExitCode, AppError> {
+    let files = super::log_files::read(&args.log_files)?;
+    let scope = crate::evidence::live::Plan {
+        namespace: Some(ns.to_string()),
+        operator: args.operator.clone(),
+        ..Default::default()
+    };
+    let access = crate::evidence::live::CallerAccess {
+        list_microservices: false,
+        list_events: false,
+    };
+    let source = Source::Live {
+        client,
+        access: &access,
+        scope: &scope,
+    };
+    let snapshot = gather(
+        source,
+        EvidencePlan {
+            log_files: &files,
+            ..evidence_plan(objects)
+        },
+    )
+    .await
+    .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
+    if let Some(note) = &objects_note {
+        eprintln!("note: {}", sanitize(note));
+    }
+    from_snapshot(query, &snapshot, place, args.container.as_deref())
+}
+
+/// The runs in the logs of the operator's Pods ([`resolve_target`] finds them), read to the end
+/// or followed (`-f`); `objects` are the Microservices in evidence, with a note when they could
+/// not be read.
+async fn from_pods(
+    client: &Client,
+    global: &GlobalArgs,
+    args: &LogsArgs,
+    query: &mut LogsQuery,
+    (objects, objects_note): (Vec<MicroserviceObject>, Option<String>),
+) -> Result<ExitCode, AppError> {
+    let target = resolve_target(client, global, args, &objects, named_object(query, &objects)).await?;
     query.operator = Some(target.describe.clone());
     let hints = hints_of(&objects);
     let fetch = fetch(args, query);
@@ -964,9 +1045,9 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, query: &mut LogsQuer
         eprintln!("note: {}", sanitize(note));
     }
     if args.follow {
-        return follow_cluster(&client, query, &target, &fetch, &hints).await;
+        return follow_cluster(client, query, &target, &fetch, &hints).await;
     }
-    let (pods, server_now) = crate::logs::live::pods(&client, &target)
+    let (pods, server_now) = crate::logs::live::pods(client, &target)
         .await
         .map_err(|e| AppError::kube(format!("list the Pods of {}", target.describe), e))?;
     if pods.is_empty() {
@@ -975,7 +1056,7 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, query: &mut LogsQuer
             target.describe
         )));
     }
-    let (runs, coverage) = read_once(&client, &target, &pods, &fetch, &query.config, &hints).await;
+    let (runs, coverage) = read_once(client, &target, &pods, &fetch, &query.config, &hints).await;
     let object = named_object(query, &objects);
     // "Now" is the API server's clock, else ours.
     finish_batch(
