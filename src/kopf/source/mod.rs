@@ -3,7 +3,7 @@
 //!
 //! - [`settings`]: assignments to Kopf's `settings.*` (where they run, under which condition);
 //! - [`conditions`]: the `os.environ` / `os.getenv` conditions, and how the container's env
-//!   ([`env`]) decides them;
+//!   ([`mod@env`]) decides them;
 //! - [`handlers`]: every handler the source registers (`@kopf.on.create(...)`, ...), with its
 //!   resource, id, filters and options as written.
 //!
@@ -13,6 +13,7 @@
 pub mod conditions;
 pub mod env;
 mod flow;
+pub mod handlers;
 mod names;
 mod scope;
 pub mod settings;
