@@ -10,7 +10,7 @@
 //! - `events/permissions.rs`: its RBAC for events and for Microservices ([`super::rbac`]);
 //! - `events/post_failures.rs`: what its logs say about event POSTs;
 //! - `events/posting.rs`: its posting settings (our `--events` flag; Kopf's source and version,
-//!   [`crate::kopf::settings`]) and handler failures only logged;
+//!   [`crate::kopf::posting`]) and handler failures only logged;
 //! - `events/existing.rs`: the events that exist (expired, elsewhere, not listable);
 //! - `events/pruned.rs`, `events/stale.rs`, `events/patch.rs`, `events/terminating.rs`: the
 //!   object's own status ([`super::staleness`]): dropped by the schema, not current, a cycle

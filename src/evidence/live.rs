@@ -854,7 +854,7 @@ async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) ->
 
 /// The ConfigMaps a Deployment's containers read their env from (`env[].valueFrom.configMapKeyRef`,
 /// `envFrom[].configMapRef`), as (namespace, name): they decide `os.environ` conditions of a
-/// Kopf operator's source ([`crate::kopf::settings::Env`]). Secrets are never read.
+/// Kopf operator's source ([`crate::kopf::source::Env`]). Secrets are never read.
 fn env_configmaps(d: &k8s_openapi::api::apps::v1::Deployment) -> Vec<(String, String)> {
     let ns = d.metadata.namespace.clone().unwrap_or_default();
     let Some(spec) = d.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else {

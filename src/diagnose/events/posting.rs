@@ -1,6 +1,6 @@
 //! `posting-disabled`, `errors-not-posted`: whether the operator posts events at all, and its
 //! handler errors in particular: our `--events` flag (the Deployment's args, or a process's own
-//! `Operator started` line); Kopf's `settings.posting` in its source ([`crate::kopf::settings`])
+//! `Operator started` line); Kopf's `settings.posting` in its source ([`crate::kopf::posting`])
 //! and its version.
 
 use std::collections::BTreeSet;
@@ -10,7 +10,9 @@ use super::{Ctx, failures, finding, within_ttl};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::evidence::operator::{OperatorKind, OperatorRef};
 use crate::evidence::resolve::Verdict as Resolved;
-use crate::kopf::settings::{self, KopfVersion, LevelSetting, PostingSetting};
+use crate::kopf::posting::{self, LevelSetting, PostingSetting};
+use crate::kopf::source::{Env, SourceLine};
+use crate::kopf::version::{KopfVersion, kopf_version};
 use crate::kopf::wording::VersionRange;
 use crate::text::count;
 
@@ -260,7 +262,7 @@ pub(super) fn posting(ctx: &Ctx<'_>) -> Vec<Finding> {
 }
 
 /// `operator.py:11: ...: undecidable, line 11 (why: the guard)`.
-fn undecidable_line(at: &settings::SourceLine, guard: Option<&settings::SourceLine>, why: &str) -> String {
+fn undecidable_line(at: &SourceLine, guard: Option<&SourceLine>, why: &str) -> String {
     format!(
         "{at}: undecidable, line {} ({why}{})",
         at.line,
@@ -281,7 +283,7 @@ enum Doubt {
 
 impl Doubt {
     /// The doubt in words, citing `at`.
-    fn describe(&self, at: &settings::SourceLine) -> String {
+    fn describe(&self, at: &SourceLine) -> String {
         match self {
             Doubt::Unparsed => format!(
                 "{} does not parse (line {}), so whether it turns posting off is undecidable",
@@ -320,21 +322,21 @@ fn kopf_posting(
         expired_only,
         unchecked,
     } = failures;
-    let version: Option<KopfVersion> = ctx.deployment.and_then(settings::kopf_version);
+    let version: Option<KopfVersion> = ctx.deployment.and_then(kopf_version);
     let files = sources(ctx);
     // The container's env decides `os.environ` conditions (ConfigMaps in evidence included;
     // Secrets are never read).
     let env = match ctx.deployment {
-        Some(d) => settings::Env::of_deployment(
+        Some(d) => Env::of_deployment(
             d,
             &op.container,
             ctx.snapshot.operator.configmaps.get().map(Vec::as_slice).unwrap_or(&[]),
         ),
-        None => settings::Env::unknown(),
+        None => Env::unknown(),
     };
-    let analyses: Vec<settings::PostingSource> = files
+    let analyses: Vec<posting::PostingSource> = files
         .iter()
-        .map(|(f, s)| settings::posting_settings_in(f, s, &env))
+        .map(|(f, s)| posting::posting_settings_in(f, s, &env))
         .collect();
     let disabled = analyses.iter().find_map(|a| match &a.enabled {
         PostingSetting::Disabled(at) => Some((at.clone(), a.enabled_decided_by.clone())),

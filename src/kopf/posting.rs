@@ -1,14 +1,15 @@
-//! Kopf settings read from an operator's Python source, and the Kopf version from its
-//! Deployment. Pure functions over text; the source comes from a ConfigMap the Deployment mounts.
+//! Kopf's posting settings (`settings.posting.enabled`, `.level`, `.loggers`) as the operator's
+//! Python source sets them: a fold, in execution order, of what the settings reader
+//! ([`crate::kopf::source::settings`]) found. Pure over text; the source comes from a ConfigMap
+//! the Deployment mounts.
 //!
-//! The source is parsed into a syntax tree (Ruff's Python parser, `ruff_python_parser`; see
-//! [`assignments`] for the walk) and only what the tree proves is claimed: an assignment
-//! `settings.posting.enabled = False` at the top level of an `@kopf.on.startup` function's body
-//! runs on every start, so it proves posting is off. The same assignment under an
-//! `if`/`for`/`while`/`try`/`with`/`match`, after a conditional `return`, in a nested function,
-//! outside a startup function, or through a name that is not known to be Kopf's settings depends
-//! on run-time state and is reported as undecidable with its line. A source that does not parse
-//! is undecidable at the line of its first syntax error.
+//! Only what the syntax tree proves is claimed: an assignment `settings.posting.enabled = False`
+//! at the top level of an `@kopf.on.startup` function's body runs on every start, so it proves
+//! posting is off. The same assignment under an `if`/`for`/`while`/`try`/`with`/`match`, after a
+//! conditional `return`, in a nested function, outside a startup function, or through a name that
+//! is not known to be Kopf's settings depends on run-time state and is reported as undecidable
+//! with its line. A source that does not parse is undecidable at the line of its first syntax
+//! error.
 //!
 //! Kopf facts (nolar/kopf 1.44.6; `enabled` and `level` unchanged since 0.19, `loggers` since
 //! 1.41): `kopf/_cogs/configs/configuration.py` `PostingSettings` (`enabled = True`,
@@ -17,230 +18,9 @@
 //! are logged at ERROR (40), so a level above ERROR keeps them out of events. `docs/configuration.rst`
 //! "Logging events" shows these settings set in an `@kopf.on.startup` handler's `settings`.
 
-mod assignments;
-
-use std::collections::BTreeMap;
-
-use assignments::{Assignment, Setting, Value};
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{ConfigMap, Container};
-use serde::Serialize;
-
-/// One variable of the operator container's environment, as far as the evidence gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EnvValue {
-    /// A literal `env[].value`.
-    Literal(String),
-    /// `valueFrom.configMapKeyRef` (or `envFrom.configMapRef`): the value when that ConfigMap is
-    /// in evidence and has the key; `None` when it is not (an optional ref to a missing key
-    /// leaves the variable unset, which is not known either).
-    ConfigMap {
-        /// The ConfigMap's name.
-        name: String,
-        /// Its key.
-        key: String,
-        /// The value, when known.
-        value: Option<String>,
-    },
-    /// `valueFrom.secretKeyRef` (or `envFrom.secretRef`). Its value is never collected nor printed.
-    Secret {
-        /// The Secret's name.
-        name: String,
-        /// Its key.
-        key: String,
-    },
-    /// Anything else the value depends on (`fieldRef`, `resourceFieldRef`, `$(VAR)` expansion).
-    Other(String),
-}
-
-/// The operator container's environment from its Deployment (`env`, `envFrom`; Kubernetes gives
-/// `env` precedence over `envFrom`, the last `envFrom` source winning among them). The image's
-/// own `ENV` is not in evidence: a variable the Deployment does not set is unknown, never
-/// "unset".
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Env {
-    vars: BTreeMap<String, EnvValue>,
-    /// Where the variables come from, for evidence: `env of container operator`.
-    source: String,
-    /// `envFrom` sources whose keys are not in evidence (a Secret, a ConfigMap not collected):
-    /// any variable may come from them.
-    opaque: Vec<String>,
-}
-
-impl Env {
-    /// No environment in evidence: every lookup is unknown.
-    pub fn unknown() -> Self {
-        Env::default()
-    }
-
-    /// The environment of `container`, resolving `configMapKeyRef`/`configMapRef` against
-    /// `configmaps` (those of its namespace in evidence). Secrets are never read.
-    pub fn of_container(container: &Container, configmaps: &[ConfigMap]) -> Self {
-        let cm = |name: &str| configmaps.iter().find(|c| c.metadata.name.as_deref() == Some(name));
-        let mut vars = BTreeMap::new();
-        let mut opaque = Vec::new();
-        for from in container.env_from.iter().flatten() {
-            let prefix = from.prefix.clone().unwrap_or_default();
-            if let Some(r) = &from.secret_ref {
-                opaque.push(format!("envFrom Secret {}", r.name));
-            }
-            if let Some(r) = &from.config_map_ref {
-                if cm(&r.name).is_none() {
-                    opaque.push(format!("envFrom ConfigMap {} (not in evidence)", r.name));
-                }
-                if let Some(data) = cm(&r.name).and_then(|c| c.data.as_ref()) {
-                    for (k, v) in data {
-                        vars.insert(
-                            format!("{prefix}{k}"),
-                            EnvValue::ConfigMap {
-                                name: r.name.clone(),
-                                key: k.clone(),
-                                value: Some(v.clone()),
-                            },
-                        );
-                    }
-                }
-            }
-        }
-        for e in container.env.iter().flatten() {
-            let value = match (&e.value, &e.value_from) {
-                (Some(v), _) if v.contains("$(") => EnvValue::Other(format!("`{v}` uses $(VAR) expansion")),
-                (Some(v), _) => EnvValue::Literal(v.clone()),
-                (None, Some(from)) => {
-                    if let Some(r) = &from.config_map_key_ref {
-                        EnvValue::ConfigMap {
-                            name: r.name.clone(),
-                            key: r.key.clone(),
-                            value: cm(&r.name)
-                                .and_then(|c| c.data.as_ref())
-                                .and_then(|d| d.get(&r.key))
-                                .cloned(),
-                        }
-                    } else if let Some(r) = &from.secret_key_ref {
-                        EnvValue::Secret {
-                            name: r.name.clone(),
-                            key: r.key.clone(),
-                        }
-                    } else if from.field_ref.is_some() {
-                        EnvValue::Other("a fieldRef".into())
-                    } else {
-                        EnvValue::Other("a resourceFieldRef".into())
-                    }
-                }
-                // `value: ""` is serialized as no value: the empty string.
-                (None, None) => EnvValue::Literal(String::new()),
-            };
-            vars.insert(e.name.clone(), value);
-        }
-        Env {
-            vars,
-            source: format!("env of container {}", container.name),
-            opaque,
-        }
-    }
-
-    /// The environment of the Deployment's container `name`, with the ConfigMaps in evidence.
-    pub fn of_deployment(deployment: &Deployment, container: &str, configmaps: &[ConfigMap]) -> Self {
-        let namespace = deployment.metadata.namespace.as_deref();
-        let same_ns: Vec<ConfigMap> = configmaps
-            .iter()
-            .filter(|c| c.metadata.namespace.as_deref().is_none_or(|n| Some(n) == namespace))
-            .cloned()
-            .collect();
-        deployment
-            .spec
-            .as_ref()
-            .and_then(|s| s.template.spec.as_ref())
-            .and_then(|s| s.containers.iter().find(|c| c.name == container))
-            .map(|c| Env::of_container(c, &same_ns))
-            .unwrap_or_default()
-    }
-
-    /// Whether nothing of the env is in evidence ([`Env::unknown`]).
-    pub fn is_unknown(&self) -> bool {
-        self.source.is_empty()
-    }
-
-    /// A variable's value: `Ok(value)` when known (with where it came from, in words, never a
-    /// Secret's value), `Err(why not)` otherwise.
-    pub fn lookup(&self, name: &str) -> Result<(String, String), String> {
-        match self.vars.get(name) {
-            Some(EnvValue::Literal(v)) => Ok((v.clone(), self.source.clone())),
-            Some(EnvValue::ConfigMap {
-                name: cm,
-                key,
-                value: Some(v),
-            }) => Ok((v.clone(), format!("{}, from ConfigMap {cm} key {key}", self.source))),
-            Some(EnvValue::ConfigMap {
-                name: cm,
-                key,
-                value: None,
-            }) => Err(format!(
-                "{name} comes from ConfigMap {cm} key {key}, which is not in evidence"
-            )),
-            Some(EnvValue::Secret { name: secret, key }) => Err(format!(
-                "{name} comes from Secret {secret} key {key}, whose value is never collected"
-            )),
-            Some(EnvValue::Other(what)) => Err(format!("{name} comes from {what}")),
-            None if self.source.is_empty() => Err(format!("the operator's env is not in evidence to tell {name}")),
-            None if !self.opaque.is_empty() => Err(format!(
-                "{name} is not in the {}, but may come from {}",
-                self.source,
-                self.opaque.join(", ")
-            )),
-            None => Err(format!(
-                "{name} is not set in the {}; the image's own ENV is not in evidence",
-                self.source
-            )),
-        }
-    }
-}
-
-/// Where a setting was found: the file (ConfigMap key) and its 1-based line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SourceLine {
-    /// The file name (the ConfigMap key, e.g. `operator.py`).
-    pub file: String,
-    /// 1-based line number (of the statement's first line).
-    pub line: usize,
-    /// The statement's text, trimmed, without comments; a statement spanning several lines is
-    /// joined on one line (`settings.posting.enabled = ( False )`).
-    pub text: String,
-}
-
-impl std::fmt::Display for SourceLine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.text)
-    }
-}
-
-/// An `if` condition of the operator's source that its env decides: e.g. line 10 `if mode ==
-/// "disabled":` holds because `mode = os.environ.get("KOPF_POSTING", "default")` (line 9) and
-/// the Deployment sets `KOPF_POSTING=disabled`. Facts never carry a Secret's value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EnvDecision {
-    /// The `if`/`elif`/`else` line.
-    pub guard: SourceLine,
-    /// Whether its branch runs (always true for the decisions kept on an assignment).
-    pub holds: bool,
-    /// What decided it: the env values (`KOPF_POSTING = "disabled" (env of container
-    /// operator)`) and the assignments that carried them.
-    pub facts: Vec<String>,
-    /// The env variables read.
-    pub vars: Vec<String>,
-}
-
-impl EnvDecision {
-    /// `operator.py:10: if mode == "disabled": holds: KOPF_POSTING = "disabled" (env of ...); ...`.
-    pub fn describe(&self) -> String {
-        format!(
-            "{} ({} by the operator's env: {})",
-            self.guard,
-            if self.holds { "holds" } else { "does not hold" },
-            self.facts.join("; ")
-        )
-    }
-}
+use crate::kopf::source::conditions::EnvDecision;
+use crate::kopf::source::settings::{self, Phase, Target, ValueKind};
+use crate::kopf::source::{Condition, Env, Module, ParseError, SourceLine};
 
 /// What the source says about `settings.posting.enabled`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -340,34 +120,50 @@ pub fn posting_settings(file: &str, source: &str) -> PostingSource {
 /// `os.getenv` that `env` decides no longer make an assignment conditional (their decision is
 /// kept as evidence), and branches it decides false never run.
 pub fn posting_settings_in(file: &str, source: &str, env: &Env) -> PostingSource {
-    let found = match assignments::find(file, source, env) {
-        Ok(found) => found,
-        Err(unparsed) => {
-            let why = format!("the source does not parse: {}", unparsed.message);
-            return PostingSource {
-                enabled: PostingSetting::Undecidable {
-                    at: unparsed.at.clone(),
-                    guard: None,
-                    why: why.clone(),
-                },
-                loggers: None,
-                level: LevelSetting::Undecidable {
-                    at: unparsed.at.clone(),
-                    guard: None,
-                    why,
-                },
-                ignored: Vec::new(),
-                parse_error: Some(ParseFailure {
-                    at: unparsed.at,
-                    message: unparsed.message,
-                }),
-                enabled_decided_by: Vec::new(),
-            };
-        }
-    };
+    from_parsed(&Module::parse(file, source), env)
+}
+
+/// The posting settings of a source parsed once ([`Module::parse`]), for a caller that reads
+/// more of it. Never fails: a [`ParseError`] gives [`PostingSource::parse_error`] and undecidable
+/// settings.
+pub fn from_parsed(parsed: &Result<Module, ParseError>, env: &Env) -> PostingSource {
+    match parsed {
+        Ok(module) => of_module(module, env),
+        Err(error) => unparsed(error),
+    }
+}
+
+/// A source that does not parse: `enabled` and `level` undecidable at the error's line.
+fn unparsed(error: &ParseError) -> PostingSource {
+    let at = error.at().clone();
+    let why = format!("the source does not parse: {error}");
+    PostingSource {
+        enabled: PostingSetting::Undecidable {
+            at: at.clone(),
+            guard: None,
+            why: why.clone(),
+        },
+        loggers: None,
+        level: LevelSetting::Undecidable {
+            at: at.clone(),
+            guard: None,
+            why,
+        },
+        ignored: Vec::new(),
+        parse_error: Some(ParseFailure {
+            at,
+            message: error.to_string(),
+        }),
+        enabled_decided_by: Vec::new(),
+    }
+}
+
+fn of_module(module: &Module, env: &Env) -> PostingSource {
+    let found = settings::read(module, env);
+    let assignments = posting_assignments(module, &found);
     // Module level runs first (at import), then the startup handlers in source order (Kopf runs
     // them in registration order), then anything else, at any time after.
-    let mut ordered: Vec<&Assignment> = found.assignments.iter().collect();
+    let mut ordered: Vec<&Assignment> = assignments.iter().collect();
     ordered.sort_by_key(|a| a.phase);
     let of = |s: Setting| ordered.iter().copied().filter(move |a| a.setting == s);
     let mut enabled_decided_by = Vec::new();
@@ -406,6 +202,7 @@ pub fn posting_settings_in(file: &str, source: &str, env: &Env) -> PostingSource
     let mut ignored: Vec<IgnoredAssignment> = found
         .ignored
         .into_iter()
+        .filter(|i| !targets(module, &i.target).is_empty())
         .map(|i| IgnoredAssignment { at: i.at, why: i.why })
         .collect();
     ignored.dedup();
@@ -417,6 +214,115 @@ pub fn posting_settings_in(file: &str, source: &str, env: &Env) -> PostingSource
         parse_error: None,
         enabled_decided_by,
     }
+}
+
+/// Which of `settings.posting.*` an assignment sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Setting {
+    Enabled,
+    Level,
+    Loggers,
+}
+
+impl Setting {
+    fn name(self) -> &'static str {
+        match self {
+            Setting::Enabled => "enabled",
+            Setting::Level => "level",
+            Setting::Loggers => "loggers",
+        }
+    }
+}
+
+/// The assigned value, as it concerns one posting setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Value {
+    /// `True`/`False`, or a constant whose truth Python decides (`0`, `1`, `None`).
+    Bool(bool),
+    /// An integer: a literal or a `logging` level constant (`logging.CRITICAL` is 50).
+    Int(i64),
+    /// Anything else: the expression's text.
+    Other(String),
+}
+
+/// One assignment to `settings.posting.<setting>` (an assignment to `settings.posting` as a
+/// whole gives one per setting).
+#[derive(Debug)]
+struct Assignment {
+    setting: Setting,
+    value: Value,
+    at: SourceLine,
+    phase: Phase,
+    /// `None`: unconditional.
+    condition: Option<Condition>,
+    decided: Vec<EnvDecision>,
+}
+
+/// Which posting settings a target names: `posting.enabled` one, `posting` all three; a block
+/// not read, `enabled` when its text mentions `posting`.
+fn targets(module: &Module, target: &Target) -> &'static [Setting] {
+    match target {
+        Target::Setting(path) => match path.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["posting"] => &[Setting::Enabled, Setting::Level, Setting::Loggers],
+            ["posting", "enabled"] => &[Setting::Enabled],
+            ["posting", "level"] => &[Setting::Level],
+            ["posting", "loggers"] => &[Setting::Loggers],
+            _ => &[],
+        },
+        Target::Unread(range) if module.slice(*range).contains("posting") => &[Setting::Enabled],
+        Target::Unread(_) => &[],
+    }
+}
+
+/// The reader's assignments to posting settings, one per setting, in source order.
+fn posting_assignments(module: &Module, found: &settings::Settings) -> Vec<Assignment> {
+    let mut out = Vec::new();
+    for a in &found.assignments {
+        let settings = targets(module, &a.target);
+        for &setting in settings {
+            out.push(Assignment {
+                setting,
+                value: value(&a.value, setting, settings.len() > 1),
+                at: a.at.clone(),
+                phase: a.phase,
+                condition: a.condition.clone(),
+                decided: a.decided.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// What an assigned value means for `setting`: its truth for `enabled`/`loggers`, a number or a
+/// `logging` constant for `level`; unknown when the whole group is replaced.
+fn value(v: &settings::Value, setting: Setting, whole_group: bool) -> Value {
+    let truth = setting != Setting::Level;
+    match &v.kind {
+        ValueKind::Derived => Value::Other(v.text.clone()),
+        _ if whole_group => Value::Other(format!("posting replaced by {}", v.text)),
+        ValueKind::Bool(b) => Value::Bool(*b),
+        ValueKind::None if truth => Value::Bool(false),
+        ValueKind::Int(i) if truth => Value::Bool(*i != 0),
+        ValueKind::Int(i) => Value::Int(*i),
+        ValueKind::Name(name) if !truth => match name.strip_prefix("logging.").and_then(logging_level) {
+            Some(level) => Value::Int(level),
+            None => Value::Other(v.text.clone()),
+        },
+        _ => Value::Other(v.text.clone()),
+    }
+}
+
+/// Python's `logging` level constants.
+fn logging_level(name: &str) -> Option<i64> {
+    Some(match name {
+        "CRITICAL" | "FATAL" => 50,
+        "ERROR" => 40,
+        "WARNING" | "WARN" => 30,
+        "INFO" => 20,
+        "DEBUG" => 10,
+        "NOTSET" => 0,
+        _ => return None,
+    })
 }
 
 /// Python's `logging.ERROR`: the level Kopf logs handler failures at.
@@ -481,77 +387,10 @@ fn display(value: &Value) -> String {
     }
 }
 
-/// A Kopf version and where it was read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct KopfVersion {
-    /// Major.
-    pub major: u32,
-    /// Minor.
-    pub minor: u32,
-    /// Where: `pip pin kopf==1.38.0 (initContainer install)` or `image tag ...`.
-    pub source: String,
-}
-
-impl KopfVersion {
-    /// From Kopf 1.44 on, log records are no longer posted as events unless
-    /// `settings.posting.loggers` names their logger; before, every record at or above
-    /// `posting.level` (INFO) was posted (an `ERROR` record as type `Error`, reason `Logging`).
-    pub fn posts_log_records_by_default(&self) -> bool {
-        (self.major, self.minor) < (1, 44)
-    }
-
-    /// `1.38`.
-    pub fn short(&self) -> String {
-        format!("{}.{}", self.major, self.minor)
-    }
-}
-
-/// The Kopf version a Deployment installs or runs: a `kopf==X.Y[.Z]` pin in any container's or
-/// initContainer's command/args (pip), else the tag of an image whose name contains `kopf`.
-pub fn kopf_version(deployment: &Deployment) -> Option<KopfVersion> {
-    let spec = deployment.spec.as_ref()?.template.spec.as_ref()?;
-    let containers = spec.init_containers.iter().flatten().chain(spec.containers.iter());
-    let mut from_image = None;
-    for c in containers {
-        for word in c.command.iter().flatten().chain(c.args.iter().flatten()) {
-            for token in word.split_whitespace() {
-                if let Some(v) = token.trim_matches(['"', '\'']).strip_prefix("kopf==")
-                    && let Some((major, minor)) = parse_version(v)
-                {
-                    return Some(KopfVersion {
-                        major,
-                        minor,
-                        source: format!("pip pin kopf=={v} (container {})", c.name),
-                    });
-                }
-            }
-        }
-        let image = c.image.as_deref().unwrap_or("");
-        if let Some((repo, tag)) = image.split('@').next().unwrap_or("").rsplit_once(':')
-            && !tag.contains('/')
-            && repo.rsplit('/').next().is_some_and(|n| n.contains("kopf"))
-            && let Some((major, minor)) = parse_version(tag.trim_start_matches('v'))
-        {
-            from_image = from_image.or(Some(KopfVersion {
-                major,
-                minor,
-                source: format!("image tag {image}"),
-            }));
-        }
-    }
-    from_image
-}
-
-fn parse_version(v: &str) -> Option<(u32, u32)> {
-    let mut parts = v.split('.');
-    let major = parts.next()?.parse().ok()?;
-    let minor: String = parts.next()?.chars().take_while(char::is_ascii_digit).collect();
-    Some((major, minor.parse().ok()?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::api::apps::v1::Deployment;
     use k8s_openapi::api::core::v1::{ConfigMap, Container};
 
     /// The posting settings of `src` as `op.py`.
@@ -1273,28 +1112,5 @@ mod tests {
             "{:?}",
             s.enabled
         );
-    }
-
-    #[test]
-    fn version_from_the_pip_pin_of_the_real_deployment() {
-        let raw = include_str!("../../tests/fixtures/bundles/conditional-posting/operator/deployment.json");
-        let d: Deployment = serde_json::from_str(raw).unwrap();
-        let v = kopf_version(&d).unwrap();
-        assert_eq!((v.major, v.minor), (1, 38));
-        assert!(v.posts_log_records_by_default());
-        assert!(v.source.contains("kopf==1.38.0"), "{}", v.source);
-    }
-
-    #[test]
-    fn version_from_an_image_tag() {
-        let d: Deployment = serde_json::from_value(serde_json::json!({
-            "spec": {"selector": {}, "template": {"spec": {"containers": [
-                {"name": "op", "image": "ghcr.io/example/kopf-operator:1.44.2"}
-            ]}}}
-        }))
-        .unwrap();
-        let v = kopf_version(&d).unwrap();
-        assert_eq!(v.short(), "1.44");
-        assert!(!v.posts_log_records_by_default());
     }
 }
