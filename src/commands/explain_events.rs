@@ -15,7 +15,8 @@ use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::events::{self, Options, Report, Severity};
 use crate::error::AppError;
 use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
-use crate::evidence::{Evidence, LogSource, Snapshot};
+use crate::evidence::{Evidence, Snapshot};
+use crate::logs::LogSource;
 use crate::render::{self, Tone};
 use crate::text::sanitize;
 

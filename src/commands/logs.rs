@@ -519,7 +519,7 @@ fn from_bundle(
     namespace: Option<&str>,
     container: Option<&str>,
     operator: Option<&str>,
-    log_files: &[crate::evidence::LogSource],
+    log_files: &[crate::logs::LogSource],
 ) -> Result<ExitCode, AppError> {
     let source = Bundle {
         dir,
@@ -562,7 +562,7 @@ fn from_snapshot(
         ),
     };
     plan.operator = Some(resolution.label());
-    let keep = |source: &crate::evidence::LogSource| resolution.owns_log(snapshot, source);
+    let keep = |source: &crate::logs::LogSource| resolution.owns_log(snapshot, source);
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
     let deployment_created = snapshot
         .operator

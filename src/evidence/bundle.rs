@@ -25,8 +25,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Evidence, Gap, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source, items};
+use super::{Evidence, Gap, GapReason, OperatorEvidence, RbacEvidence, Snapshot, Source, items};
 use crate::error::AppError;
+use crate::logs::LogSource;
 
 /// Reads the bundle at `dir`.
 ///

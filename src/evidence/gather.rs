@@ -10,8 +10,9 @@ use std::path::Path;
 use kube::Client;
 
 use super::live::{self, CallerAccess, EventTypes, Logs};
-use super::{Evidence, GapReason, LogSource, OperatorEvidence, Snapshot};
+use super::{Evidence, GapReason, OperatorEvidence, Snapshot};
 use crate::error::AppError;
+use crate::logs::LogSource;
 use crate::resource::MicroserviceObject;
 use crate::selector::LabelSelector;
 
@@ -137,7 +138,7 @@ pub async fn gather(source: Source<'_>, plan: Plan<'_>) -> Result<Snapshot, Gath
         Source::Bundle(bundle) => from_bundle(bundle)?,
         Source::Live { client, access, scope } => from_cluster(client, access, scope, plan).await?,
     };
-    crate::logs::file::add_to(&mut snapshot.operator.logs, log_files);
+    super::add_log_files(&mut snapshot.operator.logs, log_files);
     Ok(snapshot)
 }
 

@@ -2,18 +2,17 @@
 //! objects: one paginated list of Microservices, one list of core/v1 events with a server-side
 //! field selector (`involvedObject.kind=Microservice`), and — only when a verdict needs it or
 //! `collect` asks — the operator's Deployment, Pods, ConfigMaps, logs (bounded by
-//! `sinceSeconds`, `tailLines`, `limitBytes`: the newest lines of the last 24 h) and RBAC.
+//! `sinceSeconds`, `tailLines`, `limitBytes`: the newest lines of the last 24 h,
+//! [`crate::logs::source`]) and RBAC.
 //!
 //! Before gathering, the caller's own permissions are checked with one
 //! SelfSubjectRulesReview per namespace (SelfSubjectAccessReviews with `-A`); what will be a
 //! gap is said up front and not asked for. A forbidden or failed call becomes a named gap.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
-use http::Request;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec, SelfSubjectRulesReview,
@@ -24,29 +23,18 @@ use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, LogParams, PostParams};
-use kube::client::Body;
-use kube::core::ObjectList;
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::operator::{Leadership, OperatorRef, find_operators, recognise};
-use super::{Evidence, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source};
+use super::{Evidence, GapReason, OperatorEvidence, RbacEvidence, Snapshot, Source};
+use crate::client::lists::{get_if_served, list_all, list_pages, send_json};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
+use crate::logs::LogSource;
+use crate::logs::source::{LOG_LIMIT_BYTES, LOG_SINCE, LOG_TAIL_LINES};
 use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
 use crate::vocab::lease::{LEASE_GROUP, LEASE_VERBS};
-
-/// Page size of list calls (kubectl's default chunk size).
-pub const PAGE_SIZE: u32 = 500;
-/// How far back operator logs are read.
-pub const LOG_SINCE: Duration = Duration::from_secs(24 * 3600);
-/// At most this many lines of log per container: the NEWEST ones (`tailLines`). `limitBytes`
-/// alone would keep the oldest part of the window: the kubelet stops after that many bytes from
-/// the window's start, so a chatty operator's recent failures would be cut off.
-pub const LOG_TAIL_LINES: i64 = 20_000;
-/// And at most this many bytes per container (`limitBytes`, applied by the kubelet after
-/// `tailLines`): a bound on memory for very long lines.
-pub const LOG_LIMIT_BYTES: i64 = 16 * 1024 * 1024;
 
 /// What to gather.
 #[derive(Debug, Clone, Default)]
@@ -179,74 +167,6 @@ async fn self_review(client: &Client, group: &str, resource: &str) -> Result<boo
         Err(kube::Error::Api(_)) => Ok(true),
         Err(transport) => Err(transport),
     }
-}
-
-/// The API server's clock (`Date` header) and the items of a paginated list of the collection at
-/// `url_path` (e.g. `/api/v1/namespaces/ops/pods`).
-pub async fn list_all<K>(
-    client: &Client,
-    url_path: &str,
-    params: ListParams,
-) -> Result<(Vec<K>, Option<DateTime<Utc>>), kube::Error>
-where
-    K: DeserializeOwned + Clone,
-{
-    let mut items = Vec::new();
-    let date = list_pages(client, url_path, params, |page: Vec<K>, _| items.extend(page)).await?;
-    Ok((items, date))
-}
-
-/// A paginated list of the collection at `url_path`, in pages of [`PAGE_SIZE`] items handed to
-/// `each_page` as they arrive, with the API server's clock (`Date` header of the first page),
-/// so that a caller that keeps only what it needs of each item holds one page at a time.
-/// Returns that clock.
-pub async fn list_pages<K>(
-    client: &Client,
-    url_path: &str,
-    params: ListParams,
-    mut each_page: impl FnMut(Vec<K>, Option<DateTime<Utc>>),
-) -> Result<Option<DateTime<Utc>>, kube::Error>
-where
-    K: DeserializeOwned + Clone,
-{
-    let mut date = None;
-    let mut params = params.limit(PAGE_SIZE);
-    loop {
-        let request = kube::core::Request::new(url_path)
-            .list(&params)
-            .map_err(kube::Error::BuildRequest)?;
-        let (list, page_date) = send_json::<ObjectList<K>>(client, request).await?;
-        date = date.or(page_date);
-        each_page(list.items, date);
-        match list.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => return Ok(date),
-        }
-    }
-}
-
-async fn send_json<T: DeserializeOwned>(
-    client: &Client,
-    request: Request<Vec<u8>>,
-) -> Result<(T, Option<DateTime<Utc>>), kube::Error> {
-    let response = client.send(request.map(Body::from)).await?;
-    let status = response.status();
-    let date = response
-        .headers()
-        .get(http::header::DATE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|s| DateTime::parse_from_rfc2822(s).ok())
-        .map(|t| t.with_timezone(&Utc));
-    let bytes = response.into_body().collect_bytes().await?;
-    if !status.is_success() {
-        let parsed = serde_json::from_slice::<kube::core::Status>(&bytes).unwrap_or_else(|_| {
-            kube::core::Status::failure(&String::from_utf8_lossy(&bytes), "Failed").with_code(status.as_u16())
-        });
-        return Err(kube::Error::Api(Box::new(parsed)));
-    }
-    serde_json::from_slice(&bytes)
-        .map(|v| (v, date))
-        .map_err(kube::Error::SerdeError)
 }
 
 /// Turns a call's result into evidence: 403 → Forbidden gap, other errors → Failed gap.
@@ -389,8 +309,8 @@ pub enum EventTypes {
     /// 10,000 Normal `Accepted` events that `status` would fetch and drop.
     NotNormal,
     /// [`EventTypes::NotNormal`], and the Normal events of reason `Logging`: Kopf's log
-    /// records posted as events, whose `... is processed` lines are cycle ends
-    /// ([`crate::diagnose::cycles::log_facts`]); two lists (`type!=Normal`, and
+    /// records posted as events, whose `... is processed` lines are cycle ends (the
+    /// diagnostics' `cycles::log_facts` reads them); two lists (`type!=Normal`, and
     /// `type=Normal,reason=Logging`), as a field selector has no "or". Our operator's Normal
     /// `Accepted` events are in neither.
     NotNormalAndKopfLogging,
@@ -735,20 +655,6 @@ pub fn split_serving(
         }
     }
     (kept, others)
-}
-
-/// `GET` an object that may not exist: `None` on any 404, also when the API server does not serve
-/// the path at all (an API group that is not installed answers `404 page not found` in plain
-/// text, without the Status object `Api::get_opt` looks for).
-async fn get_if_served<K>(api: &Api<K>, name: &str) -> Result<Option<K>, kube::Error>
-where
-    K: Clone + DeserializeOwned + std::fmt::Debug,
-{
-    match api.get(name).await {
-        Ok(object) => Ok(Some(object)),
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
-        Err(e) => Err(e),
-    }
 }
 
 /// `NS/deployment/NAME` (also `NS/deploy/NAME`) → (NS, NAME).
@@ -1134,49 +1040,6 @@ mod tests {
             paths.contains("/apis/zalando.org/v1/namespaces/todo/kopfpeerings/default"),
             "{paths}"
         );
-    }
-
-    /// A Deployment the caller may not read is a gap, not "no operator" (which says "install it").
-    #[tokio::test]
-    async fn an_unreadable_operator_deployment_is_a_gap() {
-        let forbidden = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": "deployments.apps \"microservice-operator\" is forbidden: User \"dev\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"ops\"",
-            "reason": "Forbidden", "details": {"name": "microservice-operator", "group": "apps", "kind": "deployments"}, "code": 403});
-        let empty_list =
-            serde_json::json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": []});
-        let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
-            // Cluster-wide list forbidden; the namespace's own list readable but without an operator.
-            "/apis/apps/v1/deployments" => (403, forbidden.to_string()),
-            "/apis/apps/v1/namespaces/store/deployments" => (200, empty_list.to_string()),
-            _ => (403, forbidden.to_string()),
-        });
-        let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy");
-        let plan = |operator: Option<&str>| Plan {
-            namespace: Some("store".into()),
-            selector: None,
-            name: Some("catalog-api".into()),
-            operator: operator.map(str::to_string),
-            context: None,
-            server: "https://127.0.0.1:1".into(),
-        };
-        for operator in [Some("ops/deployment/microservice-operator"), None] {
-            let mut snapshot = super::super::bundle::read(&bundle).unwrap();
-            add_operator(&client, &mut snapshot, &plan(operator), Logs::None).await;
-            let gap = snapshot
-                .operator
-                .deployments
-                .gap()
-                .unwrap_or_else(|| panic!("{operator:?}: a gap"));
-            assert!(matches!(gap.reason, GapReason::Forbidden(_)), "{operator:?}: {gap}");
-            let obj = snapshot.microservices.get().unwrap()[0].clone();
-            let report = crate::diagnose::events::explain(&snapshot, &obj, Default::default());
-            assert!(
-                report.findings.iter().all(|f| f.id != "operator-not-found"),
-                "{operator:?}: {:?}",
-                report.findings
-            );
-            assert_eq!(report.exit_code(), 3, "{operator:?}: undecided without the operator");
-        }
     }
 
     #[tokio::test]

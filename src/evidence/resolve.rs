@@ -30,9 +30,9 @@ use k8s_openapi::api::coordination::v1::Lease;
 use serde::Serialize;
 
 use super::operator::{Leadership, OperatorKind, OperatorRef, find_operators};
-use super::{Evidence, Gap, GapReason, LogSource, OperatorEvidence, Snapshot};
+use super::{Evidence, Gap, GapReason, OperatorEvidence, Snapshot};
 use crate::logs::file::FILE_CONTAINER;
-use crate::logs::{Format, Record};
+use crate::logs::{Format, LogSource, Record};
 use crate::resource::{FIELD_MANAGER, MicroserviceObject};
 use crate::time::{from_jiff, plus, rfc3339_seconds};
 use crate::vocab::lease::{DEFAULT_LEASE_NAME, LEASE_DURATION, WATCH_NAMESPACES_ANNOTATION};
@@ -857,12 +857,12 @@ impl OperatorEvidence {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::evidence::{Evidence, GapReason, OperatorEvidence, RbacEvidence, Source};
     use serde_json::json;
 
-    fn deployment(ns: &str, name: &str, command: serde_json::Value) -> Deployment {
+    pub(crate) fn deployment(ns: &str, name: &str, command: serde_json::Value) -> Deployment {
         serde_json::from_value(json!({
             "metadata": {"name": name, "namespace": ns},
             "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"spec": {"containers": [
@@ -871,7 +871,7 @@ mod tests {
         .unwrap()
     }
 
-    fn snapshot(deployments: Vec<Deployment>) -> Snapshot {
+    pub(crate) fn snapshot(deployments: Vec<Deployment>) -> Snapshot {
         fn none<T>(what: &str) -> Evidence<T> {
             Evidence::missing(what, GapReason::NotInBundle(what.into()))
         }
@@ -903,7 +903,7 @@ mod tests {
         }
     }
 
-    fn lease(ns: &str, holder: &str, renewed: &str) -> Lease {
+    pub(crate) fn lease(ns: &str, holder: &str, renewed: &str) -> Lease {
         serde_json::from_value(json!({
             "metadata": {"name": "microservice-operator", "namespace": ns,
                          "annotations": {WATCH_NAMESPACES_ANNOTATION: ns}},
@@ -912,7 +912,7 @@ mod tests {
         .unwrap()
     }
 
-    fn others() -> Vec<Deployment> {
+    pub(crate) fn others() -> Vec<Deployment> {
         vec![
             deployment(
                 "team-b",
@@ -1132,7 +1132,7 @@ mod tests {
         assert!(r.logs(&s).unwrap().is_empty());
     }
 
-    fn todo_api() -> MicroserviceObject {
+    pub(crate) fn todo_api() -> MicroserviceObject {
         serde_json::from_value(json!({
             "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
             "metadata": {"name": "todo-api", "namespace": "todo", "uid": "u1", "generation": 1,
@@ -1141,88 +1141,6 @@ mod tests {
             "status": {"phase": "Accepted", "observedGeneration": 1}
         }))
         .unwrap()
-    }
-
-    /// Two that serve alike: explain-events says nothing about either, names the ambiguity as a
-    /// gap and cannot decide (exit 3).
-    #[test]
-    fn an_ambiguous_operator_is_a_gap_and_undecided() {
-        let mut s = snapshot(vec![
-            deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
-            deployment("b", "op", json!(["kopf", "run", "-A", "op.py"])),
-        ]);
-        s.microservices = Evidence::Present(vec![todo_api()]);
-        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
-        assert_eq!(report.operator, None);
-        assert_eq!(report.operator_resolution.verdict, Verdict::Ambiguous);
-        assert!(
-            report
-                .gaps
-                .iter()
-                .any(|g| g.evidence == "operator" && g.to_string().contains("--operator")),
-            "{:?}",
-            report.gaps
-        );
-        assert!(
-            report
-                .findings
-                .iter()
-                .all(|f| !f.id.as_str().starts_with("operator-") && f.id != "rbac-events"),
-            "{:?}",
-            report.findings
-        );
-        assert_eq!(report.exit_code(), 3);
-    }
-
-    /// A laptop `operate` whose log is given but whose Lease expired: it stopped, and nothing
-    /// else serves the namespace: a problem, not "ok".
-    #[test]
-    fn a_stopped_laptop_operate_is_a_problem() {
-        let mut s = snapshot(others());
-        s.microservices = Evidence::Present(vec![todo_api()]);
-        s.operator.leases = Evidence::Present(vec![lease(
-            "todo",
-            "alice-laptop_0123456789abcdef",
-            "2026-12-01T08:50:00Z",
-        )]);
-        s.operator.logs = Evidence::Present(vec![LogSource {
-            pod: "op.log".into(),
-            container: FILE_CONTAINER.into(),
-            previous: false,
-            text: "2026-12-01T08:41:00.000Z  INFO Became the leader: acquired the lease lease=todo/microservice-operator identity=alice-laptop_0123456789abcdef term=1\n2026-12-01T08:41:01.000Z  INFO [todo/todo-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create\n".into(),
-        }]);
-        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
-        assert_eq!(
-            report.operator.as_deref(),
-            Some("process/alice-laptop_0123456789abcdef")
-        );
-        let running = report
-            .findings
-            .iter()
-            .find(|f| f.id == "operator-not-running")
-            .expect("operator-not-running");
-        assert_eq!(
-            running.severity,
-            crate::diagnose::events::Severity::Problem,
-            "{running:?}"
-        );
-        assert!(running.title.contains("stopped"), "{}", running.title);
-        // Renewed a moment ago instead: it runs and leads, and nothing is raised.
-        s.operator.leases = Evidence::Present(vec![lease(
-            "todo",
-            "alice-laptop_0123456789abcdef",
-            "2026-12-01T08:59:58Z",
-        )]);
-        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
-        assert!(
-            report
-                .findings
-                .iter()
-                .all(|f| f.severity == crate::diagnose::events::Severity::Ok),
-            "{:?}",
-            report.findings
-        );
-        assert_eq!(report.exit_code(), 0);
     }
 
     #[test]

@@ -146,7 +146,7 @@ fn label(pod: &str, container: &str, previous: bool) -> SourceLabel {
 pub async fn pods(client: &Client, target: &Target) -> Result<(Vec<Pod>, Option<DateTime<Utc>>), kube::Error> {
     let path = format!("/api/v1/namespaces/{}/pods", target.namespace);
     let params = ListParams::default().labels(&target.selector);
-    let (mut list, date) = crate::evidence::live::list_all::<Pod>(client, &path, params).await?;
+    let (mut list, date) = crate::client::lists::list_all::<Pod>(client, &path, params).await?;
     list.sort_by_key(|p| p.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0)));
     Ok((list, date))
 }
