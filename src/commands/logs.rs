@@ -367,8 +367,8 @@ pub fn spec_change(object: &MicroserviceObject) -> Option<SpecChange> {
             by: "created".into(),
         });
     }
-    let entries = crate::diagnose::managed_fields::entries(meta.managed_fields.as_ref());
-    let (_, spec) = crate::diagnose::managed_fields::latest_status_and_spec(&entries);
+    let entries = crate::evidence::managed_fields::entries(meta.managed_fields.as_ref());
+    let (_, spec) = crate::evidence::managed_fields::latest_status_and_spec(&entries);
     let spec = spec?;
     Some(SpecChange {
         at: spec.time?,

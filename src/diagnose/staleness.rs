@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::deletion::{self, Pending};
-use super::managed_fields::{self, Entry};
+use crate::evidence::managed_fields::{self, Entry};
 use crate::evidence::operator::OperatorRef;
 use crate::kopf::diffbase::{self, ANNOTATIONS_LIMIT_BYTES};
 use crate::kopf::messages::ApiFailure;

@@ -9,6 +9,7 @@
 pub mod bundle;
 pub mod gather;
 pub mod live;
+pub mod managed_fields;
 pub mod operator;
 pub mod resolve;
 

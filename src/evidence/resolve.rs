@@ -401,7 +401,7 @@ fn holder_pod_of(holder: &str, op: &OperatorRef, pods: Option<&[k8s_openapi::api
 /// the kind it stands for (`kubectl-microservice` → ours, `kopf...` → Kopf), with the entry
 /// described.
 fn handler_writer(obj: &MicroserviceObject) -> Option<(OperatorKind, String)> {
-    let entries = crate::diagnose::managed_fields::entries(obj.metadata.managed_fields.as_ref());
+    let entries = super::managed_fields::entries(obj.metadata.managed_fields.as_ref());
     entries
         .iter()
         .filter_map(|e| {
