@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::staleness::{Activity, CycleEnd, LogFacts, OpenStart, Rejection};
+use super::log_facts::{Activity, CycleEnd, EVENT_CLOCK, LogFacts, OpenStart, Rejection};
 use crate::evidence::Snapshot;
 use crate::evidence::resolve::OperatorLogs;
 use crate::kopf::messages::{Lifecycle, Outcome, classify};
@@ -322,9 +322,6 @@ pub fn facts_of_unlisted(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> LogFac
         }
     }
 }
-
-/// The clock of a cycle end or retry read from an event: the API server's.
-pub const EVENT_CLOCK: &str = "API server clock, the object's Kopf event";
 
 /// A retry line and its time.
 type Retry = (Option<DateTime<Utc>>, String);

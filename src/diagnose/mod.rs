@@ -6,12 +6,13 @@
 //! - [`leading`]: whether a replica of the operator is the one that handles (Lease, Kopf peering);
 //! - [`deletion`]: a pending deletion and the finalizers that hold it;
 //! - [`cycles`]: what the operator's logs say about each object's handling cycles (for
-//!   [`staleness`] and [`events`]).
+//!   [`staleness`] and [`events`]), as [`log_facts`].
 
 pub mod cycles;
 pub mod deletion;
 pub mod events;
 pub mod finding;
 pub mod leading;
+pub mod log_facts;
 pub mod rbac;
 pub mod staleness;
