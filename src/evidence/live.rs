@@ -405,120 +405,25 @@ pub enum Logs {
 pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan, logs: Logs) {
     snapshot.operator.chosen = None;
     snapshot.operator.others = Vec::new();
-    let deployments = match &plan.operator {
-        Some(spec) => match parse_operator_spec(spec) {
-            Ok((ns, name)) => {
-                snapshot.operator.chosen = Some(format!("{ns}/deployment/{name}"));
-                evidence(
-                    "operator Deployment",
-                    Api::<Deployment>::namespaced(client.clone(), &ns)
-                        .get(&name)
-                        .await
-                        .map(|d| vec![d]),
-                )
-            }
-            Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
-        },
-        None => match discover_at(client, plan.namespace.as_deref()).await {
-            (found, date) if snapshot.captured_at.is_none() && date.is_some() => {
-                snapshot.captured_at = date;
-                split(found, snapshot)
-            }
-            (found, _) => split(found, snapshot),
-        },
-    };
-    fn split(found: Evidence<Vec<Deployment>>, snapshot: &mut Snapshot) -> Evidence<Vec<Deployment>> {
-        match found {
-            Evidence::Present(found) => {
-                let (kept, others) = split_serving(found, snapshot.namespace.as_deref());
-                snapshot.operator.others = others;
-                Evidence::Present(kept)
-            }
-            gap => gap,
+    let deployments = match operator_deployments(client, snapshot, plan).await {
+        Evidence::Present(deployments) => deployments,
+        Evidence::Gap(gap) => {
+            // A Deployment that could not be read (403, failed) is a gap, never "no operator":
+            // the findings would otherwise say "install it".
+            let unknown = || GapReason::NotCollected(format!("the operator Deployment is unknown ({gap})"));
+            snapshot.operator.pods = Evidence::missing("operator Pods", unknown());
+            snapshot.operator.logs = Evidence::missing("operator logs", unknown());
+            snapshot.operator.deployments = Evidence::Gap(gap);
+            let (leases, _) = leadership(client, &[], plan.namespace.as_deref()).await;
+            snapshot.operator.leases = leases;
+            snapshot.operator.settle_leadership();
+            return;
         }
-    }
-    if let Evidence::Gap(gap) = deployments {
-        // A Deployment that could not be read (403, failed) is a gap, never "no operator": the
-        // findings would otherwise say "install it".
-        let unknown = || GapReason::NotCollected(format!("the operator Deployment is unknown ({gap})"));
-        snapshot.operator.pods = Evidence::missing("operator Pods", unknown());
-        snapshot.operator.logs = Evidence::missing("operator logs", unknown());
-        snapshot.operator.deployments = Evidence::Gap(gap);
-        let (leases, _) = leadership(client, &[], plan.namespace.as_deref()).await;
-        snapshot.operator.leases = leases;
-        snapshot.operator.settle_leadership();
-        return;
-    }
-    let matched: Vec<Deployment> = deployments
-        .get()
-        .into_iter()
-        .flatten()
-        .filter(|d| recognise(d).is_some())
-        .cloned()
-        .collect();
+    };
+    let matched: Vec<Deployment> = deployments.into_iter().filter(|d| recognise(d).is_some()).collect();
     let operators: Vec<OperatorRef> = find_operators(&matched);
-    let pods = join_all(matched.iter().map(|d| pods_of(client, d))).await;
-    let pods: Vec<Result<Vec<Pod>, kube::Error>> = pods;
-    // Each Pod with its operator's container.
-    let mut by_operator: Vec<(Pod, String)> = Vec::new();
-    let mut pod_error = None;
-    for (result, op) in pods.into_iter().zip(&operators) {
-        match result {
-            Ok(list) => by_operator.extend(list.into_iter().map(|p| (p, op.container.clone()))),
-            Err(e) => pod_error = Some(e),
-        }
-    }
-    let pods: Evidence<Vec<Pod>> = match pod_error {
-        Some(e) => evidence("operator Pods", Err(e)),
-        None => Evidence::Present(by_operator.iter().map(|(p, _)| p.clone()).collect()),
-    };
-    let logs = match (logs, pods.get()) {
-        (Logs::None, _) => Evidence::missing(
-            "operator logs",
-            GapReason::NotCollected("operator logs not needed for this answer".into()),
-        ),
-        (_, None) => Evidence::missing(
-            "operator logs",
-            GapReason::Failed("no operator Pods in evidence".into()),
-        ),
-        // No Deployment serves the namespace: there is no operator log to read (a fact, as a
-        // bundle of it reads back: no Deployment, no log).
-        (_, Some(_)) if operators.is_empty() => Evidence::Present(Vec::new()),
-        (wanted, Some(pods)) => {
-            let fetches = by_operator.iter().flat_map(|(pod, container)| {
-                let restarted = pod
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.container_statuses.as_ref())
-                    .is_some_and(|cs| cs.iter().any(|c| c.name == *container && c.restart_count > 0));
-                let mut wants = vec![false];
-                if wanted == Logs::WithPrevious && restarted {
-                    wants.push(true);
-                }
-                wants.into_iter().map(move |prev| pod_log(client, pod, container, prev))
-            });
-            let results = join_all(fetches).await;
-            let mut sources = Vec::new();
-            let mut failures = Vec::new();
-            for result in results {
-                match result {
-                    Ok(source) => sources.push(source),
-                    Err(e) => failures.push(e),
-                }
-            }
-            if sources.is_empty() && !failures.is_empty() {
-                Evidence::missing("operator logs", GapReason::Failed(failures.join("; ")))
-            } else if pods.is_empty() {
-                let names: Vec<String> = operators.iter().map(OperatorRef::display).collect();
-                Evidence::missing(
-                    "operator logs",
-                    GapReason::Failed(format!("{} has no Pods: no logs to read", names.join(", "))),
-                )
-            } else {
-                Evidence::Present(sources)
-            }
-        }
-    };
+    let (pods, by_operator) = operator_pods(client, &matched, &operators).await;
+    let logs = operator_logs(client, logs, &pods, &by_operator, &operators).await;
     let (leases, peerings) = leadership(client, &operators, plan.namespace.as_deref()).await;
     if plan.operator.is_some() && logs.get().is_some() {
         snapshot.operator.unchosen = unchosen(client, &matched, plan.namespace.as_deref()).await;
@@ -529,6 +434,125 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
     snapshot.operator.leases = leases;
     snapshot.operator.peerings = peerings;
     snapshot.operator.settle_leadership();
+}
+
+/// The operator Deployments [`add_operator`] keeps: the one `--operator` names (then
+/// [`OperatorEvidence::chosen`]), else those discovery finds that serve the namespace, the
+/// others becoming [`OperatorEvidence::others`]. The cluster-wide list's clock becomes the
+/// snapshot's `captured_at` when nothing set it yet.
+async fn operator_deployments(client: &Client, snapshot: &mut Snapshot, plan: &Plan) -> Evidence<Vec<Deployment>> {
+    let Some(spec) = &plan.operator else {
+        let (found, date) = discover_at(client, plan.namespace.as_deref()).await;
+        if snapshot.captured_at.is_none() && date.is_some() {
+            snapshot.captured_at = date;
+        }
+        return match found {
+            Evidence::Present(found) => {
+                let (kept, others) = split_serving(found, snapshot.namespace.as_deref());
+                snapshot.operator.others = others;
+                Evidence::Present(kept)
+            }
+            gap => gap,
+        };
+    };
+    match parse_operator_spec(spec) {
+        Ok((ns, name)) => {
+            snapshot.operator.chosen = Some(format!("{ns}/deployment/{name}"));
+            evidence(
+                "operator Deployment",
+                Api::<Deployment>::namespaced(client.clone(), &ns)
+                    .get(&name)
+                    .await
+                    .map(|d| vec![d]),
+            )
+        }
+        Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
+    }
+}
+
+/// The Pods of `matched` (whose operators are `operators`, in the same order), and each Pod
+/// with its operator's container; one list that fails makes the Pods a gap.
+async fn operator_pods(
+    client: &Client,
+    matched: &[Deployment],
+    operators: &[OperatorRef],
+) -> (Evidence<Vec<Pod>>, Vec<(Pod, String)>) {
+    let pods: Vec<Result<Vec<Pod>, kube::Error>> = join_all(matched.iter().map(|d| pods_of(client, d))).await;
+    let mut by_operator: Vec<(Pod, String)> = Vec::new();
+    let mut pod_error = None;
+    for (result, op) in pods.into_iter().zip(operators) {
+        match result {
+            Ok(list) => by_operator.extend(list.into_iter().map(|p| (p, op.container.clone()))),
+            Err(e) => pod_error = Some(e),
+        }
+    }
+    let pods = match pod_error {
+        Some(e) => evidence("operator Pods", Err(e)),
+        None => Evidence::Present(by_operator.iter().map(|(p, _)| p.clone()).collect()),
+    };
+    (pods, by_operator)
+}
+
+/// The logs `wanted` of each Pod's operator container (`by_operator`), concurrently: a gap when
+/// not wanted, when the Pods are unknown, when every read failed, or when the operators have
+/// no Pods; none (a fact) when no operator serves the namespace.
+async fn operator_logs(
+    client: &Client,
+    wanted: Logs,
+    pods: &Evidence<Vec<Pod>>,
+    by_operator: &[(Pod, String)],
+    operators: &[OperatorRef],
+) -> Evidence<Vec<LogSource>> {
+    let pods = match (wanted, pods.get()) {
+        (Logs::None, _) => {
+            return Evidence::missing(
+                "operator logs",
+                GapReason::NotCollected("operator logs not needed for this answer".into()),
+            );
+        }
+        (_, None) => {
+            return Evidence::missing(
+                "operator logs",
+                GapReason::Failed("no operator Pods in evidence".into()),
+            );
+        }
+        // No Deployment serves the namespace: there is no operator log to read (a fact, as a
+        // bundle of it reads back: no Deployment, no log).
+        (_, Some(_)) if operators.is_empty() => return Evidence::Present(Vec::new()),
+        (_, Some(pods)) => pods,
+    };
+    let fetches = by_operator.iter().flat_map(|(pod, container)| {
+        let restarted = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .is_some_and(|cs| cs.iter().any(|c| c.name == *container && c.restart_count > 0));
+        let mut wants = vec![false];
+        if wanted == Logs::WithPrevious && restarted {
+            wants.push(true);
+        }
+        wants.into_iter().map(move |prev| pod_log(client, pod, container, prev))
+    });
+    let results = join_all(fetches).await;
+    let mut sources = Vec::new();
+    let mut failures = Vec::new();
+    for result in results {
+        match result {
+            Ok(source) => sources.push(source),
+            Err(e) => failures.push(e),
+        }
+    }
+    if sources.is_empty() && !failures.is_empty() {
+        Evidence::missing("operator logs", GapReason::Failed(failures.join("; ")))
+    } else if pods.is_empty() {
+        let names: Vec<String> = operators.iter().map(OperatorRef::display).collect();
+        Evidence::missing(
+            "operator logs",
+            GapReason::Failed(format!("{} has no Pods: no logs to read", names.join(", "))),
+        )
+    } else {
+        Evidence::Present(sources)
+    }
 }
 
 /// With `--operator`: the other operator Deployments that serve `namespace` (as discovery finds
@@ -811,50 +835,14 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
         "CRD",
         Api::<CustomResourceDefinition>::all(client.clone()).get(CRD_NAME).await,
     );
-    let operators: Vec<OperatorRef> = snapshot
-        .operator
-        .deployments
-        .get()
-        .map(|d| find_operators(d))
-        .unwrap_or_default();
     let deployments = snapshot
         .operator
         .deployments
         .get()
         .map(Vec::as_slice)
         .unwrap_or_default();
-    // The ConfigMaps the Pods mount (Kopf sources), and those their env reads.
-    let mounted: BTreeSet<(String, String)> = deployments
-        .iter()
-        .flat_map(|d| {
-            let ns = d.metadata.namespace.clone().unwrap_or_default();
-            d.spec
-                .as_ref()
-                .and_then(|s| s.template.spec.as_ref())
-                .and_then(|s| s.volumes.clone())
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
-        })
-        .collect();
-    let configmap_names: BTreeSet<(String, String)> = mounted
-        .iter()
-        .cloned()
-        .chain(deployments.iter().flat_map(env_configmaps))
-        .collect();
-    let env_only: BTreeSet<(String, String)> = configmap_names.difference(&mounted).cloned().collect();
-    let mut configmaps = Vec::new();
-    let mut cm_gap = None;
-    for (ns, name) in configmap_names {
-        match Api::<ConfigMap>::namespaced(client.clone(), &ns).get(&name).await {
-            Ok(cm) => configmaps.push(cm),
-            // An env reference may be `optional`: a missing ConfigMap is then no gap (its values
-            // stay unknown to the analysis, which says so).
-            Err(kube::Error::Api(status)) if status.code == 404 && env_only.contains(&(ns.clone(), name.clone())) => {}
-            Err(e) => cm_gap = Some(evidence::<Vec<ConfigMap>>("operator ConfigMaps", Err(e))),
-        }
-    }
-    snapshot.operator.configmaps = cm_gap.unwrap_or(Evidence::Present(configmaps));
+    let operators: Vec<OperatorRef> = find_operators(deployments);
+    snapshot.operator.configmaps = operator_configmaps(client, deployments).await;
 
     let ns = snapshot.namespace.clone();
     let (roles, role_bindings, cluster_roles, cluster_role_bindings) = futures::join!(
@@ -885,36 +873,59 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
     snapshot.rbac.cluster_role_bindings = cluster_role_bindings;
 
     let object_namespaces: BTreeSet<String> = object_namespaces.into_iter().chain(ns).collect();
+    snapshot.rbac.access_reviews = access_reviews(client, &operators, &object_namespaces).await;
+}
+
+/// The ConfigMaps the operator Pods mount (Kopf sources), and those their env reads (never
+/// Secrets). A missing ConfigMap that only the env reads is no gap: the reference may be
+/// `optional`, and its values stay unknown to the analysis, which says so.
+async fn operator_configmaps(client: &Client, deployments: &[Deployment]) -> Evidence<Vec<ConfigMap>> {
+    let mounted: BTreeSet<(String, String)> = deployments
+        .iter()
+        .flat_map(|d| {
+            let ns = d.metadata.namespace.clone().unwrap_or_default();
+            d.spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .and_then(|s| s.volumes.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
+        })
+        .collect();
+    let configmap_names: BTreeSet<(String, String)> = mounted
+        .iter()
+        .cloned()
+        .chain(deployments.iter().flat_map(env_configmaps))
+        .collect();
+    let env_only: BTreeSet<(String, String)> = configmap_names.difference(&mounted).cloned().collect();
+    let mut configmaps = Vec::new();
+    let mut cm_gap = None;
+    for (ns, name) in configmap_names {
+        match Api::<ConfigMap>::namespaced(client.clone(), &ns).get(&name).await {
+            Ok(cm) => configmaps.push(cm),
+            Err(kube::Error::Api(status)) if status.code == 404 && env_only.contains(&(ns.clone(), name.clone())) => {}
+            Err(e) => cm_gap = Some(evidence::<Vec<ConfigMap>>("operator ConfigMaps", Err(e))),
+        }
+    }
+    cm_gap.unwrap_or(Evidence::Present(configmaps))
+}
+
+/// One SubjectAccessReview to ask: (namespace, group, resource, verb, name).
+type Ask = (String, &'static str, &'static str, &'static str, Option<String>);
+
+/// SubjectAccessReviews for each operator's ServiceAccount: what it needs in each of
+/// `object_namespaces` ([`OPERATOR_NEEDS`]), and for ours with leader election its Lease
+/// ([`LEASE_VERBS`]). The first review that fails makes them all a gap.
+async fn access_reviews(
+    client: &Client,
+    operators: &[OperatorRef],
+    object_namespaces: &BTreeSet<String>,
+) -> Evidence<Vec<SubjectAccessReview>> {
     let mut reviews = Vec::new();
     let mut review_gap = None;
-    for op in &operators {
-        let mut asks: Vec<(String, &str, &str, &str, Option<String>)> = Vec::new();
-        for target in &object_namespaces {
-            for (group, resource, verb) in OPERATOR_NEEDS {
-                asks.push((target.clone(), group, resource, verb, None));
-            }
-        }
-        let mut leases: Vec<(String, String)> = object_namespaces
-            .iter()
-            .filter_map(|target| match op.leadership_in(target) {
-                Leadership::Lease { namespace, name } => Some((namespace, name)),
-                _ => None,
-            })
-            .collect();
-        leases.sort();
-        leases.dedup();
-        for (namespace, name) in leases {
-            for (verb, named) in LEASE_VERBS {
-                asks.push((
-                    namespace.clone(),
-                    LEASE_GROUP,
-                    "leases",
-                    verb,
-                    named.then(|| name.clone()),
-                ));
-            }
-        }
-        for (target, group, resource, verb, name) in asks {
+    for op in operators {
+        for (target, group, resource, verb, name) in asks_of(op, object_namespaces) {
             match review_for(client, op, &target, group, resource, verb, name.as_deref()).await {
                 Ok(r) => reviews.push(r),
                 Err(e) => {
@@ -924,7 +935,39 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
             }
         }
     }
-    snapshot.rbac.access_reviews = review_gap.unwrap_or(Evidence::Present(reviews));
+    review_gap.unwrap_or(Evidence::Present(reviews))
+}
+
+/// What [`access_reviews`] asks about `op`, in order: [`OPERATOR_NEEDS`] in each namespace, then
+/// [`LEASE_VERBS`] on each Lease it elects on for them (by name where RBAC can limit it).
+fn asks_of(op: &OperatorRef, object_namespaces: &BTreeSet<String>) -> Vec<Ask> {
+    let mut asks: Vec<Ask> = Vec::new();
+    for target in object_namespaces {
+        for (group, resource, verb) in OPERATOR_NEEDS {
+            asks.push((target.clone(), group, resource, verb, None));
+        }
+    }
+    let mut leases: Vec<(String, String)> = object_namespaces
+        .iter()
+        .filter_map(|target| match op.leadership_in(target) {
+            Leadership::Lease { namespace, name } => Some((namespace, name)),
+            _ => None,
+        })
+        .collect();
+    leases.sort();
+    leases.dedup();
+    for (namespace, name) in leases {
+        for (verb, named) in LEASE_VERBS {
+            asks.push((
+                namespace.clone(),
+                LEASE_GROUP,
+                "leases",
+                verb,
+                named.then(|| name.clone()),
+            ));
+        }
+    }
+    asks
 }
 
 /// What an operator of Microservices may need, as (group, resource, verb): Kopf posts core

@@ -1085,60 +1085,18 @@ fn decide(
                 format!("the operators could not be read: {gap}"),
             )
         }
-        [] => (
-            Verdict::NoneServes,
-            None,
-            if candidates.is_empty() {
-                format!("no operator serves {where_}: none is in evidence")
-            } else {
-                format!(
-                    "no operator serves {where_}; found: {}",
-                    candidates
-                        .iter()
-                        .map(|c| format!("{} watches {}", c.operator, c.watches))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            },
-        ),
-        [best, next, ..] if best.score == next.score => {
-            let tied: Vec<&str> = serving
-                .iter()
-                .filter(|c| c.score == best.score)
-                .map(|c| c.operator.as_str())
-                .collect();
-            (
-                Verdict::Ambiguous,
-                None,
-                format!(
-                    "{} operators serve {where_} and the evidence does not tell them apart ({}); give --operator NS/deployment/NAME",
-                    tied.len(),
-                    tied.join(", ")
-                ),
-            )
-        }
+        [] => (Verdict::NoneServes, None, none_serves(&candidates, &where_)),
+        [best, next, ..] if best.score == next.score => (Verdict::Ambiguous, None, tied(&serving, &where_)),
         [best, ..] => {
             let verdict = if best.operator.contains("/deployment/") {
                 Verdict::Deployment
             } else {
                 Verdict::Process
             };
-            let why = best
-                .evidence
-                .iter()
-                .find(|e| e.starts_with('+'))
-                .map(|e| format!(": {}", e.split_once(": ").map_or(e.as_str(), |(_, w)| w)))
-                .unwrap_or_else(|| {
-                    if serving.len() == 1 {
-                        ": the only operator in evidence that watches it".to_string()
-                    } else {
-                        String::new()
-                    }
-                });
             (
                 verdict,
                 Some(best.operator.clone()),
-                format!("{} serves {where_}{why}", best.operator),
+                chosen(best, serving.len(), &where_),
             )
         }
     };
@@ -1151,6 +1109,55 @@ fn decide(
         candidates,
         process: process.filter(|_| verdict == Verdict::Process),
     }
+}
+
+/// The summary when no candidate serves `where_` (`namespace NS`): what exists, and what each
+/// watches.
+fn none_serves(candidates: &[Candidate], where_: &str) -> String {
+    if candidates.is_empty() {
+        return format!("no operator serves {where_}: none is in evidence");
+    }
+    format!(
+        "no operator serves {where_}; found: {}",
+        candidates
+            .iter()
+            .map(|c| format!("{} watches {}", c.operator, c.watches))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
+
+/// The summary when the best of `serving` tie: how many, and which.
+fn tied(serving: &[&Candidate], where_: &str) -> String {
+    let best = serving.first().map_or(0, |c| c.score);
+    let tied: Vec<&str> = serving
+        .iter()
+        .filter(|c| c.score == best)
+        .map(|c| c.operator.as_str())
+        .collect();
+    format!(
+        "{} operators serve {where_} and the evidence does not tell them apart ({}); give --operator NS/deployment/NAME",
+        tied.len(),
+        tied.join(", ")
+    )
+}
+
+/// The summary when `best` (of `serving` candidates) is chosen: its strongest evidence (the
+/// first that counted), else that it is the only one that watches the namespace.
+fn chosen(best: &Candidate, serving: usize, where_: &str) -> String {
+    let why = best
+        .evidence
+        .iter()
+        .find(|e| e.starts_with('+'))
+        .map(|e| format!(": {}", e.split_once(": ").map_or(e.as_str(), |(_, w)| w)))
+        .unwrap_or_else(|| {
+            if serving == 1 {
+                ": the only operator in evidence that watches it".to_string()
+            } else {
+                String::new()
+            }
+        });
+    format!("{} serves {where_}{why}", best.operator)
 }
 
 impl OperatorEvidence {
