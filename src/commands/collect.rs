@@ -97,7 +97,7 @@ fn check_target(dir: &Path) -> Result<(), AppError> {
 /// a bad `--log-file` path), before any cluster call.
 pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     if let Some(spec) = &args.operator {
-        live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
     let one_namespace = global.one_namespace("collect")?;
     if let Some(text) = &global.selector {

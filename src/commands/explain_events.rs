@@ -183,7 +183,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     }
     // A bad `--operator` is a usage error before anything is read.
     if let Some(spec) = &args.operator {
-        crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        crate::evidence::live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
     let files = args.log_files.read()?;
     let (snapshot, ns) = match &args.bundle {

@@ -151,7 +151,7 @@ impl Plan {
             .as_deref()
             .map(|o| ObjectSelector::parse(o, namespace.as_deref()))
             .transpose()
-            .map_err(AppError::Usage)?;
+            .map_err(|e| AppError::Usage(e.to_string()))?;
         if args.run_timeout.is_zero() {
             return Err(AppError::Usage("--run-timeout must be longer than 0, e.g. 10m".into()));
         }
@@ -692,7 +692,7 @@ async fn resolve_target(
     // The `--operator` Deployment must exist: read it first.
     let given = match &args.operator {
         Some(spec) => {
-            let (ns, name) = parse_operator_spec(spec).map_err(AppError::Usage)?;
+            let (ns, name) = parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
             let deployment = Api::<Deployment>::namespaced(client.clone(), &ns)
                 .get(&name)
                 .await

@@ -815,7 +815,7 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     };
     // A bad `--operator` is a usage error before anything is read.
     if let Some(spec) = &args.operator {
-        live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
     let args = &args;
     let mut global = global.clone();

@@ -161,7 +161,7 @@ fn from_bundle(bundle: Bundle<'_>) -> Result<Snapshot, AppError> {
     check_bundle_namespace(&snapshot, namespace, dir)?;
     check_operator_in_bundle(&snapshot.operator, operator, dir)?;
     if let Some(spec) = operator {
-        let (ns, name) = live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        let (ns, name) = live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
         snapshot
             .operator
             .select_deployment(&ns, &name, "operator/deployment.json");

@@ -466,7 +466,7 @@ async fn operator_deployments(client: &Client, snapshot: &mut Snapshot, plan: &P
                     .map(|d| vec![d]),
             )
         }
-        Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
+        Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e.to_string())),
     }
 }
 
@@ -681,9 +681,24 @@ pub fn split_serving(
     (kept, others)
 }
 
+/// A `--operator` that is not `NS/deployment/NAME`: `invalid --operator "op": expected ...`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid --operator {spec:?}: {reason}")]
+pub struct OperatorSpecError {
+    /// The value as given.
+    pub spec: String,
+    /// What is wrong with it ([`crate::names::operator_ref`]'s words).
+    pub reason: String,
+}
+
 /// `NS/deployment/NAME` (also `NS/deploy/NAME`) → (NS, NAME).
-pub fn parse_operator_spec(spec: &str) -> Result<(String, String), String> {
-    crate::names::operator_ref(spec).map_err(|e| format!("invalid --operator {spec:?}: {e}"))
+///
+/// Errors: any other shape, or a part that is not a Kubernetes name ([`OperatorSpecError`]).
+pub fn parse_operator_spec(spec: &str) -> Result<(String, String), OperatorSpecError> {
+    crate::names::operator_ref(spec).map_err(|reason| OperatorSpecError {
+        spec: spec.to_string(),
+        reason,
+    })
 }
 
 /// Lists the Deployments an operator may be among: cluster-wide, else (when that is forbidden)
@@ -1154,7 +1169,7 @@ mod tests {
             Ok(("ops".into(), "op".into()))
         );
         assert_eq!(parse_operator_spec("ops/deploy/op"), Ok(("ops".into(), "op".into())));
-        let err = parse_operator_spec("op").unwrap_err();
+        let err = parse_operator_spec("op").unwrap_err().to_string();
         assert!(err.contains("\"op\"") && err.contains("NAMESPACE/deployment/NAME"));
     }
 
