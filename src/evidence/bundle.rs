@@ -299,7 +299,7 @@ pub struct Meta {
     /// Operators seen that do not serve the namespace: `{"operator", "kind", "watches"}` each
     /// (what exists and what it watches; nothing else of theirs is collected). Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub other_operators: Vec<super::resolve::OperatorSummary>,
+    pub other_operators: Vec<super::operator::OperatorSummary>,
     /// The `--operator NS/deployment/NAME` `collect` was given, so that the bundle names the
     /// operator the live answer named ([`super::resolve::FLAG`]). Absent when not given.
     #[serde(skip_serializing_if = "Option::is_none")]

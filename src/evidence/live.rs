@@ -667,7 +667,7 @@ async fn leadership(
 pub fn split_serving(
     deployments: Vec<Deployment>,
     namespace: Option<&str>,
-) -> (Vec<Deployment>, Vec<super::resolve::OperatorSummary>) {
+) -> (Vec<Deployment>, Vec<super::operator::OperatorSummary>) {
     let mut kept = Vec::new();
     let mut others = Vec::new();
     for d in deployments {
@@ -675,7 +675,7 @@ pub fn split_serving(
         if namespace.is_none_or(|ns| op.watches(ns)) {
             kept.push(d);
         } else {
-            others.push(super::resolve::OperatorSummary::of(&op));
+            others.push(super::operator::OperatorSummary::of(&op));
         }
     }
     (kept, others)

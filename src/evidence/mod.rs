@@ -185,12 +185,22 @@ pub struct OperatorEvidence {
     /// Operators seen that do not serve the namespace asked about: what each is and watches,
     /// nothing else (their Pods, logs and RBAC are not collected). A bundle keeps them in
     /// `meta.json` `otherOperators`.
-    pub others: Vec<resolve::OperatorSummary>,
+    pub others: Vec<operator::OperatorSummary>,
     /// The other recognised operator Deployments of the evidence when `--operator` chose one,
     /// each with its Pods' logs: never diagnosed, read only to tell whether another operator
     /// that serves the namespace handled the object too (double handling, which the
     /// diagnostics' `leading::handlings` reads).
     pub unchosen: Vec<(operator::OperatorRef, Vec<LogSource>)>,
+}
+
+impl OperatorEvidence {
+    /// The summaries of every operator among `deployments` (for [`OperatorEvidence::others`]).
+    pub fn summaries(deployments: &[Deployment]) -> Vec<operator::OperatorSummary> {
+        operator::find_operators(deployments)
+            .iter()
+            .map(operator::OperatorSummary::of)
+            .collect()
+    }
 }
 
 impl OperatorEvidence {

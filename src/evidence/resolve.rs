@@ -26,11 +26,10 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
-use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use serde::Serialize;
 
-use super::operator::{Leadership, OperatorKind, OperatorRef, find_operators};
+use super::operator::{Leadership, OperatorKind, OperatorRef, OperatorSummary, find_operators};
 use super::{Evidence, Gap, GapReason, OperatorEvidence, Snapshot};
 use crate::logs::file::FILE_CONTAINER;
 use crate::logs::{Format, LogSource, Record};
@@ -275,31 +274,6 @@ impl Resolution {
                 format!("{}{kind} watches {}", c.operator, c.watches)
             })
             .collect()
-    }
-}
-
-/// An operator seen but not collected: it does not serve the namespace asked about, so its Pods,
-/// logs and RBAC stay out of the evidence (other teams' data); only what it is and watches is
-/// kept (a bundle's `meta.json` `otherOperators`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OperatorSummary {
-    /// `NS/deployment/NAME`.
-    pub operator: String,
-    /// Ours or Kopf.
-    pub kind: OperatorKind,
-    /// The namespaces it watches; `None` for all.
-    pub watches: Option<Vec<String>>,
-}
-
-impl OperatorSummary {
-    /// The summary of a recognised operator.
-    pub fn of(op: &OperatorRef) -> Self {
-        OperatorSummary {
-            operator: op.display(),
-            kind: op.kind,
-            watches: op.watches.clone(),
-        }
     }
 }
 
@@ -1160,15 +1134,10 @@ fn chosen(best: &Candidate, serving: usize, where_: &str) -> String {
     format!("{} serves {where_}{why}", best.operator)
 }
 
-impl OperatorEvidence {
-    /// The summaries of every operator among `deployments` (for [`OperatorEvidence::others`]).
-    pub fn summaries(deployments: &[Deployment]) -> Vec<OperatorSummary> {
-        find_operators(deployments).iter().map(OperatorSummary::of).collect()
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
+    use k8s_openapi::api::apps::v1::Deployment;
+
     use super::*;
     use crate::evidence::{Evidence, GapReason, OperatorEvidence, RbacEvidence, Source};
     use serde_json::json;
