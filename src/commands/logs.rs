@@ -35,7 +35,7 @@ use crate::cli::{GlobalArgs, LogsArgs, OutputFormat, RunCause, RunOutcome};
 use crate::client::Usage;
 use crate::commands::write_stdout;
 use crate::error::AppError;
-use crate::evidence::gather::{Bundle, Objects, Plan as EvidencePlan, Source, gather, gather_bundle};
+use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
 use crate::kopf::messages::Outcome;
 use crate::logs::coverage::{ContainerCoverage, SinceVerdict};
 use crate::logs::filter::{ObjectSelector, RunFilter, select};
@@ -497,8 +497,8 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
 /// (`objects`: causes and the spec-change statement, [`objects_in_evidence`]), no events, and
 /// the operator without logs (its Pods' logs are read, or followed, by [`read_once`] and
 /// [`follow`]). A bundle holds what it holds.
-fn evidence_plan(objects: Vec<MicroserviceObject>) -> EvidencePlan<'static> {
-    EvidencePlan {
+fn evidence_plan(objects: Vec<MicroserviceObject>) -> Needs<'static> {
+    Needs {
         objects: Objects::Given {
             objects,
             no_events: "logs reads no events",
@@ -529,7 +529,7 @@ fn from_bundle(
     };
     let snapshot = gather_bundle(
         source,
-        EvidencePlan {
+        Needs {
             log_files,
             ..evidence_plan(Vec::new())
         },
@@ -636,10 +636,10 @@ fn from_snapshot(
                     }
                     Some(_) => Vec::new(),
                     None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
-                        crate::evidence::Source::Bundle(_) => {
+                        crate::evidence::Provenance::Bundle(_) => {
                             vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
                         }
-                        crate::evidence::Source::Live { .. } => {
+                        crate::evidence::Provenance::Live { .. } => {
                             vec!["read from a file (`--log-file`), not from a Pod".into()]
                         }
                     },
@@ -684,7 +684,7 @@ async fn resolve_target(
         .first()
         .cloned()
         .or_else(|| object.and_then(|o| o.metadata.namespace.clone()));
-    let plan = live::Plan {
+    let plan = live::LiveScope {
         namespace: namespace.clone(),
         operator: args.operator.clone(),
         ..Default::default()
@@ -708,7 +708,7 @@ async fn resolve_target(
         list_microservices: false,
         list_events: false,
     };
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client,
         access: &access,
         scope: &plan,
@@ -919,7 +919,7 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
         // operator, its Pods and Deployment for the file's clock, the object's managedFields).
         // (--follow with --log-file is refused in run.)
         let files = args.log_files.read()?;
-        let scope = crate::evidence::live::Plan {
+        let scope = crate::evidence::live::LiveScope {
             namespace: Some(ns.clone()),
             operator: args.operator.clone(),
             ..Default::default()
@@ -928,14 +928,14 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
             list_microservices: false,
             list_events: false,
         };
-        let source = Source::Live {
+        let source = EvidenceSource::Live {
             client: &client,
             access: &access,
             scope: &scope,
         };
         let snapshot = gather(
             source,
-            EvidencePlan {
+            Needs {
                 log_files: &files,
                 ..evidence_plan(objects)
             },

@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Evidence, Gap, GapReason, OperatorEvidence, RbacEvidence, Snapshot, Source, items};
+use super::{Evidence, Gap, GapReason, OperatorEvidence, Provenance, RbacEvidence, Snapshot, items};
 use crate::error::AppError;
 use crate::logs::LogSource;
 
@@ -108,7 +108,7 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
     };
     operator.settle_leadership();
     Ok(Snapshot {
-        source: Source::Bundle(dir.to_path_buf()),
+        source: Provenance::Bundle(dir.to_path_buf()),
         captured_at,
         namespace,
         microservices: recorded.explain(list(dir, "microservices.json", "microservices")),

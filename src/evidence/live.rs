@@ -28,7 +28,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::operator::{Leadership, OperatorRef, find_operators, recognise};
-use super::{Evidence, GapReason, OperatorEvidence, RbacEvidence, Snapshot, Source};
+use super::{Evidence, GapReason, OperatorEvidence, Provenance, RbacEvidence, Snapshot};
 use crate::client::lists::{get_if_served, list_all, list_pages, send_json};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
 use crate::logs::LogSource;
@@ -36,9 +36,10 @@ use crate::logs::source::{LOG_LIMIT_BYTES, LOG_SINCE, LOG_TAIL_LINES};
 use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
 use crate::vocab::lease::{LEASE_GROUP, LEASE_VERBS};
 
-/// What to gather.
+/// What a live gathering asks the API server for (which namespace, objects and operator),
+/// and what its snapshot's [`Provenance`] names (context, server).
 #[derive(Debug, Clone, Default)]
-pub struct Plan {
+pub struct LiveScope {
     /// One namespace, or `None` for all.
     pub namespace: Option<String>,
     /// `-l` selector for Microservices.
@@ -186,7 +187,7 @@ fn url_for<K: Resource<DynamicType = ()>>(namespace: Option<&str>) -> String {
 
 /// The core of a live snapshot: Microservices and their events, concurrently. The operator and
 /// RBAC parts are left as "not collected" gaps; [`add_operator`] and [`add_everything`] fill them.
-pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess) -> Result<Snapshot, kube::Error> {
+pub async fn gather_objects(client: &Client, plan: &LiveScope, access: &CallerAccess) -> Result<Snapshot, kube::Error> {
     let mut items = Vec::new();
     let objects = microservice_pages(client, plan, access, |page, _| items.extend(page));
     let events = microservice_events(client, plan, access, EventTypes::All);
@@ -208,10 +209,10 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
 
 /// A live snapshot of `plan` with nothing gathered yet: no Microservices (an empty list), and
 /// every other piece of evidence a "not collected" gap. `captured_at` is unset.
-pub fn skeleton(plan: &Plan) -> Snapshot {
+pub fn skeleton(plan: &LiveScope) -> Snapshot {
     let not_collected = |what: &str| GapReason::NotCollected(format!("{what} not needed for this answer"));
     Snapshot {
-        source: Source::Live {
+        source: Provenance::Live {
             context: plan.context.clone(),
             server: plan.server.clone(),
         },
@@ -262,7 +263,7 @@ impl Snapshot {
 /// `list` (per the review) gets a 403 without a call.
 pub async fn microservice_pages(
     client: &Client,
-    plan: &Plan,
+    plan: &LiveScope,
     access: &CallerAccess,
     mut each_page: impl FnMut(Vec<MicroserviceObject>, Option<DateTime<Utc>>),
 ) -> Result<Option<DateTime<Utc>>, kube::Error> {
@@ -321,7 +322,7 @@ pub enum EventTypes {
 /// (per the review) gets a 403 without a call.
 pub async fn microservice_events(
     client: &Client,
-    plan: &Plan,
+    plan: &LiveScope,
     access: &CallerAccess,
     types: EventTypes,
 ) -> Result<(Vec<Event>, Option<DateTime<Utc>>), kube::Error> {
@@ -358,7 +359,7 @@ pub async fn microservice_events(
 /// returns the API server's clock.
 pub async fn microservice_event_pages(
     client: &Client,
-    plan: &Plan,
+    plan: &LiveScope,
     access: &CallerAccess,
     each_page: impl FnMut(Vec<Event>, Option<DateTime<Utc>>),
 ) -> Result<Option<DateTime<Utc>>, kube::Error> {
@@ -402,7 +403,7 @@ pub enum Logs {
 /// other teams' and never diagnosed), then the kept ones' Pods, their logs as `logs` asks, and
 /// the Leases and Kopf peerings that decide who leads, including `NS/microservice-operator`,
 /// the Lease a laptop `operate --namespace NS` elects on ([`super::resolve`]).
-pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan, logs: Logs) {
+pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &LiveScope, logs: Logs) {
     snapshot.operator.chosen = None;
     snapshot.operator.others = Vec::new();
     let deployments = match operator_deployments(client, snapshot, plan).await {
@@ -440,7 +441,7 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
 /// [`OperatorEvidence::chosen`]), else those discovery finds that serve the namespace, the
 /// others becoming [`OperatorEvidence::others`]. The cluster-wide list's clock becomes the
 /// snapshot's `captured_at` when nothing set it yet.
-async fn operator_deployments(client: &Client, snapshot: &mut Snapshot, plan: &Plan) -> Evidence<Vec<Deployment>> {
+async fn operator_deployments(client: &Client, snapshot: &mut Snapshot, plan: &LiveScope) -> Evidence<Vec<Deployment>> {
     let Some(spec) = &plan.operator else {
         let (found, date) = discover_at(client, plan.namespace.as_deref()).await;
         if snapshot.captured_at.is_none() && date.is_some() {

@@ -380,9 +380,9 @@ pub struct RbacEvidence {
     pub cluster_role_bindings: Evidence<Vec<ClusterRoleBinding>>,
 }
 
-/// Where a snapshot came from.
+/// Where a snapshot came from (its provenance): the bundle read, or the cluster asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub enum Provenance {
     /// A bundle directory.
     Bundle(PathBuf),
     /// A live cluster: kubeconfig context name (if any) and API server URL.
@@ -398,7 +398,7 @@ pub enum Source {
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     /// Bundle or live.
-    pub source: Source,
+    pub source: Provenance,
     /// When it was captured: `meta.json` capturedAt, or the API server's `Date` header.
     pub captured_at: Option<DateTime<Utc>>,
     /// The namespace filter used (`None` with `-A`).

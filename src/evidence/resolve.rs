@@ -1139,7 +1139,7 @@ pub(crate) mod tests {
     use k8s_openapi::api::apps::v1::Deployment;
 
     use super::*;
-    use crate::evidence::{Evidence, GapReason, OperatorEvidence, RbacEvidence, Source};
+    use crate::evidence::{Evidence, GapReason, OperatorEvidence, Provenance, RbacEvidence};
     use serde_json::json;
 
     pub(crate) fn deployment(ns: &str, name: &str, command: serde_json::Value) -> Deployment {
@@ -1156,7 +1156,7 @@ pub(crate) mod tests {
             Evidence::missing(what, GapReason::NotInBundle(what.into()))
         }
         Snapshot {
-            source: Source::Bundle("x".into()),
+            source: Provenance::Bundle("x".into()),
             captured_at: Some("2026-12-01T09:00:00Z".parse().unwrap()),
             namespace: Some("todo".into()),
             microservices: Evidence::Present(vec![]),

@@ -898,7 +898,7 @@ mod tests {
                 _ => (403, forbidden.to_string()),
             });
             let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy");
-            let plan = |operator: Option<&str>| crate::evidence::live::Plan {
+            let plan = |operator: Option<&str>| crate::evidence::live::LiveScope {
                 namespace: Some("store".into()),
                 selector: None,
                 name: Some("catalog-api".into()),
