@@ -29,7 +29,7 @@ use kube::{Client, Config};
 use serde_json::json;
 
 use kubectl_microservice::commands::status::{StatusArgs, live_report};
-use kubectl_microservice::evidence::live::{Plan, caller_access};
+use kubectl_microservice::evidence::live::{LiveScope, caller_access};
 use kubectl_microservice::resource::{CRD_NAME, crd};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
@@ -216,7 +216,7 @@ async fn main() {
             req
         }))
         .build();
-    let plan = Plan {
+    let plan = LiveScope {
         namespace: Some(ns.clone()),
         server: config.cluster_url.to_string(),
         ..Default::default()

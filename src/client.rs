@@ -307,6 +307,10 @@ pub fn context_name(global: &GlobalArgs) -> Option<String> {
     read_kubeconfig(global).ok().and_then(|(k, _)| k.current_context)
 }
 
+// Lists and reads through kube that the evidence and the logs share (paged, with the API
+// server's clock).
+pub mod lists;
+
 #[cfg(test)]
 mod tests {
     use super::*;

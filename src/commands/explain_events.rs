@@ -14,8 +14,9 @@ use super::log_files::LogFileArgs;
 use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::events::{self, Options, Report, Severity};
 use crate::error::AppError;
-use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
-use crate::evidence::{Evidence, LogSource, Snapshot};
+use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
+use crate::evidence::{Evidence, Snapshot};
+use crate::logs::LogSource;
 use crate::render::{self, Tone};
 use crate::text::sanitize;
 
@@ -182,7 +183,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     }
     // A bad `--operator` is a usage error before anything is read.
     if let Some(spec) = &args.operator {
-        crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        crate::evidence::live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
     let files = args.log_files.read()?;
     let (snapshot, ns) = match &args.bundle {
@@ -322,8 +323,8 @@ fn unquoted(command: &str) -> impl Iterator<Item = (usize, char)> + '_ {
 /// What `explain-events` gathers ([`gather`]; a bundle holds what it holds, and only
 /// `--log-file` applies): the object with its events of every type, the operator with its Pods'
 /// logs (and the previous container's), and the rest: RBAC, access reviews, the CRD, ConfigMaps.
-fn plan(log_files: &[LogSource]) -> Plan<'_> {
-    Plan {
+fn plan(log_files: &[LogSource]) -> Needs<'_> {
+    Needs {
         objects: Objects::WithEvents,
         operator: Some(crate::evidence::live::Logs::WithPrevious),
         everything: true,
@@ -345,7 +346,7 @@ async fn gather_live(
     super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     // explain-events takes no -A: always one namespace.
     let ns = crate::cli::namespace_in_context(false, namespace, &config.default_namespace).unwrap_or_default();
-    let plan = live::Plan {
+    let plan = live::LiveScope {
         namespace: Some(ns.clone()),
         name: Some(args.name.clone()),
         operator: args.operator.clone(),
@@ -359,7 +360,7 @@ async fn gather_live(
     for note in live::access_notes(&access, &format!("in namespace {ns}"), live::NotesFor::Findings) {
         eprintln!("note: {note}");
     }
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client: &client,
         access: &access,
         scope: &plan,

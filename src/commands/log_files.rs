@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::error::AppError;
-use crate::evidence::{LogSource, Snapshot};
+use crate::evidence::Snapshot;
+use crate::logs::LogSource;
 use crate::logs::file;
 
 /// The `--log-file` flag.
@@ -30,9 +31,10 @@ impl LogFileArgs {
         file::read_sources(&self.paths)
     }
 
-    /// Reads the files and adds them to `snapshot`'s operator logs ([`file::add_to`]).
+    /// Reads the files and adds them to `snapshot`'s operator logs
+    /// ([`crate::evidence::add_log_files`]).
     pub fn add_to(&self, snapshot: &mut Snapshot) -> Result<(), AppError> {
-        file::add_to(&mut snapshot.operator.logs, &self.read()?);
+        crate::evidence::add_log_files(&mut snapshot.operator.logs, &self.read()?);
         Ok(())
     }
 }

@@ -35,7 +35,7 @@ use crate::cli::{GlobalArgs, LogsArgs, OutputFormat, RunCause, RunOutcome};
 use crate::client::Usage;
 use crate::commands::write_stdout;
 use crate::error::AppError;
-use crate::evidence::gather::{Bundle, Objects, Plan as EvidencePlan, Source, gather, gather_bundle};
+use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
 use crate::kopf::messages::Outcome;
 use crate::logs::coverage::{ContainerCoverage, SinceVerdict};
 use crate::logs::filter::{ObjectSelector, RunFilter, select};
@@ -151,7 +151,7 @@ impl Plan {
             .as_deref()
             .map(|o| ObjectSelector::parse(o, namespace.as_deref()))
             .transpose()
-            .map_err(AppError::Usage)?;
+            .map_err(|e| AppError::Usage(e.to_string()))?;
         if args.run_timeout.is_zero() {
             return Err(AppError::Usage("--run-timeout must be longer than 0, e.g. 10m".into()));
         }
@@ -367,8 +367,8 @@ pub fn spec_change(object: &MicroserviceObject) -> Option<SpecChange> {
             by: "created".into(),
         });
     }
-    let entries = crate::diagnose::managed_fields::entries(meta.managed_fields.as_ref());
-    let (_, spec) = crate::diagnose::managed_fields::latest_status_and_spec(&entries);
+    let entries = crate::evidence::managed_fields::entries(meta.managed_fields.as_ref());
+    let (_, spec) = crate::evidence::managed_fields::latest_status_and_spec(&entries);
     let spec = spec?;
     Some(SpecChange {
         at: spec.time?,
@@ -497,8 +497,8 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
 /// (`objects`: causes and the spec-change statement, [`objects_in_evidence`]), no events, and
 /// the operator without logs (its Pods' logs are read, or followed, by [`read_once`] and
 /// [`follow`]). A bundle holds what it holds.
-fn evidence_plan(objects: Vec<MicroserviceObject>) -> EvidencePlan<'static> {
-    EvidencePlan {
+fn evidence_plan(objects: Vec<MicroserviceObject>) -> Needs<'static> {
+    Needs {
         objects: Objects::Given {
             objects,
             no_events: "logs reads no events",
@@ -519,7 +519,7 @@ fn from_bundle(
     namespace: Option<&str>,
     container: Option<&str>,
     operator: Option<&str>,
-    log_files: &[crate::evidence::LogSource],
+    log_files: &[crate::logs::LogSource],
 ) -> Result<ExitCode, AppError> {
     let source = Bundle {
         dir,
@@ -529,7 +529,7 @@ fn from_bundle(
     };
     let snapshot = gather_bundle(
         source,
-        EvidencePlan {
+        Needs {
             log_files,
             ..evidence_plan(Vec::new())
         },
@@ -562,7 +562,7 @@ fn from_snapshot(
         ),
     };
     plan.operator = Some(resolution.label());
-    let keep = |source: &crate::evidence::LogSource| resolution.owns_log(snapshot, source);
+    let keep = |source: &crate::logs::LogSource| resolution.owns_log(snapshot, source);
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
     let deployment_created = snapshot
         .operator
@@ -636,10 +636,10 @@ fn from_snapshot(
                     }
                     Some(_) => Vec::new(),
                     None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
-                        crate::evidence::Source::Bundle(_) => {
+                        crate::evidence::Provenance::Bundle(_) => {
                             vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
                         }
-                        crate::evidence::Source::Live { .. } => {
+                        crate::evidence::Provenance::Live { .. } => {
                             vec!["read from a file (`--log-file`), not from a Pod".into()]
                         }
                     },
@@ -684,7 +684,7 @@ async fn resolve_target(
         .first()
         .cloned()
         .or_else(|| object.and_then(|o| o.metadata.namespace.clone()));
-    let plan = live::Plan {
+    let plan = live::LiveScope {
         namespace: namespace.clone(),
         operator: args.operator.clone(),
         ..Default::default()
@@ -692,7 +692,7 @@ async fn resolve_target(
     // The `--operator` Deployment must exist: read it first.
     let given = match &args.operator {
         Some(spec) => {
-            let (ns, name) = parse_operator_spec(spec).map_err(AppError::Usage)?;
+            let (ns, name) = parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
             let deployment = Api::<Deployment>::namespaced(client.clone(), &ns)
                 .get(&name)
                 .await
@@ -708,7 +708,7 @@ async fn resolve_target(
         list_microservices: false,
         list_events: false,
     };
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client,
         access: &access,
         scope: &plan,
@@ -919,7 +919,7 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
         // operator, its Pods and Deployment for the file's clock, the object's managedFields).
         // (--follow with --log-file is refused in run.)
         let files = args.log_files.read()?;
-        let scope = crate::evidence::live::Plan {
+        let scope = crate::evidence::live::LiveScope {
             namespace: Some(ns.clone()),
             operator: args.operator.clone(),
             ..Default::default()
@@ -928,14 +928,14 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
             list_microservices: false,
             list_events: false,
         };
-        let source = Source::Live {
+        let source = EvidenceSource::Live {
             client: &client,
             access: &access,
             scope: &scope,
         };
         let snapshot = gather(
             source,
-            EvidencePlan {
+            Needs {
                 log_files: &files,
                 ..evidence_plan(objects)
             },

@@ -14,11 +14,13 @@ use serde_json::Value;
 use super::log_files::LogFileArgs;
 use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
 use crate::diagnose::cycles::log_facts;
-use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
+use crate::diagnose::log_facts::LogFacts;
+use crate::diagnose::staleness::{self, Assessment, Verdict};
 use crate::error::AppError;
-use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
+use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
 use crate::evidence::operator::find_operators;
-use crate::evidence::{Evidence, Gap, LogSource, Snapshot, live};
+use crate::evidence::{Evidence, Gap, Snapshot, live};
+use crate::logs::LogSource;
 use crate::render::{self, Tone};
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
@@ -813,7 +815,7 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     };
     // A bad `--operator` is a usage error before anything is read.
     if let Some(spec) = &args.operator {
-        live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
     let args = &args;
     let mut global = global.clone();
@@ -862,16 +864,16 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
 /// [`judge_pages`]), the operator without logs when the output names it (`names_operator`),
 /// then the events not `Normal` and Kopf's `Logging` ones: cycle ends of the objects they are
 /// on, read as each page is judged ([`Judge`]); Warnings and Errors are counted into the rows.
-fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource]) -> Plan<'a> {
+fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource]) -> Needs<'a> {
     match args.name {
-        Some(_) => Plan {
+        Some(_) => Needs {
             objects: Objects::WithEvents,
             operator: Some(live::Logs::Current),
             everything: false,
             log_files,
             progress: None,
         },
-        None => Plan {
+        None => Needs {
             objects: Objects::Paged {
                 events: live::EventTypes::NotNormalAndKopfLogging,
             },
@@ -899,7 +901,7 @@ fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource])
 /// server's clock of the first page (else this machine's).
 pub async fn live_report(
     client: &kube::Client,
-    plan: &crate::evidence::live::Plan,
+    plan: &crate::evidence::live::LiveScope,
     access: &crate::evidence::live::CallerAccess,
     args: &StatusArgs,
     names_operator: bool,
@@ -914,7 +916,7 @@ pub async fn live_report(
     };
     // Read again on every call (`--watch`), before any cluster call.
     let files = args.log_files.read()?;
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client,
         access,
         scope: plan,
@@ -982,7 +984,7 @@ pub fn needs_operator_logs(items: &[Item]) -> bool {
 /// `now` is the judges' "now"; `None`: that clock (else this machine's).
 async fn judge_pages(
     client: &kube::Client,
-    plan: &crate::evidence::live::Plan,
+    plan: &crate::evidence::live::LiveScope,
     access: &crate::evidence::live::CallerAccess,
     snapshot: &Snapshot,
     skew: Duration,
@@ -1045,7 +1047,7 @@ async fn run_live(
     let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
     super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
     let namespace = crate::cli::namespace_in_context(global.all_namespaces, namespace, &config.default_namespace);
-    let plan = crate::evidence::live::Plan {
+    let plan = crate::evidence::live::LiveScope {
         namespace: namespace.clone(),
         selector: global.selector.clone(),
         name: args.name.clone(),
@@ -1123,7 +1125,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::evidence::live::{self, CallerAccess, Plan};
+    use crate::evidence::live::{self, CallerAccess, LiveScope};
 
     /// The objects and events of several real bundles as one namespace, each object renamed
     /// apart (with its events), and a Warning without a uid for one of them.
@@ -1215,7 +1217,7 @@ mod tests {
 
     /// The report as it was built before lists were judged page by page: every object and
     /// event in one snapshot, the operator read when a verdict needs logs, then judged whole.
-    async fn whole(client: &kube::Client, plan: &Plan, access: &CallerAccess, wide: bool) -> Report {
+    async fn whole(client: &kube::Client, plan: &LiveScope, access: &CallerAccess, wide: bool) -> Report {
         let mut snapshot = live::gather_objects(client, plan, access).await.unwrap();
         let first = report(&snapshot, plan.namespace.as_deref(), None, args().skew);
         let needs_logs = needs_operator_logs(&first.items);
@@ -1233,7 +1235,7 @@ mod tests {
     #[tokio::test]
     async fn a_list_judged_page_by_page_is_the_report_of_the_whole_list() {
         let (client, seen) = fake();
-        let plan = Plan {
+        let plan = LiveScope {
             namespace: Some("store".into()),
             server: "https://127.0.0.1:6443".into(),
             ..Default::default()

@@ -1,39 +1,20 @@
 //! What the operator's logs say about each object's handling cycles, for the staleness verdict:
 //! the last `<Title> is processed: N succeeded; M failed.` per object, the last retry line, the
 //! last rejected PATCH (Kopf's `Throttling for N seconds due to an unexpected error: ...`), and
-//! how far back the logs reach. Parsing is [`crate::logs::RecordParser`]'s.
+//! how far back the logs reach. Parsing is [`LogSource::records_in`]'s.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::staleness::{Activity, CycleEnd, LogFacts, OpenStart, Rejection};
+use super::log_facts::{Activity, CycleEnd, EVENT_CLOCK, LogFacts, OpenStart, Rejection};
+use crate::evidence::Snapshot;
 use crate::evidence::resolve::OperatorLogs;
-use crate::evidence::{LogSource, Snapshot};
 use crate::kopf::messages::{Lifecycle, Outcome, classify};
-use crate::logs::lines::LineSplitter;
-use crate::logs::zone::LogZone;
-use crate::logs::{Record, RecordParser};
+use crate::logs::{LogSource, Record};
 use crate::resource::MicroserviceObject;
 use crate::time::rfc3339_millis;
 use k8s_openapi::api::core::v1::Event;
-
-/// Every record of one container's log, its zoneless times read in `zone`
-/// ([`Snapshot::log_zone`]).
-pub fn records(source: &LogSource, zone: LogZone) -> Vec<Record> {
-    let mut splitter = LineSplitter::new();
-    let mut parser = RecordParser::in_zone(zone);
-    let mut out = Vec::new();
-    let mut collect = |r: Record| out.push(r);
-    let mut lines = Vec::new();
-    splitter.push(source.text.as_bytes(), &mut |l| lines.push(l));
-    splitter.finish(&mut |l| lines.push(l));
-    for line in lines {
-        parser.push(line, &mut collect);
-    }
-    parser.flush(&mut collect);
-    out
-}
 
 /// `ns/name` → what the logs say about it. Objects the logs never mention get the logs'
 /// coverage and no cycle. Empty when the snapshot has no logs (callers then use
@@ -79,7 +60,7 @@ pub fn log_facts(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String
     let mut log_last: Option<(DateTime<Utc>, String)> = None;
     // A file that copies a Pod's log counts once (crate::logs::copies).
     let sources: Vec<&LogSource> = logs.into_iter().flatten().copied().collect();
-    let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
+    let parsed = crate::logs::copies::records_once(&sources, |s| s.records_in(snapshot.log_zone(s)));
     for (source, source_records) in sources.into_iter().zip(parsed) {
         let place = source_place(source);
         let named = only_handler(&source_records);
@@ -324,7 +305,8 @@ pub fn facts_of_unlisted(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> LogFac
             let mut covers_from: Option<DateTime<Utc>> = None;
             let mut log_last: Option<(DateTime<Utc>, String)> = None;
             for source in sources {
-                let times: Vec<DateTime<Utc>> = records(source, snapshot.log_zone(source))
+                let times: Vec<DateTime<Utc>> = source
+                    .records_in(snapshot.log_zone(source))
                     .iter()
                     .filter_map(Record::time)
                     .collect();
@@ -340,9 +322,6 @@ pub fn facts_of_unlisted(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> LogFac
         }
     }
 }
-
-/// The clock of a cycle end or retry read from an event: the API server's.
-pub const EVENT_CLOCK: &str = "API server clock, the object's Kopf event";
 
 /// A retry line and its time.
 type Retry = (Option<DateTime<Utc>>, String);
@@ -468,7 +447,7 @@ fn precise_event_time(e: &Event) -> Option<DateTime<Utc>> {
 pub fn pruned_fields(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String, (Vec<String>, String)> {
     let mut out: HashMap<String, (Vec<String>, String)> = HashMap::new();
     for source in logs.as_ref().into_iter().flatten().copied() {
-        for record in records(source, snapshot.log_zone(source)) {
+        for record in source.records_in(snapshot.log_zone(source)) {
             let Some(object) = &record.object else { continue };
             if record.lifecycle() != Lifecycle::PatchInconsistencies {
                 continue;

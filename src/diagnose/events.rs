@@ -31,7 +31,6 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Event;
 use serde::Serialize;
 
-use super::cycles::records;
 pub use super::finding::{Finding, FindingId, Severity};
 use crate::evidence::operator::{OperatorKind, OperatorRef, find_operators};
 use crate::evidence::resolve::Verdict as Resolved;
@@ -196,8 +195,8 @@ impl<'a> Ctx<'a> {
         // nothing about this object.
         // A file that copies a Pod's log counts once (crate::logs::copies).
         let logs = resolution.logs(snapshot);
-        let sources: Vec<&crate::evidence::LogSource> = logs.clone().unwrap_or_default();
-        let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
+        let sources: Vec<&crate::logs::LogSource> = logs.clone().unwrap_or_default();
+        let parsed = crate::logs::copies::records_once(&sources, |s| s.records_in(snapshot.log_zone(s)));
         for (source, source_records) in sources.iter().zip(parsed) {
             for record in source_records {
                 let pod = crate::logs::file::source_name(&source.pod, &source.container);

@@ -23,9 +23,10 @@ use serde_json::Value;
 use super::finding::{Finding, FindingId, Severity};
 use super::rbac::Answer;
 use crate::evidence::operator::{Leadership, OperatorRef, find_operators};
-use crate::evidence::{Evidence, LogSource, Snapshot};
+use crate::evidence::{Evidence, Snapshot};
 use crate::kopf::messages::Lifecycle;
 use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
+use crate::logs::LogSource;
 use crate::resource::MicroserviceObject;
 use crate::text::count;
 use crate::time::{from_jiff, plus, rfc3339_seconds, seconds, sum};
@@ -863,7 +864,7 @@ pub fn handlings(snapshot: &Snapshot, obj: &MicroserviceObject) -> Vec<Handling>
     for (op, sources) in serving {
         let mut last: Option<(Option<DateTime<Utc>>, String)> = None;
         for source in sources {
-            for record in crate::diagnose::cycles::records(source, snapshot.log_zone(source)) {
+            for record in source.records_in(snapshot.log_zone(source)) {
                 let about = record
                     .object
                     .as_ref()

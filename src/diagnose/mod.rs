@@ -5,15 +5,14 @@
 //! - [`finding`]: what a finding is: its stable id ([`finding::FindingId`]), severity, evidence, fix;
 //! - [`leading`]: whether a replica of the operator is the one that handles (Lease, Kopf peering);
 //! - [`deletion`]: a pending deletion and the finalizers that hold it;
-//! - [`managed_fields`]: what managedFields say about who wrote spec and status, and when;
 //! - [`cycles`]: what the operator's logs say about each object's handling cycles (for
-//!   [`staleness`] and [`events`]).
+//!   [`staleness`] and [`events`]), as [`log_facts`].
 
 pub mod cycles;
 pub mod deletion;
 pub mod events;
 pub mod finding;
 pub mod leading;
-pub mod managed_fields;
+pub mod log_facts;
 pub mod rbac;
 pub mod staleness;

@@ -21,7 +21,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::deletion::{self, Pending};
-use super::managed_fields::{self, Entry};
+use super::log_facts::{CycleEnd, EVENT_CLOCK, LogFacts, Rejection};
+use crate::evidence::managed_fields::{self, Entry};
 use crate::evidence::operator::OperatorRef;
 use crate::kopf::diffbase::{self, ANNOTATIONS_LIMIT_BYTES};
 use crate::kopf::messages::ApiFailure;
@@ -104,126 +105,6 @@ pub enum HandledBy {
     Kopf,
     /// No record.
     Unknown,
-}
-
-/// The end of one handling cycle for one object, from the operator's logs
-/// (`<Title> is processed: N succeeded; M failed.`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CycleEnd {
-    /// The line's time, when it has one.
-    pub time: Option<DateTime<Utc>>,
-    /// Which clock `time` was read from, in words (e.g. "kubelet clock").
-    pub clock: &'static str,
-    /// Handlers that succeeded.
-    pub succeeded: u32,
-    /// Handlers that failed (permanently).
-    pub failed: u32,
-    /// The line, for evidence.
-    pub line: String,
-}
-
-/// What the operator's logs say about one object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LogFacts {
-    /// No logs in evidence (with the gap's description).
-    Unavailable(String),
-    /// Logs were read.
-    Read {
-        /// The earliest time the logs cover, when known.
-        covers_from: Option<DateTime<Utc>>,
-        /// The last cycle end for the object, if any.
-        last_cycle: Option<CycleEnd>,
-        /// The last `failed temporarily` / retry line for the object, if any.
-        last_retry: Option<String>,
-        /// That line's time, when it has one.
-        last_retry_time: Option<DateTime<Utc>>,
-        /// The last PATCH Kopf logged as rejected for the object, if any.
-        last_rejection: Option<Box<Rejection>>,
-        /// How far the logs go, and the object's open run ([`Activity`]).
-        activity: Box<Activity>,
-    },
-}
-
-/// What the logs show of the operator's work, for what happened after the object's latest spec
-/// change ([`handling_since`]): whether a run of the object is still open, the object's last
-/// line, and the logs' last line. Lines of a container's previous instance (`--previous`) do
-/// not count: that process is gone.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Activity {
-    /// The object's latest handler start with neither an outcome of a handler nor a cycle end
-    /// for the object after it in the same container log: `Handler 'x' is invoked.` (logged at
-    /// DEBUG: Kopf `-v`, Kopf 1.38 `kopf/_core/actions/execution.py`), or at Kopf's default
-    /// level the handler's own first line about the object (one that is not Kopf's, such as
-    /// `Accepted ns/name: ...`).
-    pub open_run: Option<OpenStart>,
-    /// The object's latest line: its time and text.
-    pub object_last: Option<(DateTime<Utc>, String)>,
-    /// The logs' latest line, about any object or none: its time and where it was read
-    /// (`pod/container`, or `file NAME`).
-    pub log_last: Option<(DateTime<Utc>, String)>,
-}
-
-/// A handler start with no outcome after it ([`Activity::open_run`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenStart {
-    /// The handler id as logged (`accept/spec`); for a run that began with the handler's own
-    /// line, the only handler its log names, else empty (not known).
-    pub handler: String,
-    /// The start line's time.
-    pub time: DateTime<Utc>,
-    /// Which clock `time` was read from, in words.
-    pub clock: &'static str,
-    /// The start line, for evidence.
-    pub line: String,
-    /// Where it was read (`pod/container`, or `file NAME`).
-    pub place: String,
-    /// The last line's time of that same log: the run is open at least until then.
-    pub log_last: Option<DateTime<Utc>>,
-    /// Whether the log was read from its Pod (live, or by `collect`) rather than from a file:
-    /// then it holds everything up to the evidence's "now", and the run has logged nothing
-    /// until then. A `--log-file` may have been saved any time before.
-    pub read_from_pod: bool,
-}
-
-/// A PATCH of an object that Kopf logged as rejected: `Throttling for N seconds due to an
-/// unexpected error: APIClientError(...)` ([`crate::kopf::messages::Lifecycle::Throttled`]),
-/// logged right after the cycle's `... is processed` line when the cycle's final PATCH fails.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rejection {
-    /// The line's time, when it has one.
-    pub time: Option<DateTime<Utc>>,
-    /// Which clock `time` was read from, in words.
-    pub clock: &'static str,
-    /// The error, as Kopf logged it.
-    pub failure: ApiFailure,
-    /// The line, for evidence.
-    pub line: String,
-    /// How many such lines the logs hold for the object.
-    pub count: u64,
-}
-
-impl LogFacts {
-    /// The last rejected PATCH, when it is the latest news about the object: no cycle ended
-    /// after it (a cycle's end is logged before its own PATCH, so the end that precedes a
-    /// rejection is the rejected cycle's) and no retry was logged after it. `None` without logs,
-    /// or when a later cycle or retry says more.
-    pub fn latest_rejection(&self) -> Option<&Rejection> {
-        let LogFacts::Read {
-            last_cycle,
-            last_rejection: Some(rejection),
-            last_retry_time,
-            ..
-        } = self
-        else {
-            return None;
-        };
-        let after = |t: Option<DateTime<Utc>>| match (t, rejection.time) {
-            (None, _) => true,
-            (Some(t), Some(r)) => r >= t,
-            (Some(_), None) => false,
-        };
-        (after(last_cycle.as_ref().and_then(|c| c.time)) && after(*last_retry_time)).then_some(&**rejection)
-    }
 }
 
 /// Tunables and context of the verdict.
@@ -762,7 +643,7 @@ pub const OPEN_RUN_NOTED: Duration = Duration::seconds(60);
 /// (issue 11 item 6, an operator alive but not handling), as the first reason:
 /// - `handler-running`: a run of the object started and logged no outcome for
 ///   [`OPEN_RUN_NOTED`] or more, up to now (a Pod's log) or its last line (a file)
-///   ([`Activity::open_run`]): after the change, the run of the current spec; before it,
+///   ([`super::log_facts::Activity::open_run`]): after the change, the run of the current spec; before it,
 ///   a run of an earlier spec, which the change waits for (Kopf handles one cycle of an object
 ///   at a time);
 /// - `nothing-logged-since-change`: the logs reach back before the change and hold no line about
@@ -1099,7 +980,7 @@ fn undecidable_message(status: &Entry, spec: &Entry, options: Options<'_>) -> St
 
 fn log_fact(cycle: &CycleEnd) -> String {
     match cycle.time {
-        Some(_) if cycle.clock == super::cycles::EVENT_CLOCK => format!("{} ({})", cycle.line, cycle.clock),
+        Some(_) if cycle.clock == EVENT_CLOCK => format!("{} ({})", cycle.line, cycle.clock),
         Some(t) => format!("{} (logged at {}, {})", cycle.line, rfc3339_seconds(t), cycle.clock),
         None => cycle.line.clone(),
     }
@@ -1178,6 +1059,7 @@ fn compact(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnose::log_facts::{Activity, OpenStart};
     use serde_json::json;
 
     /// Logs whose last cycle for the object is a succeeded creation (no time in the line).

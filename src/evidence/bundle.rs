@@ -25,8 +25,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Evidence, Gap, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source, items};
+use super::{Evidence, Gap, GapReason, OperatorEvidence, Provenance, RbacEvidence, Snapshot, items};
 use crate::error::AppError;
+use crate::logs::LogSource;
 
 /// Reads the bundle at `dir`.
 ///
@@ -107,7 +108,7 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
     };
     operator.settle_leadership();
     Ok(Snapshot {
-        source: Source::Bundle(dir.to_path_buf()),
+        source: Provenance::Bundle(dir.to_path_buf()),
         captured_at,
         namespace,
         microservices: recorded.explain(list(dir, "microservices.json", "microservices")),
@@ -298,7 +299,7 @@ pub struct Meta {
     /// Operators seen that do not serve the namespace: `{"operator", "kind", "watches"}` each
     /// (what exists and what it watches; nothing else of theirs is collected). Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub other_operators: Vec<super::resolve::OperatorSummary>,
+    pub other_operators: Vec<super::operator::OperatorSummary>,
     /// The `--operator NS/deployment/NAME` `collect` was given, so that the bundle names the
     /// operator the live answer named ([`super::resolve::FLAG`]). Absent when not given.
     #[serde(skip_serializing_if = "Option::is_none")]

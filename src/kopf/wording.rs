@@ -174,13 +174,13 @@ mod tests {
     /// The messages of a real Kopf log (`full` format) in tests/fixtures/kopf-wording.
     fn real(file: &str) -> VersionRange {
         let path = format!("{}/tests/fixtures/kopf-wording/{file}", env!("CARGO_MANIFEST_DIR"));
-        let source = crate::evidence::LogSource {
+        let source = crate::logs::LogSource {
             pod: file.into(),
             container: "file".into(),
             previous: false,
             text: std::fs::read_to_string(path).unwrap(),
         };
-        let records = crate::diagnose::cycles::records(&source, crate::logs::zone::LogZone::Unset);
+        let records = source.records();
         VersionRange::from_lines(
             records
                 .iter()

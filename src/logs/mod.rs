@@ -1,5 +1,7 @@
 //! Operator logs as evidence: from bytes to records to handler runs.
 //!
+//! - [`source`]: one container's log as evidence holds it ([`LogSource`]), and how much of it
+//!   is read;
 //! - [`lines`]: a byte stream → bounded text lines (64 KiB cap, junk and cut lines flagged);
 //! - [`record`]: lines → [`Record`]s: the kubelet `--timestamps` prefix, Kopf's `full`, `plain`
 //!   and `json` formats ([`crate::kopf::logs`]), our operator's `text` and `json` formats
@@ -26,6 +28,7 @@ pub mod live;
 pub mod ours;
 pub mod record;
 pub mod runs;
+pub mod source;
 pub mod stream;
 pub mod view;
 pub mod zone;
@@ -35,6 +38,7 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 
 pub use record::{Record, RecordParser};
+pub use source::LogSource;
 
 /// Which clock a record's time was read from; the better clock wins when a line has two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,7 +79,7 @@ pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is
 
 /// The note an answer gives once when any of `texts` shows a time in the operator's local time
 /// (as [`Clock::describe`] words it), else nothing: what such times are, and how each log's
-/// were read (`zones`, from [`crate::evidence::Snapshot::log_zones`]; [`LOCAL_TIME_NOTE`]
+/// were read (`zones`, the evidence's `Snapshot::log_zones`; [`LOCAL_TIME_NOTE`]
 /// when none is known).
 pub fn local_time_note<'a>(texts: impl IntoIterator<Item = &'a str>, zones: &[zone::LogZone]) -> Option<String> {
     let marker = Clock::OperatorLocal.describe();

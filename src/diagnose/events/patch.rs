@@ -5,15 +5,16 @@ use super::permissions::can_i_ours;
 use super::{Ctx, Line, finding};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::finding::{Finding, FindingId, Severity};
+use crate::diagnose::log_facts::LogFacts;
 use crate::diagnose::rbac::{self, Account};
-use crate::diagnose::staleness::{self, LogFacts};
+use crate::diagnose::staleness;
 use crate::kopf::messages::{Lifecycle, Outcome};
 use crate::resource::{GROUP, PLURAL};
 use crate::text::count;
 
 /// `patch-rejected`: Kopf logged the object's final PATCH as rejected (`Throttling for N seconds
 /// due to an unexpected error: APIClientError(...)` right after `... is processed`), and no cycle
-/// completed since ([`staleness::LogFacts::latest_rejection`], the same facts as `status`'s
+/// completed since ([`LogFacts::latest_rejection`], the same facts as `status`'s
 /// `patch-rejected` reason): the handler runs, nothing of it is saved, and Kopf runs it again at
 /// every event and restart. The fix follows the API error: for the annotation size limit
 /// (nolar/kopf#1087) the object's largest annotation, or Kopf's `StatusDiffBaseStorage`; for a

@@ -7,7 +7,8 @@ use super::operator::{container_running, pod_state, selected};
 use super::{Ctx, finding};
 use crate::diagnose::cycles::log_facts;
 use crate::diagnose::finding::{Finding, FindingId, Severity};
-use crate::diagnose::staleness::{self, LogFacts, Verdict};
+use crate::diagnose::log_facts::LogFacts;
+use crate::diagnose::staleness::{self, Verdict};
 use crate::evidence::operator::OperatorKind;
 
 /// `status`'s assessment of the object, as `status` makes it (the same facts and order).

@@ -1,4 +1,5 @@
-//! managedFields as evidence of *when* spec and status were last written.
+//! managedFields as evidence of *when* spec and status were last written, and by whom: the
+//! staleness verdict and the operator resolver read the same [`Entry`]s.
 //!
 //! Facts (the API server's): managedFields times have one-second resolution and belong to a whole
 //! manager entry — a change by the same manager to any field it owns moves the time. So an entry
