@@ -563,6 +563,33 @@ mod tests {
 
     /// A list written item by item is, byte for byte, the list written at once.
     #[test]
+    fn a_file_written_into_a_bundle_reads_back_under_its_own_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("operate.2026-11-29.log");
+        std::fs::write(&path, b"one\ntwo\n").unwrap();
+        let mut snapshot = read(dir.path()).unwrap();
+        crate::evidence::add_log_files(
+            &mut snapshot.operator.logs,
+            &crate::logs::file::read_sources(&[path]).unwrap(),
+        );
+        let meta = Meta {
+            captured_at: "2026-11-29T17:20:00Z".into(),
+            context: None,
+            namespace: Some("todo".into()),
+            all_namespaces: false,
+            gaps: vec![],
+            collected_by: "test".into(),
+            other_operators: vec![],
+            operator: None,
+        };
+        let out = dir.path().join("bundle");
+        write(&snapshot, &meta, &out).unwrap();
+        assert!(out.join("operator/logs/operate.2026-11-29.log.file.log").is_file());
+        let again = read(&out).unwrap();
+        assert_eq!(again.operator.logs.get(), snapshot.operator.logs.get());
+    }
+
+    #[test]
     fn a_list_written_item_by_item_is_the_list_written_at_once() {
         let tmp = tempfile::tempdir().unwrap();
         let objects: Value =

@@ -909,34 +909,6 @@ mod tests {
     }
 
     #[test]
-    fn a_file_written_into_a_bundle_reads_back_under_its_own_name() {
-        use crate::evidence::bundle;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("operate.2026-11-29.log");
-        std::fs::write(&path, b"one\ntwo\n").unwrap();
-        let mut snapshot = bundle::read(dir.path()).unwrap();
-        add_log_files(
-            &mut snapshot.operator.logs,
-            &crate::logs::file::read_sources(&[path]).unwrap(),
-        );
-        let meta = bundle::Meta {
-            captured_at: "2026-11-29T17:20:00Z".into(),
-            context: None,
-            namespace: Some("todo".into()),
-            all_namespaces: false,
-            gaps: vec![],
-            collected_by: "test".into(),
-            other_operators: vec![],
-            operator: None,
-        };
-        let out = dir.path().join("bundle");
-        bundle::write(&snapshot, &meta, &out).unwrap();
-        assert!(out.join("operator/logs/operate.2026-11-29.log.file.log").is_file());
-        let again = bundle::read(&out).unwrap();
-        assert_eq!(again.operator.logs.get(), snapshot.operator.logs.get());
-    }
-
-    #[test]
     fn files_join_pod_logs_replace_their_own_copy_and_fill_a_gap() {
         let pod = LogSource {
             pod: "op-1".into(),

@@ -34,6 +34,7 @@ use chrono::{DateTime, Utc};
 use super::record::Record;
 use super::{ObjectKey, Stamp};
 use crate::kopf::messages::{ApiFailure, CycleReason, Lifecycle, Outcome};
+pub use crate::kopf::progress::CauseHint;
 use crate::vocab::cause::Cause;
 
 /// How a run's cause was learned.
@@ -110,20 +111,6 @@ pub fn open_run_detail(started: Option<DateTime<Utc>>, log_last: Option<DateTime
 /// `accept` matches `accept` and `accept/spec`, not `acceptor`.
 pub fn handler_matches(id: &str, name: &str) -> bool {
     id == name || id.strip_prefix(name).is_some_and(|rest| rest.starts_with('/'))
-}
-
-/// The cause a Kopf progress annotation gives the current cycle of one handler of an object:
-/// `kopf.zalando.org/<handler>` = `{"started": ..., "purpose": "create", ...}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CauseHint {
-    /// The object.
-    pub object: ObjectKey,
-    /// The handler id (`accept`, `accept/spec`; an annotation key's `accept.spec` matches too).
-    pub handler: String,
-    /// `purpose`.
-    pub cause: Cause,
-    /// `started`: runs that started before it (less [`HINT_SKEW`]) are of an earlier cycle.
-    pub started: Option<DateTime<Utc>>,
 }
 
 /// How long after a cycle's `is processed` line a `Throttling` line is still about that cycle's
