@@ -493,15 +493,9 @@ fn headline(id: FindingId, maybe: bool) -> &'static str {
     }
 }
 
+/// The event TTL as `--event-ttl` writes it: `1h`, `90m`, `5s`.
 fn human_duration(d: Duration) -> String {
-    let s = d.num_seconds();
-    if s % 3600 == 0 {
-        format!("{}h", s / 3600)
-    } else if s % 60 == 0 {
-        format!("{}m", s / 60)
-    } else {
-        format!("{s}s")
-    }
+    crate::time::human(d, crate::time::DurationStyle::Exact)
 }
 
 fn finding(id: FindingId, severity: Severity, title: String, evidence: Vec<String>, fix: Option<String>) -> Finding {

@@ -29,7 +29,7 @@ use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
 use crate::logs::LogSource;
 use crate::resource::MicroserviceObject;
 use crate::text::count;
-use crate::time::{from_jiff, plus, rfc3339_seconds, seconds, sum};
+use crate::time::{DurationStyle, from_jiff, plus, rfc3339_seconds, seconds, sum};
 use crate::vocab::lease::{LEASE_DURATION, RETRY_PERIOD};
 
 /// The finding's id (Contracts).
@@ -186,13 +186,15 @@ fn ok(title: String, evidence: Vec<String>) -> Finding {
     }
 }
 
+/// How long ago `then` was at `now`, for a Lease: `45s`, `2m5s`, `3h10m`.
 fn age(now: DateTime<Utc>, then: DateTime<Utc>) -> String {
-    let s = (now - then).num_seconds();
-    match s {
-        s if s < 120 => format!("{s}s"),
-        s if s < 7200 => format!("{}m{}s", s / 60, s % 60),
-        s => format!("{}h{}m", s / 3600, (s % 3600) / 60),
-    }
+    crate::time::human(
+        now - then,
+        DurationStyle::Pair {
+            lead_at: 2,
+            days: false,
+        },
+    )
 }
 
 // ---- ours: the Lease ------------------------------------------------------------------------

@@ -664,7 +664,7 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
     let changed = changed?;
     let after = |t: DateTime<Utc>| t + options.skew >= changed;
     let ago =
-        |from: DateTime<Utc>, to: DateTime<Utc>| crate::logs::runs::humantime((to - from).to_std().unwrap_or_default());
+        |from: DateTime<Utc>, to: DateTime<Utc>| crate::time::human(to - from, crate::time::DurationStyle::Compact);
     let change = format!("the spec change at {}", rfc3339_seconds(changed));
     if let Some(open) = &activity.open_run {
         // A Pod's log was read at "now": nothing came up to then. A file ends at its last line.
