@@ -377,7 +377,7 @@ fn event_facts(events: &[Event], obj: &MicroserviceObject) -> (Option<CycleEnd>,
 }
 
 /// What is known of `obj`'s cycles when it is judged apart from the snapshot's Microservices
-/// (a live list judged page by page, [`crate::commands::status::Judge`]): `logged`, its entry
+/// (a live list judged page by page, [`super::verdict::Judge`]): `logged`, its entry
 /// of [`log_facts`] when the logs name it, else `unlisted` ([`facts_of_unlisted`]), with its own
 /// Kopf events filling in what the logs lack, as [`log_facts`] does for the objects it is given
 /// (the logs' own line wins where they have one). The same answer as [`log_facts`] for an

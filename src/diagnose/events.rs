@@ -47,7 +47,7 @@ use permissions::rbac_findings;
 use post_failures::post_failures;
 use posting::{posting, posting_off_hides};
 use pruned::pruned;
-use stale::{stale, verdict_of};
+use stale::stale;
 use terminating::deletion_pending;
 
 /// `explain-events -o json`: `{"schemaVersion": 1, "object", "summary", "findings", "gaps"}`.
@@ -138,8 +138,10 @@ struct Ctx<'a> {
     key: String,
     now: Option<DateTime<Utc>>,
     options: Options,
-    /// The resolver's answer for this object ([`Snapshot::operator_for`]).
-    resolution: crate::evidence::resolve::Resolution,
+    /// `status`'s verdict of the object ([`crate::diagnose::verdict`]), with the resolver's
+    /// answer for it ([`Snapshot::operator_for`]), what that operator's logs and the object's
+    /// Kopf events say of it, and the operators that each handled it.
+    judged: crate::diagnose::verdict::Judged,
     /// The resolved operator's logs, the only ones its facts are read from
     /// ([`crate::evidence::resolve::Resolution::logs`]).
     logs: crate::evidence::resolve::OperatorLogs<'a>,
@@ -166,7 +168,8 @@ impl<'a> Ctx<'a> {
         let name = obj.metadata.name.as_deref().unwrap_or("");
         let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
         let operators = find_operators(deployments);
-        let resolution = snapshot.operator_for(obj);
+        let judged = crate::diagnose::verdict::Judge::new(snapshot, options.skew).judge(obj);
+        let resolution = &judged.resolution;
         let by_name = |name: &str| operators.iter().find(|op| op.display() == name).cloned();
         let operator = match resolution.verdict {
             Resolved::Deployment => resolution.operator.as_deref().and_then(by_name),
@@ -234,7 +237,7 @@ impl<'a> Ctx<'a> {
             key: obj.key(),
             now: snapshot.now(),
             options,
-            resolution,
+            judged,
             logs,
             operator,
             deployment,
@@ -257,8 +260,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     // Two operators that serve the namespace and both handled the object: the double handling
     // replaces a leadership `ok` of the one diagnosed (its --standalone pauses nothing, but
     // another operator handles too).
-    let several = crate::diagnose::leading::handlings(snapshot, obj);
-    if let Some(f) = crate::diagnose::leading::handled_by_several(ctx.ns, &several) {
+    if let Some(f) = crate::diagnose::leading::handled_by_several(ctx.ns, &ctx.judged.handlings) {
         findings.retain(|x| !(x.id == FindingId::OperatorNotLeading && x.severity == Severity::Ok));
         findings.push(f);
     }
@@ -291,7 +293,7 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     // Issue 11, one verdict: `status`'s first reason is the first finding when a problem states
     // it; the headline then names the first other problem as its cause.
-    let status_verdict = verdict_of(&ctx);
+    let status_verdict = &ctx.judged.assessment;
     if let Some(first) = status_verdict.reasons.first()
         && status_verdict.verdict.is_problem()
         && let Some(at) = findings
@@ -312,11 +314,11 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
     {
         gaps.push(gap.clone());
     }
-    let verdict = ctx.resolution.verdict;
+    let verdict = ctx.judged.resolution.verdict;
     if verdict == Resolved::Ambiguous {
         gaps.push(Gap {
             evidence: "operator".into(),
-            reason: GapReason::Failed(ctx.resolution.summary.clone()),
+            reason: GapReason::Failed(ctx.judged.resolution.summary.clone()),
         });
     }
     let decided = snapshot.events.get().is_some()
@@ -342,8 +344,8 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         findings,
         gaps,
         notes,
-        operator: ctx.resolution.operator.clone(),
-        operator_resolution: ctx.resolution.clone(),
+        operator: ctx.judged.resolution.operator.clone(),
+        operator_resolution: ctx.judged.resolution.clone(),
         decided,
     }
 }
@@ -424,12 +426,12 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
     };
     // Several operators serve alike (the resolver's tie): said in the headline, never
     // "Nothing is hidden" about an operator that was not decided.
-    let tail = match ctx.resolution.verdict {
-        Resolved::Ambiguous => format!("{tail}; the operator is ambiguous: {}", ctx.resolution.summary),
+    let tail = match ctx.judged.resolution.verdict {
+        Resolved::Ambiguous => format!("{tail}; the operator is ambiguous: {}", ctx.judged.resolution.summary),
         _ => tail,
     };
     match top {
-        None if ctx.resolution.verdict == Resolved::Ambiguous => {
+        None if ctx.judged.resolution.verdict == Resolved::Ambiguous => {
             format!("Could not decide which operator handles the object{tail}")
         }
         Some(f) if f.severity == Severity::Problem => format!("{}: {}{cause}{tail}", headline(f.id, false), f.title),
@@ -513,7 +515,7 @@ impl Ctx<'_> {
     /// the resolved one, never the Deployment that stands by while a process outside the
     /// cluster handles.
     fn handler(&self) -> Option<&OperatorRef> {
-        (self.resolution.verdict == Resolved::Deployment)
+        (self.judged.resolution.verdict == Resolved::Deployment)
             .then_some(self.operator.as_ref())
             .flatten()
     }

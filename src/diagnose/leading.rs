@@ -15,21 +15,18 @@
 //!   the object: nothing makes one of them the handler ([`handled_by_several`]).
 
 use chrono::{DateTime, Duration, Utc};
-use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::finding::{Finding, FindingId, Severity};
+use super::handlings::Handling;
 use super::rbac::Answer;
-use crate::evidence::operator::{Leadership, OperatorRef, find_operators};
-use crate::evidence::{Evidence, Snapshot};
-use crate::kopf::messages::Lifecycle;
+use crate::evidence::Evidence;
+use crate::evidence::operator::{Leadership, OperatorRef};
 use crate::kopf::peering::{DEV_PRIORITY, PauseLine, Peer, Peering, PeeringMode};
-use crate::logs::LogSource;
-use crate::resource::MicroserviceObject;
 use crate::text::count;
-use crate::time::{DurationStyle, from_jiff, plus, rfc3339_seconds, seconds, sum};
+use crate::time::{DurationStyle, plus, rfc3339_seconds, seconds, sum};
 use crate::vocab::lease::{LEASE_DURATION, RETRY_PERIOD};
 
 /// The finding's id (Contracts).
@@ -414,7 +411,7 @@ impl LeaseView {
                 .renew_time
                 .as_ref()
                 .or(spec.acquire_time.as_ref())
-                .map(|t| from_jiff(t.0)),
+                .map(|t| crate::time::from_jiff(t.0)),
             duration: spec
                 .lease_duration_seconds
                 .map(|s| seconds(s.into()))
@@ -798,130 +795,8 @@ fn from_logs(input: &Input<'_>, paused: &[&PauseEvidence], missing: &str) -> Opt
     })
 }
 
-/// One operator's handling of an object, read from its own Pods' logs ([`handlings`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Handling {
-    /// The operator, `NS/deployment/NAME`.
-    pub operator: String,
-    /// Its namespace and name.
-    pub namespace: String,
-    /// Its Deployment's name.
-    pub name: String,
-    /// Its command line.
-    pub command: String,
-    /// Its last line that ends a handler's run or a cycle of the object (`Handler 'accept'
-    /// succeeded.`, `Creation is processed: ...`), cited with its log, line number and time.
-    pub line: String,
-}
-
-/// The operator Deployments that serve the object's namespace (by their `--namespace`/`-A`)
-/// and whose own Pods' logs show that they handled `obj`: a handler's outcome or a cycle end
-/// for it (of its uid, when the line names one), after its creation. The Deployments of the
-/// evidence, and the ones `--operator` left out ([`crate::evidence::OperatorEvidence::unchosen`]).
-/// Empty unless two or more Deployments serve the namespace (one Deployment's replicas are
-/// [`operator_not_leading`]'s). A `--log-file` belongs to no Deployment and is not read here.
-pub fn handlings(snapshot: &Snapshot, obj: &MicroserviceObject) -> Vec<Handling> {
-    let (ns, name) = (
-        obj.metadata.namespace.as_deref().unwrap_or(""),
-        obj.metadata.name.as_deref().unwrap_or(""),
-    );
-    let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
-    let pods = snapshot.operator.pods.get().map(Vec::as_slice).unwrap_or(&[]);
-    let logs = snapshot.operator.logs.get().map(Vec::as_slice).unwrap_or(&[]);
-    let mut serving: Vec<(OperatorRef, Vec<&LogSource>)> = find_operators(deployments)
-        .into_iter()
-        .filter(|op| op.watches(ns))
-        .map(|op| {
-            let deployment = deployments.iter().find(|d| {
-                d.metadata.name.as_deref() == Some(op.name.as_str())
-                    && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-            });
-            let own = |pod_name: &str| match pods.iter().find(|p| p.metadata.name.as_deref() == Some(pod_name)) {
-                Some(pod) => deployment.is_some_and(|d| selects(d, pod)),
-                // The Pod is gone (its log kept): a Deployment names its Pods `NAME-<hash>-<id>`.
-                None => pod_name
-                    .strip_prefix(&format!("{}-", op.name))
-                    .is_some_and(|rest| rest.split('-').count() == 2),
-            };
-            let mine = logs
-                .iter()
-                .filter(|s| s.container != crate::logs::file::FILE_CONTAINER && own(&s.pod))
-                .collect();
-            (op, mine)
-        })
-        .collect();
-    serving.extend(
-        snapshot
-            .operator
-            .unchosen
-            .iter()
-            .filter(|(op, _)| op.watches(ns))
-            .map(|(op, logs)| (op.clone(), logs.iter().collect())),
-    );
-    if serving.len() < 2 {
-        return Vec::new();
-    }
-    let created = obj.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0));
-    let mut out = Vec::new();
-    for (op, sources) in serving {
-        let mut last: Option<(Option<DateTime<Utc>>, String)> = None;
-        for source in sources {
-            for record in source.records_in(snapshot.log_zone(source)) {
-                let about = record
-                    .object
-                    .as_ref()
-                    .is_some_and(|o| o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns));
-                let other_uid = record
-                    .uid
-                    .as_ref()
-                    .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
-                let before = matches!((record.time(), created), (Some(t), Some(c)) if t + Duration::seconds(2) < c);
-                let ends = matches!(
-                    record.lifecycle(),
-                    Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. }
-                );
-                if !about || other_uid || before || !ends {
-                    continue;
-                }
-                let time = match record.stamp {
-                    Some(s) => format!("{} ({})", crate::time::rfc3339_millis(s.at), s.clock.describe()),
-                    None => "no time in the line".into(),
-                };
-                let text = record.lines.first().map(String::as_str).unwrap_or("").trim();
-                let cite = format!(
-                    "{}/{} line {}, {time}: {text}",
-                    source.pod, source.container, record.line_number
-                );
-                if last.as_ref().is_none_or(|(t, _)| *t <= record.time()) {
-                    last = Some((record.time(), cite));
-                }
-            }
-        }
-        if let Some((_, line)) = last {
-            out.push(Handling {
-                operator: op.display(),
-                namespace: op.namespace.clone(),
-                name: op.name.clone(),
-                command: op.argv.join(" "),
-                line,
-            });
-        }
-    }
-    out
-}
-
-/// Whether Deployment `d` selects `pod` (its namespace and `matchLabels`).
-fn selects(d: &Deployment, pod: &Pod) -> bool {
-    let Some(labels) = d.spec.as_ref().and_then(|s| s.selector.match_labels.as_ref()) else {
-        return false;
-    };
-    let pod_labels = pod.metadata.labels.as_ref();
-    pod.metadata.namespace == d.metadata.namespace
-        && labels.iter().all(|(k, v)| pod_labels.and_then(|l| l.get(k)) == Some(v))
-}
-
 /// Two or more operators (Deployments) serve `namespace` and each one's logs show it handled
-/// the object ([`handlings`]): nothing elects one of them (two `--standalone` Kopf operators, or
+/// the object ([`super::handlings::handlings`]): nothing elects one of them (two `--standalone` Kopf operators, or
 /// Kopf without peering between them, or ours beside Kopf), so each handles every object of the
 /// namespace, patches its status and posts its events, racing on its record. A warning of
 /// `operator-not-leading`, naming each and its line; the fix that works: keep one operator for
@@ -957,33 +832,6 @@ pub fn handled_by_several(namespace: &str, handlings: &[Handling]) -> Option<Fin
         evidence,
         fix: Some(fix),
     })
-}
-
-/// `status`'s side of [`handled_by_several`]: a reason `handled-by-several-operators` after the
-/// verdict's own (it leaves the verdict as it is: each cycle's result is what the verdict reads,
-/// but the object is handled twice), so that `status` never says "nothing to do" while
-/// `explain-events` warns of double handling. A pending deletion's verdict is left alone.
-pub fn with_double_handling(
-    mut a: super::staleness::Assessment,
-    handlings: &[Handling],
-) -> super::staleness::Assessment {
-    if handlings.len() < 2 || a.verdict == super::staleness::Verdict::Terminating {
-        return a;
-    }
-    let names: Vec<&str> = handlings.iter().map(|h| h.operator.as_str()).collect();
-    a.reasons.push(super::staleness::Reason {
-        code: "handled-by-several-operators",
-        message: format!(
-            "{} operators serve the namespace and each handled this object ({}): nothing makes one of them the handler",
-            handlings.len(),
-            names.join(", ")
-        ),
-        evidence: handlings
-            .iter()
-            .map(|h| format!("{} handled it: {}", h.operator, h.line))
-            .collect(),
-    });
-    a
 }
 
 #[cfg(test)]

@@ -105,7 +105,7 @@ pub(super) fn elsewhere(ctx: &Ctx<'_>) -> Vec<Finding> {
     }
     // Only a deleted predecessor's events, and this object is handled (`fresh`): they hide
     // nothing about it; said, with both uids, as `ok`.
-    if !hiding && super::stale::verdict_of(ctx).verdict == crate::diagnose::staleness::Verdict::Fresh {
+    if !hiding && ctx.judged.assessment.verdict == crate::diagnose::staleness::Verdict::Fresh {
         return vec![finding(
             FindingId::EventsElsewhere,
             Severity::Ok,

@@ -17,7 +17,7 @@ use crate::text::count;
 use crate::vocab::lease::{LEASE_GROUP, LEASE_VERBS};
 
 pub(super) fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let resolution = &ctx.resolution;
+    let resolution = &ctx.judged.resolution;
     let op = match (&ctx.operator, resolution.verdict) {
         (Some(op), _) => op,
         // The operators could not be read, or several serve alike (a gap says which): nothing
@@ -221,7 +221,7 @@ pub(super) fn operator_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
 /// The Lease holder whose own log was given (`--log-file`, or a bundle's `.file.log`): the
 /// resolver matched its `Became the leader ... identity=` line to the Lease's `holderIdentity`.
 fn given_holder<'a>(ctx: &'a Ctx<'_>) -> Option<&'a str> {
-    let process = ctx.resolution.process.as_ref()?;
+    let process = ctx.judged.resolution.process.as_ref()?;
     process.log.as_ref()?;
     process.holder.as_deref()
 }
@@ -230,7 +230,7 @@ fn given_holder<'a>(ctx: &'a Ctx<'_>) -> Option<&'a str> {
 /// what each watches. None of them is diagnosed (their RBAC, Pods and logs say nothing about
 /// this namespace).
 fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let resolution = &ctx.resolution;
+    let resolution = &ctx.judged.resolution;
     let mut evidence: Vec<String> = resolution
         .candidates
         .iter()
@@ -424,12 +424,12 @@ fn serve_fix(ctx: &Ctx<'_>, op: &OperatorRef) -> String {
 /// The operator is a process outside the cluster (a laptop `operate`) and no Deployment of ours
 /// serves the namespace: whether it runs and leads, from its Lease and the log given.
 fn process_findings(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let Some(process) = &ctx.resolution.process else {
+    let Some(process) = &ctx.judged.resolution.process else {
         return Vec::new();
     };
-    let name = ctx.resolution.label();
-    let mut evidence: Vec<String> = ctx.resolution.evidence.clone();
-    if let Some(c) = ctx.resolution.candidates.first() {
+    let name = ctx.judged.resolution.label();
+    let mut evidence: Vec<String> = ctx.judged.resolution.evidence.clone();
+    if let Some(c) = ctx.judged.resolution.candidates.first() {
         evidence.extend(c.evidence.iter().cloned());
     }
     let log = process.log.as_deref();

@@ -3,7 +3,6 @@
 
 use super::permissions::can_i_ours;
 use super::{Ctx, Line, finding};
-use crate::diagnose::cycles::log_facts;
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::log_facts::LogFacts;
 use crate::diagnose::rbac::{self, Account};
@@ -20,10 +19,7 @@ use crate::text::count;
 /// (nolar/kopf#1087) the object's largest annotation, or Kopf's `StatusDiffBaseStorage`; for a
 /// 403 the RBAC rule. An earlier rejection followed by a completed cycle is `ok`.
 pub(super) fn patch_rejected(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let facts = log_facts(ctx.snapshot, &ctx.logs);
-    let Some(logs) = facts.get(&ctx.key) else {
-        return Vec::new();
-    };
+    let logs = &ctx.judged.facts;
     let LogFacts::Read {
         last_rejection: Some(last),
         ..

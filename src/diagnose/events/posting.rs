@@ -20,10 +20,10 @@ use crate::text::count;
 /// line (`events=none|warnings|all`); `None` when that is not the answer's operator or its log
 /// has no such line.
 fn process_posting(ctx: &Ctx<'_>) -> Option<Finding> {
-    if ctx.resolution.verdict != Resolved::Process {
+    if ctx.judged.resolution.verdict != Resolved::Process {
         return None;
     }
-    let log = ctx.resolution.process.as_ref()?.log.as_deref()?;
+    let log = ctx.judged.resolution.process.as_ref()?.log.as_deref()?;
     let started = ctx
         .unattributed
         .iter()
@@ -34,7 +34,7 @@ fn process_posting(ctx: &Ctx<'_>) -> Option<Finding> {
         finding(
             FindingId::PostingDisabled,
             Severity::Problem,
-            format!("{} posts no events (`--events none`)", ctx.resolution.label()),
+            format!("{} posts no events (`--events none`)", ctx.judged.resolution.label()),
             evidence,
             Some("restart it with `--events all` (or `warnings`)".into()),
         )
@@ -42,7 +42,7 @@ fn process_posting(ctx: &Ctx<'_>) -> Option<Finding> {
         finding(
             FindingId::PostingDisabled,
             Severity::Ok,
-            format!("{} posts events (--events {events})", ctx.resolution.label()),
+            format!("{} posts events (--events {events})", ctx.judged.resolution.label()),
             evidence,
             None,
         )

@@ -5,33 +5,8 @@ use k8s_openapi::api::core::v1::Pod;
 
 use super::operator::{container_running, pod_state, selected};
 use super::{Ctx, finding};
-use crate::diagnose::cycles::log_facts;
 use crate::diagnose::finding::{Finding, FindingId, Severity};
-use crate::diagnose::log_facts::LogFacts;
-use crate::diagnose::staleness::{self, Verdict};
 use crate::evidence::operator::OperatorKind;
-
-/// `status`'s assessment of the object, as `status` makes it (the same facts and order).
-pub(super) fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
-    let facts = log_facts(ctx.snapshot, &ctx.logs);
-    let unavailable = LogFacts::Unavailable("operator logs: none".into());
-    let diffbase = ctx.snapshot.kopf_diffbase_for(&ctx.snapshot.operator_for(ctx.obj));
-    let a = staleness::assess(
-        ctx.obj,
-        facts.get(&ctx.key).unwrap_or(&unavailable),
-        staleness::Options {
-            skew: ctx.options.skew,
-            now: ctx.now,
-            operators: None,
-            diffbase: diffbase.as_ref(),
-        },
-    );
-    staleness::with_pruned_status(
-        a,
-        ctx.obj,
-        crate::diagnose::cycles::pruned_fields(ctx.snapshot, &ctx.logs).get(&ctx.key),
-    )
-}
 
 /// `accepted-stale`: `status`'s verdict for the object, when it says that the handler has not
 /// accepted the current spec (`stale`, or `never-handled` while a handler tries: Kopf's
@@ -41,33 +16,13 @@ pub(super) fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
 /// A never-handled object that nothing tried is not this finding (the operator findings say
 /// why nothing handles it); a pending deletion is `deletion-pending`'s.
 pub(super) fn stale(ctx: &Ctx<'_>, blocking: &[FindingId]) -> Vec<Finding> {
-    let a = verdict_of(ctx);
+    let a = &ctx.judged.assessment;
+    if !ctx.judged.not_accepted() {
+        return Vec::new();
+    }
     let Some(first) = a.reasons.first() else {
         return Vec::new();
     };
-    // The dropped status is `status-pruned`'s finding (first, as status's first reason).
-    if first.code == "status-pruned" {
-        return Vec::new();
-    }
-    let facts = log_facts(ctx.snapshot, &ctx.logs);
-    let unavailable = LogFacts::Unavailable("operator logs: none".into());
-    let logs = facts.get(&ctx.key).unwrap_or(&unavailable);
-    let tried = match logs {
-        LogFacts::Read { last_retry, .. } => last_retry.is_some(),
-        LogFacts::Unavailable(_) => false,
-    } || first.code == "handler-running"
-        || first
-            .evidence
-            .iter()
-            .any(|e| e.starts_with("kopf.zalando.org/") || e.contains(" tries for purpose "));
-    let counts = match a.verdict {
-        Verdict::Stale => true,
-        Verdict::NeverHandled => tried,
-        _ => false,
-    };
-    if !counts {
-        return Vec::new();
-    }
     let verdict = a.verdict.as_str();
     let title = match first.code {
         "retrying" => {
@@ -109,7 +64,7 @@ pub(super) fn stale(ctx: &Ctx<'_>, blocking: &[FindingId]) -> Vec<Finding> {
             }
         }
         // `logs --handler` needs the operator's logs: without them, what gets them.
-        _ => match ctx.snapshot.handler_logs_missing(&ctx.resolution) {
+        _ => match ctx.snapshot.handler_logs_missing(&ctx.judged.resolution) {
             Some(why) => match blocking.first() {
                 Some(id) => format!(
                     "the handler's runs are in the operator's logs, and none is in evidence ({why}): {id} says why the operator does not handle, and its fix; its logs then hold the runs"
