@@ -135,7 +135,10 @@ fn double_handling_replaces_leading_ok(ctx: &Ctx<'_>, findings: &mut Vec<Finding
 /// Refused event POSTs (`rbac-events` a problem, `event-post-failed` not ok), when they are why
 /// handler errors have no event, are the cause `errors-not-posted` names, not the posting
 /// settings ([`errors_not_posted::because`]).
-#[allow(clippy::ptr_arg, reason = "every pass has PostPass's signature; some remove findings")]
+#[allow(
+    clippy::ptr_arg,
+    reason = "every pass has PostPass's signature; some remove findings"
+)]
 fn refused_posts_explain_errors_not_posted(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
     let Some(because) = errors_not_posted::because(ctx, findings) else {
         return;
@@ -148,7 +151,10 @@ fn refused_posts_explain_errors_not_posted(ctx: &Ctx<'_>, findings: &mut Vec<Fin
 /// A problem of the operator itself (not running, not leading, not watching) is why nothing
 /// handles: `accepted-stale`'s fix then points to it (the first found) rather than to a restart
 /// ([`accepted_stale::fix`]).
-#[allow(clippy::ptr_arg, reason = "every pass has PostPass's signature; some remove findings")]
+#[allow(
+    clippy::ptr_arg,
+    reason = "every pass has PostPass's signature; some remove findings"
+)]
 fn stale_names_the_blocking_operator(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
     let Some(blocking) = findings
         .iter()
@@ -163,7 +169,10 @@ fn stale_names_the_blocking_operator(ctx: &Ctx<'_>, findings: &mut Vec<Finding>)
 }
 
 /// Problems first, then warnings, then ok; within a severity, [`ORDER`]'s order (a stable sort).
-#[allow(clippy::ptr_arg, reason = "every pass has PostPass's signature; some remove findings")]
+#[allow(
+    clippy::ptr_arg,
+    reason = "every pass has PostPass's signature; some remove findings"
+)]
 fn sort_by_severity(_: &Ctx<'_>, findings: &mut Vec<Finding>) {
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 }

@@ -35,12 +35,31 @@ pub struct Handling {
 /// for it (of its uid, when the line names one), after its creation. The Deployments of the
 /// evidence, and the ones `--operator` left out ([`crate::evidence::OperatorEvidence::unchosen`]).
 /// Empty unless two or more Deployments serve the namespace (one Deployment's replicas are
-/// [`operator_not_leading`]'s). A `--log-file` belongs to no Deployment and is not read here.
+/// `operator-not-leading`'s own). A `--log-file` belongs to no Deployment and is not read here.
 pub fn handlings(snapshot: &Snapshot, obj: &MicroserviceObject) -> Vec<Handling> {
-    let (ns, name) = (
-        obj.metadata.namespace.as_deref().unwrap_or(""),
-        obj.metadata.name.as_deref().unwrap_or(""),
-    );
+    let serving = serving(snapshot, obj.metadata.namespace.as_deref().unwrap_or(""));
+    if serving.len() < 2 {
+        return Vec::new();
+    }
+    serving
+        .into_iter()
+        .filter_map(|(op, sources)| {
+            let line = last_handled(snapshot, obj, &sources)?;
+            Some(Handling {
+                operator: op.display(),
+                namespace: op.namespace.clone(),
+                name: op.name.clone(),
+                command: op.argv.join(" "),
+                line,
+            })
+        })
+        .collect()
+}
+
+/// The operator Deployments that serve namespace `ns`, each with its own Pods' logs (a Pod it
+/// selects, or one gone whose name is its `NAME-<hash>-<id>`): those of the evidence, then
+/// those `--operator` left out.
+fn serving<'s>(snapshot: &'s Snapshot, ns: &str) -> Vec<(OperatorRef, Vec<&'s LogSource>)> {
     let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
     let pods = snapshot.operator.pods.get().map(Vec::as_slice).unwrap_or(&[]);
     let logs = snapshot.operator.logs.get().map(Vec::as_slice).unwrap_or(&[]);
@@ -74,56 +93,51 @@ pub fn handlings(snapshot: &Snapshot, obj: &MicroserviceObject) -> Vec<Handling>
             .filter(|(op, _)| op.watches(ns))
             .map(|(op, logs)| (op.clone(), logs.iter().collect())),
     );
-    if serving.len() < 2 {
-        return Vec::new();
-    }
+    serving
+}
+
+/// The latest line of `sources` that ends a handler's run or a cycle of `obj` (of its uid when
+/// the line names one, not before its creation), cited with its log, line number and time.
+fn last_handled(snapshot: &Snapshot, obj: &MicroserviceObject, sources: &[&LogSource]) -> Option<String> {
+    let (ns, name) = (
+        obj.metadata.namespace.as_deref().unwrap_or(""),
+        obj.metadata.name.as_deref().unwrap_or(""),
+    );
     let created = obj.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0));
-    let mut out = Vec::new();
-    for (op, sources) in serving {
-        let mut last: Option<(Option<DateTime<Utc>>, String)> = None;
-        for source in sources {
-            for record in source.records_in(snapshot.log_zone(source)) {
-                let about = record
-                    .object
-                    .as_ref()
-                    .is_some_and(|o| o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns));
-                let other_uid = record
-                    .uid
-                    .as_ref()
-                    .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
-                let before = matches!((record.time(), created), (Some(t), Some(c)) if t + Duration::seconds(2) < c);
-                let ends = matches!(
-                    record.lifecycle(),
-                    Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. }
-                );
-                if !about || other_uid || before || !ends {
-                    continue;
-                }
-                let time = match record.stamp {
-                    Some(s) => format!("{} ({})", crate::time::rfc3339_millis(s.at), s.clock.describe()),
-                    None => "no time in the line".into(),
-                };
-                let text = record.lines.first().map(String::as_str).unwrap_or("").trim();
-                let cite = format!(
-                    "{}/{} line {}, {time}: {text}",
-                    source.pod, source.container, record.line_number
-                );
-                if last.as_ref().is_none_or(|(t, _)| *t <= record.time()) {
-                    last = Some((record.time(), cite));
-                }
+    let mut last: Option<(Option<DateTime<Utc>>, String)> = None;
+    for source in sources {
+        for record in source.records_in(snapshot.log_zone(source)) {
+            let about = record
+                .object
+                .as_ref()
+                .is_some_and(|o| o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns));
+            let other_uid = record
+                .uid
+                .as_ref()
+                .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
+            let before = matches!((record.time(), created), (Some(t), Some(c)) if t + Duration::seconds(2) < c);
+            let ends = matches!(
+                record.lifecycle(),
+                Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. }
+            );
+            if !about || other_uid || before || !ends {
+                continue;
+            }
+            let time = match record.stamp {
+                Some(s) => format!("{} ({})", crate::time::rfc3339_millis(s.at), s.clock.describe()),
+                None => "no time in the line".into(),
+            };
+            let text = record.lines.first().map(String::as_str).unwrap_or("").trim();
+            let cite = format!(
+                "{}/{} line {}, {time}: {text}",
+                source.pod, source.container, record.line_number
+            );
+            if last.as_ref().is_none_or(|(t, _)| *t <= record.time()) {
+                last = Some((record.time(), cite));
             }
         }
-        if let Some((_, line)) = last {
-            out.push(Handling {
-                operator: op.display(),
-                namespace: op.namespace.clone(),
-                name: op.name.clone(),
-                command: op.argv.join(" "),
-                line,
-            });
-        }
     }
-    out
+    last.map(|(_, line)| line)
 }
 
 /// Whether Deployment `d` selects `pod` (its namespace and `matchLabels`).

@@ -225,7 +225,7 @@ fn paused_by(
     evidence: Vec<String>,
 ) -> Finding {
     let op = input.operator;
-    let (name, clusterwide, priority) = (peers.name, peers.clusterwide, peers.priority);
+    let priority = peers.priority;
     let own = |peer: &Peer| {
         input
             .pods
@@ -242,29 +242,7 @@ fn paused_by(
         .map(rfc3339_seconds)
         .unwrap_or_else(|| "?".into());
     let (title, fix) = if !higher.is_empty() {
-        let who: Vec<String> = higher.iter().map(|p| p.identity.clone()).collect();
-        (
-            format!(
-                "the Kopf operator {} is paused in favour of {} with a higher priority (peering {})",
-                op.display(),
-                who.join(", "),
-                peering.display()
-            ),
-            format!(
-                "stop that operator{} or, if it is a `kopf freeze`, run `kopf resume --peering {name}{}`; it pauses {} until its keep-alive expires ({until} at the latest)",
-                if higher.iter().any(|p| p.priority == DEV_PRIORITY) {
-                    " (priority 666 is `kopf run --dev`, usually a developer's laptop)"
-                } else {
-                    ""
-                },
-                if clusterwide {
-                    String::new()
-                } else {
-                    format!(" --namespace {}", input.namespace)
-                },
-                op.display()
-            ),
-        )
+        outranked(input, peers, peering, &higher, &until)
     } else if siblings_only {
         (
             format!(
@@ -297,6 +275,42 @@ fn paused_by(
         evidence,
         fix: Some(fix),
     }
+}
+
+/// Paused in favour of `higher` (live peers of a higher priority, paused until `until` at the
+/// latest): stop that operator, or resume a `kopf freeze`.
+fn outranked(
+    input: &Input<'_>,
+    peers: &Peers<'_>,
+    peering: &Peering,
+    higher: &[&&Peer],
+    until: &str,
+) -> (String, String) {
+    let op = input.operator;
+    let (name, clusterwide) = (peers.name, peers.clusterwide);
+    let who: Vec<String> = higher.iter().map(|p| p.identity.clone()).collect();
+    (
+        format!(
+            "the Kopf operator {} is paused in favour of {} with a higher priority (peering {})",
+            op.display(),
+            who.join(", "),
+            peering.display()
+        ),
+        format!(
+            "stop that operator{} or, if it is a `kopf freeze`, run `kopf resume --peering {name}{}`; it pauses {} until its keep-alive expires ({until} at the latest)",
+            if higher.iter().any(|p| p.priority == DEV_PRIORITY) {
+                " (priority 666 is `kopf run --dev`, usually a developer's laptop)"
+            } else {
+                ""
+            },
+            if clusterwide {
+                String::new()
+            } else {
+                format!(" --namespace {}", input.namespace)
+            },
+            op.display()
+        ),
+    )
 }
 
 /// Without the peering object, Kopf's own `Pausing operations ...` line, not followed by a
