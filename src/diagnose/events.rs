@@ -3,9 +3,9 @@
 //! evidence it rests on (log lines with their time and clock, access reviews with their method,
 //! settings with file:line, field values) and a concrete fix.
 //!
-//! This file assembles the report: the checks of [`super::findings`] (one file per finding id)
-//! run in the one declared order, [`ORDER`], then the named passes over what they found
-//! ([`POST_PASSES`]), then the headline, the gaps and the exit code.
+//! This file assembles the report: the checks of `super::findings` (one file per finding id)
+//! run in the one declared order, `ORDER`, then the named passes over what they found
+//! (`POST_PASSES`), then the headline, the gaps and the exit code.
 
 use serde::Serialize;
 

@@ -155,9 +155,9 @@ pub struct Assessment {
 }
 
 /// Assesses `obj` (see the module docs), in the order of the evidence's strength: a pending
-/// deletion ([`terminating`]), ours' generations ([`by_generation`]), Kopf's record
-/// ([`by_kopf_record`]), a rejected PATCH without a record ([`rejected_unrecorded`]), no status at
-/// all ([`never_handled`]), else managedFields alone ([`by_managed_fields`]).
+/// deletion (`terminating`), ours' generations (`by_generation`), Kopf's record
+/// (`by_kopf_record`), a rejected PATCH without a record (`rejected_unrecorded`), no status at
+/// all (`never_handled`), else managedFields alone (`by_managed_fields`).
 pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -> Assessment {
     let entries = managed_fields::entries(obj.metadata.managed_fields.as_ref());
     let (status_entry, spec_entry) = managed_fields::latest_status_and_spec(&entries);

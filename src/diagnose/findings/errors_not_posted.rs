@@ -45,7 +45,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     kopf(ctx, op, &posting, &failures).into_iter().collect()
 }
 
-/// A Kopf operator's handler errors: unposted (a problem, [`unposted`]) when failures are hidden,
+/// A Kopf operator's handler errors: unposted (a problem, [`unposted_finding`]) when failures are hidden,
 /// or when older or unchecked ones would not have been posted by default (a level above ERROR,
 /// `posting.loggers = False`, a Kopf ≥ 1.44 default); a doubt the events could not settle (a
 /// warning); else `ok`.
