@@ -13,12 +13,9 @@ use serde_json::Value;
 
 use super::log_files::LogFileArgs;
 use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
-use crate::diagnose::cycles::log_facts;
-use crate::diagnose::log_facts::LogFacts;
 use crate::diagnose::staleness::{self, Assessment, Verdict};
 use crate::error::AppError;
 use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
-use crate::evidence::operator::find_operators;
 use crate::evidence::{Evidence, Gap, Snapshot, live};
 use crate::logs::LogSource;
 use crate::render::{self, Tone};
@@ -177,35 +174,16 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
     finish(snapshot, items)
 }
 
-/// Judges Microservices one at a time against the rest of a snapshot's evidence (operator
-/// Deployments and logs, events, its "now"): what [`report`] does for each object, so that a
-/// live list can be judged page by page as it arrives and its objects dropped
-/// ([`live_report`]). The events' Warning counts come from an index built once (by namespace
-/// and name), not from a scan of every event per object.
+/// The rows of Microservices judged one at a time against the rest of a snapshot's evidence:
+/// what [`report`] does for each object, so that a live list can be judged page by page as it
+/// arrives and its objects dropped ([`live_report`]). The verdict is
+/// [`crate::diagnose::verdict::Judge`]'s, the one `explain-events` reads too (each operator's
+/// logs read once); the events' Warning counts come from an index built once (by namespace and
+/// name), not from a scan of every event per object.
 pub struct Judge<'a> {
     snapshot: &'a Snapshot,
-    now: Option<DateTime<Utc>>,
-    skew: Duration,
-    operators: Option<Vec<crate::evidence::operator::OperatorRef>>,
-    /// What each operator's logs say, by the logs an object's operator owns
-    /// ([`crate::evidence::resolve::Resolution::logs`]): read once per operator, so that a
-    /// row cites its own operator's logs only (`-A` holds every operator's).
-    by_logs: std::cell::RefCell<HashMap<LogsKey, std::rc::Rc<OperatorFacts>>>,
+    verdicts: crate::diagnose::verdict::Judge<'a>,
     warnings: Option<WarningIndex<'a>>,
-}
-
-/// Which logs an object's facts come from: the addresses of its operator's log sources in the
-/// snapshot, or the gap that says why there are none.
-type LogsKey = Result<Vec<usize>, String>;
-
-/// What one operator's logs say ([`crate::diagnose::cycles`]).
-struct OperatorFacts {
-    /// `ns/name` → what the logs say of it.
-    facts: HashMap<String, LogFacts>,
-    /// What the logs say of an object they do not mention (or their gap).
-    unlisted: LogFacts,
-    /// `ns/name` → the status fields the API server dropped ([`crate::diagnose::cycles::pruned_fields`]).
-    pruned: HashMap<String, (Vec<String>, String)>,
 }
 
 impl<'a> Judge<'a> {
@@ -220,70 +198,25 @@ impl<'a> Judge<'a> {
     pub fn at(snapshot: &'a Snapshot, skew: Duration, now: Option<DateTime<Utc>>) -> Self {
         Judge {
             snapshot,
-            now,
-            skew,
-            operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
-            by_logs: std::cell::RefCell::new(HashMap::new()),
+            verdicts: crate::diagnose::verdict::Judge::at(snapshot, crate::time::delta(skew), now),
             warnings: snapshot.events.get().map(|events| WarningIndex::new(events)),
         }
     }
 
     /// The row of `obj`.
     pub fn item(&self, obj: &MicroserviceObject) -> Item {
-        let operator = self.snapshot.operator_for(obj);
-        let diffbase = self.snapshot.kopf_diffbase_for(&operator);
-        let options = staleness::Options {
-            skew: crate::time::delta(self.skew),
-            now: self.now,
-            operators: self.operators.as_deref(),
-            diffbase: diffbase.as_ref(),
-        };
-        let read = self.facts_of(&operator);
-        let logs = crate::diagnose::cycles::facts_for(
-            read.facts.get(&obj.key()),
-            &read.unlisted,
-            self.snapshot.events.get().map(Vec::as_slice),
-            obj,
-        );
-        let logs_missing = self.snapshot.handler_logs_missing(&operator);
-        let assessment =
-            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, read.pruned.get(&obj.key()));
-        let handlings = crate::diagnose::leading::handlings(self.snapshot, obj);
-        let mut item = item(
-            obj,
-            crate::diagnose::leading::with_double_handling(assessment, &handlings),
-            self.warnings.as_ref().map(|index| {
-                index.count(
-                    obj.metadata.namespace.as_deref().unwrap_or(""),
-                    obj.metadata.name.as_deref().unwrap_or(""),
-                    obj.metadata.uid.as_deref(),
-                )
-            }),
-            operator,
-        );
+        let judged = self.verdicts.judge(obj);
+        let logs_missing = self.snapshot.handler_logs_missing(&judged.resolution);
+        let warnings = self.warnings.as_ref().map(|index| {
+            index.count(
+                obj.metadata.namespace.as_deref().unwrap_or(""),
+                obj.metadata.name.as_deref().unwrap_or(""),
+                obj.metadata.uid.as_deref(),
+            )
+        });
+        let mut item = item(obj, judged.assessment, warnings, judged.resolution);
         item.logs_missing = logs_missing;
         item
-    }
-}
-
-impl Judge<'_> {
-    /// What the logs of `operator` say (read once per set of logs).
-    fn facts_of(&self, operator: &crate::evidence::resolve::Resolution) -> std::rc::Rc<OperatorFacts> {
-        let logs = operator.logs(self.snapshot);
-        let key: LogsKey = match &logs {
-            Ok(sources) => Ok(sources.iter().map(|s| std::ptr::from_ref(*s) as usize).collect()),
-            Err(gap) => Err(gap.to_string()),
-        };
-        if let Some(read) = self.by_logs.borrow().get(&key) {
-            return read.clone();
-        }
-        let read = std::rc::Rc::new(OperatorFacts {
-            facts: log_facts(self.snapshot, &logs),
-            unlisted: crate::diagnose::cycles::facts_of_unlisted(self.snapshot, &logs),
-            pruned: crate::diagnose::cycles::pruned_fields(self.snapshot, &logs),
-        });
-        self.by_logs.borrow_mut().insert(key, read.clone());
-        read
     }
 }
 

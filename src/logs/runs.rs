@@ -633,14 +633,7 @@ fn last_traceback_line(run: &OpenRun) -> Option<String> {
 
 /// `10m`, `90s`, `1h30m`.
 pub fn humantime(d: Duration) -> String {
-    let s = d.as_secs();
-    match (s / 3600, (s % 3600) / 60, s % 60) {
-        (0, 0, s) => format!("{s}s"),
-        (0, m, 0) => format!("{m}m"),
-        (0, m, s) => format!("{m}m{s}s"),
-        (h, 0, 0) => format!("{h}h"),
-        (h, m, _) => format!("{h}h{m}m"),
-    }
+    crate::time::human(crate::time::delta(d), crate::time::DurationStyle::Compact)
 }
 
 #[cfg(test)]

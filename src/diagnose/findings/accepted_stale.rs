@@ -3,71 +3,26 @@
 
 use k8s_openapi::api::core::v1::Pod;
 
-use super::operator::{container_running, pod_state, selected};
+use super::operator_facts::{container_running, pod_state, selected};
 use super::{Ctx, finding};
-use crate::diagnose::cycles::log_facts;
 use crate::diagnose::finding::{Finding, FindingId, Severity};
-use crate::diagnose::log_facts::LogFacts;
-use crate::diagnose::staleness::{self, Verdict};
 use crate::evidence::operator::OperatorKind;
-
-/// `status`'s assessment of the object, as `status` makes it (the same facts and order).
-pub(super) fn verdict_of(ctx: &Ctx<'_>) -> staleness::Assessment {
-    let facts = log_facts(ctx.snapshot, &ctx.logs);
-    let unavailable = LogFacts::Unavailable("operator logs: none".into());
-    let diffbase = ctx.snapshot.kopf_diffbase_for(&ctx.snapshot.operator_for(ctx.obj));
-    let a = staleness::assess(
-        ctx.obj,
-        facts.get(&ctx.key).unwrap_or(&unavailable),
-        staleness::Options {
-            skew: ctx.options.skew,
-            now: ctx.now,
-            operators: None,
-            diffbase: diffbase.as_ref(),
-        },
-    );
-    staleness::with_pruned_status(
-        a,
-        ctx.obj,
-        crate::diagnose::cycles::pruned_fields(ctx.snapshot, &ctx.logs).get(&ctx.key),
-    )
-}
 
 /// `accepted-stale`: `status`'s verdict for the object, when it says that the handler has not
 /// accepted the current spec (`stale`, or `never-handled` while a handler tries: Kopf's
 /// progress annotation or a retry in the logs or events) — the same assessment `status` makes
-/// ([`staleness::assess`] over [`log_facts`]), so the two commands never disagree. Its title
+/// ([`crate::diagnose::verdict::Judged::not_accepted`]), so the two commands never disagree. Its title
 /// names the verdict and its first reason (a retry, a failed last cycle, the changed fields).
 /// A never-handled object that nothing tried is not this finding (the operator findings say
-/// why nothing handles it); a pending deletion is `deletion-pending`'s.
-pub(super) fn stale(ctx: &Ctx<'_>, blocking: &[FindingId]) -> Vec<Finding> {
-    let a = verdict_of(ctx);
+/// why nothing handles it); a pending deletion is `deletion-pending`'s. Its fix is [`fix`]'s.
+pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let a = &ctx.judged.assessment;
+    if !ctx.judged.not_accepted() {
+        return Vec::new();
+    }
     let Some(first) = a.reasons.first() else {
         return Vec::new();
     };
-    // The dropped status is `status-pruned`'s finding (first, as status's first reason).
-    if first.code == "status-pruned" {
-        return Vec::new();
-    }
-    let facts = log_facts(ctx.snapshot, &ctx.logs);
-    let unavailable = LogFacts::Unavailable("operator logs: none".into());
-    let logs = facts.get(&ctx.key).unwrap_or(&unavailable);
-    let tried = match logs {
-        LogFacts::Read { last_retry, .. } => last_retry.is_some(),
-        LogFacts::Unavailable(_) => false,
-    } || first.code == "handler-running"
-        || first
-            .evidence
-            .iter()
-            .any(|e| e.starts_with("kopf.zalando.org/") || e.contains(" tries for purpose "));
-    let counts = match a.verdict {
-        Verdict::Stale => true,
-        Verdict::NeverHandled => tried,
-        _ => false,
-    };
-    if !counts {
-        return Vec::new();
-    }
     let verdict = a.verdict.as_str();
     let title = match first.code {
         "retrying" => {
@@ -97,20 +52,35 @@ pub(super) fn stale(ctx: &Ctx<'_>, blocking: &[FindingId]) -> Vec<Finding> {
         evidence.push(format!("{} [{}]", r.message, r.code));
         evidence.extend(r.evidence.iter().cloned());
     }
-    let fix = match first.code {
-        "handler-running" | "nothing-logged-since-change" => {
-            let (states, fix) = not_handling(ctx, first.code);
-            evidence.extend(states);
-            match blocking.first() {
-                Some(id) => {
-                    format!("the operator is kept from handling: {id} says why, and its fix (a restart alone does not)")
-                }
-                None => fix,
+    if matches!(first.code, "handler-running" | "nothing-logged-since-change") {
+        evidence.extend(not_handling(ctx, first.code).0);
+    }
+    vec![finding(
+        FindingId::AcceptedStale,
+        Severity::Problem,
+        title,
+        evidence,
+        Some(fix(ctx, None)),
+    )]
+}
+
+/// The fix of `accepted-stale`, by its first reason. For an operator alive but not handling
+/// (`handler-running`, `nothing-logged-since-change`), what [`not_handling`] allows; else the
+/// handler's runs in `logs --handler`, or, without the operator's logs, what gets them. When an
+/// operator problem `blocking` (`operator-not-running`, `-leading`, `-watching`) keeps it from
+/// handling, that finding and its fix, not a restart.
+pub(crate) fn fix(ctx: &Ctx<'_>, blocking: Option<FindingId>) -> String {
+    let code = ctx.judged.assessment.reasons.first().map_or("", |r| r.code);
+    match code {
+        "handler-running" | "nothing-logged-since-change" => match blocking {
+            Some(id) => {
+                format!("the operator is kept from handling: {id} says why, and its fix (a restart alone does not)")
             }
-        }
+            None => not_handling(ctx, code).1,
+        },
         // `logs --handler` needs the operator's logs: without them, what gets them.
-        _ => match ctx.snapshot.handler_logs_missing(&ctx.resolution) {
-            Some(why) => match blocking.first() {
+        _ => match ctx.snapshot.handler_logs_missing(ctx.resolution()) {
+            Some(why) => match blocking {
                 Some(id) => format!(
                     "the handler's runs are in the operator's logs, and none is in evidence ({why}): {id} says why the operator does not handle, and its fix; its logs then hold the runs"
                 ),
@@ -124,14 +94,7 @@ pub(super) fn stale(ctx: &Ctx<'_>, blocking: &[FindingId]) -> Vec<Finding> {
                 ctx.name, ctx.ns
             ),
         },
-    };
-    vec![finding(
-        FindingId::AcceptedStale,
-        Severity::Problem,
-        title,
-        evidence,
-        Some(fix),
-    )]
+    }
 }
 
 /// For an operator alive but not handling (`handler-running`, `nothing-logged-since-change`):
@@ -204,7 +167,7 @@ fn not_handling(ctx: &Ctx<'_>, code: &str) -> (Vec<String>, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::run;
+    use super::super::ctx::fixture::run;
     use super::*;
     use crate::diagnose::finding::FindingId::*;
     use crate::diagnose::finding::Severity::*;
@@ -212,10 +175,7 @@ mod tests {
     /// A failed last cycle is `accepted-stale`; a fresh object is not.
     #[test]
     fn a_spec_not_accepted_is_stale() {
-        assert_eq!(
-            run("bundles/failed-cycle", |c| stale(c, &[])),
-            [(AcceptedStale, Problem)]
-        );
-        assert_eq!(run("bundles/healthy", |c| stale(c, &[])), []);
+        assert_eq!(run("bundles/failed-cycle", check), [(AcceptedStale, Problem)]);
+        assert_eq!(run("bundles/healthy", check), []);
     }
 }

@@ -1,8 +1,8 @@
 //! `status-pruned`: the CRD's status schema dropped what the operator wrote (Kopf's
 //! "inconsistencies" lines, field by field), and the CRD patch that keeps it.
 
-use super::patch::storage_version_index;
-use super::posting::sources;
+use super::crd_facts::storage_version_index;
+use super::posting_facts::sources;
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::staleness;
@@ -47,7 +47,10 @@ fn pruned_by_schema(ctx: &Ctx<'_>) -> Vec<String> {
         .collect()
 }
 
-pub(super) fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
+/// `status-pruned`: status fields the API server dropped from the operator's writes, by Kopf's
+/// "inconsistencies" lines ([`from_lines`]); without such lines, the fields the CRD's status
+/// schema would drop of those the operator writes ([`pruned_by_schema`]), a problem.
+pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     let lines: Vec<&Line> = ctx
         .lines
         .iter()
@@ -70,28 +73,34 @@ pub(super) fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
             Some(schema_fix(ctx, &by_schema)),
         )];
     }
-    let Some(last) = lines.last() else { return Vec::new() };
-    // What the API server dropped, field by field, from every such line.
+    from_lines(ctx, &lines)
+}
+
+/// What the API server dropped, field by field, from every "inconsistencies" line (each field
+/// once, with the first character of the value written).
+fn removed_fields(lines: &[&Line]) -> Vec<(String, char)> {
     let mut removed: Vec<(String, char)> = Vec::new();
-    for l in &lines {
+    for l in lines {
         for (field, first) in crate::kopf::messages::removed_status_fields(&l.record.message) {
             if !removed.iter().any(|(f, _)| *f == field) {
                 removed.push((field, first));
             }
         }
     }
+    removed
+}
+
+/// The findings of Kopf's "inconsistencies" `lines`: a field the verdict reads dropped (or the
+/// whole status) is a problem; a handler's return value a warning; only `status.kopf` (Kopf's
+/// progress copy) `ok`, unless the operator keeps Kopf's state only in the status.
+fn from_lines(ctx: &Ctx<'_>, lines: &[&Line]) -> Vec<Finding> {
+    let Some(last) = lines.last() else { return Vec::new() };
+    let removed = removed_fields(lines);
     let cite = format!("{}; last: {}", count(lines.len() as u64, "such line"), last.cite());
-    // Kopf's own progress (`status.kopf.progress`): Kopf up to 1.43 writes it to the status and
-    // to annotations `kopf.zalando.org/<handler>` (SmartProgressStorage, the default), and
-    // reads either, so nothing is lost unless the operator keeps state only in the status.
-    let status_only_storage = sources(ctx)
-        .iter()
-        .any(|(_, text)| text.contains("StatusProgressStorage") || text.contains("StatusDiffBaseStorage"));
-    let read_by_status = staleness::STATUS_FIELDS_READ;
     let (kopf, rest): (Vec<_>, Vec<_>) = removed.iter().partition(|(f, _)| f == "kopf");
     let (verdict_fields, results): (Vec<_>, Vec<_>) = rest
         .into_iter()
-        .partition(|(f, _)| read_by_status.contains(&f.as_str()));
+        .partition(|(f, _)| staleness::STATUS_FIELDS_READ.contains(&f.as_str()));
     let mut out = Vec::new();
     if !verdict_fields.is_empty() || (removed.is_empty()) {
         let names: Vec<String> = verdict_fields.iter().map(|(f, _)| format!("status.{f}")).collect();
@@ -126,22 +135,33 @@ pub(super) fn pruned(ctx: &Ctx<'_>) -> Vec<Finding> {
         ));
     }
     if !kopf.is_empty() && out.is_empty() {
-        out.push(finding(
-            FindingId::StatusPruned,
-            if status_only_storage { Severity::Problem } else { Severity::Ok },
-            if status_only_storage {
-                "the API server dropped status.kopf, where this operator keeps Kopf's state (a Status*Storage in its source): the CRD's status schema does not allow it".into()
-            } else {
-                "the API server dropped status.kopf (Kopf's progress copy): nothing is lost, Kopf keeps its progress in annotations kopf.zalando.org/<handler> too".into()
-            },
-            vec![
-                cite,
-                "Kopf 1.38's default SmartProgressStorage writes progress to the annotations and to status.kopf.progress, and reads either".into(),
-            ],
-            status_only_storage.then(|| field_fix(ctx, &kopf)),
-        ));
+        out.push(kopf_progress_dropped(ctx, cite, &kopf));
     }
     out
+}
+
+/// Only Kopf's own progress (`status.kopf.progress`) dropped: Kopf up to 1.43 writes it to the
+/// status and to annotations `kopf.zalando.org/<handler>` (SmartProgressStorage, the default),
+/// and reads either, so nothing is lost (`ok`) unless the operator keeps state only in the
+/// status (a `Status*Storage` in its source: a problem).
+fn kopf_progress_dropped(ctx: &Ctx<'_>, cite: String, kopf: &[&(String, char)]) -> Finding {
+    let status_only_storage = sources(ctx)
+        .iter()
+        .any(|(_, text)| text.contains("StatusProgressStorage") || text.contains("StatusDiffBaseStorage"));
+    finding(
+        FindingId::StatusPruned,
+        if status_only_storage { Severity::Problem } else { Severity::Ok },
+        if status_only_storage {
+            "the API server dropped status.kopf, where this operator keeps Kopf's state (a Status*Storage in its source): the CRD's status schema does not allow it".into()
+        } else {
+            "the API server dropped status.kopf (Kopf's progress copy): nothing is lost, Kopf keeps its progress in annotations kopf.zalando.org/<handler> too".into()
+        },
+        vec![
+            cite,
+            "Kopf 1.38's default SmartProgressStorage writes progress to the annotations and to status.kopf.progress, and reads either".into(),
+        ],
+        status_only_storage.then(|| field_fix(ctx, kopf)),
+    )
 }
 
 /// The fix for dropped `status.<field>`s: a JSON patch that adds each as a property of the
@@ -155,17 +175,40 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
     };
     let schemas: Vec<(&str, &str)> = fields
         .iter()
-        .map(|(field, first)| {
-            let schema = match first {
-                '\'' | '"' => r#"{"type":"string"}"#,
-                '0'..='9' | '-' => r#"{"type":"integer"}"#,
-                'T' | 'F' => r#"{"type":"boolean"}"#,
-                '[' => r#"{"type":"array","items":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}"#,
-                _ => r#"{"type":"object","x-kubernetes-preserve-unknown-fields":true}"#,
-            };
-            (field.as_str(), schema)
-        })
+        .map(|(field, first)| (field.as_str(), schema_of(*first)))
         .collect();
+    let ops = add_ops(ctx, index, &schemas);
+    format!(
+        "add {} to the CRD's status schema; the CRD {} is shared by every operator and user of Microservices on the cluster (this adds properties and changes nothing else):\n  kubectl patch crd {} --type=json -p '[{}]'",
+        fields
+            .iter()
+            .map(|(f, _)| format!("status.{f}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        crate::resource::CRD_NAME,
+        crate::resource::CRD_NAME,
+        ops.join(",")
+    )
+}
+
+/// The schema of a status field whose written value starts with `first` (a string, a number,
+/// a boolean, a list; anything else an object that keeps what it holds).
+fn schema_of(first: char) -> &'static str {
+    match first {
+        '\'' | '"' => r#"{"type":"string"}"#,
+        '0'..='9' | '-' => r#"{"type":"integer"}"#,
+        'T' | 'F' => r#"{"type":"boolean"}"#,
+        '[' => r#"{"type":"array","items":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}"#,
+        _ => r#"{"type":"object","x-kubernetes-preserve-unknown-fields":true}"#,
+    }
+}
+
+/// The JSON-patch ops that add `schemas` (field, schema) as properties of the status schema of
+/// the CRD's version `index`. An `add` needs the parent: a status schema without `properties`,
+/// or no `status` at all, gets them in one op. Every path and key is escaped: a Kopf handler id
+/// such as `accept/spec` is one key (`accept~1spec` in a pointer), and nothing in a field name
+/// can end the shell's quotes.
+fn add_ops(ctx: &Ctx<'_>, index: usize, schemas: &[(&str, &str)]) -> Vec<String> {
     let index_key = index.to_string();
     let root = [
         "spec",
@@ -176,11 +219,7 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
         "properties",
         "status",
     ];
-    // Every path and key is escaped: a Kopf handler id such as `accept/spec` is one key
-    // (`accept~1spec` in a pointer), and nothing in a field name can end the shell's quotes.
     let path = |tail: &[&str]| json_string_in_single_quotes(&json_pointer(root.iter().chain(tail).copied()));
-    // An `add` needs the parent: a status schema without `properties`, or no `status` at all,
-    // gets them in one op.
     let status = ctx
         .snapshot
         .crd
@@ -202,7 +241,7 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
             .collect();
         format!("{{{}}}", each.join(","))
     };
-    let ops: Vec<String> = match status {
+    match status {
         None => vec![format!(
             r#"{{"op":"add","path":{},"value":{{"type":"object","properties":{}}}}}"#,
             path(&[]),
@@ -222,18 +261,7 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
                 )
             })
             .collect(),
-    };
-    format!(
-        "add {} to the CRD's status schema; the CRD {} is shared by every operator and user of Microservices on the cluster (this adds properties and changes nothing else):\n  kubectl patch crd {} --type=json -p '[{}]'",
-        fields
-            .iter()
-            .map(|(f, _)| format!("status.{f}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        crate::resource::CRD_NAME,
-        crate::resource::CRD_NAME,
-        ops.join(",")
-    )
+    }
 }
 
 /// The fix for `status.<field>`s the CRD's status schema lacks ([`pruned_by_schema`]): the JSON
@@ -266,7 +294,7 @@ fn crd_status_fix() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::run;
+    use super::super::ctx::fixture::run;
     use super::*;
     use crate::diagnose::finding::FindingId::*;
     use crate::diagnose::finding::Severity::*;
@@ -297,10 +325,10 @@ mod tests {
     #[test]
     fn dropped_status_fields_are_found() {
         assert_eq!(
-            run("bundles-synthetic/status-pruned-kopf-log", pruned),
+            run("bundles-synthetic/status-pruned-kopf-log", check),
             [(StatusPruned, Warning)]
         );
-        assert_eq!(run("bundles/healthy", pruned), []);
+        assert_eq!(run("bundles/healthy", check), []);
     }
 
     /// A Kopf handler id with a `/` (`accept/spec`, whose return value Kopf writes to
@@ -308,9 +336,9 @@ mod tests {
     /// so the patch adds `status.properties["accept/spec"]`, not `accept.properties.spec`.
     #[test]
     fn a_handler_id_with_a_slash_is_one_escaped_pointer_token() {
-        let snapshot = super::super::fixture::bundle("bundles-synthetic/status-pruned-kopf-log");
+        let snapshot = super::super::ctx::fixture::bundle("bundles-synthetic/status-pruned-kopf-log");
         let obj = &snapshot.microservices.get().unwrap()[0];
-        let ctx = Ctx::new(&snapshot, obj, super::super::Options::default());
+        let ctx = Ctx::new(&snapshot, obj, super::super::ctx::Options::default());
         let field = ("accept/spec".to_string(), '{');
         let fix = field_fix(&ctx, &[&field]);
         assert!(

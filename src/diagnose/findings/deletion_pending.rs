@@ -8,7 +8,7 @@ use crate::evidence::operator::find_operators;
 /// `deletion-pending`: the object has a deletionTimestamp and finalizers hold it (the same facts
 /// as `status`'s `terminating` verdict). A problem when a finalizer's owner is not running (nothing
 /// will remove it), else a warning.
-pub(super) fn deletion_pending(ctx: &Ctx<'_>) -> Vec<Finding> {
+pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     let operators = ctx.snapshot.operator.deployments.get().map(|d| find_operators(d));
     let Some(pending) = crate::diagnose::deletion::pending(ctx.obj, ctx.now, operators.as_deref()) else {
         return Vec::new();
@@ -29,7 +29,7 @@ pub(super) fn deletion_pending(ctx: &Ctx<'_>) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::run;
+    use super::super::ctx::fixture::run;
     use super::*;
     use crate::diagnose::finding::FindingId::*;
     use crate::diagnose::finding::Severity::*;
@@ -38,9 +38,9 @@ mod tests {
     #[test]
     fn a_finalizer_without_its_operator_holds_the_deletion() {
         assert_eq!(
-            run("bundles-captured/kopf-finalizer-terminating", deletion_pending),
+            run("bundles-captured/kopf-finalizer-terminating", check),
             [(DeletionPending, Problem)]
         );
-        assert_eq!(run("bundles/healthy", deletion_pending), []);
+        assert_eq!(run("bundles/healthy", check), []);
     }
 }
