@@ -30,7 +30,7 @@ use serde_json::json;
 
 use kubectl_microservice::cli::StatusArgs;
 use kubectl_microservice::commands::status::live_report;
-use kubectl_microservice::evidence::live::{Plan, caller_access};
+use kubectl_microservice::evidence::live::{LiveScope, caller_access};
 use kubectl_microservice::resource::{CRD_NAME, crd};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
@@ -217,7 +217,7 @@ async fn main() {
             req
         }))
         .build();
-    let plan = Plan {
+    let plan = LiveScope {
         namespace: Some(ns.clone()),
         server: config.cluster_url.to_string(),
         ..Default::default()

@@ -325,6 +325,10 @@ pub fn context_name(connection: &ConnectionSettings) -> Option<String> {
     read_kubeconfig(connection).ok().and_then(|(k, _)| k.current_context)
 }
 
+// Lists and reads through kube that the evidence and the logs share (paged, with the API
+// server's clock).
+pub mod lists;
+
 #[cfg(test)]
 mod tests {
     use super::*;

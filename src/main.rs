@@ -1,6 +1,7 @@
 //! Entry point: parse, run, map the outcome to an exit code (see `error::AppError::exit_code`).
 //! The hidden `__complete` subcommand is answered before parsing: its words are a partial line.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use kubectl_microservice::commands::complete;
@@ -22,9 +23,16 @@ fn main() -> ExitCode {
     match app::run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {}", kubectl_microservice::text::sanitize(&err.to_string()));
+            // Not eprintln!, which panics (exit 101) when stderr is a closed pipe: the exit code
+            // still tells what happened.
+            let mut stderr = std::io::stderr();
+            let _ = writeln!(
+                stderr,
+                "error: {}",
+                kubectl_microservice::text::sanitize(&err.to_string())
+            );
             if let Some(hint) = err.hint() {
-                eprintln!("hint: {hint}");
+                let _ = writeln!(stderr, "hint: {hint}");
             }
             ExitCode::from(AppError::exit_code(&err))
         }

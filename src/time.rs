@@ -66,6 +66,101 @@ pub fn seconds(secs: i64) -> TimeDelta {
     TimeDelta::try_seconds(secs).unwrap_or(if secs < 0 { TimeDelta::MIN } else { TimeDelta::MAX })
 }
 
+/// How [`human`] writes a duration. The commands' outputs pin each style, so they differ where
+/// their readers expect different things (a kubectl column, a log's elapsed time, an age in a
+/// sentence, a TTL as its flag is written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationStyle {
+    /// kubectl's age column (`k8s.io/apimachinery/pkg/util/duration.HumanDuration`): `45s`,
+    /// `119s`, `5m3s`, `10m`, `3h10m`, `30h`, `2d5h`, `400d`, `3y20d`. Negative is `0s`.
+    Kubectl,
+    /// Hours, minutes and seconds, zero units left out and seconds dropped beside hours: `5s`,
+    /// `10m`, `1m30s`, `2h`, `2h10m` (a handler run's length, `--since`). Negative is `0s`.
+    Compact,
+    /// The two largest units, the smaller kept when zero (`1m0s`). A unit leads from `lead_at`
+    /// of it: 1 gives `59s`, `1m0s`, `59m59s`, `1h0m`; 2 gives `119s`, `2m0s`, `119m59s`,
+    /// `2h0m`. Days lead from one day when `days`, else hours go on (`30h5m`). A negative
+    /// duration below the first threshold is written in seconds (`-5s`).
+    Pair {
+        /// How many of a unit make it the leading one (1 or 2).
+        lead_at: i64,
+        /// Whether days are a unit.
+        days: bool,
+    },
+    /// The largest unit that measures it exactly: `1h`, `90m`, `5s` (a duration as its flag is
+    /// written, e.g. `--event-ttl`).
+    Exact,
+}
+
+/// `d` in words, in `style`, to whole seconds (sub-seconds are dropped). The one duration
+/// formatter of the crate: tables' ages (`render::age`), log runs, Lease and deletion ages, the
+/// event TTL.
+pub fn human(d: TimeDelta, style: DurationStyle) -> String {
+    let s = d.num_seconds();
+    match style {
+        DurationStyle::Kubectl => kubectl_age(s.max(0)),
+        DurationStyle::Compact => match (s.max(0) / 3600, (s.max(0) % 3600) / 60, s.max(0) % 60) {
+            (0, 0, s) => format!("{s}s"),
+            (0, m, 0) => format!("{m}m"),
+            (0, m, s) => format!("{m}m{s}s"),
+            (h, 0, 0) => format!("{h}h"),
+            (h, m, _) => format!("{h}h{m}m"),
+        },
+        DurationStyle::Pair { lead_at, days } => match s {
+            s if s < lead_at * 60 => format!("{s}s"),
+            s if s < lead_at * 3600 => format!("{}m{}s", s / 60, s % 60),
+            s if !days || s < lead_at * 86400 => format!("{}h{}m", s / 3600, (s % 3600) / 60),
+            s => format!("{}d{}h", s / 86400, (s % 86400) / 3600),
+        },
+        DurationStyle::Exact if s % 3600 == 0 => format!("{}h", s / 3600),
+        DurationStyle::Exact if s % 60 == 0 => format!("{}m", s / 60),
+        DurationStyle::Exact => format!("{s}s"),
+    }
+}
+
+/// [`DurationStyle::Kubectl`] of `seconds` (not negative).
+fn kubectl_age(seconds: i64) -> String {
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        return match seconds % 60 {
+            0 => format!("{minutes}m"),
+            s => format!("{minutes}m{s}s"),
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        return match minutes % 60 {
+            0 => format!("{hours}h"),
+            m => format!("{hours}h{m}m"),
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        return match hours % 24 {
+            0 => format!("{}d", hours / 24),
+            h => format!("{}d{h}h", hours / 24),
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        return match (hours / 24) % 365 {
+            0 => format!("{}y", hours / 24 / 365),
+            d => format!("{}y{d}d", hours / 24 / 365),
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +195,33 @@ mod tests {
         assert_eq!(from_jiff(to_jiff(t)), t);
         assert_eq!(rfc3339_seconds(t), "2026-11-29T16:21:14Z");
         assert_eq!(rfc3339_millis(t), "2026-11-29T16:21:14.101Z");
+    }
+
+    /// Each style as its output pins it.
+    #[test]
+    fn durations_in_each_style() {
+        use DurationStyle::*;
+        let h = |secs: i64, style| human(TimeDelta::seconds(secs), style);
+        assert_eq!(h(303, Kubectl), "5m3s");
+        assert_eq!(h(30 * 3600, Kubectl), "30h");
+        assert_eq!(h(90, Compact), "1m30s");
+        assert_eq!(h(7200, Compact), "2h");
+        assert_eq!(h(7260 + 5, Compact), "2h1m");
+        let lease = Pair {
+            lead_at: 2,
+            days: false,
+        };
+        assert_eq!(h(-5, lease), "-5s");
+        assert_eq!(h(119, lease), "119s");
+        assert_eq!(h(120, lease), "2m0s");
+        assert_eq!(h(30 * 3600 + 300, lease), "30h5m");
+        let deletion = Pair { lead_at: 1, days: true };
+        assert_eq!(h(59, deletion), "59s");
+        assert_eq!(h(192, deletion), "3m12s");
+        assert_eq!(h(3600, deletion), "1h0m");
+        assert_eq!(h(86400 + 7200, deletion), "1d2h");
+        assert_eq!(h(3600, Exact), "1h");
+        assert_eq!(h(5400, Exact), "90m");
+        assert_eq!(h(5, Exact), "5s");
     }
 }

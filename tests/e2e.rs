@@ -737,6 +737,63 @@ async fn e2e_leader_election_one_handles_and_a_standby_takes_over() {
     third.stop();
 }
 
+/// Issue 22, item 4: Ctrl-C on the README's `operate --namespace NS 2>&1 | tee operate.log`
+/// reaches `tee` too, which may exit first. With the read ends of both its output pipes closed
+/// before SIGINT (every write then fails with EPIPE), `operate` still exits 0 and releases its
+/// Lease at once: holderIdentity cleared, not left to expire.
+#[tokio::test]
+#[ignore = "needs KMS_E2E_KUBECONFIG"]
+async fn e2e_operate_releases_its_lease_on_sigint_with_its_output_pipes_closed() {
+    let Setup {
+        _cluster,
+        kubeconfig,
+        admin,
+        ns,
+    } = setup("kms-e2e-epipe").await;
+    let mut child = Command::new(BIN)
+        .arg("operate")
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .args(["--namespace", ns.as_str()])
+        .env("RUST_LOG", "warn,kubectl_microservice=info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("operate starts");
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> = Api::namespaced(admin.clone(), &ns);
+    let holder = eventually(Duration::from_secs(15), "operate holds its Lease", || {
+        let leases = leases.clone();
+        async move {
+            let lease = leases.get_opt("microservice-operator").await.ok()??;
+            lease.spec?.holder_identity.filter(|h| !h.is_empty())
+        }
+    })
+    .await;
+    // As when `tee` exited first: nobody reads the pipes any more.
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let _ = Command::new("kill").arg("-INT").arg(child.id().to_string()).status();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("operate did not stop on SIGINT with its output pipes closed");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "operate exited with {status}");
+    let spec = leases.get("microservice-operator").await.unwrap().spec.unwrap();
+    assert_eq!(
+        spec.holder_identity.filter(|h| !h.is_empty()),
+        None,
+        "the Lease of {holder} was not released"
+    );
+    assert_eq!(spec.lease_duration_seconds, Some(1), "client-go's release: 1 s");
+}
+
 fn status_json(kubeconfig: &Path, args: &[&str]) -> Value {
     let out = Command::new(BIN)
         .arg("status")

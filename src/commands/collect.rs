@@ -11,8 +11,8 @@ use std::path::Path;
 use crate::cli::{CollectArgs, GlobalArgs};
 use crate::error::AppError;
 use crate::evidence::bundle::{self, Meta};
-use crate::evidence::gather::{Objects, Plan as EvidencePlan, Source, gather};
-use crate::evidence::live::{self, Plan};
+use crate::evidence::gather::{EvidenceSource, Needs, Objects, gather};
+use crate::evidence::live::{self, LiveScope};
 use crate::text::sanitize;
 
 /// Checks DIR before anything is gathered, so that a bad DIR costs no cluster call and prints
@@ -70,7 +70,7 @@ fn check_target(dir: &Path) -> Result<(), AppError> {
 /// a bad `--log-file` path), before any cluster call.
 pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
     if let Some(spec) = &args.operator {
-        live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
     let one_namespace = global.one_namespace("collect")?;
     if let Some(text) = &global.selector {
@@ -92,13 +92,13 @@ async fn collect(
     global: &GlobalArgs,
     args: &CollectArgs,
     one_namespace: Option<String>,
-    files: &[crate::evidence::LogSource],
+    files: &[crate::logs::LogSource],
 ) -> Result<u8, AppError> {
     let connection = global.connection();
     let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
     super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     let namespace = crate::cli::namespace_in_context(global.all_namespaces, one_namespace, &config.default_namespace);
-    let plan = Plan {
+    let plan = LiveScope {
         namespace: namespace.clone(),
         selector: global.selector.clone(),
         operator: args.operator.clone(),
@@ -122,14 +122,14 @@ async fn collect(
     progress.step("Microservices and their events");
     let streamed = stream_objects(&client, &plan, &access, &staging, &where_).await?;
     let counts = (streamed.objects, streamed.events);
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client: &client,
         access: &access,
         scope: &plan,
     };
     // Everything else, as `explain-events` reads it: the operator with its Pods' logs (and
     // the previous container's), RBAC, access reviews, the CRD, ConfigMaps.
-    let evidence_plan = EvidencePlan {
+    let evidence_plan = Needs {
         objects: Objects::Streamed {
             snapshot: Box::new(streamed.snapshot),
             namespaces: streamed.namespaces,
@@ -233,7 +233,7 @@ struct Streamed {
 /// any other failure of the Microservices list ends `collect` (exit 3).
 async fn stream_objects(
     client: &kube::Client,
-    plan: &Plan,
+    plan: &LiveScope,
     access: &live::CallerAccess,
     staging: &bundle::Staging,
     where_: &str,

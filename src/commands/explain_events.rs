@@ -8,8 +8,9 @@
 use crate::cli::{ExplainEventsArgs, GlobalArgs};
 use crate::diagnose::events::{self, Options, Report, Severity};
 use crate::error::AppError;
-use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
-use crate::evidence::{Evidence, LogSource, Snapshot};
+use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
+use crate::evidence::{Evidence, Snapshot};
+use crate::logs::LogSource;
 use crate::render::{self, OutputFormat, Tone};
 use crate::text::sanitize;
 
@@ -138,7 +139,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     }
     // A bad `--operator` is a usage error before anything is read.
     if let Some(spec) = &args.operator {
-        crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        crate::evidence::live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
     let files = super::log_files::read(&args.log_files)?;
     let (snapshot, ns) = match &args.bundle {
@@ -278,8 +279,8 @@ fn unquoted(command: &str) -> impl Iterator<Item = (usize, char)> + '_ {
 /// What `explain-events` gathers ([`gather`]; a bundle holds what it holds, and only
 /// `--log-file` applies): the object with its events of every type, the operator with its Pods'
 /// logs (and the previous container's), and the rest: RBAC, access reviews, the CRD, ConfigMaps.
-fn plan(log_files: &[LogSource]) -> Plan<'_> {
-    Plan {
+fn plan(log_files: &[LogSource]) -> Needs<'_> {
+    Needs {
         objects: Objects::WithEvents,
         operator: Some(crate::evidence::live::Logs::WithPrevious),
         everything: true,
@@ -302,7 +303,7 @@ async fn gather_live(
     super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     // explain-events takes no -A: always one namespace.
     let ns = crate::cli::namespace_in_context(false, namespace, &config.default_namespace).unwrap_or_default();
-    let plan = live::Plan {
+    let plan = live::LiveScope {
         namespace: Some(ns.clone()),
         name: Some(args.name.clone()),
         operator: args.operator.clone(),
@@ -316,7 +317,7 @@ async fn gather_live(
     for note in live::access_notes(&access, &format!("in namespace {ns}"), live::NotesFor::Findings) {
         eprintln!("note: {note}");
     }
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client: &client,
         access: &access,
         scope: &plan,

@@ -4,7 +4,8 @@
 
 use crate::cli::LogFileArgs;
 use crate::error::AppError;
-use crate::evidence::{LogSource, Snapshot};
+use crate::evidence::Snapshot;
+use crate::logs::LogSource;
 use crate::logs::file;
 
 /// Reads every file of `flag` (empty when none was given). Errors (exit 2) name the file:
@@ -13,8 +14,9 @@ pub fn read(flag: &LogFileArgs) -> Result<Vec<LogSource>, AppError> {
     file::read_sources(&flag.paths)
 }
 
-/// Reads the files of `flag` and adds them to `snapshot`'s operator logs ([`file::add_to`]).
+/// Reads the files of `flag` and adds them to `snapshot`'s operator logs
+/// ([`crate::evidence::add_log_files`]).
 pub fn add_to(flag: &LogFileArgs, snapshot: &mut Snapshot) -> Result<(), AppError> {
-    file::add_to(&mut snapshot.operator.logs, &read(flag)?);
+    crate::evidence::add_log_files(&mut snapshot.operator.logs, &read(flag)?);
     Ok(())
 }

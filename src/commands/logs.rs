@@ -35,7 +35,7 @@ use crate::cli::{GlobalArgs, LogsArgs, RunCause, RunOutcome};
 use crate::client::Usage;
 use crate::commands::write_stdout;
 use crate::error::AppError;
-use crate::evidence::gather::{Bundle, Objects, Plan as EvidencePlan, Source, gather, gather_bundle};
+use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
 use crate::kopf::messages::Outcome;
 use crate::logs::coverage::{ContainerCoverage, SinceVerdict};
 use crate::logs::filter::{ObjectSelector, RunFilter, select};
@@ -119,7 +119,7 @@ impl LogsQuery {
             .as_deref()
             .map(|o| ObjectSelector::parse(o, namespace.as_deref()))
             .transpose()
-            .map_err(AppError::Usage)?;
+            .map_err(|e| AppError::Usage(e.to_string()))?;
         if args.run_timeout.is_zero() {
             return Err(AppError::Usage("--run-timeout must be longer than 0, e.g. 10m".into()));
         }
@@ -375,8 +375,8 @@ pub fn spec_change(object: &MicroserviceObject) -> Option<SpecChange> {
             by: "created".into(),
         });
     }
-    let entries = crate::diagnose::managed_fields::entries(meta.managed_fields.as_ref());
-    let (_, spec) = crate::diagnose::managed_fields::latest_status_and_spec(&entries);
+    let entries = crate::evidence::managed_fields::entries(meta.managed_fields.as_ref());
+    let (_, spec) = crate::evidence::managed_fields::latest_status_and_spec(&entries);
     let spec = spec?;
     Some(SpecChange {
         at: spec.time?,
@@ -505,8 +505,8 @@ fn hints_of(objects: &[MicroserviceObject]) -> Vec<CauseHint> {
 /// (`objects`: causes and the spec-change statement, [`objects_in_evidence`]), no events, and
 /// the operator without logs (its Pods' logs are read, or followed, by [`read_once`] and
 /// [`follow`]). A bundle holds what it holds.
-fn evidence_plan(objects: Vec<MicroserviceObject>) -> EvidencePlan<'static> {
-    EvidencePlan {
+fn evidence_plan(objects: Vec<MicroserviceObject>) -> Needs<'static> {
+    Needs {
         objects: Objects::Given {
             objects,
             no_events: "logs reads no events",
@@ -527,7 +527,7 @@ fn from_bundle(
     namespace: Option<&str>,
     container: Option<&str>,
     operator: Option<&str>,
-    log_files: &[crate::evidence::LogSource],
+    log_files: &[crate::logs::LogSource],
 ) -> Result<ExitCode, AppError> {
     let source = Bundle {
         dir,
@@ -537,7 +537,7 @@ fn from_bundle(
     };
     let snapshot = gather_bundle(
         source,
-        EvidencePlan {
+        Needs {
             log_files,
             ..evidence_plan(Vec::new())
         },
@@ -609,8 +609,8 @@ fn snapshot_sources<'a>(
     resolution: &crate::evidence::resolve::Resolution,
     place: &str,
     container: Option<&str>,
-) -> Result<Vec<&'a crate::evidence::LogSource>, AppError> {
-    let keep = |source: &crate::evidence::LogSource| resolution.owns_log(snapshot, source);
+) -> Result<Vec<&'a crate::logs::LogSource>, AppError> {
+    let keep = |source: &crate::logs::LogSource| resolution.owns_log(snapshot, source);
     let Some(all) = snapshot.operator.logs.get() else {
         let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
         return Err(AppError::Undecided(format!(
@@ -658,8 +658,8 @@ fn snapshot_sources<'a>(
 /// its Pod is not in evidence. `sources` are the logs read.
 fn source_notes(
     snapshot: &crate::evidence::Snapshot,
-    source: &crate::evidence::LogSource,
-    sources: &[&crate::evidence::LogSource],
+    source: &crate::logs::LogSource,
+    sources: &[&crate::logs::LogSource],
     deployment_created: Option<DateTime<Utc>>,
 ) -> Vec<String> {
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
@@ -675,10 +675,10 @@ fn source_notes(
         }
         Some(_) => Vec::new(),
         None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
-            crate::evidence::Source::Bundle(_) => {
+            crate::evidence::Provenance::Bundle(_) => {
                 vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
             }
-            crate::evidence::Source::Live { .. } => {
+            crate::evidence::Provenance::Live { .. } => {
                 vec!["read from a file (`--log-file`), not from a Pod".into()]
             }
         },
@@ -758,7 +758,7 @@ async fn resolve_target(
 
 /// The Deployment `--operator NS/deployment/NAME` names, read (exit 3 when it cannot be).
 async fn given_operator(client: &Client, spec: &str) -> Result<Deployment, AppError> {
-    let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+    let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     Api::<Deployment>::namespaced(client.clone(), &ns)
         .get(&name)
         .await
@@ -774,7 +774,7 @@ async fn operator_evidence(
     namespace: Option<String>,
 ) -> Result<crate::evidence::Snapshot, AppError> {
     use crate::evidence::live;
-    let scope = live::Plan {
+    let scope = live::LiveScope {
         namespace,
         operator: args.operator.clone(),
         ..Default::default()
@@ -786,7 +786,7 @@ async fn operator_evidence(
         list_microservices: false,
         list_events: false,
     };
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client,
         access: &access,
         scope: &scope,
@@ -998,7 +998,7 @@ async fn beside_cluster(
     place: &str,
 ) -> Result<ExitCode, AppError> {
     let files = super::log_files::read(&args.log_files)?;
-    let scope = crate::evidence::live::Plan {
+    let scope = crate::evidence::live::LiveScope {
         namespace: Some(ns.to_string()),
         operator: args.operator.clone(),
         ..Default::default()
@@ -1007,14 +1007,14 @@ async fn beside_cluster(
         list_microservices: false,
         list_events: false,
     };
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client,
         access: &access,
         scope: &scope,
     };
     let snapshot = gather(
         source,
-        EvidencePlan {
+        Needs {
             log_files: &files,
             ..evidence_plan(objects)
         },

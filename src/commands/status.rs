@@ -10,12 +10,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{GlobalArgs, StatusArgs};
-use crate::diagnose::cycles::log_facts;
-use crate::diagnose::staleness::{self, Assessment, LogFacts, Verdict};
+use crate::diagnose::staleness::{self, Assessment, Verdict};
 use crate::error::AppError;
-use crate::evidence::gather::{Bundle, Objects, Plan, Source, gather, gather_bundle};
-use crate::evidence::operator::find_operators;
-use crate::evidence::{Evidence, Gap, LogSource, Snapshot, live};
+use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
+use crate::evidence::{Evidence, Gap, Snapshot, live};
+use crate::logs::LogSource;
 use crate::render::{self, OutputFormat, Tone};
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
@@ -118,35 +117,16 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
     finish(snapshot, items)
 }
 
-/// Judges Microservices one at a time against the rest of a snapshot's evidence (operator
-/// Deployments and logs, events, its "now"): what [`report`] does for each object, so that a
-/// live list can be judged page by page as it arrives and its objects dropped
-/// ([`live_report`]). The events' Warning counts come from an index built once (by namespace
-/// and name), not from a scan of every event per object.
+/// The rows of Microservices judged one at a time against the rest of a snapshot's evidence:
+/// what [`report`] does for each object, so that a live list can be judged page by page as it
+/// arrives and its objects dropped ([`live_report`]). The verdict is
+/// [`crate::diagnose::verdict::Judge`]'s, the one `explain-events` reads too (each operator's
+/// logs read once); the events' Warning counts come from an index built once (by namespace and
+/// name), not from a scan of every event per object.
 pub struct Judge<'a> {
     snapshot: &'a Snapshot,
-    now: Option<DateTime<Utc>>,
-    skew: Duration,
-    operators: Option<Vec<crate::evidence::operator::OperatorRef>>,
-    /// What each operator's logs say, by the logs an object's operator owns
-    /// ([`crate::evidence::resolve::Resolution::logs`]): read once per operator, so that a
-    /// row cites its own operator's logs only (`-A` holds every operator's).
-    by_logs: std::cell::RefCell<HashMap<LogsKey, std::rc::Rc<OperatorFacts>>>,
+    verdicts: crate::diagnose::verdict::Judge<'a>,
     warnings: Option<WarningIndex<'a>>,
-}
-
-/// Which logs an object's facts come from: the addresses of its operator's log sources in the
-/// snapshot, or the gap that says why there are none.
-type LogsKey = Result<Vec<usize>, String>;
-
-/// What one operator's logs say ([`crate::diagnose::cycles`]).
-struct OperatorFacts {
-    /// `ns/name` → what the logs say of it.
-    facts: HashMap<String, LogFacts>,
-    /// What the logs say of an object they do not mention (or their gap).
-    unlisted: LogFacts,
-    /// `ns/name` → the status fields the API server dropped ([`crate::diagnose::cycles::pruned_fields`]).
-    pruned: HashMap<String, (Vec<String>, String)>,
 }
 
 impl<'a> Judge<'a> {
@@ -161,70 +141,25 @@ impl<'a> Judge<'a> {
     pub fn at(snapshot: &'a Snapshot, skew: Duration, now: Option<DateTime<Utc>>) -> Self {
         Judge {
             snapshot,
-            now,
-            skew,
-            operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
-            by_logs: std::cell::RefCell::new(HashMap::new()),
+            verdicts: crate::diagnose::verdict::Judge::at(snapshot, crate::time::delta(skew), now),
             warnings: snapshot.events.get().map(|events| WarningIndex::new(events)),
         }
     }
 
     /// The row of `obj`.
     pub fn item(&self, obj: &MicroserviceObject) -> Item {
-        let operator = self.snapshot.operator_for(obj);
-        let diffbase = self.snapshot.kopf_diffbase_for(&operator);
-        let options = staleness::Options {
-            skew: crate::time::delta(self.skew),
-            now: self.now,
-            operators: self.operators.as_deref(),
-            diffbase: diffbase.as_ref(),
-        };
-        let read = self.facts_of(&operator);
-        let logs = crate::diagnose::cycles::facts_for(
-            read.facts.get(&obj.key()),
-            &read.unlisted,
-            self.snapshot.events.get().map(Vec::as_slice),
-            obj,
-        );
-        let logs_missing = self.snapshot.handler_logs_missing(&operator);
-        let assessment =
-            staleness::with_pruned_status(staleness::assess(obj, &logs, options), obj, read.pruned.get(&obj.key()));
-        let handlings = crate::diagnose::leading::handlings(self.snapshot, obj);
-        let mut item = item(
-            obj,
-            crate::diagnose::leading::with_double_handling(assessment, &handlings),
-            self.warnings.as_ref().map(|index| {
-                index.count(
-                    obj.metadata.namespace.as_deref().unwrap_or(""),
-                    obj.metadata.name.as_deref().unwrap_or(""),
-                    obj.metadata.uid.as_deref(),
-                )
-            }),
-            operator,
-        );
+        let judged = self.verdicts.judge(obj);
+        let logs_missing = self.snapshot.handler_logs_missing(&judged.resolution);
+        let warnings = self.warnings.as_ref().map(|index| {
+            index.count(
+                obj.metadata.namespace.as_deref().unwrap_or(""),
+                obj.metadata.name.as_deref().unwrap_or(""),
+                obj.metadata.uid.as_deref(),
+            )
+        });
+        let mut item = item(obj, judged.assessment, warnings, judged.resolution);
         item.logs_missing = logs_missing;
         item
-    }
-}
-
-impl Judge<'_> {
-    /// What the logs of `operator` say (read once per set of logs).
-    fn facts_of(&self, operator: &crate::evidence::resolve::Resolution) -> std::rc::Rc<OperatorFacts> {
-        let logs = operator.logs(self.snapshot);
-        let key: LogsKey = match &logs {
-            Ok(sources) => Ok(sources.iter().map(|s| std::ptr::from_ref(*s) as usize).collect()),
-            Err(gap) => Err(gap.to_string()),
-        };
-        if let Some(read) = self.by_logs.borrow().get(&key) {
-            return read.clone();
-        }
-        let read = std::rc::Rc::new(OperatorFacts {
-            facts: log_facts(self.snapshot, &logs),
-            unlisted: crate::diagnose::cycles::facts_of_unlisted(self.snapshot, &logs),
-            pruned: crate::diagnose::cycles::pruned_fields(self.snapshot, &logs),
-        });
-        self.by_logs.borrow_mut().insert(key, read.clone());
-        read
     }
 }
 
@@ -805,7 +740,7 @@ fn check_flags(global: &GlobalArgs, args: &StatusArgs) -> Result<Option<crate::s
     };
     // A bad `--operator` is a usage error before anything is read.
     if let Some(spec) = &args.operator {
-        live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
     Ok(selector)
 }
@@ -851,16 +786,16 @@ fn run_bundle(
 /// [`judge_pages`]), the operator without logs when the output names it (`names_operator`),
 /// then the events not `Normal` and Kopf's `Logging` ones: cycle ends of the objects they are
 /// on, read as each page is judged ([`Judge`]); Warnings and Errors are counted into the rows.
-fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource]) -> Plan<'a> {
+fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource]) -> Needs<'a> {
     match args.name {
-        Some(_) => Plan {
+        Some(_) => Needs {
             objects: Objects::WithEvents,
             operator: Some(live::Logs::Current),
             everything: false,
             log_files,
             progress: None,
         },
-        None => Plan {
+        None => Needs {
             objects: Objects::Paged {
                 events: live::EventTypes::NotNormalAndKopfLogging,
             },
@@ -888,7 +823,7 @@ fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource])
 /// server's clock of the first page (else this machine's).
 pub async fn live_report(
     client: &kube::Client,
-    plan: &crate::evidence::live::Plan,
+    plan: &crate::evidence::live::LiveScope,
     access: &crate::evidence::live::CallerAccess,
     args: &StatusArgs,
     names_operator: bool,
@@ -903,7 +838,7 @@ pub async fn live_report(
     };
     // Read again on every call (`--watch`), before any cluster call.
     let files = super::log_files::read(&args.log_files)?;
-    let source = Source::Live {
+    let source = EvidenceSource::Live {
         client,
         access,
         scope: plan,
@@ -971,7 +906,7 @@ pub fn needs_operator_logs(items: &[Item]) -> bool {
 /// `now` is the judges' "now"; `None`: that clock (else this machine's).
 async fn judge_pages(
     client: &kube::Client,
-    plan: &crate::evidence::live::Plan,
+    plan: &crate::evidence::live::LiveScope,
     access: &crate::evidence::live::CallerAccess,
     snapshot: &Snapshot,
     skew: Duration,
@@ -1035,7 +970,7 @@ async fn run_live(
     let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
     super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     let namespace = crate::cli::namespace_in_context(global.all_namespaces, namespace, &config.default_namespace);
-    let plan = crate::evidence::live::Plan {
+    let plan = crate::evidence::live::LiveScope {
         namespace: namespace.clone(),
         selector: global.selector.clone(),
         name: args.name.clone(),
@@ -1134,7 +1069,7 @@ mod tests {
 
     use super::*;
     use crate::cli::LogFileArgs;
-    use crate::evidence::live::{self, CallerAccess, Plan};
+    use crate::evidence::live::{self, CallerAccess, LiveScope};
 
     /// The objects and events of several real bundles as one namespace, each object renamed
     /// apart (with its events), and a Warning without a uid for one of them.
@@ -1226,7 +1161,7 @@ mod tests {
 
     /// The report as it was built before lists were judged page by page: every object and
     /// event in one snapshot, the operator read when a verdict needs logs, then judged whole.
-    async fn whole(client: &kube::Client, plan: &Plan, access: &CallerAccess, wide: bool) -> Report {
+    async fn whole(client: &kube::Client, plan: &LiveScope, access: &CallerAccess, wide: bool) -> Report {
         let mut snapshot = live::gather_objects(client, plan, access).await.unwrap();
         let first = report(&snapshot, plan.namespace.as_deref(), None, args().skew);
         let needs_logs = needs_operator_logs(&first.items);
@@ -1244,7 +1179,7 @@ mod tests {
     #[tokio::test]
     async fn a_list_judged_page_by_page_is_the_report_of_the_whole_list() {
         let (client, seen) = fake();
-        let plan = Plan {
+        let plan = LiveScope {
             namespace: Some("store".into()),
             server: "https://127.0.0.1:6443".into(),
             ..Default::default()

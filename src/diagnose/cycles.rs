@@ -1,39 +1,20 @@
 //! What the operator's logs say about each object's handling cycles, for the staleness verdict:
 //! the last `<Title> is processed: N succeeded; M failed.` per object, the last retry line, the
 //! last rejected PATCH (Kopf's `Throttling for N seconds due to an unexpected error: ...`), and
-//! how far back the logs reach. Parsing is [`crate::logs::RecordParser`]'s.
+//! how far back the logs reach. Parsing is [`LogSource::records_in`]'s.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::staleness::{Activity, CycleEnd, LogFacts, OpenStart, Rejection};
+use super::log_facts::{Activity, CycleEnd, EVENT_CLOCK, LogFacts, OpenStart, Rejection};
+use crate::evidence::Snapshot;
 use crate::evidence::resolve::OperatorLogs;
-use crate::evidence::{LogSource, Snapshot};
 use crate::kopf::messages::{Lifecycle, Outcome, classify};
-use crate::logs::lines::LineSplitter;
-use crate::logs::zone::LogZone;
-use crate::logs::{Record, RecordParser};
+use crate::logs::{LogSource, Record};
 use crate::resource::MicroserviceObject;
 use crate::time::rfc3339_millis;
 use k8s_openapi::api::core::v1::Event;
-
-/// Every record of one container's log, its zoneless times read in `zone`
-/// ([`Snapshot::log_zone`]).
-pub fn records(source: &LogSource, zone: LogZone) -> Vec<Record> {
-    let mut splitter = LineSplitter::new();
-    let mut parser = RecordParser::in_zone(zone);
-    let mut out = Vec::new();
-    let mut collect = |r: Record| out.push(r);
-    let mut lines = Vec::new();
-    splitter.push(source.text.as_bytes(), &mut |l| lines.push(l));
-    splitter.finish(&mut |l| lines.push(l));
-    for line in lines {
-        parser.push(line, &mut collect);
-    }
-    parser.flush(&mut collect);
-    out
-}
 
 /// `ns/name` → what the logs say about it. Objects the logs never mention get the logs'
 /// coverage and no cycle. Empty when the snapshot has no logs (callers then use
@@ -51,14 +32,43 @@ pub fn records(source: &LogSource, zone: LogZone) -> Vec<Record> {
 /// the facts are read from them alone; their gap makes the objects' facts (other than their
 /// events') absent.
 pub fn log_facts(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String, LogFacts> {
-    let mut covers_from: Option<DateTime<Utc>> = None;
-    let mut last_cycle: HashMap<String, CycleEnd> = HashMap::new();
-    let mut last_retry: HashMap<String, (Option<DateTime<Utc>>, String)> = HashMap::new();
-    let mut last_rejection: HashMap<String, Rejection> = HashMap::new();
     let logs = logs.as_ref().ok();
     // From the object's events first, into their own maps: the logs' own lines win where they
     // have one (each event is one of their records, and they carry the finer clock); events
     // fill in what the logs lack (the Pod that logged it is gone, or its log rotated).
+    let (event_cycle, event_retry) = events_of_objects(snapshot);
+    if logs.is_none() && event_cycle.is_empty() && event_retry.is_empty() {
+        return HashMap::new();
+    }
+    let mut reading = Reading::default();
+    // A file that copies a Pod's log counts once (crate::logs::copies).
+    let sources: Vec<&LogSource> = logs.into_iter().flatten().copied().collect();
+    let parsed = crate::logs::copies::records_once(&sources, |s| s.records_in(snapshot.log_zone(s)));
+    for (source, source_records) in sources.into_iter().zip(parsed) {
+        reading.source(source, source_records);
+    }
+    for (key, end) in event_cycle {
+        reading.last_cycle.entry(key).or_insert(end);
+    }
+    for (key, retry) in event_retry {
+        reading.last_retry.entry(key).or_insert(retry);
+    }
+    let (covers_from, log_last) = (reading.covers_from, reading.log_last.clone());
+    let mut facts = reading.facts();
+    if logs.is_none() {
+        return facts;
+    }
+    for obj in snapshot.microservices.get().into_iter().flatten() {
+        facts
+            .entry(obj.key())
+            .or_insert_with(|| unmentioned(covers_from, log_last.clone()));
+    }
+    facts
+}
+
+/// The Kopf log-record events of each of the snapshot's Microservices ([`event_facts`]): its
+/// latest cycle end and retry, by `ns/name`.
+fn events_of_objects(snapshot: &Snapshot) -> (HashMap<String, CycleEnd>, HashMap<String, Retry>) {
     let mut event_cycle: HashMap<String, CycleEnd> = HashMap::new();
     let mut event_retry: HashMap<String, Retry> = HashMap::new();
     if let Some(events) = snapshot.events.get() {
@@ -72,22 +82,37 @@ pub fn log_facts(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String
             }
         }
     }
-    if logs.is_none() && event_cycle.is_empty() && event_retry.is_empty() {
-        return HashMap::new();
-    }
-    let mut activity: HashMap<String, Activity> = HashMap::new();
-    let mut log_last: Option<(DateTime<Utc>, String)> = None;
-    // A file that copies a Pod's log counts once (crate::logs::copies).
-    let sources: Vec<&LogSource> = logs.into_iter().flatten().copied().collect();
-    let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
-    for (source, source_records) in sources.into_iter().zip(parsed) {
+    (event_cycle, event_retry)
+}
+
+/// What the logs say so far, as [`log_facts`] reads them source by source.
+#[derive(Default)]
+struct Reading {
+    /// The earliest time of any line.
+    covers_from: Option<DateTime<Utc>>,
+    /// `ns/name` → its latest cycle end.
+    last_cycle: HashMap<String, CycleEnd>,
+    /// `ns/name` → its latest retry line.
+    last_retry: HashMap<String, Retry>,
+    /// `ns/name` → its latest rejected PATCH (with how many).
+    last_rejection: HashMap<String, Rejection>,
+    /// `ns/name` → its last line and open run.
+    activity: HashMap<String, Activity>,
+    /// The latest line of a current container's log, and where.
+    log_last: Option<(DateTime<Utc>, String)>,
+}
+
+impl Reading {
+    /// The records of one log `source`: each one's time, and what it says of its object; then
+    /// the object's runs still open at the log's end.
+    fn source(&mut self, source: &LogSource, records: Vec<Record>) {
         let place = source_place(source);
-        let named = only_handler(&source_records);
+        let named = only_handler(&records);
         let mut source_last: Option<DateTime<Utc>> = None;
         let mut open: HashMap<String, OpenStart> = HashMap::new();
-        for record in source_records {
+        for record in records {
             if let Some(t) = record.time() {
-                covers_from = Some(covers_from.map_or(t, |c| c.min(t)));
+                self.covers_from = Some(self.covers_from.map_or(t, |c| c.min(t)));
                 if !source.previous {
                     source_last = Some(source_last.map_or(t, |l| l.max(t)));
                 }
@@ -99,7 +124,7 @@ pub fn log_facts(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String
             if !source.previous {
                 let from_pod = source.container != crate::logs::file::FILE_CONTAINER;
                 track_activity(
-                    &mut activity,
+                    &mut self.activity,
                     &mut open,
                     &key,
                     &record,
@@ -108,120 +133,116 @@ pub fn log_facts(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String
                     (&place, from_pod),
                 );
             }
-            match lifecycle {
-                Lifecycle::CycleProcessed { succeeded, failed, .. } => {
-                    let clock = record
-                        .stamp
-                        .map(|s| s.clock.describe())
-                        .unwrap_or("no time in the line");
-                    let end = CycleEnd {
-                        time: record.time(),
-                        clock,
-                        succeeded,
-                        failed,
-                        line,
-                    };
-                    let newer = last_cycle.get(&key).is_none_or(|prev| prev.time <= end.time);
-                    if newer {
-                        last_cycle.insert(key, end);
-                    }
-                }
-                Lifecycle::Throttled(failure) => {
-                    let clock = record
-                        .stamp
-                        .map(|s| s.clock.describe())
-                        .unwrap_or("no time in the line");
-                    let count = last_rejection.get(&key).map_or(0, |r| r.count) + 1;
-                    let newer = last_rejection.get(&key).is_none_or(|prev| prev.time <= record.time());
-                    let entry = last_rejection.entry(key).or_insert_with(|| Rejection {
-                        time: record.time(),
-                        clock,
-                        failure: failure.clone(),
-                        line: line.clone(),
-                        count: 0,
-                    });
-                    if newer {
-                        *entry = Rejection {
-                            time: record.time(),
-                            clock,
-                            failure,
-                            line,
-                            count: 0,
-                        };
-                    }
-                    entry.count = count;
-                }
-                Lifecycle::HandlerOutcome {
-                    outcome: Outcome::Retrying,
-                    ..
-                } => {
-                    let newer = last_retry.get(&key).is_none_or(|(t, _)| *t <= record.time());
-                    if newer {
-                        last_retry.insert(key, (record.time(), line));
-                    }
-                }
-                _ => {}
-            }
+            self.lifecycle(key, &record, lifecycle, line);
         }
         if let Some(last) = source_last {
-            for (key, mut start) in open {
-                start.log_last = Some(last);
-                if start.handler.is_empty()
-                    && let Some(h) = &named
-                {
-                    start.handler.clone_from(h);
-                }
-                let entry = activity.entry(key).or_default();
-                if entry.open_run.as_ref().is_none_or(|o| o.time <= start.time) {
-                    entry.open_run = Some(start);
-                }
-            }
-            if log_last.as_ref().is_none_or(|(l, _)| *l < last) {
-                log_last = Some((last, place));
-            }
+            self.close(open, last, named.as_deref(), place);
         }
     }
-    for (key, end) in event_cycle {
-        last_cycle.entry(key).or_insert(end);
+
+    /// A cycle end, a rejected PATCH or a retry of the object `key`: the latest of each kind is
+    /// kept (rejections counted).
+    fn lifecycle(&mut self, key: String, record: &Record, lifecycle: Lifecycle, line: String) {
+        let clock = record
+            .stamp
+            .map(|s| s.clock.describe())
+            .unwrap_or("no time in the line");
+        match lifecycle {
+            Lifecycle::CycleProcessed { succeeded, failed, .. } => {
+                let end = CycleEnd {
+                    time: record.time(),
+                    clock,
+                    succeeded,
+                    failed,
+                    line,
+                };
+                if self.last_cycle.get(&key).is_none_or(|prev| prev.time <= end.time) {
+                    self.last_cycle.insert(key, end);
+                }
+            }
+            Lifecycle::Throttled(failure) => {
+                let count = self.last_rejection.get(&key).map_or(0, |r| r.count) + 1;
+                let newer = self
+                    .last_rejection
+                    .get(&key)
+                    .is_none_or(|prev| prev.time <= record.time());
+                let entry = self.last_rejection.entry(key).or_insert_with(|| Rejection {
+                    time: record.time(),
+                    clock,
+                    failure: failure.clone(),
+                    line: line.clone(),
+                    count: 0,
+                });
+                if newer {
+                    *entry = Rejection {
+                        time: record.time(),
+                        clock,
+                        failure,
+                        line,
+                        count: 0,
+                    };
+                }
+                entry.count = count;
+            }
+            Lifecycle::HandlerOutcome {
+                outcome: Outcome::Retrying,
+                ..
+            } if self.last_retry.get(&key).is_none_or(|(t, _)| *t <= record.time()) => {
+                self.last_retry.insert(key, (record.time(), line));
+            }
+            _ => {}
+        }
     }
-    for (key, retry) in event_retry {
-        last_retry.entry(key).or_insert(retry);
+
+    /// The runs still `open` at the end of a current container's log whose last line is at
+    /// `last` (read at `place`): each object's latest, named by the log's only handler when its
+    /// start line does not name one.
+    fn close(&mut self, open: HashMap<String, OpenStart>, last: DateTime<Utc>, named: Option<&str>, place: String) {
+        for (key, mut start) in open {
+            start.log_last = Some(last);
+            if start.handler.is_empty()
+                && let Some(h) = named
+            {
+                start.handler = h.to_string();
+            }
+            let entry = self.activity.entry(key).or_default();
+            if entry.open_run.as_ref().is_none_or(|o| o.time <= start.time) {
+                entry.open_run = Some(start);
+            }
+        }
+        if self.log_last.as_ref().is_none_or(|(l, _)| *l < last) {
+            self.log_last = Some((last, place));
+        }
     }
-    let mut keys: Vec<String> = last_cycle
-        .keys()
-        .chain(last_retry.keys())
-        .chain(last_rejection.keys())
-        .chain(activity.keys())
-        .cloned()
-        .collect();
-    keys.sort();
-    keys.dedup();
-    let mut facts: HashMap<String, LogFacts> = keys
-        .into_iter()
-        .map(|key| {
-            let facts = LogFacts::Read {
-                covers_from,
-                last_cycle: last_cycle.get(&key).cloned(),
-                last_retry: last_retry.get(&key).map(|(_, l)| l.clone()),
-                last_retry_time: last_retry.get(&key).and_then(|(t, _)| *t),
-                last_rejection: last_rejection.get(&key).cloned().map(Box::new),
-                activity: Box::new(Activity {
-                    log_last: log_last.clone(),
-                    ..activity.get(&key).cloned().unwrap_or_default()
-                }),
-            };
-            (key, facts)
-        })
-        .collect();
-    if logs.is_none() {
-        return facts;
+
+    /// The facts of every object the logs (or its events) name.
+    fn facts(self) -> HashMap<String, LogFacts> {
+        let mut keys: Vec<&String> = self
+            .last_cycle
+            .keys()
+            .chain(self.last_retry.keys())
+            .chain(self.last_rejection.keys())
+            .chain(self.activity.keys())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter()
+            .map(|key| {
+                let facts = LogFacts::Read {
+                    covers_from: self.covers_from,
+                    last_cycle: self.last_cycle.get(key).cloned(),
+                    last_retry: self.last_retry.get(key).map(|(_, l)| l.clone()),
+                    last_retry_time: self.last_retry.get(key).and_then(|(t, _)| *t),
+                    last_rejection: self.last_rejection.get(key).cloned().map(Box::new),
+                    activity: Box::new(Activity {
+                        log_last: self.log_last.clone(),
+                        ..self.activity.get(key).cloned().unwrap_or_default()
+                    }),
+                };
+                (key.clone(), facts)
+            })
+            .collect()
     }
-    for obj in snapshot.microservices.get().into_iter().flatten() {
-        facts
-            .entry(obj.key())
-            .or_insert_with(|| unmentioned(covers_from, log_last.clone()));
-    }
-    facts
 }
 
 /// Where a log was read, in words: `pod/container` (`, previous` for the instance before the
@@ -324,7 +345,8 @@ pub fn facts_of_unlisted(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> LogFac
             let mut covers_from: Option<DateTime<Utc>> = None;
             let mut log_last: Option<(DateTime<Utc>, String)> = None;
             for source in sources {
-                let times: Vec<DateTime<Utc>> = records(source, snapshot.log_zone(source))
+                let times: Vec<DateTime<Utc>> = source
+                    .records_in(snapshot.log_zone(source))
                     .iter()
                     .filter_map(Record::time)
                     .collect();
@@ -340,9 +362,6 @@ pub fn facts_of_unlisted(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> LogFac
         }
     }
 }
-
-/// The clock of a cycle end or retry read from an event: the API server's.
-pub const EVENT_CLOCK: &str = "API server clock, the object's Kopf event";
 
 /// A retry line and its time.
 type Retry = (Option<DateTime<Utc>>, String);
@@ -398,7 +417,7 @@ fn event_facts(events: &[Event], obj: &MicroserviceObject) -> (Option<CycleEnd>,
 }
 
 /// What is known of `obj`'s cycles when it is judged apart from the snapshot's Microservices
-/// (a live list judged page by page, as `status` judges one): `logged`, its entry
+/// (a live list judged page by page, [`super::verdict::Judge`]): `logged`, its entry
 /// of [`log_facts`] when the logs name it, else `unlisted` ([`facts_of_unlisted`]), with its own
 /// Kopf events filling in what the logs lack, as [`log_facts`] does for the objects it is given
 /// (the logs' own line wins where they have one). The same answer as [`log_facts`] for an
@@ -468,7 +487,7 @@ fn precise_event_time(e: &Event) -> Option<DateTime<Utc>> {
 pub fn pruned_fields(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String, (Vec<String>, String)> {
     let mut out: HashMap<String, (Vec<String>, String)> = HashMap::new();
     for source in logs.as_ref().into_iter().flatten().copied() {
-        for record in records(source, snapshot.log_zone(source)) {
+        for record in source.records_in(snapshot.log_zone(source)) {
             let Some(object) = &record.object else { continue };
             if record.lifecycle() != Lifecycle::PatchInconsistencies {
                 continue;

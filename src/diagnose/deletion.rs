@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::evidence::operator::{OperatorKind, OperatorRef};
 use crate::resource::MicroserviceObject;
-use crate::time::rfc3339_seconds;
+use crate::time::{DurationStyle, rfc3339_seconds};
 use crate::vocab::cause::KOPF_FINALIZER;
 
 /// Who is expected to remove a finalizer, and whether the evidence shows it running.
@@ -55,7 +55,10 @@ impl Pending {
     /// The age in words (`3m12s`), or "unknown age".
     pub fn age_text(&self) -> String {
         match self.age_seconds {
-            Some(s) => format!("{} ago", human(Duration::seconds(s))),
+            Some(s) => format!(
+                "{} ago",
+                crate::time::human(Duration::seconds(s), DurationStyle::Pair { lead_at: 1, days: true })
+            ),
             None => "unknown age".into(),
         }
     }
@@ -212,16 +215,6 @@ fn owner(finalizer: &str, ns: &str, operators: Option<&[OperatorRef]>) -> (Strin
             Some(false),
             None,
         ),
-    }
-}
-
-fn human(d: Duration) -> String {
-    let s = d.num_seconds();
-    match s {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m{}s", s / 60, s % 60),
-        s if s < 86400 => format!("{}h{}m", s / 3600, (s % 3600) / 60),
-        s => format!("{}d{}h", s / 86400, (s % 86400) / 3600),
     }
 }
 

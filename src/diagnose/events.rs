@@ -3,53 +3,23 @@
 //! evidence it rests on (log lines with their time and clock, access reviews with their method,
 //! settings with file:line, field values) and a concrete fix.
 //!
-//! This file assembles the report (the families' findings, their order, the headline, the exit
-//! code); each family of findings is a file of its own beside it, with its tests:
-//! - `events/operator.rs`: the operator (found, running, watching); leadership is
-//!   [`super::leading`]'s;
-//! - `events/permissions.rs`: its RBAC for events and for Microservices ([`super::rbac`]);
-//! - `events/post_failures.rs`: what its logs say about event POSTs;
-//! - `events/posting.rs`: its posting settings (our `--events` flag; Kopf's source and version,
-//!   [`crate::kopf::settings`]) and handler failures only logged;
-//! - `events/existing.rs`: the events that exist (expired, elsewhere, not listable);
-//! - `events/pruned.rs`, `events/stale.rs`, `events/patch.rs`, `events/terminating.rs`: the
-//!   object's own status ([`super::staleness`]): dropped by the schema, not current, a cycle
-//!   that never completes, a pending deletion.
+//! This file assembles the report: the checks of `super::findings` (one file per finding id)
+//! run in the one declared order, `ORDER`, then the named passes over what they found
+//! (`POST_PASSES`), then the headline, the gaps and the exit code.
 
-mod existing;
-mod operator;
-mod patch;
-mod permissions;
-mod post_failures;
-mod posting;
-mod pruned;
-mod stale;
-mod terminating;
-
-use chrono::{DateTime, Duration, Utc};
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::Event;
 use serde::Serialize;
 
-use super::cycles::records;
 pub use super::finding::{Finding, FindingId, Severity};
-use crate::evidence::operator::{OperatorKind, OperatorRef, find_operators};
+pub use super::findings::ctx::Options;
+use super::findings::{
+    Ctx, accepted_stale, caller_cannot_list_events, deletion_pending, errors_not_posted, event_post_failed,
+    events_elsewhere, events_expired, operator_not_found, operator_not_leading, operator_not_running,
+    operator_not_watching, patch_rejected, posting_disabled, rbac_events, rbac_resource, status_pruned,
+};
 use crate::evidence::resolve::Verdict as Resolved;
 use crate::evidence::{Gap, GapReason, Snapshot};
-use crate::kopf::messages::{Lifecycle, Outcome};
-use crate::logs::Record;
 use crate::resource::MicroserviceObject;
 use crate::text::count;
-use crate::time::rfc3339_millis;
-use existing::{caller_events, elsewhere, expired};
-use operator::operator_findings;
-use patch::patch_rejected;
-use permissions::rbac_findings;
-use post_failures::post_failures;
-use posting::{posting, posting_off_hides};
-use pruned::pruned;
-use stale::{stale, verdict_of};
-use terminating::deletion_pending;
 
 /// `explain-events -o json`: `{"schemaVersion": 1, "object", "summary", "findings", "gaps"}`.
 #[derive(Debug, Clone, Serialize)]
@@ -95,206 +65,124 @@ impl Report {
     }
 }
 
-/// Tunables.
-#[derive(Debug, Clone, Copy)]
-pub struct Options {
-    /// The API server's event TTL (`--event-ttl`, kube-apiserver default 1h).
-    pub event_ttl: Duration,
-    /// Times closer than this cannot be ordered.
-    pub skew: Duration,
-}
+/// A check: the findings of one id about the object ([`super::findings`]).
+pub(crate) type Check = fn(&Ctx<'_>) -> Vec<Finding>;
 
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            event_ttl: Duration::hours(1),
-            skew: Duration::seconds(2),
-        }
-    }
-}
-
-/// A log record with where it came from, for evidence.
-struct Line {
-    pod: String,
-    record: Record,
-}
-
-impl Line {
-    fn cite(&self) -> String {
-        let time = match self.record.stamp {
-            Some(s) => format!("{} ({})", rfc3339_millis(s.at), s.clock.describe()),
-            None => "no time in the line".into(),
-        };
-        let text = self.record.lines.first().map(String::as_str).unwrap_or("");
-        format!("{} line {}, {time}: {}", self.pod, self.record.line_number, text.trim())
-    }
-}
-
-/// Everything the families share.
-struct Ctx<'a> {
-    snapshot: &'a Snapshot,
-    obj: &'a MicroserviceObject,
-    ns: &'a str,
-    name: &'a str,
-    key: String,
-    now: Option<DateTime<Utc>>,
-    options: Options,
-    /// The resolver's answer for this object ([`Snapshot::operator_for`]).
-    resolution: crate::evidence::resolve::Resolution,
-    /// The resolved operator's logs, the only ones its facts are read from
-    /// ([`crate::evidence::resolve::Resolution::logs`]).
-    logs: crate::evidence::resolve::OperatorLogs<'a>,
-    /// The Deployment diagnosed: the resolved one; for a process outside the cluster, the
-    /// serving Deployment of ours that stands by on the Lease it holds; never one that does not
-    /// serve the namespace (unless `--operator` names it).
-    operator: Option<OperatorRef>,
-    deployment: Option<&'a Deployment>,
-    /// Records about this object (after its creation, so a predecessor's are left out).
-    lines: Vec<Line>,
-    /// Records without an object (posting failures may have none).
-    unattributed: Vec<Line>,
-    /// Events about this uid (or without uid) in its namespace.
-    own_events: Vec<&'a Event>,
-}
-
-impl<'a> Ctx<'a> {
-    /// What the families share about `obj` in `snapshot`: the operator the resolver names (or
-    /// the one of ours that stands by for a process that leads), its log records about the
-    /// object (after its creation, of its uid) and those about no object, and the object's own
-    /// events.
-    fn new(snapshot: &'a Snapshot, obj: &'a MicroserviceObject, options: Options) -> Ctx<'a> {
-        let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-        let name = obj.metadata.name.as_deref().unwrap_or("");
-        let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
-        let operators = find_operators(deployments);
-        let resolution = snapshot.operator_for(obj);
-        let by_name = |name: &str| operators.iter().find(|op| op.display() == name).cloned();
-        let operator = match resolution.verdict {
-            Resolved::Deployment => resolution.operator.as_deref().and_then(by_name),
-            // A process leads: the Deployment of ours that serves the namespace (standing by, or
-            // not running) is still the one to diagnose, for its leadership.
-            Resolved::Process => resolution
-                .serving()
-                .filter(|c| c.kind == Some(OperatorKind::Ours))
-                .find_map(|c| by_name(&c.operator)),
-            _ => None,
-        };
-        let deployment = operator.as_ref().and_then(|op| {
-            deployments.iter().find(|d| {
-                d.metadata.name.as_deref() == Some(op.name.as_str())
-                    && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-            })
-        });
-        let created = obj
-            .metadata
-            .creation_timestamp
-            .as_ref()
-            .map(|t| crate::time::from_jiff(t.0));
-        let mut lines = Vec::new();
-        let mut unattributed = Vec::new();
-        // Only the resolved operator's logs (and any --log-file): another operator's lines say
-        // nothing about this object.
-        // A file that copies a Pod's log counts once (crate::logs::copies).
-        let logs = resolution.logs(snapshot);
-        let sources: Vec<&crate::evidence::LogSource> = logs.clone().unwrap_or_default();
-        let parsed = crate::logs::copies::records_once(&sources, |s| records(s, snapshot.log_zone(s)));
-        for (source, source_records) in sources.iter().zip(parsed) {
-            for record in source_records {
-                let pod = crate::logs::file::source_name(&source.pod, &source.container);
-                match &record.object {
-                    Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
-                        let before = match (record.time(), created) {
-                            (Some(t), Some(c)) => crate::time::plus(t, options.skew) < c,
-                            _ => false,
-                        };
-                        let other_uid = record
-                            .uid
-                            .as_ref()
-                            .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
-                        if !before && !other_uid {
-                            lines.push(Line { pod, record });
-                        }
-                    }
-                    None => unattributed.push(Line { pod, record }),
-                    _ => {}
-                }
-            }
-        }
-        let own_events = snapshot
-            .events
-            .get()
-            .into_iter()
-            .flatten()
-            .filter(|e| about(e, obj) && e.involved_object.uid.is_some() && e.involved_object.uid == obj.metadata.uid)
-            .collect();
-        Ctx {
-            snapshot,
-            obj,
-            ns,
-            name,
-            key: obj.key(),
-            now: snapshot.now(),
-            options,
-            resolution,
-            logs,
-            operator,
-            deployment,
-            lines,
-            unattributed,
-            own_events,
-        }
-    }
-}
-
-/// Explains `obj` from `snapshot`.
-pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) -> Report {
-    let ctx = Ctx::new(snapshot, obj, options);
-    let mut findings = Vec::new();
-    // First: a pending deletion is `status`'s verdict too (`terminating`), and the sort is stable.
-    findings.extend(deletion_pending(&ctx));
+/// The checks, in the order their findings are listed (before [`sort_by_severity`], which keeps
+/// this order within a severity): the one place that orders them. An id may have more than one
+/// check where its findings of different cases stand apart: a process outside the cluster says
+/// that it runs before that it leads, a Deployment that it leads before that it runs, and the
+/// double handling of several operators comes after both.
+pub(crate) const ORDER: &[(FindingId, Check)] = &[
+    // First: a pending deletion is `status`'s verdict too (`terminating`).
+    (FindingId::DeletionPending, deletion_pending::check),
     // Next: a cycle that cannot complete is `status`'s first reason too.
-    findings.extend(patch_rejected(&ctx));
-    findings.extend(operator_findings(&ctx));
-    // Two operators that serve the namespace and both handled the object: the double handling
-    // replaces a leadership `ok` of the one diagnosed (its --standalone pauses nothing, but
-    // another operator handles too).
-    let several = crate::diagnose::leading::handlings(snapshot, obj);
-    if let Some(f) = crate::diagnose::leading::handled_by_several(ctx.ns, &several) {
-        findings.retain(|x| !(x.id == FindingId::OperatorNotLeading && x.severity == Severity::Ok));
-        findings.push(f);
+    (FindingId::PatchRejected, patch_rejected::check),
+    (FindingId::OperatorNotFound, operator_not_found::check),
+    (FindingId::OperatorNotRunning, operator_not_running::of_process),
+    (FindingId::OperatorNotWatching, operator_not_watching::check),
+    (FindingId::OperatorNotLeading, operator_not_leading::check),
+    (FindingId::OperatorNotRunning, operator_not_running::of_deployment),
+    (FindingId::OperatorNotLeading, operator_not_leading::several_operators),
+    (FindingId::RbacEvents, rbac_events::check),
+    (FindingId::RbacResource, rbac_resource::check),
+    (FindingId::EventPostFailed, event_post_failed::check),
+    (FindingId::PostingDisabled, posting_disabled::check),
+    (FindingId::ErrorsNotPosted, errors_not_posted::check),
+    (FindingId::EventsExpired, events_expired::check),
+    (FindingId::EventsElsewhere, events_elsewhere::check),
+    (FindingId::CallerCannotListEvents, caller_cannot_list_events::check),
+    (FindingId::StatusPruned, status_pruned::check),
+    (FindingId::AcceptedStale, accepted_stale::check),
+];
+
+/// A pass over the findings of every check, in [`ORDER`]'s order: what one finding means for
+/// another.
+pub(crate) type PostPass = fn(&Ctx<'_>, &mut Vec<Finding>);
+
+/// The passes, in the order they run.
+pub(crate) const POST_PASSES: &[PostPass] = &[
+    double_handling_replaces_leading_ok,
+    refused_posts_explain_errors_not_posted,
+    stale_names_the_blocking_operator,
+    sort_by_severity,
+    status_first_reason_leads,
+];
+
+/// The findings about the object: every check of [`ORDER`], then [`POST_PASSES`].
+fn findings(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (id, check) in ORDER {
+        let found = check(ctx);
+        debug_assert!(found.iter().all(|f| f.id == *id), "{id}'s check found another id");
+        findings.extend(found);
     }
-    findings.extend(rbac_findings(&ctx));
-    findings.extend(post_failures(&ctx));
-    // Refused event POSTs, when they are why handler errors have no event, are the cause
-    // `errors-not-posted` names (not the posting settings).
-    let because = posting::not_posted_because(&ctx, &findings);
-    findings.extend(
-        posting(&ctx)
-            .into_iter()
-            .map(|f| posting_off_hides(&ctx, f))
-            .map(|f| match &because {
-                Some(b) if f.id == FindingId::ErrorsNotPosted => b.clone(),
-                _ => f,
-            }),
-    );
-    findings.extend(expired(&ctx));
-    findings.extend(elsewhere(&ctx));
-    findings.extend(caller_events(&ctx));
-    findings.extend(pruned(&ctx));
-    // A problem of the operator itself (not running, not leading, not watching) is why nothing
-    // handles: `accepted-stale` then points to it rather than to a restart.
-    let blocking: Vec<FindingId> = findings
+    for pass in POST_PASSES {
+        pass(ctx, &mut findings);
+    }
+    findings
+}
+
+/// Two operators that serve the namespace and both handled the object: the double handling
+/// replaces a leadership `ok` of the one diagnosed (its `--standalone` pauses nothing, but
+/// another operator handles too).
+fn double_handling_replaces_leading_ok(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
+    if operator_not_leading::several_handle(ctx) {
+        findings.retain(|x| !(x.id == FindingId::OperatorNotLeading && x.severity == Severity::Ok));
+    }
+}
+
+/// Refused event POSTs (`rbac-events` a problem, `event-post-failed` not ok), when they are why
+/// handler errors have no event, are the cause `errors-not-posted` names, not the posting
+/// settings ([`errors_not_posted::because`]).
+#[allow(
+    clippy::ptr_arg,
+    reason = "every pass has PostPass's signature; some remove findings"
+)]
+fn refused_posts_explain_errors_not_posted(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
+    let Some(because) = errors_not_posted::because(ctx, findings) else {
+        return;
+    };
+    for f in findings.iter_mut().filter(|f| f.id == FindingId::ErrorsNotPosted) {
+        *f = because.clone();
+    }
+}
+
+/// A problem of the operator itself (not running, not leading, not watching) is why nothing
+/// handles: `accepted-stale`'s fix then points to it (the first found) rather than to a restart
+/// ([`accepted_stale::fix`]).
+#[allow(
+    clippy::ptr_arg,
+    reason = "every pass has PostPass's signature; some remove findings"
+)]
+fn stale_names_the_blocking_operator(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
+    let Some(blocking) = findings
         .iter()
-        .filter(|f| f.severity == Severity::Problem && f.id.as_str().starts_with("operator-not-"))
+        .find(|f| f.severity == Severity::Problem && f.id.as_str().starts_with("operator-not-"))
         .map(|f| f.id)
-        .collect();
-    findings.extend(stale(&ctx, &blocking));
+    else {
+        return;
+    };
+    for f in findings.iter_mut().filter(|f| f.id == FindingId::AcceptedStale) {
+        f.fix = Some(accepted_stale::fix(ctx, Some(blocking)));
+    }
+}
+
+/// Problems first, then warnings, then ok; within a severity, [`ORDER`]'s order (a stable sort).
+#[allow(
+    clippy::ptr_arg,
+    reason = "every pass has PostPass's signature; some remove findings"
+)]
+fn sort_by_severity(_: &Ctx<'_>, findings: &mut Vec<Finding>) {
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    // Issue 11, one verdict: `status`'s first reason is the first finding when a problem states
-    // it; the headline then names the first other problem as its cause.
-    let status_verdict = verdict_of(&ctx);
-    if let Some(first) = status_verdict.reasons.first()
-        && status_verdict.verdict.is_problem()
+}
+
+/// Issue 11, one verdict: `status`'s first reason is the first finding when a problem states it
+/// ([`verdict_finding`]); the headline then names the first other problem as its cause.
+fn status_first_reason_leads(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
+    let verdict = &ctx.judged.assessment;
+    if let Some(first) = verdict.reasons.first()
+        && verdict.verdict.is_problem()
         && let Some(at) = findings
             .iter()
             .position(|f| f.id == verdict_finding(first.code) && f.severity == Severity::Problem)
@@ -302,30 +190,12 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         let f = findings.remove(at);
         findings.insert(0, f);
     }
-    let mut gaps: Vec<Gap> = snapshot
-        .gaps()
-        .into_iter()
-        .filter(|g| !matches!(g.reason, GapReason::NotCollected(_)))
-        .cloned()
-        .collect();
-    if let Err(gap) = &ctx.logs
-        && !gaps.contains(gap)
-    {
-        gaps.push(gap.clone());
-    }
-    let verdict = ctx.resolution.verdict;
-    if verdict == Resolved::Ambiguous {
-        gaps.push(Gap {
-            evidence: "operator".into(),
-            reason: GapReason::Failed(ctx.resolution.summary.clone()),
-        });
-    }
-    let decided = snapshot.events.get().is_some()
-        && match verdict {
-            Resolved::Unknown | Resolved::Ambiguous => false,
-            Resolved::NoneServes => true,
-            Resolved::Deployment | Resolved::Process => ctx.logs.is_ok(),
-        };
+}
+
+/// Explains `obj` from `snapshot`.
+pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) -> Report {
+    let ctx = Ctx::new(snapshot, obj, options);
+    let findings = findings(&ctx);
     let summary = summary(&ctx, &findings);
     let notes = crate::logs::local_time_note(
         findings
@@ -341,49 +211,53 @@ pub fn explain(snapshot: &Snapshot, obj: &MicroserviceObject, options: Options) 
         object: ctx.key.clone(),
         summary,
         findings,
-        gaps,
+        gaps: gaps(&ctx),
         notes,
-        operator: ctx.resolution.operator.clone(),
-        operator_resolution: ctx.resolution.clone(),
-        decided,
+        operator: ctx.resolution().operator.clone(),
+        operator_resolution: ctx.resolution().clone(),
+        decided: decided(&ctx),
     }
 }
 
-/// Whether `e` names this object by kind, name and namespace (any uid).
-fn about(e: &Event, obj: &MicroserviceObject) -> bool {
-    e.involved_object.kind.as_deref() == Some("Microservice")
-        && e.involved_object.name == obj.metadata.name
-        && e.involved_object.namespace.as_ref().or(e.metadata.namespace.as_ref()) == obj.metadata.namespace.as_ref()
-}
-
-fn failures<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
-    ctx.lines
-        .iter()
-        .filter(|l| {
-            matches!(
-                l.record.lifecycle(),
-                Lifecycle::HandlerOutcome {
-                    outcome: Outcome::Retrying | Outcome::Failed,
-                    ..
-                }
-            )
-        })
-        .collect()
-}
-
-/// Whether the event of `line` can still exist: it is not older than the event TTL (true when
-/// "now" or the line's time is unknown).
-fn within_ttl(ctx: &Ctx<'_>, line: &Line) -> bool {
-    match (ctx.now, line.record.time()) {
-        (Some(now), Some(t)) => now - t <= ctx.options.event_ttl,
-        _ => true,
+/// What the evidence lacks (not-collected parts left out): the snapshot's gaps, the resolved
+/// operator's logs, and an ambiguous operator.
+fn gaps(ctx: &Ctx<'_>) -> Vec<Gap> {
+    let mut gaps: Vec<Gap> = ctx
+        .snapshot
+        .gaps()
+        .into_iter()
+        .filter(|g| !matches!(g.reason, GapReason::NotCollected(_)))
+        .cloned()
+        .collect();
+    if let Err(gap) = &ctx.logs
+        && !gaps.contains(gap)
+    {
+        gaps.push(gap.clone());
     }
+    if ctx.resolution().verdict == Resolved::Ambiguous {
+        gaps.push(Gap {
+            evidence: "operator".into(),
+            reason: GapReason::Failed(ctx.resolution().summary.clone()),
+        });
+    }
+    gaps
+}
+
+/// Whether the evidence could decide: the events read, and the operator decided (none serves,
+/// or its logs read).
+fn decided(ctx: &Ctx<'_>) -> bool {
+    ctx.snapshot.events.get().is_some()
+        && match ctx.resolution().verdict {
+            Resolved::Unknown | Resolved::Ambiguous => false,
+            Resolved::NoneServes => true,
+            Resolved::Deployment | Resolved::Process => ctx.logs.is_ok(),
+        }
 }
 
 fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
-    let failures = failures(ctx);
-    let recent = failures.iter().filter(|l| within_ttl(ctx, l)).count();
-    let ttl = human_duration(ctx.options.event_ttl);
+    let failures = ctx.failures();
+    let recent = failures.iter().filter(|l| ctx.within_ttl(l)).count();
+    let ttl = crate::time::human(ctx.options.event_ttl, crate::time::DurationStyle::Exact);
     let older = failures.len() - recent;
     let tail = match (recent, older) {
         (0, 0) => String::new(),
@@ -425,12 +299,12 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
     };
     // Several operators serve alike (the resolver's tie): said in the headline, never
     // "Nothing is hidden" about an operator that was not decided.
-    let tail = match ctx.resolution.verdict {
-        Resolved::Ambiguous => format!("{tail}; the operator is ambiguous: {}", ctx.resolution.summary),
+    let tail = match ctx.resolution().verdict {
+        Resolved::Ambiguous => format!("{tail}; the operator is ambiguous: {}", ctx.resolution().summary),
         _ => tail,
     };
     match top {
-        None if ctx.resolution.verdict == Resolved::Ambiguous => {
+        None if ctx.resolution().verdict == Resolved::Ambiguous => {
             format!("Could not decide which operator handles the object{tail}")
         }
         Some(f) if f.severity == Severity::Problem => format!("{}: {}{cause}{tail}", headline(f.id, false), f.title),
@@ -494,38 +368,6 @@ fn headline(id: FindingId, maybe: bool) -> &'static str {
     }
 }
 
-fn human_duration(d: Duration) -> String {
-    let s = d.num_seconds();
-    if s % 3600 == 0 {
-        format!("{}h", s / 3600)
-    } else if s % 60 == 0 {
-        format!("{}m", s / 60)
-    } else {
-        format!("{s}s")
-    }
-}
-
-fn finding(id: FindingId, severity: Severity, title: String, evidence: Vec<String>, fix: Option<String>) -> Finding {
-    Finding {
-        id,
-        severity,
-        title,
-        evidence,
-        fix,
-    }
-}
-
-impl Ctx<'_> {
-    /// The Deployment whose settings (RBAC, `--events`, Kopf's source) decide what is posted:
-    /// the resolved one, never the Deployment that stands by while a process outside the
-    /// cluster handles.
-    fn handler(&self) -> Option<&OperatorRef> {
-        (self.resolution.verdict == Resolved::Deployment)
-            .then_some(self.operator.as_ref())
-            .flatten()
-    }
-}
-
 /// The finding that states `status`'s first reason, when one does: `patch-rejected`,
 /// `deletion-pending`, `status-pruned`, else `accepted-stale` for a verdict that says the handler
 /// has not accepted the current spec.
@@ -535,40 +377,6 @@ fn verdict_finding(code: &str) -> FindingId {
         "deletion-pending" => FindingId::DeletionPending,
         "status-pruned" => FindingId::StatusPruned,
         _ => FindingId::AcceptedStale,
-    }
-}
-
-/// For the families' unit tests: a family's function over one bundle of tests/fixtures.
-#[cfg(test)]
-mod fixture {
-    use super::{Ctx, Finding, FindingId, Options, Severity};
-    use crate::evidence::Snapshot;
-
-    /// The bundle tests/fixtures/`dir`, read as `--bundle` reads it.
-    pub(super) fn bundle(dir: &str) -> Snapshot {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(dir);
-        crate::evidence::bundle::read(&path).unwrap_or_else(|e| panic!("{dir}: {e}"))
-    }
-
-    /// What `check` finds for the object the bundle's `expected.json` names (`NS/NAME`): each
-    /// finding's id and severity, in its order.
-    pub(super) fn run(dir: &str, check: impl Fn(&Ctx<'_>) -> Vec<Finding>) -> Vec<(FindingId, Severity)> {
-        let snapshot = bundle(dir);
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(dir)
-            .join("expected.json");
-        let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let key = expected["object"].as_str().unwrap();
-        let objects = snapshot.microservices.get().unwrap();
-        let obj = objects
-            .iter()
-            .find(|o| o.key() == key)
-            .unwrap_or_else(|| panic!("{dir}: no {key}"));
-        let ctx = Ctx::new(&snapshot, obj, Options::default());
-        check(&ctx).into_iter().map(|f| (f.id, f.severity)).collect()
     }
 }
 
@@ -592,13 +400,13 @@ mod tests {
         assert_eq!(r.exit_code(), 0);
         r.decided = false;
         assert_eq!(r.exit_code(), 3);
-        r.findings.push(finding(
-            FindingId::RbacEvents,
-            Severity::Warning,
-            "t".into(),
-            vec![],
-            None,
-        ));
+        r.findings.push(Finding {
+            id: FindingId::RbacEvents,
+            severity: Severity::Warning,
+            title: "t".into(),
+            evidence: vec![],
+            fix: None,
+        });
         assert_eq!(r.exit_code(), 1);
     }
 
@@ -614,12 +422,5 @@ mod tests {
             headline(FindingId::AcceptedStale, false),
             "The handler has not accepted the current spec"
         );
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(human_duration(Duration::hours(1)), "1h");
-        assert_eq!(human_duration(Duration::minutes(90)), "90m");
-        assert_eq!(human_duration(Duration::seconds(5)), "5s");
     }
 }

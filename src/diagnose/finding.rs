@@ -1,6 +1,6 @@
 //! What a finding is: its stable id ([`FindingId`], the ids of docs/contracts.md), its
-//! [`Severity`], and the [`Finding`] itself (title, evidence, fix). The families that produce
-//! findings (src/diagnose/events/, [`super::leading`]) and the report ([`super::events`]) share
+//! [`Severity`], and the [`Finding`] itself (title, evidence, fix). The checks that produce
+//! findings (src/diagnose/findings/, one file per id) and the report ([`super::events`]) share
 //! these.
 
 use std::fmt;
@@ -39,7 +39,7 @@ pub enum FindingId {
     RbacResource,
     /// `operator-not-found`: No operator was found.
     OperatorNotFound,
-    /// `operator-not-leading`: The operator runs, but no replica is the one that handles ([`super::leading`]).
+    /// `operator-not-leading`: The operator runs, but no replica is the one that handles (`findings/operator_not_leading.rs`).
     OperatorNotLeading,
     /// `deletion-pending`: The object is Terminating: finalizers hold its deletion.
     DeletionPending,

@@ -1,19 +1,21 @@
 //! Verdicts over a [`crate::evidence::Snapshot`]: pure functions, no I/O.
 //!
-//! - [`staleness`]: is `Accepted` still true for the spec each object has now (`status`);
-//! - [`events`]: why is there no Warning event (`explain-events`), with [`rbac`] for permissions;
+//! - [`verdict`]: the one verdict of an object, which `status` and `explain-events` both read:
+//!   [`staleness`] (is `Accepted` still true for the spec the object has now) over what
+//!   [`cycles`] reads from the operator's logs ([`log_facts`]), and [`handlings`] (double
+//!   handling);
+//! - [`events`]: why is there no Warning event (`explain-events`): the checks of `findings/`
+//!   (one file per finding id) in one declared order, with [`rbac`] for permissions;
 //! - [`finding`]: what a finding is: its stable id ([`finding::FindingId`]), severity, evidence, fix;
-//! - [`leading`]: whether a replica of the operator is the one that handles (Lease, Kopf peering);
-//! - [`deletion`]: a pending deletion and the finalizers that hold it;
-//! - [`managed_fields`]: what managedFields say about who wrote spec and status, and when;
-//! - [`cycles`]: what the operator's logs say about each object's handling cycles (for
-//!   [`staleness`] and [`events`]).
+//! - [`deletion`]: a pending deletion and the finalizers that hold it.
 
 pub mod cycles;
 pub mod deletion;
 pub mod events;
 pub mod finding;
-pub mod leading;
-pub mod managed_fields;
+mod findings;
+pub mod handlings;
+pub mod log_facts;
 pub mod rbac;
 pub mod staleness;
+pub mod verdict;

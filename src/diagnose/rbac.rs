@@ -13,6 +13,7 @@ use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::evidence::RbacEvidence;
+use crate::evidence::operator::OperatorKind;
 use crate::time::from_jiff;
 
 /// One permission: `verb` on `group`/`resource` (resource may carry `/subresource`) in `namespace`.
@@ -291,11 +292,68 @@ pub fn bound_role(rbac: &RbacEvidence, account: Account<'_>, namespace: &str) ->
     })
 }
 
+/// Where a missing rule goes, for a fix: the Role `account` is bound to in `namespace`
+/// ([`bound_role`], its name returned too) as `add to the rules of Role NS/ROLE`, else `add to a
+/// Role in NS bound to ServiceAccount SA_NS/SA`.
+pub fn where_to_add(rbac: &RbacEvidence, account: Account<'_>, namespace: &str) -> (Option<String>, String) {
+    let role = bound_role(rbac, account, namespace);
+    let hint = match &role {
+        Some(r) => format!("add to the rules of Role {namespace}/{r}"),
+        None => format!(
+            "add to a Role in {namespace} bound to ServiceAccount {}/{}",
+            account.namespace, account.name
+        ),
+    };
+    (role, hint)
+}
+
 /// The Role rule granting `verbs` on `group`/`resource`, as YAML (list item).
 pub fn rule_yaml(group: &str, resource: &str, verbs: &[&str]) -> String {
     format!(
         "- apiGroups: [\"{group}\"]\n  resources: [\"{resource}\"]\n  verbs: [{}]",
         verbs.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// The events API group and verbs an operator of `kind` posts with: Kopf core/v1 `create`;
+/// ours (and kube-rs's Recorder) events.k8s.io `create` + `patch`.
+pub fn event_needs(kind: OperatorKind) -> (&'static str, &'static [&'static str]) {
+    match kind {
+        OperatorKind::Kopf => ("", &["create"]),
+        OperatorKind::Ours => ("events.k8s.io", &["create", "patch"]),
+    }
+}
+
+impl Answer {
+    /// How the answer was obtained, in words, for evidence: `SubjectAccessReview: denied
+    /// (reason)`, `read from RBAC objects: allowed by ...`.
+    pub fn method(&self) -> String {
+        match self {
+            Answer::Reviewed { allowed, reason } => format!(
+                "SubjectAccessReview: {}{}",
+                if *allowed { "allowed" } else { "denied" },
+                reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
+            Answer::RulesAllow(by) => format!("read from RBAC objects: allowed by {by}"),
+            Answer::RulesSilent => {
+                "read from RBAC objects (no SubjectAccessReview in evidence): no bound Role or ClusterRole grants it; other authorizers may still allow it".into()
+            }
+            Answer::Unknown => "unknown: neither access reviews nor RBAC objects are in evidence".into(),
+        }
+    }
+}
+
+/// `kubectl auth can-i VERB` on `resource` of our API group in `ns` as `user`: a subresource
+/// (`microservices/status`) is asked with `--subresource`, as `kubectl auth can-i` takes it
+/// (`microservices/status.GROUP` would ask about an object named `status.GROUP`).
+pub fn can_i_ours(verb: &str, resource: &str, ns: &str, user: &str) -> String {
+    let (plural, sub) = match resource.split_once('/') {
+        Some((plural, sub)) => (plural, format!(" --subresource={sub}")),
+        None => (resource, String::new()),
+    };
+    format!(
+        "kubectl auth can-i {verb} {plural}.{}{sub} -n {ns} --as={user}",
+        crate::resource::GROUP
     )
 }
 

@@ -21,7 +21,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::deletion::{self, Pending};
-use super::managed_fields::{self, Entry};
+use super::log_facts::{Activity, CycleEnd, EVENT_CLOCK, LogFacts, OpenStart, Rejection};
+use crate::evidence::managed_fields::{self, Entry};
 use crate::evidence::operator::OperatorRef;
 use crate::kopf::diffbase::{self, ANNOTATIONS_LIMIT_BYTES};
 use crate::kopf::messages::ApiFailure;
@@ -106,126 +107,6 @@ pub enum HandledBy {
     Unknown,
 }
 
-/// The end of one handling cycle for one object, from the operator's logs
-/// (`<Title> is processed: N succeeded; M failed.`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CycleEnd {
-    /// The line's time, when it has one.
-    pub time: Option<DateTime<Utc>>,
-    /// Which clock `time` was read from, in words (e.g. "kubelet clock").
-    pub clock: &'static str,
-    /// Handlers that succeeded.
-    pub succeeded: u32,
-    /// Handlers that failed (permanently).
-    pub failed: u32,
-    /// The line, for evidence.
-    pub line: String,
-}
-
-/// What the operator's logs say about one object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LogFacts {
-    /// No logs in evidence (with the gap's description).
-    Unavailable(String),
-    /// Logs were read.
-    Read {
-        /// The earliest time the logs cover, when known.
-        covers_from: Option<DateTime<Utc>>,
-        /// The last cycle end for the object, if any.
-        last_cycle: Option<CycleEnd>,
-        /// The last `failed temporarily` / retry line for the object, if any.
-        last_retry: Option<String>,
-        /// That line's time, when it has one.
-        last_retry_time: Option<DateTime<Utc>>,
-        /// The last PATCH Kopf logged as rejected for the object, if any.
-        last_rejection: Option<Box<Rejection>>,
-        /// How far the logs go, and the object's open run ([`Activity`]).
-        activity: Box<Activity>,
-    },
-}
-
-/// What the logs show of the operator's work, for what happened after the object's latest spec
-/// change ([`handling_since`]): whether a run of the object is still open, the object's last
-/// line, and the logs' last line. Lines of a container's previous instance (`--previous`) do
-/// not count: that process is gone.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Activity {
-    /// The object's latest handler start with neither an outcome of a handler nor a cycle end
-    /// for the object after it in the same container log: `Handler 'x' is invoked.` (logged at
-    /// DEBUG: Kopf `-v`, Kopf 1.38 `kopf/_core/actions/execution.py`), or at Kopf's default
-    /// level the handler's own first line about the object (one that is not Kopf's, such as
-    /// `Accepted ns/name: ...`).
-    pub open_run: Option<OpenStart>,
-    /// The object's latest line: its time and text.
-    pub object_last: Option<(DateTime<Utc>, String)>,
-    /// The logs' latest line, about any object or none: its time and where it was read
-    /// (`pod/container`, or `file NAME`).
-    pub log_last: Option<(DateTime<Utc>, String)>,
-}
-
-/// A handler start with no outcome after it ([`Activity::open_run`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenStart {
-    /// The handler id as logged (`accept/spec`); for a run that began with the handler's own
-    /// line, the only handler its log names, else empty (not known).
-    pub handler: String,
-    /// The start line's time.
-    pub time: DateTime<Utc>,
-    /// Which clock `time` was read from, in words.
-    pub clock: &'static str,
-    /// The start line, for evidence.
-    pub line: String,
-    /// Where it was read (`pod/container`, or `file NAME`).
-    pub place: String,
-    /// The last line's time of that same log: the run is open at least until then.
-    pub log_last: Option<DateTime<Utc>>,
-    /// Whether the log was read from its Pod (live, or by `collect`) rather than from a file:
-    /// then it holds everything up to the evidence's "now", and the run has logged nothing
-    /// until then. A `--log-file` may have been saved any time before.
-    pub read_from_pod: bool,
-}
-
-/// A PATCH of an object that Kopf logged as rejected: `Throttling for N seconds due to an
-/// unexpected error: APIClientError(...)` ([`crate::kopf::messages::Lifecycle::Throttled`]),
-/// logged right after the cycle's `... is processed` line when the cycle's final PATCH fails.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rejection {
-    /// The line's time, when it has one.
-    pub time: Option<DateTime<Utc>>,
-    /// Which clock `time` was read from, in words.
-    pub clock: &'static str,
-    /// The error, as Kopf logged it.
-    pub failure: ApiFailure,
-    /// The line, for evidence.
-    pub line: String,
-    /// How many such lines the logs hold for the object.
-    pub count: u64,
-}
-
-impl LogFacts {
-    /// The last rejected PATCH, when it is the latest news about the object: no cycle ended
-    /// after it (a cycle's end is logged before its own PATCH, so the end that precedes a
-    /// rejection is the rejected cycle's) and no retry was logged after it. `None` without logs,
-    /// or when a later cycle or retry says more.
-    pub fn latest_rejection(&self) -> Option<&Rejection> {
-        let LogFacts::Read {
-            last_cycle,
-            last_rejection: Some(rejection),
-            last_retry_time,
-            ..
-        } = self
-        else {
-            return None;
-        };
-        let after = |t: Option<DateTime<Utc>>| match (t, rejection.time) {
-            (None, _) => true,
-            (Some(t), Some(r)) => r >= t,
-            (Some(_), None) => false,
-        };
-        (after(last_cycle.as_ref().and_then(|c| c.time)) && after(*last_retry_time)).then_some(&**rejection)
-    }
-}
-
 /// Tunables and context of the verdict.
 #[derive(Debug, Clone, Copy)]
 pub struct Options<'a> {
@@ -273,12 +154,14 @@ pub struct Assessment {
     pub deletion: Option<Pending>,
 }
 
-/// Assesses `obj` (see the module docs).
+/// Assesses `obj` (see the module docs), in the order of the evidence's strength: a pending
+/// deletion (`terminating`), ours' generations (`by_generation`), Kopf's record
+/// (`by_kopf_record`), a rejected PATCH without a record (`rejected_unrecorded`), no status at
+/// all (`never_handled`), else managedFields alone (`by_managed_fields`).
 pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -> Assessment {
-    let generation = obj.metadata.generation.unwrap_or(0);
     let entries = managed_fields::entries(obj.metadata.managed_fields.as_ref());
     let (status_entry, spec_entry) = managed_fields::latest_status_and_spec(&entries);
-    let mut a = Assessment {
+    let a = Assessment {
         verdict: Verdict::Unknown,
         reasons: Vec::new(),
         handled_by: HandledBy::Unknown,
@@ -287,243 +170,318 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         spec_changed: spec_entry.and_then(|e| e.time),
         deletion: None,
     };
-
     if let Some(pending) = deletion::pending(obj, options.now, options.operators) {
-        a.verdict = Verdict::Terminating;
-        a.handled_by = if obj.observed_generation().is_some() {
-            HandledBy::KubectlMicroservice
-        } else if handled_record(obj).is_some() {
-            HandledBy::Kopf
-        } else {
-            HandledBy::Unknown
-        };
-        a.reasons.push(Reason {
-            code: "deletion-pending",
-            message: pending.message(),
-            evidence: pending.evidence(obj),
-        });
-        a.deletion = Some(pending);
-        return a;
+        return terminating(a, obj, pending);
     }
-
     if let Some(observed) = obj.observed_generation() {
-        a.handled_by = HandledBy::KubectlMicroservice;
-        let facts = vec![
-            format!("metadata.generation={generation}"),
-            format!("status.observedGeneration={observed}"),
-        ];
-        if observed < generation {
-            a.verdict = Verdict::Stale;
-            let accepted = obj.status.as_ref().and_then(|s| s.get("acceptedSpec"));
-            let fields = match accepted {
-                // Our handler recorded what it accepted: the exact changed fields, old → new.
-                Some(accepted) => {
-                    let current = serde_json::json!({
-                        "image": obj.spec.get("image").cloned().unwrap_or(Value::Null),
-                        "port": obj.spec.get("port").cloned().unwrap_or(Value::Null),
-                    });
-                    a.changed_fields = diff("spec", accepted, &current);
-                    let names: Vec<String> = a
-                        .changed_fields
-                        .iter()
-                        .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
-                        .collect();
-                    if names.is_empty() {
-                        "; spec.image and spec.port equal status.acceptedSpec (another spec field changed)".to_string()
-                    } else {
-                        format!("; changed since accepted: {}", names.join(", "))
-                    }
-                }
-                // Written by an older version: managedFields name a manager's fields, not which changed.
-                None => {
-                    let written = managed_fields::spec_fields_written_after(&entries, a.last_handled);
-                    if written.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            "; spec fields written since: {} (managedFields cannot tell which of a manager's fields changed)",
-                            written.join(", ")
-                        )
-                    }
-                }
-            };
-            let fact = format!("status.observedGeneration={observed} < metadata.generation={generation}");
-            a.reasons
-                .extend(since_change(obj, logs, &fact, a.spec_changed, options));
-            a.reasons.push(Reason {
-                code: "generation-ahead",
-                message: format!(
-                    "the spec changed (generation {generation}) after the handler last saw generation {observed}{fields}"
-                ),
-                evidence: facts,
+        return by_generation(a, obj, observed, logs, &entries, options);
+    }
+    if let Some(record) = handled_record(obj) {
+        return by_kopf_record(a, obj, &record, logs, &entries, options);
+    }
+    if let Some(rejection) = logs.latest_rejection() {
+        return rejected_unrecorded(a, obj, rejection, logs);
+    }
+    if obj.phase().is_none() {
+        return never_handled(a, obj, logs, options);
+    }
+    by_managed_fields(a, obj, (status_entry, spec_entry), &entries, options)
+}
+
+/// `terminating`: a pending deletion, whoever handled the object (the deletion's generation
+/// bump is never read as a spec change).
+fn terminating(mut a: Assessment, obj: &MicroserviceObject, pending: Pending) -> Assessment {
+    a.verdict = Verdict::Terminating;
+    a.handled_by = if obj.observed_generation().is_some() {
+        HandledBy::KubectlMicroservice
+    } else if handled_record(obj).is_some() {
+        HandledBy::Kopf
+    } else {
+        HandledBy::Unknown
+    };
+    a.reasons.push(Reason {
+        code: "deletion-pending",
+        message: pending.message(),
+        evidence: pending.evidence(obj),
+    });
+    a.deletion = Some(pending);
+    a
+}
+
+/// Ours: `status.observedGeneration` against `metadata.generation`: behind is `stale` (with
+/// what the logs say since the change, and the fields changed since accepted); current is
+/// `invalid` or `fresh` by the phase.
+fn by_generation(
+    mut a: Assessment,
+    obj: &MicroserviceObject,
+    observed: i64,
+    logs: &LogFacts,
+    entries: &[Entry],
+    options: Options<'_>,
+) -> Assessment {
+    let generation = obj.metadata.generation.unwrap_or(0);
+    a.handled_by = HandledBy::KubectlMicroservice;
+    let facts = vec![
+        format!("metadata.generation={generation}"),
+        format!("status.observedGeneration={observed}"),
+    ];
+    if observed < generation {
+        a.verdict = Verdict::Stale;
+        let fields = changed_since_accepted(&mut a, obj, entries);
+        let fact = format!("status.observedGeneration={observed} < metadata.generation={generation}");
+        a.reasons
+            .extend(since_change(obj, logs, &fact, a.spec_changed, options));
+        a.reasons.push(Reason {
+            code: "generation-ahead",
+            message: format!(
+                "the spec changed (generation {generation}) after the handler last saw generation {observed}{fields}"
+            ),
+            evidence: facts,
+        });
+    } else if obj.phase() == Some("Invalid") {
+        a.verdict = Verdict::Invalid;
+        a.reasons.push(Reason {
+            code: "invalid-spec",
+            message: format!(
+                "the handler found generation {observed} invalid: {}",
+                condition_message(obj).unwrap_or_default()
+            ),
+            evidence: facts,
+        });
+    } else {
+        a.verdict = Verdict::Fresh;
+        a.reasons.push(Reason {
+            code: "observed-generation-current",
+            message: format!("the handler saw the current generation {generation}"),
+            evidence: facts,
+        });
+    }
+    a
+}
+
+/// What changed since our handler last accepted the spec, as the tail of the
+/// `generation-ahead` message: with `status.acceptedSpec`, the exact fields, old → new (kept in
+/// `a.changed_fields`); written by an older version without it, the spec fields managedFields
+/// say were written since (a manager's fields, not which changed).
+fn changed_since_accepted(a: &mut Assessment, obj: &MicroserviceObject, entries: &[Entry]) -> String {
+    let accepted = obj.status.as_ref().and_then(|s| s.get("acceptedSpec"));
+    match accepted {
+        // Our handler recorded what it accepted: the exact changed fields, old → new.
+        Some(accepted) => {
+            let current = serde_json::json!({
+                "image": obj.spec.get("image").cloned().unwrap_or(Value::Null),
+                "port": obj.spec.get("port").cloned().unwrap_or(Value::Null),
             });
-        } else if obj.phase() == Some("Invalid") {
-            a.verdict = Verdict::Invalid;
-            a.reasons.push(Reason {
-                code: "invalid-spec",
-                message: format!(
-                    "the handler found generation {observed} invalid: {}",
-                    condition_message(obj).unwrap_or_default()
-                ),
-                evidence: facts,
-            });
-        } else {
-            a.verdict = Verdict::Fresh;
-            a.reasons.push(Reason {
-                code: "observed-generation-current",
-                message: format!("the handler saw the current generation {generation}"),
-                evidence: facts,
-            });
+            a.changed_fields = diff("spec", accepted, &current);
+            let names: Vec<String> = a
+                .changed_fields
+                .iter()
+                .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
+                .collect();
+            if names.is_empty() {
+                "; spec.image and spec.port equal status.acceptedSpec (another spec field changed)".to_string()
+            } else {
+                format!("; changed since accepted: {}", names.join(", "))
+            }
         }
+        // Written by an older version: managedFields name a manager's fields, not which changed.
+        None => {
+            let written = managed_fields::spec_fields_written_after(entries, a.last_handled);
+            if written.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; spec fields written since: {} (managedFields cannot tell which of a manager's fields changed)",
+                    written.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// A Kopf operator's record of the spec it last handled ([`handled_record`]): left over from an
+/// earlier setup (`unknown`, [`leftover_record`]); a rejected final PATCH (`stale`); a changed
+/// spec (`stale`, with what the logs say since); a retry (`stale`); else the last cycle decides
+/// ([`kopf_equal_spec`]).
+fn by_kopf_record(
+    mut a: Assessment,
+    obj: &MicroserviceObject,
+    record: &KopfRecord,
+    logs: &LogFacts,
+    entries: &[Entry],
+    options: Options<'_>,
+) -> Assessment {
+    let (_, spec_entry) = managed_fields::latest_status_and_spec(entries);
+    a.handled_by = HandledBy::Kopf;
+    let recorded = record.spec.clone().unwrap_or(Value::Null);
+    a.changed_fields = diff("spec", &recorded, &obj.spec);
+    let annotation_fact = format!("{} records spec {}", record.annotation, compact(&recorded));
+    if let Some(reason) = leftover_record(obj, record, &a.changed_fields, entries, options) {
+        // The operator's settings keep its record elsewhere: the one read is not its current
+        // record, and it disagrees with the spec: no verdict on it.
+        a.verdict = Verdict::Unknown;
+        a.reasons.push(reason);
         return a;
     }
-
-    if let Some(record) = handled_record(obj) {
-        a.handled_by = HandledBy::Kopf;
-        let recorded = record.spec.clone().unwrap_or(Value::Null);
-        a.changed_fields = diff("spec", &recorded, &obj.spec);
-        let annotation_fact = format!("{} records spec {}", record.annotation, compact(&recorded));
-        if let Some(reason) = leftover_record(obj, &record, &a.changed_fields, &entries, options) {
-            // The operator's settings keep its record elsewhere: the one read is not its current
-            // record, and it disagrees with the spec: no verdict on it.
-            a.verdict = Verdict::Unknown;
-            a.reasons.push(reason);
-            return a;
-        }
-        if let Some(rejection) = logs.latest_rejection() {
-            // The last cycle's results were never saved: whatever the annotation says, the
-            // status is not the handling of this spec.
-            a.verdict = Verdict::Stale;
-            a.reasons
-                .push(patch_rejected(obj, rejection, logs, Some(&annotation_fact)));
-            if !a.changed_fields.is_empty() {
-                a.reasons.push(spec_changed_reason(
-                    &a.changed_fields,
-                    &annotation_fact,
-                    obj,
-                    spec_entry,
-                ));
-            }
-            return a;
-        }
+    if let Some(rejection) = logs.latest_rejection() {
+        // The last cycle's results were never saved: whatever the annotation says, the
+        // status is not the handling of this spec.
+        a.verdict = Verdict::Stale;
+        a.reasons
+            .push(patch_rejected(obj, rejection, logs, Some(&annotation_fact)));
         if !a.changed_fields.is_empty() {
-            a.verdict = Verdict::Stale;
-            a.reasons
-                .extend(since_change(obj, logs, &annotation_fact, a.spec_changed, options));
             a.reasons.push(spec_changed_reason(
                 &a.changed_fields,
                 &annotation_fact,
                 obj,
                 spec_entry,
             ));
-            return a;
         }
-        if let Some(reason) = retrying(obj, logs, &annotation_fact) {
-            a.verdict = Verdict::Stale;
-            a.reasons.push(reason);
-            return a;
-        }
-        match logs {
-            LogFacts::Read {
-                last_cycle: Some(cycle),
-                ..
-            } if cycle.failed > 0 => {
-                a.verdict = Verdict::Stale;
-                a.reasons.push(Reason {
-                    code: "last-handling-failed",
-                    message: format!(
-                        "the last handling cycle ended with {}: the annotation was rewritten, but the status was not accepted for this spec",
-                        crate::text::count(u64::from(cycle.failed), "failed handler")
-                    ),
-                    evidence: vec![annotation_fact, log_fact(cycle)],
-                });
-            }
-            LogFacts::Read {
-                last_cycle: Some(cycle),
-                ..
-            } => {
-                a.verdict = Verdict::Fresh;
-                a.reasons.push(Reason {
-                    code: "last-cycle-succeeded",
-                    message: "the spec equals the one last handled, and the last cycle succeeded".into(),
-                    evidence: vec![annotation_fact, log_fact(cycle)],
-                });
-            }
-            // Kopf rewrites its record after a permanent failure too: without a cycle end
-            // (logs or the object's events) nothing says how the cycle ended, so the verdict
-            // is `unknown`, never a `fresh` that the evidence does not hold.
-            LogFacts::Read {
-                last_cycle: None,
-                covers_from,
-                ..
-            } => {
-                a.verdict = Verdict::Unknown;
-                let logs = match covers_from {
-                    Some(since) => format!("the operator's logs (from {})", rfc3339_seconds(*since)),
-                    None => "no operator log lines in evidence".into(),
-                };
-                a.reasons.push(Reason {
+        return a;
+    }
+    if !a.changed_fields.is_empty() {
+        a.verdict = Verdict::Stale;
+        a.reasons
+            .extend(since_change(obj, logs, &annotation_fact, a.spec_changed, options));
+        a.reasons.push(spec_changed_reason(
+            &a.changed_fields,
+            &annotation_fact,
+            obj,
+            spec_entry,
+        ));
+        return a;
+    }
+    if let Some(reason) = retrying(obj, logs, &annotation_fact) {
+        a.verdict = Verdict::Stale;
+        a.reasons.push(reason);
+        return a;
+    }
+    let (verdict, reason) = kopf_equal_spec(logs, annotation_fact);
+    a.verdict = verdict;
+    a.reasons.push(reason);
+    a
+}
+
+/// The spec equals Kopf's record, which Kopf rewrites after a permanent failure too: the last
+/// cycle end (logs or the object's events) decides: failed is `stale`, succeeded `fresh`;
+/// without one nothing says how the cycle ended, so the verdict is `unknown`, never a `fresh`
+/// that the evidence does not hold.
+fn kopf_equal_spec(logs: &LogFacts, annotation_fact: String) -> (Verdict, Reason) {
+    match logs {
+        LogFacts::Read {
+            last_cycle: Some(cycle),
+            ..
+        } if cycle.failed > 0 => (
+            Verdict::Stale,
+            Reason {
+                code: "last-handling-failed",
+                message: format!(
+                    "the last handling cycle ended with {}: the annotation was rewritten, but the status was not accepted for this spec",
+                    crate::text::count(u64::from(cycle.failed), "failed handler")
+                ),
+                evidence: vec![annotation_fact, log_fact(cycle)],
+            },
+        ),
+        LogFacts::Read {
+            last_cycle: Some(cycle),
+            ..
+        } => (
+            Verdict::Fresh,
+            Reason {
+                code: "last-cycle-succeeded",
+                message: "the spec equals the one last handled, and the last cycle succeeded".into(),
+                evidence: vec![annotation_fact, log_fact(cycle)],
+            },
+        ),
+        LogFacts::Read {
+            last_cycle: None,
+            covers_from,
+            ..
+        } => {
+            let logs = match covers_from {
+                Some(since) => format!("the operator's logs (from {})", rfc3339_seconds(*since)),
+                None => "no operator log lines in evidence".into(),
+            };
+            (
+                Verdict::Unknown,
+                Reason {
                     code: "unconfirmed-no-logs",
                     message: format!(
                         "the spec equals the one Kopf last recorded, which it records after a failed cycle too; {logs} and the object's events show no cycle end for it, so whether it succeeded is unknown"
                     ),
                     evidence: vec![annotation_fact],
-                });
-            }
-            LogFacts::Unavailable(why) => {
-                a.verdict = Verdict::Unknown;
-                a.reasons.push(Reason {
-                    code: "unconfirmed-no-logs",
-                    message:
-                        "the spec equals the one Kopf last recorded, which it records after a failed cycle too; no operator logs and no Kopf event of the object show how the cycle ended, so whether it succeeded is unknown"
-                            .into(),
-                    evidence: vec![annotation_fact, why.clone()],
-                });
-            }
+                },
+            )
         }
-        return a;
+        LogFacts::Unavailable(why) => (
+            Verdict::Unknown,
+            Reason {
+                code: "unconfirmed-no-logs",
+                message:
+                    "the spec equals the one Kopf last recorded, which it records after a failed cycle too; no operator logs and no Kopf event of the object show how the cycle ended, so whether it succeeded is unknown"
+                        .into(),
+                evidence: vec![annotation_fact, why.clone()],
+            },
+        ),
     }
+}
 
-    if let Some(rejection) = logs.latest_rejection() {
-        a.verdict = if obj.phase().is_none() {
-            Verdict::NeverHandled
-        } else {
-            Verdict::Stale
-        };
-        a.reasons.push(patch_rejected(obj, rejection, logs, None));
-        return a;
+/// A rejected PATCH and no Kopf record: `never-handled` without a phase, else `stale`.
+fn rejected_unrecorded(
+    mut a: Assessment,
+    obj: &MicroserviceObject,
+    rejection: &Rejection,
+    logs: &LogFacts,
+) -> Assessment {
+    a.verdict = if obj.phase().is_none() {
+        Verdict::NeverHandled
+    } else {
+        Verdict::Stale
+    };
+    a.reasons.push(patch_rejected(obj, rejection, logs, None));
+    a
+}
+
+/// No phase, no record: `never-handled`, with a run open since the object was created or last
+/// changed (the run in progress now), Kopf's progress annotations and the last retry.
+fn never_handled(mut a: Assessment, obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -> Assessment {
+    a.verdict = Verdict::NeverHandled;
+    // A run open since the object was created or last changed: the run in progress now.
+    let changed = a.spec_changed.or(obj
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| crate::time::from_jiff(t.0)));
+    if let Some(open) = handling_since(logs, changed, options).filter(|r| r.code == "handler-running") {
+        a.reasons.push(open);
     }
-
-    if obj.phase().is_none() {
-        a.verdict = Verdict::NeverHandled;
-        // A run open since the object was created or last changed: the run in progress now.
-        let changed = a.spec_changed.or(obj
-            .metadata
-            .creation_timestamp
-            .as_ref()
-            .map(|t| crate::time::from_jiff(t.0)));
-        if let Some(open) = handling_since(logs, changed, options).filter(|r| r.code == "handler-running") {
-            a.reasons.push(open);
-        }
-        let mut evidence = vec![
-            "no status.phase, no status.observedGeneration, no */last-handled-configuration annotation".to_string(),
-        ];
-        evidence.extend(kopf_progress(obj));
-        if let LogFacts::Read {
-            last_retry: Some(line), ..
-        } = logs
-        {
-            evidence.push(format!("last retry (logs or the object's Kopf events): {line}"));
-        }
-        a.reasons.push(Reason {
-            code: "never-handled",
-            message: "no handler has finished for this object".into(),
-            evidence,
-        });
-        return a;
+    let mut evidence =
+        vec!["no status.phase, no status.observedGeneration, no */last-handled-configuration annotation".to_string()];
+    evidence.extend(kopf_progress(obj));
+    if let LogFacts::Read {
+        last_retry: Some(line), ..
+    } = logs
+    {
+        evidence.push(format!("last retry (logs or the object's Kopf events): {line}"));
     }
+    a.reasons.push(Reason {
+        code: "never-handled",
+        message: "no handler has finished for this object".into(),
+        evidence,
+    });
+    a
+}
 
-    // A phase without any handling record: only managedFields can tell.
+/// A phase without any handling record: only managedFields can tell: `stale` when the latest
+/// spec writer owns only spec fields and wrote more than the skew after the latest status
+/// write; otherwise no verdict.
+fn by_managed_fields(
+    mut a: Assessment,
+    obj: &MicroserviceObject,
+    (status_entry, spec_entry): (Option<&Entry>, Option<&Entry>),
+    entries: &[Entry],
+    options: Options<'_>,
+) -> Assessment {
     let phase = obj.phase().unwrap_or_default();
     match (status_entry, spec_entry) {
         (Some(status), Some(spec)) => {
@@ -535,15 +493,15 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
                 (Some(st), Some(sp)) if spec.spec_only() && sp - st > options.skew => {
                     a.verdict = Verdict::Stale;
                     a.reasons.push(Reason {
-                        code: "spec-written-after-status",
-                        message: format!(
-                            "status.phase {phase} was written at {}, the spec at {} by {} (which owns only spec fields)",
-                            rfc3339_seconds(st),
-                            rfc3339_seconds(sp),
-                            spec.manager
-                        ),
-                        evidence: shown,
-                    });
+                            code: "spec-written-after-status",
+                            message: format!(
+                                "status.phase {phase} was written at {}, the spec at {} by {} (which owns only spec fields)",
+                                rfc3339_seconds(st),
+                                rfc3339_seconds(sp),
+                                spec.manager
+                            ),
+                            evidence: shown,
+                        });
                 }
                 _ => {
                     a.reasons.push(Reason {
@@ -664,7 +622,53 @@ fn leftover_record(
         return None;
     }
     let place = storage.place();
-    let absent = match storage {
+    let absent = absent_record(obj, storage)?;
+    let spec_written = entries
+        .iter()
+        .filter(|e| e.owns.iter().any(|f| f == "spec"))
+        .filter_map(|e| e.time)
+        .max();
+    let mut evidence = vec![
+        format!(
+            "{} records spec {}",
+            record.annotation,
+            compact(&record.spec.clone().unwrap_or(Value::Null))
+        ),
+        format!("current spec {}", compact(&obj.spec)),
+        format!(
+            "the operator's source sets settings.persistence.diffbase_storage at {}: its record is {place}",
+            storage.at()
+        ),
+    ];
+    let later = kopf_writes_after(entries, spec_written, options.skew);
+    let conflict = if later.is_empty() {
+        String::new()
+    } else {
+        "; and Kopf wrote the object after the latest spec write, which suggests it handled the current spec"
+            .to_string()
+    };
+    evidence.extend(later);
+    Some(Reason {
+        code: "diffbase-elsewhere",
+        message: format!(
+            "{} records an earlier spec ({}), but it is not the operator's current record: its settings keep the record in {place}, and {absent}{conflict}: the evidence conflicts, so neither fresh nor stale",
+            record.annotation,
+            changed
+                .iter()
+                .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        evidence,
+    })
+}
+
+/// How the operator's own record `storage` is absent from `obj`, in words (for a status field,
+/// whether Kopf wrote it and the API server dropped it); `None` when it is there (then the record
+/// read is not left over).
+fn absent_record(obj: &MicroserviceObject, storage: &diffbase::DiffbaseStorage) -> Option<String> {
+    let place = storage.place();
+    Some(match storage {
         diffbase::DiffbaseStorage::Status { field, .. } => {
             let pointer = format!("/{}", field.replace('.', "/"));
             let fields_pointer = format!(
@@ -693,28 +697,20 @@ fn leftover_record(
             }
         }
         diffbase::DiffbaseStorage::Annotation { .. } => format!("annotation {place} is absent"),
-    };
-    let spec_written = entries
-        .iter()
-        .filter(|e| e.owns.iter().any(|f| f == "spec"))
-        .filter_map(|e| e.time)
-        .max();
-    let mut evidence = vec![
-        format!(
-            "{} records spec {}",
-            record.annotation,
-            compact(&record.spec.clone().unwrap_or(Value::Null))
-        ),
-        format!("current spec {}", compact(&obj.spec)),
-        format!(
-            "the operator's source sets settings.persistence.diffbase_storage at {}: its record is {place}",
-            storage.at()
-        ),
-    ];
-    let later: Vec<String> = entries
+    })
+}
+
+/// Kopf's writes of the object more than `skew` after the latest spec write (at
+/// `spec_written`), in words: they suggest it handled the current spec.
+fn kopf_writes_after(
+    entries: &[managed_fields::Entry],
+    spec_written: Option<DateTime<Utc>>,
+    skew: Duration,
+) -> Vec<String> {
+    entries
         .iter()
         .filter(|e| e.manager.starts_with("kopf"))
-        .filter(|e| matches!((e.time, spec_written), (Some(t), Some(s)) if t > s + options.skew))
+        .filter(|e| matches!((e.time, spec_written), (Some(t), Some(s)) if t > s + skew))
         .map(|e| {
             format!(
                 "{} wrote {}{} at {}, after the latest spec write{}",
@@ -730,27 +726,7 @@ fn leftover_record(
                     .unwrap_or_default()
             )
         })
-        .collect();
-    let conflict = if later.is_empty() {
-        String::new()
-    } else {
-        "; and Kopf wrote the object after the latest spec write, which suggests it handled the current spec"
-            .to_string()
-    };
-    evidence.extend(later);
-    Some(Reason {
-        code: "diffbase-elsewhere",
-        message: format!(
-            "{} records an earlier spec ({}), but it is not the operator's current record: its settings keep the record in {place}, and {absent}{conflict}: the evidence conflicts, so neither fresh nor stale",
-            record.annotation,
-            changed
-                .iter()
-                .map(|c| format!("{} {} → {}", c.field, compact(&c.old), compact(&c.new)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        evidence,
-    })
+        .collect()
 }
 
 /// How long a handler's run stays open without an outcome before `handler-running` names it: a
@@ -762,7 +738,7 @@ pub const OPEN_RUN_NOTED: Duration = Duration::seconds(60);
 /// (issue 11 item 6, an operator alive but not handling), as the first reason:
 /// - `handler-running`: a run of the object started and logged no outcome for
 ///   [`OPEN_RUN_NOTED`] or more, up to now (a Pod's log) or its last line (a file)
-///   ([`Activity::open_run`]): after the change, the run of the current spec; before it,
+///   ([`super::log_facts::Activity::open_run`]): after the change, the run of the current spec; before it,
 ///   a run of an earlier spec, which the change waits for (Kopf handles one cycle of an object
 ///   at a time);
 /// - `nothing-logged-since-change`: the logs reach back before the change and hold no line about
@@ -781,56 +757,79 @@ pub fn handling_since(logs: &LogFacts, changed: Option<DateTime<Utc>>, options: 
         return None;
     };
     let changed = changed?;
-    let after = |t: DateTime<Utc>| t + options.skew >= changed;
-    let ago =
-        |from: DateTime<Utc>, to: DateTime<Utc>| crate::logs::runs::humantime((to - from).to_std().unwrap_or_default());
-    let change = format!("the spec change at {}", rfc3339_seconds(changed));
     if let Some(open) = &activity.open_run {
-        // A Pod's log was read at "now": nothing came up to then. A file ends at its last line.
-        let (until, to) = match options.now.filter(|n| open.read_from_pod && *n > open.time) {
-            Some(now) => (
-                now,
-                format!("up to now ({}, when its Pod's log was read)", rfc3339_seconds(now)),
-            ),
-            None => {
-                let last = open.log_last.unwrap_or(open.time);
-                (last, format!("up to its log's last line ({})", rfc3339_millis(last)))
-            }
-        };
-        // A run younger than that is a run in progress: nothing to say yet.
-        if until - open.time < OPEN_RUN_NOTED {
-            return None;
-        }
-        let when = if after(open.time) {
-            format!("started at {}, after {change}", rfc3339_millis(open.time))
-        } else {
-            format!(
-                "started at {} for an earlier spec, before {change} (Kopf handles one cycle of an object at a time: the change waits for it)",
-                rfc3339_millis(open.time)
-            )
-        };
-        let who = if open.handler.is_empty() {
-            "a handler (its log names none, or several)".to_string()
-        } else {
-            format!("handler {}", open.handler)
-        };
-        let mut evidence = vec![format!("its start: {} ({}, {})", open.line, open.place, open.clock)];
-        if let Some(last) = open.log_last {
-            evidence.push(format!(
-                "its log's last line: {} ({})",
-                rfc3339_millis(last),
-                open.place
-            ));
-        }
-        return Some(Reason {
-            code: "handler-running",
-            message: format!(
-                "{who} {when}, and has logged no outcome in the {} since, {to}: the run is still open",
-                ago(open.time, until)
-            ),
-            evidence,
-        });
+        return open_run(open, changed, options);
     }
+    nothing_logged_since(*covers_from, activity, changed, options)
+}
+
+/// `a` to `b` in words (`1m30s`).
+fn ago(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
+    crate::time::human(to - from, crate::time::DurationStyle::Compact)
+}
+
+/// `handler-running`: the object's `open` run, when it has been open [`OPEN_RUN_NOTED`] or
+/// more up to now (a Pod's log, read at "now": nothing came up to then) or up to its log's last
+/// line (a file); started after the spec change at `changed`, or before it (the change waits).
+fn open_run(open: &OpenStart, changed: DateTime<Utc>, options: Options<'_>) -> Option<Reason> {
+    let after = |t: DateTime<Utc>| t + options.skew >= changed;
+    let change = format!("the spec change at {}", rfc3339_seconds(changed));
+    // A Pod's log was read at "now": nothing came up to then. A file ends at its last line.
+    let (until, to) = match options.now.filter(|n| open.read_from_pod && *n > open.time) {
+        Some(now) => (
+            now,
+            format!("up to now ({}, when its Pod's log was read)", rfc3339_seconds(now)),
+        ),
+        None => {
+            let last = open.log_last.unwrap_or(open.time);
+            (last, format!("up to its log's last line ({})", rfc3339_millis(last)))
+        }
+    };
+    // A run younger than that is a run in progress: nothing to say yet.
+    if until - open.time < OPEN_RUN_NOTED {
+        return None;
+    }
+    let when = if after(open.time) {
+        format!("started at {}, after {change}", rfc3339_millis(open.time))
+    } else {
+        format!(
+            "started at {} for an earlier spec, before {change} (Kopf handles one cycle of an object at a time: the change waits for it)",
+            rfc3339_millis(open.time)
+        )
+    };
+    let who = if open.handler.is_empty() {
+        "a handler (its log names none, or several)".to_string()
+    } else {
+        format!("handler {}", open.handler)
+    };
+    let mut evidence = vec![format!("its start: {} ({}, {})", open.line, open.place, open.clock)];
+    if let Some(last) = open.log_last {
+        evidence.push(format!(
+            "its log's last line: {} ({})",
+            rfc3339_millis(last),
+            open.place
+        ));
+    }
+    Some(Reason {
+        code: "handler-running",
+        message: format!(
+            "{who} {when}, and has logged no outcome in the {} since, {to}: the run is still open",
+            ago(open.time, until)
+        ),
+        evidence,
+    })
+}
+
+/// `nothing-logged-since-change`: logs that reach back before the change at `changed` and hold
+/// no line about the object after it: nothing at all after it, or only other objects' lines.
+fn nothing_logged_since(
+    covers_from: Option<DateTime<Utc>>,
+    activity: &Activity,
+    changed: DateTime<Utc>,
+    options: Options<'_>,
+) -> Option<Reason> {
+    let after = |t: DateTime<Utc>| t + options.skew >= changed;
+    let change = format!("the spec change at {}", rfc3339_seconds(changed));
     // Only logs that reach back before the change can say that nothing came after it.
     if covers_from.is_none_or(|from| from > changed) {
         return None;
@@ -1099,7 +1098,7 @@ fn undecidable_message(status: &Entry, spec: &Entry, options: Options<'_>) -> St
 
 fn log_fact(cycle: &CycleEnd) -> String {
     match cycle.time {
-        Some(_) if cycle.clock == super::cycles::EVENT_CLOCK => format!("{} ({})", cycle.line, cycle.clock),
+        Some(_) if cycle.clock == EVENT_CLOCK => format!("{} ({})", cycle.line, cycle.clock),
         Some(t) => format!("{} (logged at {}, {})", cycle.line, rfc3339_seconds(t), cycle.clock),
         None => cycle.line.clone(),
     }
@@ -1178,6 +1177,7 @@ fn compact(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnose::log_facts::{Activity, OpenStart};
     use serde_json::json;
 
     /// Logs whose last cycle for the object is a succeeded creation (no time in the line).

@@ -25,8 +25,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Evidence, Gap, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source, items};
+use super::{Evidence, Gap, GapReason, OperatorEvidence, Provenance, RbacEvidence, Snapshot, items};
 use crate::error::AppError;
+use crate::logs::LogSource;
 
 /// Reads the bundle at `dir`.
 ///
@@ -107,7 +108,7 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
     };
     operator.settle_leadership();
     Ok(Snapshot {
-        source: Source::Bundle(dir.to_path_buf()),
+        source: Provenance::Bundle(dir.to_path_buf()),
         captured_at,
         namespace,
         microservices: recorded.explain(list(dir, "microservices.json", "microservices")),
@@ -298,7 +299,7 @@ pub struct Meta {
     /// Operators seen that do not serve the namespace: `{"operator", "kind", "watches"}` each
     /// (what exists and what it watches; nothing else of theirs is collected). Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub other_operators: Vec<super::resolve::OperatorSummary>,
+    pub other_operators: Vec<super::operator::OperatorSummary>,
     /// The `--operator NS/deployment/NAME` `collect` was given, so that the bundle names the
     /// operator the live answer named ([`super::resolve::FLAG`]). Absent when not given.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -561,6 +562,33 @@ mod tests {
     }
 
     /// A list written item by item is, byte for byte, the list written at once.
+    #[test]
+    fn a_file_written_into_a_bundle_reads_back_under_its_own_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("operate.2026-11-29.log");
+        std::fs::write(&path, b"one\ntwo\n").unwrap();
+        let mut snapshot = read(dir.path()).unwrap();
+        crate::evidence::add_log_files(
+            &mut snapshot.operator.logs,
+            &crate::logs::file::read_sources(&[path]).unwrap(),
+        );
+        let meta = Meta {
+            captured_at: "2026-11-29T17:20:00Z".into(),
+            context: None,
+            namespace: Some("todo".into()),
+            all_namespaces: false,
+            gaps: vec![],
+            collected_by: "test".into(),
+            other_operators: vec![],
+            operator: None,
+        };
+        let out = dir.path().join("bundle");
+        write(&snapshot, &meta, &out).unwrap();
+        assert!(out.join("operator/logs/operate.2026-11-29.log.file.log").is_file());
+        let again = read(&out).unwrap();
+        assert_eq!(again.operator.logs.get(), snapshot.operator.logs.get());
+    }
+
     #[test]
     fn a_list_written_item_by_item_is_the_list_written_at_once() {
         let tmp = tempfile::tempdir().unwrap();

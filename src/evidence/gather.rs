@@ -1,8 +1,8 @@
 //! One way to gather a [`Snapshot`], for every command that reads evidence (`status`,
-//! `explain-events`, `logs`, `collect`): [`gather`] over a [`Source`] (the API server, or a
-//! bundle directory) and a [`Plan`] (what the command needs from it). The commands differ only
-//! by their plan; the order of the calls, and what becomes a gap rather than an error, are the
-//! same for all of them.
+//! `explain-events`, `logs`, `collect`): [`gather`] over an [`EvidenceSource`] (the API server,
+//! or a bundle directory) and the [`Needs`] of the command (what it needs from it). The
+//! commands differ only by their needs; the order of the calls, and what becomes a gap rather
+//! than an error, are the same for all of them.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -10,14 +10,16 @@ use std::path::Path;
 use kube::Client;
 
 use super::live::{self, CallerAccess, EventTypes, Logs};
-use super::{Evidence, GapReason, LogSource, OperatorEvidence, Snapshot};
+use super::{Evidence, GapReason, OperatorEvidence, Snapshot};
 use crate::error::AppError;
+use crate::logs::LogSource;
 use crate::resource::MicroserviceObject;
 use crate::selector::LabelSelector;
 
-/// Where the evidence comes from.
+/// Where [`gather`] reads the evidence from: the API server, or a bundle directory (what the
+/// snapshot then records as its [`super::Provenance`]).
 #[derive(Clone, Copy)]
-pub enum Source<'a> {
+pub enum EvidenceSource<'a> {
     /// The API server, through `client`, as far as `access` (the caller's review) allows, for
     /// `scope` (namespace, name, selector, `--operator`, and the context and server the
     /// snapshot names).
@@ -27,7 +29,7 @@ pub enum Source<'a> {
         /// What the caller may list ([`live::caller_access`]).
         access: &'a CallerAccess,
         /// What to ask the API server for.
-        scope: &'a live::Plan,
+        scope: &'a live::LiveScope,
     },
     /// A bundle directory, with what the command was given.
     Bundle(Bundle<'a>),
@@ -80,8 +82,8 @@ pub enum Objects {
     },
 }
 
-/// What a command needs from its [`Source`].
-pub struct Plan<'a> {
+/// What a command needs from its [`EvidenceSource`].
+pub struct Needs<'a> {
     /// Which Microservices and events (live only).
     pub objects: Objects,
     /// The operator (Deployments, Pods, Leases, peerings) with these logs, or `None` for none of
@@ -126,26 +128,26 @@ impl From<AppError> for GatherError {
 
 /// Gathers the snapshot `plan` asks of `source`.
 ///
-/// Live, in this order: the Microservices and events (as [`Plan::objects`] says); the operator
-/// ([`live::add_operator`], when [`Plan::operator`] asks); for [`Objects::Paged`], the events
-/// then; the rest ([`Plan::everything`]); the `--log-file` logs. A bundle: read
+/// Live, in this order: the Microservices and events (as [`Needs::objects`] says); the operator
+/// ([`live::add_operator`], when [`Needs::operator`] asks); for [`Objects::Paged`], the events
+/// then; the rest ([`Needs::everything`]); the `--log-file` logs. A bundle: read
 /// ([`super::bundle::read`]), checked against `-n` and `--operator` (exit 3 when it does not
 /// hold them), the `--operator` Deployment chosen, `-l` applied, the `--log-file` logs added.
-pub async fn gather(source: Source<'_>, plan: Plan<'_>) -> Result<Snapshot, GatherError> {
+pub async fn gather(source: EvidenceSource<'_>, plan: Needs<'_>) -> Result<Snapshot, GatherError> {
     let log_files = plan.log_files;
     let mut snapshot = match source {
-        Source::Bundle(bundle) => from_bundle(bundle)?,
-        Source::Live { client, access, scope } => from_cluster(client, access, scope, plan).await?,
+        EvidenceSource::Bundle(bundle) => from_bundle(bundle)?,
+        EvidenceSource::Live { client, access, scope } => from_cluster(client, access, scope, plan).await?,
     };
-    crate::logs::file::add_to(&mut snapshot.operator.logs, log_files);
+    super::add_log_files(&mut snapshot.operator.logs, log_files);
     Ok(snapshot)
 }
 
 /// [`gather`] from a bundle, on this thread: reading a bundle waits on nothing, so no async
 /// runtime is started. Its errors are the bundle's (unreadable: exit 2; not holding what the
 /// command was given: exit 3).
-pub fn gather_bundle(bundle: Bundle<'_>, plan: Plan<'_>) -> Result<Snapshot, AppError> {
-    futures::executor::block_on(gather(Source::Bundle(bundle), plan))
+pub fn gather_bundle(bundle: Bundle<'_>, plan: Needs<'_>) -> Result<Snapshot, AppError> {
+    futures::executor::block_on(gather(EvidenceSource::Bundle(bundle), plan))
         .map_err(|e| e.into_app(|e| AppError::kube(format!("read the bundle {}", bundle.dir.display()), e)))
 }
 
@@ -160,7 +162,7 @@ fn from_bundle(bundle: Bundle<'_>) -> Result<Snapshot, AppError> {
     check_bundle_namespace(&snapshot, namespace, dir)?;
     check_operator_in_bundle(&snapshot.operator, operator, dir)?;
     if let Some(spec) = operator {
-        let (ns, name) = live::parse_operator_spec(spec).map_err(AppError::Usage)?;
+        let (ns, name) = live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
         snapshot
             .operator
             .select_deployment(&ns, &name, "operator/deployment.json");
@@ -174,8 +176,8 @@ fn from_bundle(bundle: Bundle<'_>) -> Result<Snapshot, AppError> {
 async fn from_cluster(
     client: &Client,
     access: &CallerAccess,
-    scope: &live::Plan,
-    plan: Plan<'_>,
+    scope: &live::LiveScope,
+    plan: Needs<'_>,
 ) -> Result<Snapshot, GatherError> {
     let step = |what: &str| {
         if let Some(progress) = plan.progress {
@@ -304,8 +306,8 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy")
     }
 
-    fn plan(log_files: &[LogSource]) -> Plan<'_> {
-        Plan {
+    fn plan(log_files: &[LogSource]) -> Needs<'_> {
+        Needs {
             objects: Objects::WithEvents,
             operator: Some(Logs::Current),
             everything: true,
@@ -391,7 +393,7 @@ mod tests {
     /// by the command are not read again, and their events are a named gap.
     #[tokio::test]
     async fn live_plans_read_in_the_order_the_commands_rely_on() {
-        let scope = live::Plan {
+        let scope = live::LiveScope {
             namespace: Some("store".into()),
             ..Default::default()
         };
@@ -399,14 +401,14 @@ mod tests {
             list_microservices: true,
             list_events: true,
         };
-        let live_source = |client| Source::Live {
+        let live_source = |client| EvidenceSource::Live {
             client,
             access: &access,
             scope: &scope,
         };
 
         let (client, seen) = fake();
-        let with_events = Plan {
+        let with_events = Needs {
             everything: false,
             ..plan(&[])
         };
@@ -423,7 +425,7 @@ mod tests {
         let (client, seen) = fake();
         let steps = Mutex::new(Vec::new());
         let record = |step: &str| steps.lock().unwrap().push(step.to_string());
-        let paged = Plan {
+        let paged = Needs {
             objects: Objects::Paged {
                 events: EventTypes::NotNormalAndKopfLogging,
             },
@@ -443,7 +445,7 @@ mod tests {
         assert_eq!(*steps.lock().unwrap(), ["the operator: Deployment, Pods and logs"]);
 
         let (client, seen) = fake();
-        let given = Plan {
+        let given = Needs {
             objects: Objects::Given {
                 objects: Vec::new(),
                 no_events: "logs reads no events",

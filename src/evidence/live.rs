@@ -2,18 +2,17 @@
 //! objects: one paginated list of Microservices, one list of core/v1 events with a server-side
 //! field selector (`involvedObject.kind=Microservice`), and — only when a verdict needs it or
 //! `collect` asks — the operator's Deployment, Pods, ConfigMaps, logs (bounded by
-//! `sinceSeconds`, `tailLines`, `limitBytes`: the newest lines of the last 24 h) and RBAC.
+//! `sinceSeconds`, `tailLines`, `limitBytes`: the newest lines of the last 24 h,
+//! [`crate::logs::source`]) and RBAC.
 //!
 //! Before gathering, the caller's own permissions are checked with one
 //! SelfSubjectRulesReview per namespace (SelfSubjectAccessReviews with `-A`); what will be a
 //! gap is said up front and not asked for. A forbidden or failed call becomes a named gap.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
-use http::Request;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec, SelfSubjectRulesReview,
@@ -24,33 +23,23 @@ use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, LogParams, PostParams};
-use kube::client::Body;
-use kube::core::ObjectList;
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::operator::{Leadership, OperatorRef, find_operators, recognise};
-use super::{Evidence, GapReason, LogSource, OperatorEvidence, RbacEvidence, Snapshot, Source};
+use super::{Evidence, GapReason, OperatorEvidence, Provenance, RbacEvidence, Snapshot};
+use crate::client::lists::{get_if_served, list_all, list_pages, send_json};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
+use crate::logs::LogSource;
+use crate::logs::source::{LOG_LIMIT_BYTES, LOG_SINCE, LOG_TAIL_LINES};
 use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
 use crate::vocab::lease::{LEASE_GROUP, LEASE_VERBS};
 
-/// Page size of list calls (kubectl's default chunk size).
-pub const PAGE_SIZE: u32 = 500;
-/// How far back operator logs are read.
-pub const LOG_SINCE: Duration = Duration::from_secs(24 * 3600);
-/// At most this many lines of log per container: the NEWEST ones (`tailLines`). `limitBytes`
-/// alone would keep the oldest part of the window: the kubelet stops after that many bytes from
-/// the window's start, so a chatty operator's recent failures would be cut off.
-pub const LOG_TAIL_LINES: i64 = 20_000;
-/// And at most this many bytes per container (`limitBytes`, applied by the kubelet after
-/// `tailLines`): a bound on memory for very long lines.
-pub const LOG_LIMIT_BYTES: i64 = 16 * 1024 * 1024;
-
-/// What to gather.
+/// What a live gathering asks the API server for (which namespace, objects and operator),
+/// and what its snapshot's [`Provenance`] names (context, server).
 #[derive(Debug, Clone, Default)]
-pub struct Plan {
+pub struct LiveScope {
     /// One namespace, or `None` for all.
     pub namespace: Option<String>,
     /// `-l` selector for Microservices.
@@ -181,74 +170,6 @@ async fn self_review(client: &Client, group: &str, resource: &str) -> Result<boo
     }
 }
 
-/// The API server's clock (`Date` header) and the items of a paginated list of the collection at
-/// `url_path` (e.g. `/api/v1/namespaces/ops/pods`).
-pub async fn list_all<K>(
-    client: &Client,
-    url_path: &str,
-    params: ListParams,
-) -> Result<(Vec<K>, Option<DateTime<Utc>>), kube::Error>
-where
-    K: DeserializeOwned + Clone,
-{
-    let mut items = Vec::new();
-    let date = list_pages(client, url_path, params, |page: Vec<K>, _| items.extend(page)).await?;
-    Ok((items, date))
-}
-
-/// A paginated list of the collection at `url_path`, in pages of [`PAGE_SIZE`] items handed to
-/// `each_page` as they arrive, with the API server's clock (`Date` header of the first page),
-/// so that a caller that keeps only what it needs of each item holds one page at a time.
-/// Returns that clock.
-pub async fn list_pages<K>(
-    client: &Client,
-    url_path: &str,
-    params: ListParams,
-    mut each_page: impl FnMut(Vec<K>, Option<DateTime<Utc>>),
-) -> Result<Option<DateTime<Utc>>, kube::Error>
-where
-    K: DeserializeOwned + Clone,
-{
-    let mut date = None;
-    let mut params = params.limit(PAGE_SIZE);
-    loop {
-        let request = kube::core::Request::new(url_path)
-            .list(&params)
-            .map_err(kube::Error::BuildRequest)?;
-        let (list, page_date) = send_json::<ObjectList<K>>(client, request).await?;
-        date = date.or(page_date);
-        each_page(list.items, date);
-        match list.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => return Ok(date),
-        }
-    }
-}
-
-async fn send_json<T: DeserializeOwned>(
-    client: &Client,
-    request: Request<Vec<u8>>,
-) -> Result<(T, Option<DateTime<Utc>>), kube::Error> {
-    let response = client.send(request.map(Body::from)).await?;
-    let status = response.status();
-    let date = response
-        .headers()
-        .get(http::header::DATE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|s| DateTime::parse_from_rfc2822(s).ok())
-        .map(|t| t.with_timezone(&Utc));
-    let bytes = response.into_body().collect_bytes().await?;
-    if !status.is_success() {
-        let parsed = serde_json::from_slice::<kube::core::Status>(&bytes).unwrap_or_else(|_| {
-            kube::core::Status::failure(&String::from_utf8_lossy(&bytes), "Failed").with_code(status.as_u16())
-        });
-        return Err(kube::Error::Api(Box::new(parsed)));
-    }
-    serde_json::from_slice(&bytes)
-        .map(|v| (v, date))
-        .map_err(kube::Error::SerdeError)
-}
-
 /// Turns a call's result into evidence: 403 → Forbidden gap, other errors → Failed gap.
 pub fn evidence<T>(what: &str, result: Result<T, kube::Error>) -> Evidence<T> {
     match result {
@@ -266,7 +187,7 @@ fn url_for<K: Resource<DynamicType = ()>>(namespace: Option<&str>) -> String {
 
 /// The core of a live snapshot: Microservices and their events, concurrently. The operator and
 /// RBAC parts are left as "not collected" gaps; [`add_operator`] and [`add_everything`] fill them.
-pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess) -> Result<Snapshot, kube::Error> {
+pub async fn gather_objects(client: &Client, plan: &LiveScope, access: &CallerAccess) -> Result<Snapshot, kube::Error> {
     let mut items = Vec::new();
     let objects = microservice_pages(client, plan, access, |page, _| items.extend(page));
     let events = microservice_events(client, plan, access, EventTypes::All);
@@ -288,10 +209,10 @@ pub async fn gather_objects(client: &Client, plan: &Plan, access: &CallerAccess)
 
 /// A live snapshot of `plan` with nothing gathered yet: no Microservices (an empty list), and
 /// every other piece of evidence a "not collected" gap. `captured_at` is unset.
-pub fn skeleton(plan: &Plan) -> Snapshot {
+pub fn skeleton(plan: &LiveScope) -> Snapshot {
     let not_collected = |what: &str| GapReason::NotCollected(format!("{what} not needed for this answer"));
     Snapshot {
-        source: Source::Live {
+        source: Provenance::Live {
             context: plan.context.clone(),
             server: plan.server.clone(),
         },
@@ -342,7 +263,7 @@ impl Snapshot {
 /// `list` (per the review) gets a 403 without a call.
 pub async fn microservice_pages(
     client: &Client,
-    plan: &Plan,
+    plan: &LiveScope,
     access: &CallerAccess,
     mut each_page: impl FnMut(Vec<MicroserviceObject>, Option<DateTime<Utc>>),
 ) -> Result<Option<DateTime<Utc>>, kube::Error> {
@@ -389,8 +310,8 @@ pub enum EventTypes {
     /// 10,000 Normal `Accepted` events that `status` would fetch and drop.
     NotNormal,
     /// [`EventTypes::NotNormal`], and the Normal events of reason `Logging`: Kopf's log
-    /// records posted as events, whose `... is processed` lines are cycle ends
-    /// ([`crate::diagnose::cycles::log_facts`]); two lists (`type!=Normal`, and
+    /// records posted as events, whose `... is processed` lines are cycle ends (the
+    /// diagnostics' `cycles::log_facts` reads them); two lists (`type!=Normal`, and
     /// `type=Normal,reason=Logging`), as a field selector has no "or". Our operator's Normal
     /// `Accepted` events are in neither.
     NotNormalAndKopfLogging,
@@ -401,7 +322,7 @@ pub enum EventTypes {
 /// (per the review) gets a 403 without a call.
 pub async fn microservice_events(
     client: &Client,
-    plan: &Plan,
+    plan: &LiveScope,
     access: &CallerAccess,
     types: EventTypes,
 ) -> Result<(Vec<Event>, Option<DateTime<Utc>>), kube::Error> {
@@ -438,7 +359,7 @@ pub async fn microservice_events(
 /// returns the API server's clock.
 pub async fn microservice_event_pages(
     client: &Client,
-    plan: &Plan,
+    plan: &LiveScope,
     access: &CallerAccess,
     each_page: impl FnMut(Vec<Event>, Option<DateTime<Utc>>),
 ) -> Result<Option<DateTime<Utc>>, kube::Error> {
@@ -482,123 +403,28 @@ pub enum Logs {
 /// other teams' and never diagnosed), then the kept ones' Pods, their logs as `logs` asks, and
 /// the Leases and Kopf peerings that decide who leads, including `NS/microservice-operator`,
 /// the Lease a laptop `operate --namespace NS` elects on ([`super::resolve`]).
-pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan, logs: Logs) {
+pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &LiveScope, logs: Logs) {
     snapshot.operator.chosen = None;
     snapshot.operator.others = Vec::new();
-    let deployments = match &plan.operator {
-        Some(spec) => match parse_operator_spec(spec) {
-            Ok((ns, name)) => {
-                snapshot.operator.chosen = Some(format!("{ns}/deployment/{name}"));
-                evidence(
-                    "operator Deployment",
-                    Api::<Deployment>::namespaced(client.clone(), &ns)
-                        .get(&name)
-                        .await
-                        .map(|d| vec![d]),
-                )
-            }
-            Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e)),
-        },
-        None => match discover_at(client, plan.namespace.as_deref()).await {
-            (found, date) if snapshot.captured_at.is_none() && date.is_some() => {
-                snapshot.captured_at = date;
-                split(found, snapshot)
-            }
-            (found, _) => split(found, snapshot),
-        },
-    };
-    fn split(found: Evidence<Vec<Deployment>>, snapshot: &mut Snapshot) -> Evidence<Vec<Deployment>> {
-        match found {
-            Evidence::Present(found) => {
-                let (kept, others) = split_serving(found, snapshot.namespace.as_deref());
-                snapshot.operator.others = others;
-                Evidence::Present(kept)
-            }
-            gap => gap,
+    let deployments = match operator_deployments(client, snapshot, plan).await {
+        Evidence::Present(deployments) => deployments,
+        Evidence::Gap(gap) => {
+            // A Deployment that could not be read (403, failed) is a gap, never "no operator":
+            // the findings would otherwise say "install it".
+            let unknown = || GapReason::NotCollected(format!("the operator Deployment is unknown ({gap})"));
+            snapshot.operator.pods = Evidence::missing("operator Pods", unknown());
+            snapshot.operator.logs = Evidence::missing("operator logs", unknown());
+            snapshot.operator.deployments = Evidence::Gap(gap);
+            let (leases, _) = leadership(client, &[], plan.namespace.as_deref()).await;
+            snapshot.operator.leases = leases;
+            snapshot.operator.settle_leadership();
+            return;
         }
-    }
-    if let Evidence::Gap(gap) = deployments {
-        // A Deployment that could not be read (403, failed) is a gap, never "no operator": the
-        // findings would otherwise say "install it".
-        let unknown = || GapReason::NotCollected(format!("the operator Deployment is unknown ({gap})"));
-        snapshot.operator.pods = Evidence::missing("operator Pods", unknown());
-        snapshot.operator.logs = Evidence::missing("operator logs", unknown());
-        snapshot.operator.deployments = Evidence::Gap(gap);
-        let (leases, _) = leadership(client, &[], plan.namespace.as_deref()).await;
-        snapshot.operator.leases = leases;
-        snapshot.operator.settle_leadership();
-        return;
-    }
-    let matched: Vec<Deployment> = deployments
-        .get()
-        .into_iter()
-        .flatten()
-        .filter(|d| recognise(d).is_some())
-        .cloned()
-        .collect();
+    };
+    let matched: Vec<Deployment> = deployments.into_iter().filter(|d| recognise(d).is_some()).collect();
     let operators: Vec<OperatorRef> = find_operators(&matched);
-    let pods = join_all(matched.iter().map(|d| pods_of(client, d))).await;
-    let pods: Vec<Result<Vec<Pod>, kube::Error>> = pods;
-    // Each Pod with its operator's container.
-    let mut by_operator: Vec<(Pod, String)> = Vec::new();
-    let mut pod_error = None;
-    for (result, op) in pods.into_iter().zip(&operators) {
-        match result {
-            Ok(list) => by_operator.extend(list.into_iter().map(|p| (p, op.container.clone()))),
-            Err(e) => pod_error = Some(e),
-        }
-    }
-    let pods: Evidence<Vec<Pod>> = match pod_error {
-        Some(e) => evidence("operator Pods", Err(e)),
-        None => Evidence::Present(by_operator.iter().map(|(p, _)| p.clone()).collect()),
-    };
-    let logs = match (logs, pods.get()) {
-        (Logs::None, _) => Evidence::missing(
-            "operator logs",
-            GapReason::NotCollected("operator logs not needed for this answer".into()),
-        ),
-        (_, None) => Evidence::missing(
-            "operator logs",
-            GapReason::Failed("no operator Pods in evidence".into()),
-        ),
-        // No Deployment serves the namespace: there is no operator log to read (a fact, as a
-        // bundle of it reads back: no Deployment, no log).
-        (_, Some(_)) if operators.is_empty() => Evidence::Present(Vec::new()),
-        (wanted, Some(pods)) => {
-            let fetches = by_operator.iter().flat_map(|(pod, container)| {
-                let restarted = pod
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.container_statuses.as_ref())
-                    .is_some_and(|cs| cs.iter().any(|c| c.name == *container && c.restart_count > 0));
-                let mut wants = vec![false];
-                if wanted == Logs::WithPrevious && restarted {
-                    wants.push(true);
-                }
-                wants.into_iter().map(move |prev| pod_log(client, pod, container, prev))
-            });
-            let results = join_all(fetches).await;
-            let mut sources = Vec::new();
-            let mut failures = Vec::new();
-            for result in results {
-                match result {
-                    Ok(source) => sources.push(source),
-                    Err(e) => failures.push(e),
-                }
-            }
-            if sources.is_empty() && !failures.is_empty() {
-                Evidence::missing("operator logs", GapReason::Failed(failures.join("; ")))
-            } else if pods.is_empty() {
-                let names: Vec<String> = operators.iter().map(OperatorRef::display).collect();
-                Evidence::missing(
-                    "operator logs",
-                    GapReason::Failed(format!("{} has no Pods: no logs to read", names.join(", "))),
-                )
-            } else {
-                Evidence::Present(sources)
-            }
-        }
-    };
+    let (pods, by_operator) = operator_pods(client, &matched, &operators).await;
+    let logs = operator_logs(client, logs, &pods, &by_operator, &operators).await;
     let (leases, peerings) = leadership(client, &operators, plan.namespace.as_deref()).await;
     if plan.operator.is_some() && logs.get().is_some() {
         snapshot.operator.unchosen = unchosen(client, &matched, plan.namespace.as_deref()).await;
@@ -609,6 +435,125 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &Plan,
     snapshot.operator.leases = leases;
     snapshot.operator.peerings = peerings;
     snapshot.operator.settle_leadership();
+}
+
+/// The operator Deployments [`add_operator`] keeps: the one `--operator` names (then
+/// [`OperatorEvidence::chosen`]), else those discovery finds that serve the namespace, the
+/// others becoming [`OperatorEvidence::others`]. The cluster-wide list's clock becomes the
+/// snapshot's `captured_at` when nothing set it yet.
+async fn operator_deployments(client: &Client, snapshot: &mut Snapshot, plan: &LiveScope) -> Evidence<Vec<Deployment>> {
+    let Some(spec) = &plan.operator else {
+        let (found, date) = discover_at(client, plan.namespace.as_deref()).await;
+        if snapshot.captured_at.is_none() && date.is_some() {
+            snapshot.captured_at = date;
+        }
+        return match found {
+            Evidence::Present(found) => {
+                let (kept, others) = split_serving(found, snapshot.namespace.as_deref());
+                snapshot.operator.others = others;
+                Evidence::Present(kept)
+            }
+            gap => gap,
+        };
+    };
+    match parse_operator_spec(spec) {
+        Ok((ns, name)) => {
+            snapshot.operator.chosen = Some(format!("{ns}/deployment/{name}"));
+            evidence(
+                "operator Deployment",
+                Api::<Deployment>::namespaced(client.clone(), &ns)
+                    .get(&name)
+                    .await
+                    .map(|d| vec![d]),
+            )
+        }
+        Err(e) => Evidence::missing("operator Deployment", GapReason::Failed(e.to_string())),
+    }
+}
+
+/// The Pods of `matched` (whose operators are `operators`, in the same order), and each Pod
+/// with its operator's container; one list that fails makes the Pods a gap.
+async fn operator_pods(
+    client: &Client,
+    matched: &[Deployment],
+    operators: &[OperatorRef],
+) -> (Evidence<Vec<Pod>>, Vec<(Pod, String)>) {
+    let pods: Vec<Result<Vec<Pod>, kube::Error>> = join_all(matched.iter().map(|d| pods_of(client, d))).await;
+    let mut by_operator: Vec<(Pod, String)> = Vec::new();
+    let mut pod_error = None;
+    for (result, op) in pods.into_iter().zip(operators) {
+        match result {
+            Ok(list) => by_operator.extend(list.into_iter().map(|p| (p, op.container.clone()))),
+            Err(e) => pod_error = Some(e),
+        }
+    }
+    let pods = match pod_error {
+        Some(e) => evidence("operator Pods", Err(e)),
+        None => Evidence::Present(by_operator.iter().map(|(p, _)| p.clone()).collect()),
+    };
+    (pods, by_operator)
+}
+
+/// The logs `wanted` of each Pod's operator container (`by_operator`), concurrently: a gap when
+/// not wanted, when the Pods are unknown, when every read failed, or when the operators have
+/// no Pods; none (a fact) when no operator serves the namespace.
+async fn operator_logs(
+    client: &Client,
+    wanted: Logs,
+    pods: &Evidence<Vec<Pod>>,
+    by_operator: &[(Pod, String)],
+    operators: &[OperatorRef],
+) -> Evidence<Vec<LogSource>> {
+    let pods = match (wanted, pods.get()) {
+        (Logs::None, _) => {
+            return Evidence::missing(
+                "operator logs",
+                GapReason::NotCollected("operator logs not needed for this answer".into()),
+            );
+        }
+        (_, None) => {
+            return Evidence::missing(
+                "operator logs",
+                GapReason::Failed("no operator Pods in evidence".into()),
+            );
+        }
+        // No Deployment serves the namespace: there is no operator log to read (a fact, as a
+        // bundle of it reads back: no Deployment, no log).
+        (_, Some(_)) if operators.is_empty() => return Evidence::Present(Vec::new()),
+        (_, Some(pods)) => pods,
+    };
+    let fetches = by_operator.iter().flat_map(|(pod, container)| {
+        let restarted = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .is_some_and(|cs| cs.iter().any(|c| c.name == *container && c.restart_count > 0));
+        let mut wants = vec![false];
+        if wanted == Logs::WithPrevious && restarted {
+            wants.push(true);
+        }
+        wants.into_iter().map(move |prev| pod_log(client, pod, container, prev))
+    });
+    let results = join_all(fetches).await;
+    let mut sources = Vec::new();
+    let mut failures = Vec::new();
+    for result in results {
+        match result {
+            Ok(source) => sources.push(source),
+            Err(e) => failures.push(e),
+        }
+    }
+    if sources.is_empty() && !failures.is_empty() {
+        Evidence::missing("operator logs", GapReason::Failed(failures.join("; ")))
+    } else if pods.is_empty() {
+        let names: Vec<String> = operators.iter().map(OperatorRef::display).collect();
+        Evidence::missing(
+            "operator logs",
+            GapReason::Failed(format!("{} has no Pods: no logs to read", names.join(", "))),
+        )
+    } else {
+        Evidence::Present(sources)
+    }
 }
 
 /// With `--operator`: the other operator Deployments that serve `namespace` (as discovery finds
@@ -723,7 +668,7 @@ async fn leadership(
 pub fn split_serving(
     deployments: Vec<Deployment>,
     namespace: Option<&str>,
-) -> (Vec<Deployment>, Vec<super::resolve::OperatorSummary>) {
+) -> (Vec<Deployment>, Vec<super::operator::OperatorSummary>) {
     let mut kept = Vec::new();
     let mut others = Vec::new();
     for d in deployments {
@@ -731,29 +676,30 @@ pub fn split_serving(
         if namespace.is_none_or(|ns| op.watches(ns)) {
             kept.push(d);
         } else {
-            others.push(super::resolve::OperatorSummary::of(&op));
+            others.push(super::operator::OperatorSummary::of(&op));
         }
     }
     (kept, others)
 }
 
-/// `GET` an object that may not exist: `None` on any 404, also when the API server does not serve
-/// the path at all (an API group that is not installed answers `404 page not found` in plain
-/// text, without the Status object `Api::get_opt` looks for).
-async fn get_if_served<K>(api: &Api<K>, name: &str) -> Result<Option<K>, kube::Error>
-where
-    K: Clone + DeserializeOwned + std::fmt::Debug,
-{
-    match api.get(name).await {
-        Ok(object) => Ok(Some(object)),
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
-        Err(e) => Err(e),
-    }
+/// A `--operator` that is not `NS/deployment/NAME`: `invalid --operator "op": expected ...`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid --operator {spec:?}: {reason}")]
+pub struct OperatorSpecError {
+    /// The value as given.
+    pub spec: String,
+    /// What is wrong with it ([`crate::names::operator_ref`]'s words).
+    pub reason: String,
 }
 
 /// `NS/deployment/NAME` (also `NS/deploy/NAME`) → (NS, NAME).
-pub fn parse_operator_spec(spec: &str) -> Result<(String, String), String> {
-    crate::names::operator_ref(spec).map_err(|e| format!("invalid --operator {spec:?}: {e}"))
+///
+/// Errors: any other shape, or a part that is not a Kubernetes name ([`OperatorSpecError`]).
+pub fn parse_operator_spec(spec: &str) -> Result<(String, String), OperatorSpecError> {
+    crate::names::operator_ref(spec).map_err(|reason| OperatorSpecError {
+        spec: spec.to_string(),
+        reason,
+    })
 }
 
 /// Lists the Deployments an operator may be among: cluster-wide, else (when that is forbidden)
@@ -854,7 +800,7 @@ async fn pod_log(client: &Client, pod: &Pod, container: &str, previous: bool) ->
 
 /// The ConfigMaps a Deployment's containers read their env from (`env[].valueFrom.configMapKeyRef`,
 /// `envFrom[].configMapRef`), as (namespace, name): they decide `os.environ` conditions of a
-/// Kopf operator's source ([`crate::kopf::settings::Env`]). Secrets are never read.
+/// Kopf operator's source ([`crate::kopf::source::Env`]). Secrets are never read.
 fn env_configmaps(d: &k8s_openapi::api::apps::v1::Deployment) -> Vec<(String, String)> {
     let ns = d.metadata.namespace.clone().unwrap_or_default();
     let Some(spec) = d.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else {
@@ -905,50 +851,14 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
         "CRD",
         Api::<CustomResourceDefinition>::all(client.clone()).get(CRD_NAME).await,
     );
-    let operators: Vec<OperatorRef> = snapshot
-        .operator
-        .deployments
-        .get()
-        .map(|d| find_operators(d))
-        .unwrap_or_default();
     let deployments = snapshot
         .operator
         .deployments
         .get()
         .map(Vec::as_slice)
         .unwrap_or_default();
-    // The ConfigMaps the Pods mount (Kopf sources), and those their env reads.
-    let mounted: BTreeSet<(String, String)> = deployments
-        .iter()
-        .flat_map(|d| {
-            let ns = d.metadata.namespace.clone().unwrap_or_default();
-            d.spec
-                .as_ref()
-                .and_then(|s| s.template.spec.as_ref())
-                .and_then(|s| s.volumes.clone())
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
-        })
-        .collect();
-    let configmap_names: BTreeSet<(String, String)> = mounted
-        .iter()
-        .cloned()
-        .chain(deployments.iter().flat_map(env_configmaps))
-        .collect();
-    let env_only: BTreeSet<(String, String)> = configmap_names.difference(&mounted).cloned().collect();
-    let mut configmaps = Vec::new();
-    let mut cm_gap = None;
-    for (ns, name) in configmap_names {
-        match Api::<ConfigMap>::namespaced(client.clone(), &ns).get(&name).await {
-            Ok(cm) => configmaps.push(cm),
-            // An env reference may be `optional`: a missing ConfigMap is then no gap (its values
-            // stay unknown to the analysis, which says so).
-            Err(kube::Error::Api(status)) if status.code == 404 && env_only.contains(&(ns.clone(), name.clone())) => {}
-            Err(e) => cm_gap = Some(evidence::<Vec<ConfigMap>>("operator ConfigMaps", Err(e))),
-        }
-    }
-    snapshot.operator.configmaps = cm_gap.unwrap_or(Evidence::Present(configmaps));
+    let operators: Vec<OperatorRef> = find_operators(deployments);
+    snapshot.operator.configmaps = operator_configmaps(client, deployments).await;
 
     let ns = snapshot.namespace.clone();
     let (roles, role_bindings, cluster_roles, cluster_role_bindings) = futures::join!(
@@ -979,36 +889,59 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
     snapshot.rbac.cluster_role_bindings = cluster_role_bindings;
 
     let object_namespaces: BTreeSet<String> = object_namespaces.into_iter().chain(ns).collect();
+    snapshot.rbac.access_reviews = access_reviews(client, &operators, &object_namespaces).await;
+}
+
+/// The ConfigMaps the operator Pods mount (Kopf sources), and those their env reads (never
+/// Secrets). A missing ConfigMap that only the env reads is no gap: the reference may be
+/// `optional`, and its values stay unknown to the analysis, which says so.
+async fn operator_configmaps(client: &Client, deployments: &[Deployment]) -> Evidence<Vec<ConfigMap>> {
+    let mounted: BTreeSet<(String, String)> = deployments
+        .iter()
+        .flat_map(|d| {
+            let ns = d.metadata.namespace.clone().unwrap_or_default();
+            d.spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .and_then(|s| s.volumes.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(move |v| v.config_map.map(|c| (ns.clone(), c.name)))
+        })
+        .collect();
+    let configmap_names: BTreeSet<(String, String)> = mounted
+        .iter()
+        .cloned()
+        .chain(deployments.iter().flat_map(env_configmaps))
+        .collect();
+    let env_only: BTreeSet<(String, String)> = configmap_names.difference(&mounted).cloned().collect();
+    let mut configmaps = Vec::new();
+    let mut cm_gap = None;
+    for (ns, name) in configmap_names {
+        match Api::<ConfigMap>::namespaced(client.clone(), &ns).get(&name).await {
+            Ok(cm) => configmaps.push(cm),
+            Err(kube::Error::Api(status)) if status.code == 404 && env_only.contains(&(ns.clone(), name.clone())) => {}
+            Err(e) => cm_gap = Some(evidence::<Vec<ConfigMap>>("operator ConfigMaps", Err(e))),
+        }
+    }
+    cm_gap.unwrap_or(Evidence::Present(configmaps))
+}
+
+/// One SubjectAccessReview to ask: (namespace, group, resource, verb, name).
+type Ask = (String, &'static str, &'static str, &'static str, Option<String>);
+
+/// SubjectAccessReviews for each operator's ServiceAccount: what it needs in each of
+/// `object_namespaces` ([`OPERATOR_NEEDS`]), and for ours with leader election its Lease
+/// ([`LEASE_VERBS`]). The first review that fails makes them all a gap.
+async fn access_reviews(
+    client: &Client,
+    operators: &[OperatorRef],
+    object_namespaces: &BTreeSet<String>,
+) -> Evidence<Vec<SubjectAccessReview>> {
     let mut reviews = Vec::new();
     let mut review_gap = None;
-    for op in &operators {
-        let mut asks: Vec<(String, &str, &str, &str, Option<String>)> = Vec::new();
-        for target in &object_namespaces {
-            for (group, resource, verb) in OPERATOR_NEEDS {
-                asks.push((target.clone(), group, resource, verb, None));
-            }
-        }
-        let mut leases: Vec<(String, String)> = object_namespaces
-            .iter()
-            .filter_map(|target| match op.leadership_in(target) {
-                Leadership::Lease { namespace, name } => Some((namespace, name)),
-                _ => None,
-            })
-            .collect();
-        leases.sort();
-        leases.dedup();
-        for (namespace, name) in leases {
-            for (verb, named) in LEASE_VERBS {
-                asks.push((
-                    namespace.clone(),
-                    LEASE_GROUP,
-                    "leases",
-                    verb,
-                    named.then(|| name.clone()),
-                ));
-            }
-        }
-        for (target, group, resource, verb, name) in asks {
+    for op in operators {
+        for (target, group, resource, verb, name) in asks_of(op, object_namespaces) {
             match review_for(client, op, &target, group, resource, verb, name.as_deref()).await {
                 Ok(r) => reviews.push(r),
                 Err(e) => {
@@ -1018,7 +951,39 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
             }
         }
     }
-    snapshot.rbac.access_reviews = review_gap.unwrap_or(Evidence::Present(reviews));
+    review_gap.unwrap_or(Evidence::Present(reviews))
+}
+
+/// What [`access_reviews`] asks about `op`, in order: [`OPERATOR_NEEDS`] in each namespace, then
+/// [`LEASE_VERBS`] on each Lease it elects on for them (by name where RBAC can limit it).
+fn asks_of(op: &OperatorRef, object_namespaces: &BTreeSet<String>) -> Vec<Ask> {
+    let mut asks: Vec<Ask> = Vec::new();
+    for target in object_namespaces {
+        for (group, resource, verb) in OPERATOR_NEEDS {
+            asks.push((target.clone(), group, resource, verb, None));
+        }
+    }
+    let mut leases: Vec<(String, String)> = object_namespaces
+        .iter()
+        .filter_map(|target| match op.leadership_in(target) {
+            Leadership::Lease { namespace, name } => Some((namespace, name)),
+            _ => None,
+        })
+        .collect();
+    leases.sort();
+    leases.dedup();
+    for (namespace, name) in leases {
+        for (verb, named) in LEASE_VERBS {
+            asks.push((
+                namespace.clone(),
+                LEASE_GROUP,
+                "leases",
+                verb,
+                named.then(|| name.clone()),
+            ));
+        }
+    }
+    asks
 }
 
 /// What an operator of Microservices may need, as (group, resource, verb): Kopf posts core
@@ -1136,49 +1101,6 @@ mod tests {
         );
     }
 
-    /// A Deployment the caller may not read is a gap, not "no operator" (which says "install it").
-    #[tokio::test]
-    async fn an_unreadable_operator_deployment_is_a_gap() {
-        let forbidden = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": "deployments.apps \"microservice-operator\" is forbidden: User \"dev\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"ops\"",
-            "reason": "Forbidden", "details": {"name": "microservice-operator", "group": "apps", "kind": "deployments"}, "code": 403});
-        let empty_list =
-            serde_json::json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": []});
-        let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
-            // Cluster-wide list forbidden; the namespace's own list readable but without an operator.
-            "/apis/apps/v1/deployments" => (403, forbidden.to_string()),
-            "/apis/apps/v1/namespaces/store/deployments" => (200, empty_list.to_string()),
-            _ => (403, forbidden.to_string()),
-        });
-        let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy");
-        let plan = |operator: Option<&str>| Plan {
-            namespace: Some("store".into()),
-            selector: None,
-            name: Some("catalog-api".into()),
-            operator: operator.map(str::to_string),
-            context: None,
-            server: "https://127.0.0.1:1".into(),
-        };
-        for operator in [Some("ops/deployment/microservice-operator"), None] {
-            let mut snapshot = super::super::bundle::read(&bundle).unwrap();
-            add_operator(&client, &mut snapshot, &plan(operator), Logs::None).await;
-            let gap = snapshot
-                .operator
-                .deployments
-                .gap()
-                .unwrap_or_else(|| panic!("{operator:?}: a gap"));
-            assert!(matches!(gap.reason, GapReason::Forbidden(_)), "{operator:?}: {gap}");
-            let obj = snapshot.microservices.get().unwrap()[0].clone();
-            let report = crate::diagnose::events::explain(&snapshot, &obj, Default::default());
-            assert!(
-                report.findings.iter().all(|f| f.id != "operator-not-found"),
-                "{operator:?}: {:?}",
-                report.findings
-            );
-            assert_eq!(report.exit_code(), 3, "{operator:?}: undecided without the operator");
-        }
-    }
-
     #[tokio::test]
     async fn operator_logs_are_the_newest_lines_of_the_window() {
         // Answers as the kubelet does: with tailLines the newest lines, else from the window's start.
@@ -1248,7 +1170,7 @@ mod tests {
             Ok(("ops".into(), "op".into()))
         );
         assert_eq!(parse_operator_spec("ops/deploy/op"), Ok(("ops".into(), "op".into())));
-        let err = parse_operator_spec("op").unwrap_err();
+        let err = parse_operator_spec("op").unwrap_err().to_string();
         assert!(err.contains("\"op\"") && err.contains("NAMESPACE/deployment/NAME"));
     }
 

@@ -9,6 +9,7 @@
 pub mod bundle;
 pub mod gather;
 pub mod live;
+pub mod managed_fields;
 pub mod operator;
 pub mod resolve;
 
@@ -25,6 +26,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::logs::LogSource;
 use crate::logs::zone::LogZone;
 use crate::resource::MicroserviceObject;
 use crate::time::from_jiff;
@@ -136,35 +138,27 @@ impl<T> Evidence<T> {
     }
 }
 
-/// One container's log, as fetched (`kubectl logs --timestamps`) or as a bundle file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogSource {
-    /// Pod name.
-    pub pod: String,
-    /// Container name.
-    pub container: String,
-    /// The container instance before its last restart (`--previous`).
-    pub previous: bool,
-    /// The log text, lines separated by `\n`.
-    pub text: String,
-}
-
-impl LogSource {
-    /// Every record of the log, parsed as [`crate::logs::RecordParser`] reads any format.
-    pub fn records(&self) -> Vec<crate::logs::Record> {
-        let mut splitter = crate::logs::lines::LineSplitter::new();
-        let mut parser = crate::logs::RecordParser::new();
-        let mut out = Vec::new();
-        let mut lines = Vec::new();
-        splitter.push(self.text.as_bytes(), &mut |l| lines.push(l));
-        splitter.finish(&mut |l| lines.push(l));
-        let mut collect = |r: crate::logs::Record| out.push(r);
-        for line in lines {
-            parser.push(line, &mut collect);
-        }
-        parser.flush(&mut collect);
-        out
+/// Adds `files` (`--log-file` logs, [`crate::logs::file::read_sources`]) to the operator's log
+/// evidence: beside the Pods' logs when they are present (a log with the same pod, container and
+/// previous flag — the same file collected into a bundle earlier — is replaced, never counted
+/// twice); instead of them when they are a gap (no Pod, no Deployment found, `pods/log`
+/// forbidden), since the files are then the logs in evidence. Nothing changes when `files` is
+/// empty.
+pub fn add_log_files(logs: &mut Evidence<Vec<LogSource>>, files: &[LogSource]) {
+    if files.is_empty() {
+        return;
     }
+    let mut sources = match std::mem::replace(logs, Evidence::Present(Vec::new())) {
+        Evidence::Present(sources) => sources,
+        Evidence::Gap(_) => Vec::new(),
+    };
+    sources.retain(|s| {
+        !files
+            .iter()
+            .any(|f| (&f.pod, &f.container, f.previous) == (&s.pod, &s.container, s.previous))
+    });
+    sources.extend(files.iter().cloned());
+    *logs = Evidence::Present(sources);
 }
 
 /// What is known about the operator: its Deployment(s), Pods, mounted ConfigMaps and logs.
@@ -191,12 +185,22 @@ pub struct OperatorEvidence {
     /// Operators seen that do not serve the namespace asked about: what each is and watches,
     /// nothing else (their Pods, logs and RBAC are not collected). A bundle keeps them in
     /// `meta.json` `otherOperators`.
-    pub others: Vec<resolve::OperatorSummary>,
+    pub others: Vec<operator::OperatorSummary>,
     /// The other recognised operator Deployments of the evidence when `--operator` chose one,
     /// each with its Pods' logs: never diagnosed, read only to tell whether another operator
-    /// that serves the namespace handled the object too (double handling,
-    /// [`crate::diagnose::leading::handlings`]).
+    /// that serves the namespace handled the object too (double handling, which the
+    /// diagnostics' `leading::handlings` reads).
     pub unchosen: Vec<(operator::OperatorRef, Vec<LogSource>)>,
+}
+
+impl OperatorEvidence {
+    /// The summaries of every operator among `deployments` (for [`OperatorEvidence::others`]).
+    pub fn summaries(deployments: &[Deployment]) -> Vec<operator::OperatorSummary> {
+        operator::find_operators(deployments)
+            .iter()
+            .map(operator::OperatorSummary::of)
+            .collect()
+    }
 }
 
 impl OperatorEvidence {
@@ -376,9 +380,9 @@ pub struct RbacEvidence {
     pub cluster_role_bindings: Evidence<Vec<ClusterRoleBinding>>,
 }
 
-/// Where a snapshot came from.
+/// Where a snapshot came from (its provenance): the bundle read, or the cluster asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub enum Provenance {
     /// A bundle directory.
     Bundle(PathBuf),
     /// A live cluster: kubeconfig context name (if any) and API server URL.
@@ -394,7 +398,7 @@ pub enum Source {
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     /// Bundle or live.
-    pub source: Source,
+    pub source: Provenance,
     /// When it was captured: `meta.json` capturedAt, or the API server's `Date` header.
     pub captured_at: Option<DateTime<Utc>>,
     /// The namespace filter used (`None` with `-A`).
@@ -539,7 +543,7 @@ impl Snapshot {
     pub fn cycle_anchors(&self, source: &LogSource) -> Vec<crate::logs::zone::Anchor> {
         use crate::kopf::messages::{CycleReason, Lifecycle};
         let mut latest: std::collections::HashMap<String, chrono::NaiveDateTime> = std::collections::HashMap::new();
-        for record in crate::diagnose::cycles::records(source, LogZone::Unset) {
+        for record in source.records() {
             let (Some(stamp), Some(object)) = (record.stamp, &record.object) else {
                 continue;
             };
@@ -902,5 +906,36 @@ mod tests {
             "operator Deployment: not in the bundle (ops/deployment/c is not in operator/deployment.json, which holds ops/deployment/a, ops/deployment/b)"
         );
         assert!(op.pods.gap().is_some() && op.logs.gap().is_some());
+    }
+
+    #[test]
+    fn files_join_pod_logs_replace_their_own_copy_and_fill_a_gap() {
+        let pod = LogSource {
+            pod: "op-1".into(),
+            container: "operator".into(),
+            previous: false,
+            text: "pod\n".into(),
+        };
+        let file = LogSource {
+            pod: "operate.log".into(),
+            container: crate::logs::file::FILE_CONTAINER.into(),
+            previous: false,
+            text: "new\n".into(),
+        };
+        let stale_copy = LogSource {
+            text: "old\n".into(),
+            ..file.clone()
+        };
+        let mut logs = Evidence::Present(vec![pod.clone(), stale_copy]);
+        add_log_files(&mut logs, std::slice::from_ref(&file));
+        assert_eq!(logs.get().unwrap(), &vec![pod.clone(), file.clone()]);
+
+        let mut logs = Evidence::missing("operator logs", GapReason::Failed("no operator Pods".into()));
+        add_log_files(&mut logs, std::slice::from_ref(&file));
+        assert_eq!(logs.get().unwrap(), &vec![file]);
+
+        let mut logs = Evidence::missing("operator logs", GapReason::Failed("no operator Pods".into()));
+        add_log_files(&mut logs, &[]);
+        assert!(logs.gap().is_some());
     }
 }

@@ -243,6 +243,31 @@ fn watched_namespaces(argv: &[String]) -> Option<Vec<String>> {
     (!list.is_empty()).then_some(list)
 }
 
+/// An operator seen but not collected: it does not serve the namespace asked about, so its Pods,
+/// logs and RBAC stay out of the evidence (other teams' data); only what it is and watches is
+/// kept (a bundle's `meta.json` `otherOperators`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorSummary {
+    /// `NS/deployment/NAME`.
+    pub operator: String,
+    /// Ours or Kopf.
+    pub kind: OperatorKind,
+    /// The namespaces it watches; `None` for all.
+    pub watches: Option<Vec<String>>,
+}
+
+impl OperatorSummary {
+    /// The summary of a recognised operator.
+    pub fn of(op: &OperatorRef) -> Self {
+        OperatorSummary {
+            operator: op.display(),
+            kind: op.kind,
+            watches: op.watches.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,21 +18,21 @@
 //! | a `--log-file` carries the identity it acquired the Lease with | [`LOG_IDENTITY`] |
 //! | the object's managedFields: the latest status/annotation writer is its kind (`kubectl-microservice` for ours, `kopf` for Kopf) | [`MANAGER`] |
 //!
-//! The best score wins when it beats the next one; a tie between the best is ambiguous (name one
-//! with `--operator`). Pod logs are deliberately not evidence here: `status` reads them only when
+//! Each row is a `Signal` of `SIGNALS`, read for every candidate in that order (a new kind of
+//! evidence is a new row). The best score wins when it beats the next one; a tie between the
+//! best is ambiguous (name one with `--operator`). Pod logs are deliberately not evidence here: `status` reads them only when
 //! a verdict needs them, and the answer must not depend on which command asked.
 
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
-use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use serde::Serialize;
 
-use super::operator::{Leadership, OperatorKind, OperatorRef, find_operators};
-use super::{Evidence, Gap, GapReason, LogSource, OperatorEvidence, Snapshot};
+use super::operator::{Leadership, OperatorKind, OperatorRef, OperatorSummary, find_operators};
+use super::{Evidence, Gap, GapReason, OperatorEvidence, Snapshot};
 use crate::logs::file::FILE_CONTAINER;
-use crate::logs::{Format, Record};
+use crate::logs::{Format, LogSource, Record};
 use crate::resource::{FIELD_MANAGER, MicroserviceObject};
 use crate::time::{from_jiff, plus, rfc3339_seconds};
 use crate::vocab::lease::{DEFAULT_LEASE_NAME, LEASE_DURATION, WATCH_NAMESPACES_ANNOTATION};
@@ -277,31 +277,6 @@ impl Resolution {
     }
 }
 
-/// An operator seen but not collected: it does not serve the namespace asked about, so its Pods,
-/// logs and RBAC stay out of the evidence (other teams' data); only what it is and watches is
-/// kept (a bundle's `meta.json` `otherOperators`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OperatorSummary {
-    /// `NS/deployment/NAME`.
-    pub operator: String,
-    /// Ours or Kopf.
-    pub kind: OperatorKind,
-    /// The namespaces it watches; `None` for all.
-    pub watches: Option<Vec<String>>,
-}
-
-impl OperatorSummary {
-    /// The summary of a recognised operator.
-    pub fn of(op: &OperatorRef) -> Self {
-        OperatorSummary {
-            operator: op.display(),
-            kind: op.kind,
-            watches: op.watches.clone(),
-        }
-    }
-}
-
 fn watch_text(watches: Option<&[String]>) -> String {
     match watches {
         None => "all namespaces".into(),
@@ -401,7 +376,7 @@ fn holder_pod_of(holder: &str, op: &OperatorRef, pods: Option<&[k8s_openapi::api
 /// the kind it stands for (`kubectl-microservice` → ours, `kopf...` → Kopf), with the entry
 /// described.
 fn handler_writer(obj: &MicroserviceObject) -> Option<(OperatorKind, String)> {
-    let entries = crate::diagnose::managed_fields::entries(obj.metadata.managed_fields.as_ref());
+    let entries = super::managed_fields::entries(obj.metadata.managed_fields.as_ref());
     entries
         .iter()
         .filter_map(|e| {
@@ -418,8 +393,270 @@ fn handler_writer(obj: &MicroserviceObject) -> Option<(OperatorKind, String)> {
         .map(|(kind, e)| (kind, e.describe()))
 }
 
+/// One kind of evidence that counts for a candidate (a row of the module docs' table): the
+/// points each fact it finds adds, and how it reads the facts for one candidate. [`resolve`]
+/// asks every row of [`SIGNALS`], in order, of every candidate: new evidence is a new row.
+struct Signal {
+    /// The points each [`Fact::Counts`] it finds adds.
+    weight: u32,
+    /// What it finds for one candidate, in the order said.
+    read: fn(&Facts<'_>, &Contender) -> Vec<Fact>,
+}
+
+/// What a [`Signal`] found for one candidate.
+enum Fact {
+    /// A fact that counts: said `+WEIGHT: fact`, and adds the signal's weight.
+    Counts(String),
+    /// A fact about it that counts nothing, said as is.
+    Note(String),
+}
+
+/// The signals, in the order their facts are said in each candidate's evidence.
+const SIGNALS: &[Signal] = &[
+    Signal {
+        weight: FLAG,
+        read: named_by_flag,
+    },
+    Signal {
+        weight: LEASE,
+        read: holds_the_lease,
+    },
+    Signal {
+        weight: LOG_IDENTITY,
+        read: log_acquired_the_lease,
+    },
+    Signal {
+        weight: LOG_NAMES_OBJECT,
+        read: log_names_the_object,
+    },
+    Signal {
+        weight: MANAGER,
+        read: kind_of_the_latest_writer,
+    },
+];
+
+/// Where a candidate comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// An operator Deployment in evidence: its index among [`Facts::operators`].
+    Deployment(usize),
+    /// An operator seen but not collected ([`OperatorEvidence::others`]).
+    Seen,
+    /// A process outside the cluster that holds a current Lease ([`Facts::leases`] index) and is
+    /// no Deployment's Pod.
+    LeaseHolder {
+        /// The Lease it holds.
+        lease: usize,
+        /// The `--log-file` that acquired it ([`Facts::files`] index), when one did.
+        log: Option<usize>,
+    },
+    /// A process outside the cluster that a `--log-file` shows: the log names the object or its
+    /// namespace, and is no serving Deployment's.
+    LogFile {
+        /// The file ([`Facts::files`] index).
+        file: usize,
+        /// The Lease its election line names, no longer current ([`Facts::leases`] index).
+        stopped: Option<usize>,
+    },
+}
+
+/// A candidate being scored: what the answer shows of it, and what the signals read.
+#[derive(Debug, Clone)]
+struct Contender {
+    candidate: Candidate,
+    origin: Origin,
+    /// Its place among the candidates, in the order of evidence.
+    at: usize,
+    /// Whether it watches the namespace (before `--operator` makes it serve).
+    watches_namespace: bool,
+}
+
+/// Whose log a `--log-file` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// A Deployment's (or a seen operator's) at [`Contender::at`]: by its election line naming
+    /// one of its Pods (`by_identity`), else as the one serving operator of its kind.
+    Candidate { at: usize, by_identity: bool },
+    /// The process outside the cluster's ([`Origin::LeaseHolder`], [`Origin::LogFile`]).
+    Outside,
+    /// No one's that counts.
+    Nobody,
+}
+
+/// What the signals read, gathered once before any candidate is scored.
+struct Facts<'a> {
+    /// `ns/name` of the object asked about.
+    key: Option<String>,
+    /// The namespace asked about.
+    namespace: Option<&'a str>,
+    /// `--operator` as given, and the candidate ([`Contender::at`]) it names.
+    chosen: Option<(&'a str, usize)>,
+    /// The operator Deployments in evidence.
+    operators: Vec<OperatorRef>,
+    /// The Leases that may govern the namespace.
+    leases: Vec<LeaseFacts>,
+    /// The `--log-file` logs, and whose each is.
+    files: Vec<(FileClues, Owner)>,
+    /// The kind of the object's latest status/annotation writer, and the entry described.
+    writer: Option<(OperatorKind, String)>,
+}
+
+impl Facts<'_> {
+    /// The first `--log-file` that acquired a Lease as `holder`.
+    fn log_of_holder(&self, holder: &str) -> Option<&FileClues> {
+        self.files
+            .iter()
+            .map(|(f, _)| f)
+            .find(|f| f.identities.iter().any(|(id, _)| id == holder))
+    }
+
+    /// Whether `file` names the object asked about.
+    fn names_object(&self, file: &FileClues) -> bool {
+        self.key.as_ref().is_some_and(|k| file.objects.contains(k))
+    }
+
+    /// The current Leases the Pods of the serving Deployment `c` hold.
+    fn leases_held_by(&self, c: &Contender) -> Vec<&LeaseFacts> {
+        match c.origin {
+            Origin::Deployment(i) if c.candidate.serves => self
+                .leases
+                .iter()
+                .filter(|l| l.current && l.pod_of == Some(i))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// [`FLAG`]: `--operator` names it; one that does not watch the namespace is then diagnosed
+/// all the same.
+fn named_by_flag(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    let Some((chosen, _)) = facts.chosen.filter(|(_, at)| *at == c.at) else {
+        return Vec::new();
+    };
+    let mut found = vec![Fact::Counts(format!("named by --operator {chosen}"))];
+    if !c.watches_namespace {
+        // Named, so diagnosed: operator-not-watching says it does not watch.
+        found.push(Fact::Note(format!(
+            "it does not watch {}: diagnosed because --operator names it",
+            facts.namespace.unwrap_or("")
+        )));
+    }
+    found
+}
+
+/// [`LEASE`]: its Pod holds a current Lease that governs the namespace, or it is the process
+/// outside the cluster that does.
+fn holds_the_lease(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    if let Origin::LeaseHolder { lease, .. } = c.origin {
+        let l = &facts.leases[lease];
+        return vec![Fact::Counts(format!(
+            "holds the current Lease {} as {}, and is no Pod of a Deployment in evidence: an `operate` outside the cluster",
+            l.reference,
+            l.holder.as_deref().unwrap_or("")
+        ))];
+    }
+    facts
+        .leases_held_by(c)
+        .into_iter()
+        .map(|l| {
+            Fact::Counts(format!(
+                "its Pod holds the current Lease {} as {}",
+                l.reference,
+                l.holder.as_deref().unwrap_or("")
+            ))
+        })
+        .collect()
+}
+
+/// [`LOG_IDENTITY`]: a `--log-file` acquired the Lease it holds, as its holder.
+fn log_acquired_the_lease(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    let acquired = |l: &LeaseFacts, f: &FileClues| {
+        Fact::Counts(format!(
+            "the log given ({}) acquired that Lease as {}",
+            f.name,
+            l.holder.as_deref().unwrap_or("")
+        ))
+    };
+    if let Origin::LeaseHolder { lease, log } = c.origin {
+        return log
+            .map(|file| acquired(&facts.leases[lease], &facts.files[file].0))
+            .into_iter()
+            .collect();
+    }
+    facts
+        .leases_held_by(c)
+        .into_iter()
+        .filter_map(|l| {
+            let f = facts.log_of_holder(l.holder.as_deref().unwrap_or(""))?;
+            Some(acquired(l, f))
+        })
+        .collect()
+}
+
+/// [`LOG_NAMES_OBJECT`]: a `--log-file` that is its log names the object; for a process that
+/// such a log shows, also the Lease its election line names, no longer held.
+fn log_names_the_object(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    let key = facts.key.as_deref().unwrap_or("");
+    let mut found = Vec::new();
+    for (n, (f, owner)) in facts.files.iter().enumerate() {
+        match (*owner, c.origin) {
+            (Owner::Candidate { at, by_identity }, Origin::Deployment(_) | Origin::Seen)
+                if at == c.at && c.candidate.serves && facts.names_object(f) =>
+            {
+                found.push(Fact::Counts(format!(
+                    "the log given ({}) names {key} and is its log ({})",
+                    f.name,
+                    if by_identity {
+                        "its election line names one of its Pods"
+                    } else {
+                        "the one serving operator of its kind"
+                    }
+                )));
+            }
+            (Owner::Outside, Origin::LogFile { file, stopped }) if file == n => {
+                if facts.names_object(f) {
+                    found.push(Fact::Counts(format!("it names {key}")));
+                }
+                // Its own election line names a Lease that is no longer current: it stopped.
+                if let Some(l) = stopped.map(|l| &facts.leases[l]) {
+                    found.push(Fact::Note(format!(
+                        "its election line names the Lease {} it held as {}, now expired or released",
+                        l.reference,
+                        l.holder.as_deref().unwrap_or("")
+                    )));
+                }
+            }
+            (Owner::Outside, Origin::LeaseHolder { .. } | Origin::LogFile { .. }) if facts.names_object(f) => {
+                found.push(Fact::Counts(format!("its log ({}) names {key}", f.name)));
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// [`MANAGER`]: the object's latest status/annotation writer (managedFields) is of its kind.
+fn kind_of_the_latest_writer(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    match &facts.writer {
+        Some((kind, _)) if c.candidate.serves && c.candidate.kind == Some(*kind) => {
+            vec![Fact::Counts(format!(
+                "the object's latest status/annotation writer is {}",
+                match kind {
+                    OperatorKind::Ours => "ours (kubectl-microservice)",
+                    OperatorKind::Kopf => "Kopf (kopf)",
+                }
+            ))]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// Resolves the operator of `namespace` (`None`: any namespace) for `obj` (when one object is
 /// asked about: its managedFields and the logs naming it count) from `snapshot`. Pure.
+///
+/// The candidates (the operator Deployments, those seen, and at most one process outside the
+/// cluster), then the signals of the module docs' table scored for each, then the decision.
 pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&MicroserviceObject>) -> Resolution {
     let evidence_of = &snapshot.operator;
     let operators: Vec<OperatorRef> = evidence_of
@@ -427,82 +664,115 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
         .get()
         .map(|d| find_operators(d))
         .unwrap_or_default();
-    let now = snapshot.now();
-    let mut object_evidence = Vec::new();
-    let key = obj.map(MicroserviceObject::key);
+    let mut contenders = in_evidence(&operators, &evidence_of.others, namespace);
+    // --operator: the candidate it names serves, whatever it watches.
+    let chosen = evidence_of.chosen.as_deref();
+    let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
+    if let Some(at) = chosen_at {
+        contenders[at].candidate.serves = true;
+    }
+    let leases = lease_facts(evidence_of, &operators, &contenders, namespace, snapshot.now());
+    let files: Vec<FileClues> = evidence_of
+        .logs
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|s| s.container == FILE_CONTAINER)
+        .map(FileClues::of)
+        .collect();
+    let mut facts = Facts {
+        key: obj.map(MicroserviceObject::key),
+        namespace,
+        chosen: chosen.zip(chosen_at),
+        operators,
+        leases,
+        files: Vec::new(),
+        writer: obj.and_then(handler_writer),
+    };
+    let object_evidence = object_evidence(&facts, chosen.filter(|_| chosen_at.is_none()));
+    let outside = outside_process(
+        &mut facts,
+        files,
+        &contenders,
+        evidence_of.pods.get().map(Vec::as_slice),
+    );
+    if let Some(origin) = outside {
+        contenders.push(outside_candidate(&facts, origin, contenders.len()));
+    }
+    for signal in SIGNALS {
+        for c in &mut contenders {
+            for fact in (signal.read)(&facts, c) {
+                match fact {
+                    Fact::Counts(fact) => {
+                        c.candidate.score += signal.weight;
+                        c.candidate.evidence.push(format!("+{}: {fact}", signal.weight));
+                    }
+                    Fact::Note(note) => c.candidate.evidence.push(note),
+                }
+            }
+        }
+    }
+    let process = outside.map(|origin| process_of(&facts, origin));
+    decide(evidence_of, namespace, contenders, object_evidence, process)
+}
 
-    let mut candidates: Vec<Candidate> = operators
-        .iter()
-        .map(|op| Candidate {
+/// The candidates in evidence: every operator Deployment, then the operators seen but not
+/// collected (one that is also a Deployment, or seen twice, counts once), each with what it
+/// watches.
+fn in_evidence(operators: &[OperatorRef], others: &[OperatorSummary], namespace: Option<&str>) -> Vec<Contender> {
+    let contender = |candidate: Candidate, origin: Origin, at: usize| Contender {
+        watches_namespace: candidate.serves,
+        candidate,
+        origin,
+        at,
+    };
+    let mut contenders: Vec<Contender> = Vec::new();
+    for (i, op) in operators.iter().enumerate() {
+        let watches = watch_text(op.watches.as_deref());
+        let candidate = Candidate {
             operator: op.display(),
             kind: Some(op.kind),
-            watches: watch_text(op.watches.as_deref()),
             serves: serves(op.watches.as_deref(), namespace),
             score: 0,
-            evidence: vec![format!(
-                "watches {} (its command: {})",
-                watch_text(op.watches.as_deref()),
-                op.argv.join(" ")
-            )],
-        })
-        .collect();
-    for other in &evidence_of.others {
-        if candidates.iter().any(|c| c.operator == other.operator) {
+            evidence: vec![format!("watches {watches} (its command: {})", op.argv.join(" "))],
+            watches,
+        };
+        contenders.push(contender(candidate, Origin::Deployment(i), contenders.len()));
+    }
+    for other in others {
+        if contenders.iter().any(|c| c.candidate.operator == other.operator) {
             continue;
         }
-        candidates.push(Candidate {
+        let watches = watch_text(other.watches.as_deref());
+        let candidate = Candidate {
             operator: other.operator.clone(),
             kind: Some(other.kind),
-            watches: watch_text(other.watches.as_deref()),
             serves: serves(other.watches.as_deref(), namespace),
             score: 0,
             evidence: vec![format!(
-                "watches {} (seen; its Pods, logs and RBAC not collected)",
-                watch_text(other.watches.as_deref())
+                "watches {watches} (seen; its Pods, logs and RBAC not collected)"
             )],
-        });
+            watches,
+        };
+        contenders.push(contender(candidate, Origin::Seen, contenders.len()));
     }
-    let deployment_count = candidates.len();
+    contenders
+}
 
-    // --operator.
-    if let Some(chosen) = &evidence_of.chosen {
-        match candidates.iter_mut().find(|c| &c.operator == chosen) {
-            Some(c) => {
-                c.score += FLAG;
-                c.evidence.push(format!("+{FLAG}: named by --operator {chosen}"));
-                if !c.serves {
-                    // Named, so diagnosed: operator-not-watching says it does not watch.
-                    c.serves = true;
-                    c.evidence.push(format!(
-                        "it does not watch {}: diagnosed because --operator names it",
-                        namespace.unwrap_or("")
-                    ));
-                }
-            }
-            None => object_evidence.push(format!("--operator {chosen}: not in evidence")),
-        }
-    }
-
-    // The object's managedFields.
-    let writer = obj.and_then(handler_writer);
-    if let Some((kind, entry)) = &writer {
-        object_evidence.push(format!(
-            "managedFields: the latest status/annotation write is {entry} ({})",
-            match kind {
-                OperatorKind::Ours => "our field manager: an `operate`",
-                OperatorKind::Kopf => "Kopf's",
-            }
-        ));
-    }
-
-    // Leases that may govern the namespace: those the serving candidates of ours elect on, and
-    // `NS/microservice-operator`, the one `operate --namespace NS` elects on by default.
-    let leases: &[Lease] = evidence_of.leases.get().map_or(&[], Vec::as_slice);
-    let pods = evidence_of.pods.get().map(Vec::as_slice);
+/// The Leases in evidence that may govern `namespace`: those the serving operators of ours
+/// elect on, `NS/microservice-operator` (the one `operate --namespace NS` elects on by
+/// default), and those whose holder says it watches the namespace.
+fn lease_facts(
+    evidence_of: &OperatorEvidence,
+    operators: &[OperatorRef],
+    contenders: &[Contender],
+    namespace: Option<&str>,
+    now: Option<DateTime<Utc>>,
+) -> Vec<LeaseFacts> {
     let mut wanted: Vec<(String, String)> = Vec::new();
     if let Some(ns) = namespace {
         for (i, op) in operators.iter().enumerate() {
-            if candidates[i].serves
+            if contenders[i].candidate.serves
                 && let Leadership::Lease { namespace, name } = op.leadership_in(ns)
             {
                 wanted.push((namespace, name));
@@ -510,10 +780,28 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
         }
         wanted.push((ns.to_string(), DEFAULT_LEASE_NAME.to_string()));
     }
-    let mut lease_facts: Vec<LeaseFacts> = Vec::new();
-    for lease in leases {
+    let pods = evidence_of.pods.get().map(Vec::as_slice);
+    let leases: &[Lease] = evidence_of.leases.get().map_or(&[], Vec::as_slice);
+    leases
+        .iter()
+        .filter_map(|lease| LeaseFacts::read(lease, &wanted, namespace, now, operators, pods))
+        .collect()
+}
+
+impl LeaseFacts {
+    /// `lease` as read, when it is `wanted` (`(namespace, name)`) or its holder says it watches
+    /// `namespace`: its holder, when it was renewed, whether that is within its duration on the
+    /// snapshot's clock (`now`), and which of `operators` (ours) holds it by its Pod.
+    fn read(
+        lease: &Lease,
+        wanted: &[(String, String)],
+        namespace: Option<&str>,
+        now: Option<DateTime<Utc>>,
+        operators: &[OperatorRef],
+        pods: Option<&[k8s_openapi::api::core::v1::Pod]>,
+    ) -> Option<LeaseFacts> {
         let (Some(lns), Some(lname)) = (lease.metadata.namespace.as_deref(), lease.metadata.name.as_deref()) else {
-            continue;
+            return None;
         };
         let annotated = lease
             .metadata
@@ -526,7 +814,7 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
             .is_some_and(|a| a == "*" || namespace.is_some_and(|ns| a.split(',').any(|n| n == ns)));
         let named = wanted.iter().any(|(n, m)| n == lns && m == lname);
         if !(named || governs_by_annotation) {
-            continue;
+            return None;
         }
         let spec = lease.spec.clone().unwrap_or_default();
         let holder = spec.holder_identity.filter(|h| !h.is_empty());
@@ -548,17 +836,35 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
                 .iter()
                 .position(|op| op.kind == OperatorKind::Ours && holder_pod_of(h, op, pods))
         });
-        lease_facts.push(LeaseFacts {
+        Some(LeaseFacts {
             reference: format!("{lns}/{lname}"),
             holder,
             renewed,
             current,
             serves: annotated,
             pod_of,
-        });
+        })
     }
-    for l in &lease_facts {
-        object_evidence.push(format!(
+}
+
+/// The facts about the object that counted, for [`Resolution::evidence`]: an `--operator` that
+/// names no candidate (`unmatched`), the latest status/annotation writer, each Lease read.
+fn object_evidence(facts: &Facts<'_>, unmatched: Option<&str>) -> Vec<String> {
+    let mut evidence = Vec::new();
+    if let Some(chosen) = unmatched {
+        evidence.push(format!("--operator {chosen}: not in evidence"));
+    }
+    if let Some((kind, entry)) = &facts.writer {
+        evidence.push(format!(
+            "managedFields: the latest status/annotation write is {entry} ({})",
+            match kind {
+                OperatorKind::Ours => "our field manager: an `operate`",
+                OperatorKind::Kopf => "Kopf's",
+            }
+        ));
+    }
+    for l in &facts.leases {
+        evidence.push(format!(
             "Lease {}: holderIdentity {}, renewed {}{}{}",
             l.reference,
             l.holder.as_deref().unwrap_or("<none>"),
@@ -574,194 +880,170 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
                 .unwrap_or_default(),
         ));
     }
+    evidence
+}
 
-    // --log-file logs.
-    let files: Vec<FileClues> = evidence_of
-        .logs
-        .get()
-        .into_iter()
-        .flatten()
-        .filter(|s| s.container == FILE_CONTAINER)
-        .map(FileClues::of)
-        .collect();
-
-    let mut process: Option<(Candidate, Process)> = None;
-    // A current Lease held by a Deployment's Pod, or by a process that is none.
-    for l in lease_facts.iter().filter(|l| l.current) {
-        let holder = l.holder.clone().unwrap_or_default();
-        let own_log = files.iter().find(|f| f.identities.iter().any(|(id, _)| *id == holder));
-        match l.pod_of {
-            Some(i) => {
-                let c = &mut candidates[i];
-                if c.serves {
-                    c.score += LEASE;
-                    c.evidence.push(format!(
-                        "+{LEASE}: its Pod holds the current Lease {} as {holder}",
-                        l.reference
-                    ));
-                    if let Some(f) = own_log {
-                        c.score += LOG_IDENTITY;
-                        c.evidence.push(format!(
-                            "+{LOG_IDENTITY}: the log given ({}) acquired that Lease as {holder}",
-                            f.name
-                        ));
-                    }
-                }
-            }
-            None if process.is_none() => {
-                let mut c = Candidate {
-                    operator: format!("process/{holder}"),
-                    kind: Some(OperatorKind::Ours),
-                    watches: l
-                        .serves
-                        .clone()
-                        .map(|s| if s == "*" { "all namespaces".into() } else { s })
-                        .unwrap_or_else(|| "unknown".into()),
-                    serves: true,
-                    score: LEASE,
-                    evidence: vec![format!(
-                        "+{LEASE}: holds the current Lease {} as {holder}, and is no Pod of a Deployment in evidence: an `operate` outside the cluster",
-                        l.reference
-                    )],
-                };
-                if let Some(f) = own_log {
-                    c.score += LOG_IDENTITY;
-                    c.evidence.push(format!(
-                        "+{LOG_IDENTITY}: the log given ({}) acquired that Lease as {holder}",
-                        f.name
-                    ));
-                }
-                process = Some((
-                    c,
-                    Process {
-                        holder: Some(holder.clone()),
-                        lease: Some(l.reference.clone()),
-                        current: true,
-                        renewed: l.renewed,
-                        log: own_log.map(|f| f.name.clone()),
-                    },
-                ));
-            }
-            None => {}
-        }
-    }
-    // Logs given as files: whose are they?
-    for f in &files {
-        let names_object = key.as_ref().is_some_and(|k| f.objects.contains(k));
-        let names_namespace = namespace.is_some_and(|ns| f.objects.iter().any(|o| o.split('/').next() == Some(ns)));
-        if let Some((c, p)) = process.as_mut()
-            && p.log.as_deref() == Some(f.name.as_str())
-        {
-            if names_object {
-                c.score += LOG_NAMES_OBJECT;
-                c.evidence.push(format!(
-                    "+{LOG_NAMES_OBJECT}: its log ({}) names {}",
-                    f.name,
-                    key.as_deref().unwrap_or("")
-                ));
-            }
+/// The process outside the cluster, if the evidence shows one: the first holder of a current
+/// Lease that is no Deployment's Pod, else the first `--log-file` that is no serving
+/// Deployment's log and names the object or its namespace. Sets whose log each `--log-file`
+/// is ([`Facts::files`]): the process's own; a Deployment's whose Pod its election line
+/// names; the one serving operator of its kind when it has no election line; else no one's.
+fn outside_process(
+    facts: &mut Facts<'_>,
+    files: Vec<FileClues>,
+    contenders: &[Contender],
+    pods: Option<&[k8s_openapi::api::core::v1::Pod]>,
+) -> Option<Origin> {
+    let mut outside = facts
+        .leases
+        .iter()
+        .position(|l| l.current && l.pod_of.is_none())
+        .map(|lease| {
+            let holder = facts.leases[lease].holder.clone().unwrap_or_default();
+            let log = files
+                .iter()
+                .position(|f| f.identities.iter().any(|(id, _)| *id == holder));
+            Origin::LeaseHolder { lease, log }
+        });
+    let mut owners = Vec::with_capacity(files.len());
+    for (n, f) in files.iter().enumerate() {
+        let outside_log = match outside {
+            Some(Origin::LeaseHolder { log, .. }) => log.map(|i| files[i].name.as_str()),
+            Some(Origin::LogFile { file, .. }) => Some(files[file].name.as_str()),
+            _ => None,
+        };
+        if outside_log == Some(f.name.as_str()) {
+            owners.push(Owner::Outside);
             continue;
         }
         // Its identity names a Deployment's Pod: that Deployment's log, shipped.
         let by_identity = f.identities.iter().find_map(|(id, _)| {
-            operators
+            facts
+                .operators
                 .iter()
                 .position(|op| op.kind == OperatorKind::Ours && holder_pod_of(id, op, pods))
         });
         // Else the one serving Deployment of its kind, when exactly one (a Pod's log from a log
         // store); else a process outside the cluster.
-        let same_kind: Vec<usize> = (0..deployment_count)
-            .filter(|&i| candidates[i].serves && f.kind.is_some() && candidates[i].kind == f.kind)
+        let same_kind: Vec<usize> = contenders
+            .iter()
+            .filter(|c| c.candidate.serves && f.kind.is_some() && c.candidate.kind == f.kind)
+            .map(|c| c.at)
             .collect();
         let owner = by_identity.or(match same_kind.as_slice() {
             [one] if f.identities.is_empty() => Some(*one),
             _ => None,
         });
-        match owner {
-            Some(i) => {
-                let c = &mut candidates[i];
-                if names_object && c.serves {
-                    c.score += LOG_NAMES_OBJECT;
-                    c.evidence.push(format!(
-                        "+{LOG_NAMES_OBJECT}: the log given ({}) names {} and is its log ({})",
-                        f.name,
-                        key.as_deref().unwrap_or(""),
-                        if by_identity.is_some() {
-                            "its election line names one of its Pods"
-                        } else {
-                            "the one serving operator of its kind"
-                        }
-                    ));
-                }
-            }
-            None if (names_object || names_namespace) && process.is_none() => {
-                let mut c = Candidate {
-                    operator: format!("log-file/{}", f.name.trim_start_matches("file ")),
-                    kind: f.kind,
-                    watches: f.started_watching.clone().unwrap_or_else(|| "unknown".into()),
-                    serves: true,
-                    score: 0,
-                    evidence: vec![format!(
-                        "the log given ({}) is no Pod's of a serving Deployment: a process outside the cluster",
-                        f.name
-                    )],
-                };
-                if names_object {
-                    c.score += LOG_NAMES_OBJECT;
-                    c.evidence.push(format!(
-                        "+{LOG_NAMES_OBJECT}: it names {}",
-                        key.as_deref().unwrap_or("")
-                    ));
-                }
-                // Its own election line names a Lease that is no longer current: it stopped.
-                let stopped = lease_facts.iter().find(|l| {
+        let names_namespace = facts
+            .namespace
+            .is_some_and(|ns| f.objects.iter().any(|o| o.split('/').next() == Some(ns)));
+        owners.push(match owner {
+            Some(at) => Owner::Candidate {
+                at,
+                by_identity: by_identity.is_some(),
+            },
+            None if (facts.names_object(f) || names_namespace) && outside.is_none() => {
+                let stopped = facts.leases.iter().position(|l| {
                     l.holder
                         .as_ref()
                         .is_some_and(|h| f.identities.iter().any(|(id, _)| id == h))
                 });
-                if let Some(l) = stopped {
-                    c.operator = format!("process/{}", l.holder.clone().unwrap_or_default());
-                    c.evidence.push(format!(
-                        "its election line names the Lease {} it held as {}, now expired or released",
-                        l.reference,
-                        l.holder.as_deref().unwrap_or("")
-                    ));
-                }
-                process = Some((
-                    c,
-                    Process {
-                        holder: stopped.and_then(|l| l.holder.clone()),
-                        lease: stopped.map(|l| l.reference.clone()),
-                        current: false,
-                        renewed: stopped.and_then(|l| l.renewed),
-                        log: Some(f.name.clone()),
-                    },
-                ));
+                outside = Some(Origin::LogFile { file: n, stopped });
+                Owner::Outside
             }
-            None => {}
-        }
+            None => Owner::Nobody,
+        });
     }
-    if let Some((c, _)) = &process {
-        candidates.push(c.clone());
-    }
-    // managedFields: the writer's kind.
-    if let Some((kind, _)) = &writer {
-        for c in candidates.iter_mut().filter(|c| c.serves && c.kind == Some(*kind)) {
-            c.score += MANAGER;
-            c.evidence.push(format!(
-                "+{MANAGER}: the object's latest status/annotation writer is {}",
-                match kind {
-                    OperatorKind::Ours => "ours (kubectl-microservice)",
-                    OperatorKind::Kopf => "Kopf (kopf)",
-                }
-            ));
-        }
-    }
+    facts.files = files.into_iter().zip(owners).collect();
+    outside
+}
 
-    // Rank: serving first, then by score; the order of evidence otherwise.
-    let mut order: Vec<usize> = (0..candidates.len()).collect();
-    order.sort_by_key(|&i| (!candidates[i].serves, std::cmp::Reverse(candidates[i].score)));
-    let candidates: Vec<Candidate> = order.into_iter().map(|i| candidates[i].clone()).collect();
+/// The candidate of the process outside the cluster ([`outside_process`]), before any signal:
+/// `process/HOLDER` (a Lease shows it) or `log-file/NAME`, serving the namespace.
+fn outside_candidate(facts: &Facts<'_>, origin: Origin, at: usize) -> Contender {
+    let candidate = match origin {
+        Origin::LeaseHolder { lease, .. } => {
+            let l = &facts.leases[lease];
+            Candidate {
+                operator: format!("process/{}", l.holder.clone().unwrap_or_default()),
+                kind: Some(OperatorKind::Ours),
+                watches: l
+                    .serves
+                    .clone()
+                    .map(|s| if s == "*" { "all namespaces".into() } else { s })
+                    .unwrap_or_else(|| "unknown".into()),
+                serves: true,
+                score: 0,
+                evidence: Vec::new(),
+            }
+        }
+        Origin::LogFile { file, stopped } => {
+            let f = &facts.files[file].0;
+            Candidate {
+                operator: match stopped {
+                    Some(l) => format!("process/{}", facts.leases[l].holder.clone().unwrap_or_default()),
+                    None => format!("log-file/{}", f.name.trim_start_matches("file ")),
+                },
+                kind: f.kind,
+                watches: f.started_watching.clone().unwrap_or_else(|| "unknown".into()),
+                serves: true,
+                score: 0,
+                evidence: vec![format!(
+                    "the log given ({}) is no Pod's of a serving Deployment: a process outside the cluster",
+                    f.name
+                )],
+            }
+        }
+        Origin::Deployment(_) | Origin::Seen => unreachable!("an outside process comes from a Lease or a log"),
+    };
+    Contender {
+        candidate,
+        origin,
+        at,
+        watches_namespace: true,
+    }
+}
+
+/// What the answer keeps of the process outside the cluster, should it be chosen.
+fn process_of(facts: &Facts<'_>, origin: Origin) -> Process {
+    match origin {
+        Origin::LeaseHolder { lease, log } => {
+            let l = &facts.leases[lease];
+            Process {
+                holder: Some(l.holder.clone().unwrap_or_default()),
+                lease: Some(l.reference.clone()),
+                current: true,
+                renewed: l.renewed,
+                log: log.map(|i| facts.files[i].0.name.clone()),
+            }
+        }
+        Origin::LogFile { file, stopped } => {
+            let stopped = stopped.map(|l| &facts.leases[l]);
+            Process {
+                holder: stopped.and_then(|l| l.holder.clone()),
+                lease: stopped.map(|l| l.reference.clone()),
+                current: false,
+                renewed: stopped.and_then(|l| l.renewed),
+                log: Some(facts.files[file].0.name.clone()),
+            }
+        }
+        Origin::Deployment(_) | Origin::Seen => unreachable!("an outside process comes from a Lease or a log"),
+    }
+}
+
+/// The decision over the scored candidates: ranked serving first, then by score (the order of
+/// evidence otherwise); none serving is `none-serves` (or `unknown` when the Deployments are a
+/// gap and nothing was seen); a tie between the best is `ambiguous`; else the best, with its
+/// strongest evidence in the summary. `process` is kept when the best is it.
+fn decide(
+    evidence_of: &OperatorEvidence,
+    namespace: Option<&str>,
+    contenders: Vec<Contender>,
+    object_evidence: Vec<String>,
+    process: Option<Process>,
+) -> Resolution {
+    let mut candidates: Vec<Candidate> = contenders.into_iter().map(|c| c.candidate).collect();
+    candidates.sort_by_key(|c| (!c.serves, std::cmp::Reverse(c.score)));
     let serving: Vec<&Candidate> = candidates.iter().filter(|c| c.serves).collect();
     let where_ = namespace.map_or("any namespace".to_string(), |ns| format!("namespace {ns}"));
     let (verdict, operator, summary) = match serving.as_slice() {
@@ -777,66 +1059,20 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
                 format!("the operators could not be read: {gap}"),
             )
         }
-        [] => (
-            Verdict::NoneServes,
-            None,
-            if candidates.is_empty() {
-                format!("no operator serves {where_}: none is in evidence")
-            } else {
-                format!(
-                    "no operator serves {where_}; found: {}",
-                    candidates
-                        .iter()
-                        .map(|c| format!("{} watches {}", c.operator, c.watches))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            },
-        ),
-        [best, next, ..] if best.score == next.score => {
-            let tied: Vec<&str> = serving
-                .iter()
-                .filter(|c| c.score == best.score)
-                .map(|c| c.operator.as_str())
-                .collect();
-            (
-                Verdict::Ambiguous,
-                None,
-                format!(
-                    "{} operators serve {where_} and the evidence does not tell them apart ({}); give --operator NS/deployment/NAME",
-                    tied.len(),
-                    tied.join(", ")
-                ),
-            )
-        }
+        [] => (Verdict::NoneServes, None, none_serves(&candidates, &where_)),
+        [best, next, ..] if best.score == next.score => (Verdict::Ambiguous, None, tied(&serving, &where_)),
         [best, ..] => {
             let verdict = if best.operator.contains("/deployment/") {
                 Verdict::Deployment
             } else {
                 Verdict::Process
             };
-            let why = best
-                .evidence
-                .iter()
-                .find(|e| e.starts_with('+'))
-                .map(|e| format!(": {}", e.split_once(": ").map_or(e.as_str(), |(_, w)| w)))
-                .unwrap_or_else(|| {
-                    if serving.len() == 1 {
-                        ": the only operator in evidence that watches it".to_string()
-                    } else {
-                        String::new()
-                    }
-                });
             (
                 verdict,
                 Some(best.operator.clone()),
-                format!("{} serves {where_}{why}", best.operator),
+                chosen(best, serving.len(), &where_),
             )
         }
-    };
-    let process = match verdict {
-        Verdict::Process => process.map(|(_, p)| p),
-        _ => None,
     };
     Resolution {
         verdict,
@@ -845,24 +1081,68 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
         summary,
         evidence: object_evidence,
         candidates,
-        process,
+        process: process.filter(|_| verdict == Verdict::Process),
     }
 }
 
-impl OperatorEvidence {
-    /// The summaries of every operator among `deployments` (for [`OperatorEvidence::others`]).
-    pub fn summaries(deployments: &[Deployment]) -> Vec<OperatorSummary> {
-        find_operators(deployments).iter().map(OperatorSummary::of).collect()
+/// The summary when no candidate serves `where_` (`namespace NS`): what exists, and what each
+/// watches.
+fn none_serves(candidates: &[Candidate], where_: &str) -> String {
+    if candidates.is_empty() {
+        return format!("no operator serves {where_}: none is in evidence");
     }
+    format!(
+        "no operator serves {where_}; found: {}",
+        candidates
+            .iter()
+            .map(|c| format!("{} watches {}", c.operator, c.watches))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
+
+/// The summary when the best of `serving` tie: how many, and which.
+fn tied(serving: &[&Candidate], where_: &str) -> String {
+    let best = serving.first().map_or(0, |c| c.score);
+    let tied: Vec<&str> = serving
+        .iter()
+        .filter(|c| c.score == best)
+        .map(|c| c.operator.as_str())
+        .collect();
+    format!(
+        "{} operators serve {where_} and the evidence does not tell them apart ({}); give --operator NS/deployment/NAME",
+        tied.len(),
+        tied.join(", ")
+    )
+}
+
+/// The summary when `best` (of `serving` candidates) is chosen: its strongest evidence (the
+/// first that counted), else that it is the only one that watches the namespace.
+fn chosen(best: &Candidate, serving: usize, where_: &str) -> String {
+    let why = best
+        .evidence
+        .iter()
+        .find(|e| e.starts_with('+'))
+        .map(|e| format!(": {}", e.split_once(": ").map_or(e.as_str(), |(_, w)| w)))
+        .unwrap_or_else(|| {
+            if serving == 1 {
+                ": the only operator in evidence that watches it".to_string()
+            } else {
+                String::new()
+            }
+        });
+    format!("{} serves {where_}{why}", best.operator)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use k8s_openapi::api::apps::v1::Deployment;
+
     use super::*;
-    use crate::evidence::{Evidence, GapReason, OperatorEvidence, RbacEvidence, Source};
+    use crate::evidence::{Evidence, GapReason, OperatorEvidence, Provenance, RbacEvidence};
     use serde_json::json;
 
-    fn deployment(ns: &str, name: &str, command: serde_json::Value) -> Deployment {
+    pub(crate) fn deployment(ns: &str, name: &str, command: serde_json::Value) -> Deployment {
         serde_json::from_value(json!({
             "metadata": {"name": name, "namespace": ns},
             "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"spec": {"containers": [
@@ -871,12 +1151,12 @@ mod tests {
         .unwrap()
     }
 
-    fn snapshot(deployments: Vec<Deployment>) -> Snapshot {
+    pub(crate) fn snapshot(deployments: Vec<Deployment>) -> Snapshot {
         fn none<T>(what: &str) -> Evidence<T> {
             Evidence::missing(what, GapReason::NotInBundle(what.into()))
         }
         Snapshot {
-            source: Source::Bundle("x".into()),
+            source: Provenance::Bundle("x".into()),
             captured_at: Some("2026-12-01T09:00:00Z".parse().unwrap()),
             namespace: Some("todo".into()),
             microservices: Evidence::Present(vec![]),
@@ -903,7 +1183,7 @@ mod tests {
         }
     }
 
-    fn lease(ns: &str, holder: &str, renewed: &str) -> Lease {
+    pub(crate) fn lease(ns: &str, holder: &str, renewed: &str) -> Lease {
         serde_json::from_value(json!({
             "metadata": {"name": "microservice-operator", "namespace": ns,
                          "annotations": {WATCH_NAMESPACES_ANNOTATION: ns}},
@@ -912,7 +1192,7 @@ mod tests {
         .unwrap()
     }
 
-    fn others() -> Vec<Deployment> {
+    pub(crate) fn others() -> Vec<Deployment> {
         vec![
             deployment(
                 "team-b",
@@ -1132,7 +1412,7 @@ mod tests {
         assert!(r.logs(&s).unwrap().is_empty());
     }
 
-    fn todo_api() -> MicroserviceObject {
+    pub(crate) fn todo_api() -> MicroserviceObject {
         serde_json::from_value(json!({
             "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
             "metadata": {"name": "todo-api", "namespace": "todo", "uid": "u1", "generation": 1,
@@ -1141,88 +1421,6 @@ mod tests {
             "status": {"phase": "Accepted", "observedGeneration": 1}
         }))
         .unwrap()
-    }
-
-    /// Two that serve alike: explain-events says nothing about either, names the ambiguity as a
-    /// gap and cannot decide (exit 3).
-    #[test]
-    fn an_ambiguous_operator_is_a_gap_and_undecided() {
-        let mut s = snapshot(vec![
-            deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
-            deployment("b", "op", json!(["kopf", "run", "-A", "op.py"])),
-        ]);
-        s.microservices = Evidence::Present(vec![todo_api()]);
-        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
-        assert_eq!(report.operator, None);
-        assert_eq!(report.operator_resolution.verdict, Verdict::Ambiguous);
-        assert!(
-            report
-                .gaps
-                .iter()
-                .any(|g| g.evidence == "operator" && g.to_string().contains("--operator")),
-            "{:?}",
-            report.gaps
-        );
-        assert!(
-            report
-                .findings
-                .iter()
-                .all(|f| !f.id.as_str().starts_with("operator-") && f.id != "rbac-events"),
-            "{:?}",
-            report.findings
-        );
-        assert_eq!(report.exit_code(), 3);
-    }
-
-    /// A laptop `operate` whose log is given but whose Lease expired: it stopped, and nothing
-    /// else serves the namespace: a problem, not "ok".
-    #[test]
-    fn a_stopped_laptop_operate_is_a_problem() {
-        let mut s = snapshot(others());
-        s.microservices = Evidence::Present(vec![todo_api()]);
-        s.operator.leases = Evidence::Present(vec![lease(
-            "todo",
-            "alice-laptop_0123456789abcdef",
-            "2026-12-01T08:50:00Z",
-        )]);
-        s.operator.logs = Evidence::Present(vec![LogSource {
-            pod: "op.log".into(),
-            container: FILE_CONTAINER.into(),
-            previous: false,
-            text: "2026-12-01T08:41:00.000Z  INFO Became the leader: acquired the lease lease=todo/microservice-operator identity=alice-laptop_0123456789abcdef term=1\n2026-12-01T08:41:01.000Z  INFO [todo/todo-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create\n".into(),
-        }]);
-        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
-        assert_eq!(
-            report.operator.as_deref(),
-            Some("process/alice-laptop_0123456789abcdef")
-        );
-        let running = report
-            .findings
-            .iter()
-            .find(|f| f.id == "operator-not-running")
-            .expect("operator-not-running");
-        assert_eq!(
-            running.severity,
-            crate::diagnose::events::Severity::Problem,
-            "{running:?}"
-        );
-        assert!(running.title.contains("stopped"), "{}", running.title);
-        // Renewed a moment ago instead: it runs and leads, and nothing is raised.
-        s.operator.leases = Evidence::Present(vec![lease(
-            "todo",
-            "alice-laptop_0123456789abcdef",
-            "2026-12-01T08:59:58Z",
-        )]);
-        let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
-        assert!(
-            report
-                .findings
-                .iter()
-                .all(|f| f.severity == crate::diagnose::events::Severity::Ok),
-            "{:?}",
-            report.findings
-        );
-        assert_eq!(report.exit_code(), 0);
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{Map, Value};
 
-use crate::logs::{Level, ObjectKey};
+use crate::vocab::record::{Level, ObjectKey};
 
 /// The header of a `full`-format line, borrowed from the line.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,10 @@
 //! - [`logs`]: Kopf's log line formats (`full`, `plain`, `json`);
 //! - [`messages`]: Kopf's lifecycle vocabulary (handler outcomes, cycles, event posts), which
 //!   our operator speaks too;
-//! - [`settings`]: posting settings in an operator's source, and the Kopf version;
+//! - [`source`]: an operator's Python source, parsed once, and its readers (settings, the
+//!   env conditions that decide them, handlers);
+//! - [`posting`]: the posting settings that source sets;
+//! - [`version`]: the Kopf version from the Deployment;
 //! - [`peering`]: which of several Kopf operators works (peering objects, priorities, pauses);
 //! - [`wording`]: the version range Kopf's log wording allows, when nothing pins it;
 //! - [`progress`]: Kopf's per-handler progress records on an object;
@@ -14,6 +17,8 @@ pub mod diffbase;
 pub mod logs;
 pub mod messages;
 pub mod peering;
+pub mod posting;
 pub mod progress;
-pub mod settings;
+pub mod source;
+pub mod version;
 pub mod wording;

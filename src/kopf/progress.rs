@@ -9,9 +9,8 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::kopf::logs::parse_iso_time;
-use crate::logs::ObjectKey;
-use crate::logs::ours::parse_cause;
-use crate::logs::runs::CauseHint;
+use crate::vocab::cause::{Cause, parse_cause};
+use crate::vocab::record::ObjectKey;
 
 /// One handler's progress record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +89,20 @@ pub fn read(object: &Value) -> Vec<Progress> {
         }
     }
     out
+}
+
+/// The cause a Kopf progress annotation gives the current cycle of one handler of an object:
+/// `kopf.zalando.org/<handler>` = `{"started": ..., "purpose": "create", ...}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CauseHint {
+    /// The object.
+    pub object: ObjectKey,
+    /// The handler id (`accept`, `accept/spec`; an annotation key's `accept.spec` matches too).
+    pub handler: String,
+    /// `purpose`.
+    pub cause: Cause,
+    /// `started`: runs that started before it (less [`crate::logs::runs::HINT_SKEW`]) are of an earlier cycle.
+    pub started: Option<DateTime<Utc>>,
 }
 
 /// The cause hints an object's progress records give its unfinished cycle (see

@@ -174,18 +174,19 @@ mod tests {
     /// The messages of a real Kopf log (`full` format) in tests/fixtures/kopf-wording.
     fn real(file: &str) -> VersionRange {
         let path = format!("{}/tests/fixtures/kopf-wording/{file}", env!("CARGO_MANIFEST_DIR"));
-        let source = crate::evidence::LogSource {
-            pod: file.into(),
-            container: "file".into(),
-            previous: false,
-            text: std::fs::read_to_string(path).unwrap(),
-        };
-        let records = crate::diagnose::cycles::records(&source, crate::logs::zone::LogZone::Unset);
-        VersionRange::from_lines(
-            records
-                .iter()
-                .map(|r| (r.message.as_str(), format!("line {}", r.line_number))),
-        )
+        let text = std::fs::read_to_string(path).unwrap();
+        // The records' messages, read with Kopf's own `full` format (the object prefix cut off,
+        // as the log pipeline does).
+        let messages: Vec<(String, String)> = text
+            .lines()
+            .enumerate()
+            .filter_map(|(n, line)| {
+                let full = crate::kopf::logs::parse_full(line)?;
+                let (_, message) = crate::kopf::logs::split_object_prefix(full.message);
+                Some((message.to_string(), format!("line {}", n + 1)))
+            })
+            .collect();
+        VersionRange::from_lines(messages.iter().map(|(m, at)| (m.as_str(), at.clone())))
     }
 
     #[test]

@@ -18,8 +18,7 @@ use std::collections::HashMap;
 use super::file::FILE_CONTAINER;
 use super::record::split_kubelet_prefix;
 use super::runs::Run;
-use super::{ObjectKey, Record};
-use crate::evidence::LogSource;
+use super::{LogSource, ObjectKey, Record};
 
 /// Whether `run` was read from a file rather than from a Pod.
 fn from_file(run: &Run) -> bool {

@@ -1,14 +1,14 @@
 //! Operator logs read from files rather than from the operator's Pods: `logs --file PATH|-`
 //! streams them ([`open`]); `--log-file FILE` of `explain-events`, `status` and `collect` reads
-//! each whole into a [`LogSource`] ([`read_sources`]) that stands beside the Pods' logs
-//! ([`add_to`]). This is how an operator without a Pod is diagnosed: `operate` run on a laptop
+//! each whole into a [`LogSource`] ([`read_sources`]) that stands beside the Pods' logs (the
+//! evidence adds them there). This is how an operator without a Pod is diagnosed: `operate` run on a laptop
 //! (nothing behind `pods/log`), or logs exported from a log store.
 //!
 //! A file's [`LogSource`] is named after the file: `pod` is the file's name (`operate.log`),
 //! `container` is [`FILE_CONTAINER`], so findings cite `file operate.log line 12` ([`source_name`])
 //! and a bundle
-//! stores it as `operator/logs/operate.log.file.log`, which
-//! [`crate::evidence::bundle::parse_log_file_name`] reads back to the same names. The text is
+//! stores it as `operator/logs/operate.log.file.log`, which the bundle reader reads back to the
+//! same names. The text is
 //! whatever [`crate::logs::RecordParser`] reads: our `text`/`json` formats, Kopf's `full`,
 //! `plain` and `json` formats, with or without the kubelet's `--timestamps` prefix. Bytes that
 //! are not UTF-8 are replaced (U+FFFD), as in a bundle's log files.
@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
+use super::source::{LOG_LIMIT_BYTES, LogSource};
 use crate::error::AppError;
-use crate::evidence::{Evidence, LogSource};
 
 /// The `container` of a [`LogSource`] read from a file.
 pub const FILE_CONTAINER: &str = "file";
@@ -57,8 +57,8 @@ fn open_file(path: &Path, flag: &str) -> Result<std::fs::File, AppError> {
 }
 
 /// At most this much of a `--log-file` is read: its end, as `pods/log` is asked for (`limitBytes`,
-/// [`crate::evidence::live::LOG_LIMIT_BYTES`]), so a huge exported log costs bounded memory.
-pub const TAIL_LIMIT_BYTES: u64 = crate::evidence::live::LOG_LIMIT_BYTES as u64;
+/// [`LOG_LIMIT_BYTES`]), so a huge exported log costs bounded memory.
+pub const TAIL_LIMIT_BYTES: u64 = LOG_LIMIT_BYTES as u64;
 
 /// The last `limit` bytes of the file at `path`, starting after a line break so that no cut line
 /// is read (all of it when it is smaller). Logs have coverage: a cut log simply begins later.
@@ -133,32 +133,9 @@ pub fn read_sources<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<LogSource>, AppEr
     Ok(sources)
 }
 
-/// Adds `files` to the operator's log evidence: beside the Pods' logs when they are present (a
-/// log with the same pod, container and previous flag — the same file collected into a bundle
-/// earlier — is replaced, never counted twice); instead of them when they are a gap (no Pod, no
-/// Deployment found, `pods/log` forbidden), since the files are then the logs in evidence.
-/// Nothing changes when `files` is empty.
-pub fn add_to(logs: &mut Evidence<Vec<LogSource>>, files: &[LogSource]) {
-    if files.is_empty() {
-        return;
-    }
-    let mut sources = match std::mem::replace(logs, Evidence::Present(Vec::new())) {
-        Evidence::Present(sources) => sources,
-        Evidence::Gap(_) => Vec::new(),
-    };
-    sources.retain(|s| {
-        !files
-            .iter()
-            .any(|f| (&f.pod, &f.container, f.previous) == (&s.pod, &s.container, s.previous))
-    });
-    sources.extend(files.iter().cloned());
-    *logs = Evidence::Present(sources);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::GapReason;
 
     #[test]
     fn a_big_file_is_read_from_its_last_whole_line() {
@@ -230,60 +207,5 @@ mod tests {
         let sources = read_sources(&[a, c]).unwrap();
         let names: Vec<&str> = sources.iter().map(|s| s.pod.as_str()).collect();
         assert_eq!(names, ["op.log", "other.log"]);
-    }
-
-    #[test]
-    fn a_file_written_into_a_bundle_reads_back_under_its_own_name() {
-        use crate::evidence::bundle;
-        let dir = tempfile::tempdir().unwrap();
-        let path = write(dir.path(), "operate.2026-11-29.log", b"one\ntwo\n");
-        let mut snapshot = bundle::read(dir.path()).unwrap();
-        add_to(&mut snapshot.operator.logs, &read_sources(&[path]).unwrap());
-        let meta = bundle::Meta {
-            captured_at: "2026-11-29T17:20:00Z".into(),
-            context: None,
-            namespace: Some("todo".into()),
-            all_namespaces: false,
-            gaps: vec![],
-            collected_by: "test".into(),
-            other_operators: vec![],
-            operator: None,
-        };
-        let out = dir.path().join("bundle");
-        bundle::write(&snapshot, &meta, &out).unwrap();
-        assert!(out.join("operator/logs/operate.2026-11-29.log.file.log").is_file());
-        let again = bundle::read(&out).unwrap();
-        assert_eq!(again.operator.logs.get(), snapshot.operator.logs.get());
-    }
-
-    #[test]
-    fn files_join_pod_logs_replace_their_own_copy_and_fill_a_gap() {
-        let pod = LogSource {
-            pod: "op-1".into(),
-            container: "operator".into(),
-            previous: false,
-            text: "pod\n".into(),
-        };
-        let file = LogSource {
-            pod: "operate.log".into(),
-            container: FILE_CONTAINER.into(),
-            previous: false,
-            text: "new\n".into(),
-        };
-        let stale_copy = LogSource {
-            text: "old\n".into(),
-            ..file.clone()
-        };
-        let mut logs = Evidence::Present(vec![pod.clone(), stale_copy]);
-        add_to(&mut logs, std::slice::from_ref(&file));
-        assert_eq!(logs.get().unwrap(), &vec![pod.clone(), file.clone()]);
-
-        let mut logs = Evidence::missing("operator logs", GapReason::Failed("no operator Pods".into()));
-        add_to(&mut logs, std::slice::from_ref(&file));
-        assert_eq!(logs.get().unwrap(), &vec![file]);
-
-        let mut logs = Evidence::missing("operator logs", GapReason::Failed("no operator Pods".into()));
-        add_to(&mut logs, &[]);
-        assert!(logs.gap().is_some());
     }
 }

@@ -16,15 +16,35 @@ pub struct ObjectSelector {
     pub name: String,
 }
 
+/// Why an OBJECT of `logs --handler` is refused ([`ObjectSelector::parse`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectSelectorError {
+    /// A part that is not a Kubernetes name: `invalid object "a/b/c": ...`.
+    #[error("invalid object {input:?}: {reason}")]
+    Invalid {
+        /// The OBJECT as given.
+        input: String,
+        /// What is wrong with it ([`crate::names::object_ref`]'s words).
+        reason: String,
+    },
+    /// An `NS/NAME` that contradicts `-n`, in [`crate::names::object_in_scope`]'s words.
+    #[error("{0}")]
+    OutOfScope(String),
+}
+
 impl ObjectSelector {
     /// Reads `NAME`, `TYPE/NAME` or `NS/NAME`; `default_namespace` (from `-n`) applies to a bare
     /// `NAME`, and an `NS/NAME` that contradicts it is refused as in `status` and `explain-events`.
     ///
-    /// Errors: a part that is not a Kubernetes name ([`crate::names::object_ref`]), naming the
-    /// input; the contradiction ([`crate::names::object_in_scope`]).
-    pub fn parse(input: &str, default_namespace: Option<&str>) -> Result<Self, String> {
-        crate::names::object_ref(input).map_err(|e| format!("invalid object {input:?}: {e}"))?;
-        let (namespace, name) = crate::names::object_in_scope(input, default_namespace, false)?;
+    /// Errors: a part that is not a Kubernetes name, naming the input; the contradiction
+    /// ([`ObjectSelectorError`]).
+    pub fn parse(input: &str, default_namespace: Option<&str>) -> Result<Self, ObjectSelectorError> {
+        crate::names::object_ref(input).map_err(|reason| ObjectSelectorError::Invalid {
+            input: input.to_string(),
+            reason,
+        })?;
+        let (namespace, name) =
+            crate::names::object_in_scope(input, default_namespace, false).map_err(ObjectSelectorError::OutOfScope)?;
         Ok(ObjectSelector { namespace, name })
     }
 
@@ -124,10 +144,11 @@ mod tests {
         assert!(
             ObjectSelector::parse("a/b", Some("x"))
                 .unwrap_err()
+                .to_string()
                 .starts_with("a/b names namespace a; it contradicts -n x")
         );
         assert_eq!(ObjectSelector::parse("ms/b", Some("x")).unwrap().describe(), "x/b");
-        let err = ObjectSelector::parse("a/b/c", None).unwrap_err();
+        let err = ObjectSelector::parse("a/b/c", None).unwrap_err().to_string();
         assert!(err.contains("\"a/b/c\"") && err.contains("expected"), "{err}");
         assert!(ObjectSelector::parse("", None).is_err());
     }

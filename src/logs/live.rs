@@ -146,7 +146,7 @@ fn label(pod: &str, container: &str, previous: bool) -> SourceLabel {
 pub async fn pods(client: &Client, target: &Target) -> Result<(Vec<Pod>, Option<DateTime<Utc>>), kube::Error> {
     let path = format!("/api/v1/namespaces/{}/pods", target.namespace);
     let params = ListParams::default().labels(&target.selector);
-    let (mut list, date) = crate::evidence::live::list_all::<Pod>(client, &path, params).await?;
+    let (mut list, date) = crate::client::lists::list_all::<Pod>(client, &path, params).await?;
     list.sort_by_key(|p| p.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0)));
     Ok((list, date))
 }
@@ -265,118 +265,210 @@ pub async fn follow(
     stop: impl std::future::Future<Output = ()>,
     out: &mut (impl FnMut(Followed) + Send),
 ) -> Vec<ContainerCoverage> {
-    let api: Api<Pod> = Api::namespaced(client.clone(), &target.namespace);
     let (tx, mut rx) = mpsc::channel::<Event>(64);
-    let mut streams: BTreeMap<Instance, LogStream> = BTreeMap::new();
-    let mut running: HashMap<Instance, tokio::task::JoinHandle<()>> = HashMap::new();
-    let mut last_seen: HashMap<Instance, DateTime<Utc>> = HashMap::new();
-    let mut done: Vec<ContainerCoverage> = Vec::new();
+    let mut follower = Follower {
+        client,
+        api: Api::namespaced(client.clone(), &target.namespace),
+        target,
+        fetch,
+        config,
+        hints,
+        tx,
+        streams: BTreeMap::new(),
+        running: HashMap::new(),
+        last_seen: HashMap::new(),
+        done: Vec::new(),
+        first_poll: true,
+    };
     let mut poll = tokio::time::interval(POLL);
     let mut tick = tokio::time::interval(TICK);
-    let linger = crate::time::delta(LINGER);
-    let mut first_poll = true;
     tokio::pin!(stop);
     loop {
         tokio::select! {
             _ = &mut stop => break,
-            _ = poll.tick() => {
-                let listed = match pods(client, target).await {
-                    Ok((list, _)) => list,
-                    Err(e) => {
-                        out(Followed::Note(format!("cannot list the Pods of {}: {}", target.describe, describe_error(&e))));
-                        continue;
-                    }
-                };
-                for pod in &listed {
-                    let name = pod.metadata.name.clone().unwrap_or_default();
-                    let (restarts, _) = container_state(pod, &target.container);
-                    let instance = Instance { pod: name.clone(), restarts };
-                    if running.contains_key(&instance) || !is_running(pod, &target.container) {
-                        continue;
-                    }
-                    if first_poll && fetch.previous && restarts > 0 {
-                        let (runs, coverage) = read_container(&api, &name, &target.container, true, fetch, config, hints, Vec::new()).await;
-                        out(Followed::Runs(runs));
-                        done.push(coverage);
-                    }
-                    if !first_poll {
-                        out(Followed::Note(format!("following {name}/{} (restarts: {restarts})", target.container)));
-                    }
-                    let since = last_seen.get(&instance).copied();
-                    let stream = streams.entry(instance.clone()).or_insert_with(|| {
-                        LogStream::new(label(&name, &target.container, false), config.clone(), hints.to_vec())
-                    });
-                    if let Some(since) = since {
-                        stream.skip_through(since);
-                    }
-                    let params = LogParams {
-                        since_time: since.map(to_jiff),
-                        since_seconds: if since.is_some() || !first_poll { None } else { fetch.since_seconds },
-                        tail_lines: if first_poll { fetch.tail_lines } else { None },
-                        ..log_params(&target.container, false, true, fetch)
-                    };
-                    running.insert(instance.clone(), spawn_reader(api.clone(), instance, params, tx.clone()));
-                }
-                first_poll = false;
-            }
-            _ = tick.tick() => {
-                let now = Utc::now();
-                for stream in streams.values_mut() {
-                    stream.flush_record();
-                    stream.expire(now);
-                    let runs = stream.drain(Some(crate::time::minus(now, linger)));
-                    if !runs.is_empty() {
-                        out(Followed::Runs(runs));
-                    }
-                }
-            }
+            _ = poll.tick() => follower.poll(out).await,
+            _ = tick.tick() => follower.tick(Utc::now(), out),
             Some(event) = rx.recv() => match event {
-                Event::Bytes(instance, bytes) => {
-                    if let Some(stream) = streams.get_mut(&instance) {
-                        stream.push_bytes(&bytes);
-                        if let Some(last) = stream.parse_stats().last {
-                            last_seen.insert(instance, last.at);
-                        }
-                    }
-                }
-                Event::Ended(instance, result) => {
-                    running.remove(&instance);
-                    if let Some(stream) = streams.get_mut(&instance) {
-                        stream.end_connection();
-                    }
-                    if let Err(e) = &result {
-                        out(Followed::Note(format!("log stream of {}/{} ended: {e}", instance.pod, target.container)));
-                    }
-                    // The next poll reconnects it if the container still runs (same instance),
-                    // or starts the new instance after a restart; a gone Pod's stream is final.
-                    let still_there = match pods(client, target).await {
-                        Ok((list, _)) => list.iter().any(|p| {
-                            p.metadata.name.as_deref() == Some(instance.pod.as_str())
-                                && container_state(p, &target.container).0 == instance.restarts
-                                && is_running(p, &target.container)
-                        }),
-                        Err(_) => false,
-                    };
-                    if !still_there && let Some(mut stream) = streams.remove(&instance) {
-                        stream.finish();
-                        out(Followed::Runs(stream.drain(None)));
-                        out(Followed::Note(format!("{}/{} is gone or restarted: its log ended", instance.pod, target.container)));
-                        done.push(ContainerCoverage::of(&stream, None, Vec::new()));
-                        last_seen.remove(&instance);
-                    }
-                }
+                Event::Bytes(instance, bytes) => follower.bytes(instance, &bytes),
+                Event::Ended(instance, result) => follower.ended(instance, result, out).await,
             },
         }
     }
-    for handle in running.values() {
-        handle.abort();
+    follower.finish(out)
+}
+
+/// The state of [`follow`]: one stream per container instance followed, the readers that feed
+/// them, and the coverage of the streams that ended.
+struct Follower<'a> {
+    client: &'a Client,
+    api: Api<Pod>,
+    target: &'a Target,
+    fetch: &'a Fetch,
+    config: &'a GroupConfig,
+    hints: &'a [CauseHint],
+    /// Where the readers send what they read.
+    tx: mpsc::Sender<Event>,
+    streams: BTreeMap<Instance, LogStream>,
+    running: HashMap<Instance, tokio::task::JoinHandle<()>>,
+    /// The latest line time read of each instance: a reconnect starts after it.
+    last_seen: HashMap<Instance, DateTime<Utc>>,
+    /// The coverage of the streams that ended.
+    done: Vec<ContainerCoverage>,
+    /// Whether no poll listed the Pods yet (`--since`, `--tail` and `--previous` apply then).
+    first_poll: bool,
+}
+
+impl Follower<'_> {
+    /// Lists the Pods and starts a reader for each running container instance not followed
+    /// yet (after its previous instance's log, on the first poll with `--previous`).
+    async fn poll(&mut self, out: &mut (impl FnMut(Followed) + Send)) {
+        let (target, fetch) = (self.target, self.fetch);
+        let listed = match pods(self.client, target).await {
+            Ok((list, _)) => list,
+            Err(e) => {
+                out(Followed::Note(format!(
+                    "cannot list the Pods of {}: {}",
+                    target.describe,
+                    describe_error(&e)
+                )));
+                return;
+            }
+        };
+        for pod in &listed {
+            let name = pod.metadata.name.clone().unwrap_or_default();
+            let (restarts, _) = container_state(pod, &target.container);
+            let instance = Instance {
+                pod: name.clone(),
+                restarts,
+            };
+            if self.running.contains_key(&instance) || !is_running(pod, &target.container) {
+                continue;
+            }
+            if self.first_poll && fetch.previous && restarts > 0 {
+                let (runs, coverage) = read_container(
+                    &self.api,
+                    &name,
+                    &target.container,
+                    true,
+                    fetch,
+                    self.config,
+                    self.hints,
+                    Vec::new(),
+                )
+                .await;
+                out(Followed::Runs(runs));
+                self.done.push(coverage);
+            }
+            if !self.first_poll {
+                out(Followed::Note(format!(
+                    "following {name}/{} (restarts: {restarts})",
+                    target.container
+                )));
+            }
+            self.start(instance, &name);
+        }
+        self.first_poll = false;
     }
-    for (_, mut stream) in streams {
-        stream.finish();
-        out(Followed::Runs(stream.drain(None)));
-        done.push(ContainerCoverage::of(&stream, None, Vec::new()));
+
+    /// Starts reading `instance` (of Pod `name`): its stream, kept across reconnects, skips
+    /// what it read before.
+    fn start(&mut self, instance: Instance, name: &str) {
+        let (target, fetch) = (self.target, self.fetch);
+        let since = self.last_seen.get(&instance).copied();
+        let (config, hints) = (self.config, self.hints);
+        let stream = self
+            .streams
+            .entry(instance.clone())
+            .or_insert_with(|| LogStream::new(label(name, &target.container, false), config.clone(), hints.to_vec()));
+        if let Some(since) = since {
+            stream.skip_through(since);
+        }
+        let params = LogParams {
+            since_time: since.map(to_jiff),
+            since_seconds: if since.is_some() || !self.first_poll {
+                None
+            } else {
+                fetch.since_seconds
+            },
+            tail_lines: if self.first_poll { fetch.tail_lines } else { None },
+            ..log_params(&target.container, false, true, fetch)
+        };
+        let reader = spawn_reader(self.api.clone(), instance.clone(), params, self.tx.clone());
+        self.running.insert(instance, reader);
     }
-    done
+
+    /// Flushes, expires and drains every stream, keeping the runs that closed within
+    /// [`LINGER`] of `now` for their cycle's end and late lines.
+    fn tick(&mut self, now: DateTime<Utc>, out: &mut (impl FnMut(Followed) + Send)) {
+        let linger = crate::time::delta(LINGER);
+        for stream in self.streams.values_mut() {
+            stream.flush_record();
+            stream.expire(now);
+            let runs = stream.drain(Some(crate::time::minus(now, linger)));
+            if !runs.is_empty() {
+                out(Followed::Runs(runs));
+            }
+        }
+    }
+
+    /// Bytes read from `instance`'s log.
+    fn bytes(&mut self, instance: Instance, bytes: &[u8]) {
+        if let Some(stream) = self.streams.get_mut(&instance) {
+            stream.push_bytes(bytes);
+            if let Some(last) = stream.parse_stats().last {
+                self.last_seen.insert(instance, last.at);
+            }
+        }
+    }
+
+    /// `instance`'s log stream ended (`result`: why, when it failed). The next poll reconnects
+    /// it if the container still runs (same instance), or starts the new instance after a
+    /// restart; a gone Pod's stream is final: its runs and coverage are handed over.
+    async fn ended(&mut self, instance: Instance, result: Result<(), String>, out: &mut (impl FnMut(Followed) + Send)) {
+        let target = self.target;
+        self.running.remove(&instance);
+        if let Some(stream) = self.streams.get_mut(&instance) {
+            stream.end_connection();
+        }
+        if let Err(e) = &result {
+            out(Followed::Note(format!(
+                "log stream of {}/{} ended: {e}",
+                instance.pod, target.container
+            )));
+        }
+        let still_there = match pods(self.client, target).await {
+            Ok((list, _)) => list.iter().any(|p| {
+                p.metadata.name.as_deref() == Some(instance.pod.as_str())
+                    && container_state(p, &target.container).0 == instance.restarts
+                    && is_running(p, &target.container)
+            }),
+            Err(_) => false,
+        };
+        if !still_there && let Some(mut stream) = self.streams.remove(&instance) {
+            stream.finish();
+            out(Followed::Runs(stream.drain(None)));
+            out(Followed::Note(format!(
+                "{}/{} is gone or restarted: its log ended",
+                instance.pod, target.container
+            )));
+            self.done.push(ContainerCoverage::of(&stream, None, Vec::new()));
+            self.last_seen.remove(&instance);
+        }
+    }
+
+    /// Stops the readers and ends every stream: their last runs, and the coverage of all.
+    fn finish(self, out: &mut (impl FnMut(Followed) + Send)) -> Vec<ContainerCoverage> {
+        for handle in self.running.values() {
+            handle.abort();
+        }
+        let mut done = self.done;
+        for (_, mut stream) in self.streams {
+            stream.finish();
+            out(Followed::Runs(stream.drain(None)));
+            done.push(ContainerCoverage::of(&stream, None, Vec::new()));
+        }
+        done
+    }
 }
 
 fn is_running(pod: &Pod, container: &str) -> bool {

@@ -1,5 +1,7 @@
 //! Operator logs as evidence: from bytes to records to handler runs.
 //!
+//! - [`source`]: one container's log as evidence holds it ([`LogSource`]), and how much of it
+//!   is read;
 //! - [`lines`]: a byte stream → bounded text lines (64 KiB cap, junk and cut lines flagged);
 //! - [`record`]: lines → [`Record`]s: the kubelet `--timestamps` prefix, Kopf's `full`, `plain`
 //!   and `json` formats ([`crate::kopf::logs`]), our operator's `text` and `json` formats
@@ -26,15 +28,16 @@ pub mod live;
 pub mod ours;
 pub mod record;
 pub mod runs;
+pub mod source;
 pub mod stream;
 pub mod view;
 pub mod zone;
 
-use std::fmt;
-
 use chrono::{DateTime, Utc};
 
+pub use crate::vocab::record::{Level, ObjectKey};
 pub use record::{Record, RecordParser};
+pub use source::LogSource;
 
 /// Which clock a record's time was read from; the better clock wins when a line has two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,7 +78,7 @@ pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is
 
 /// The note an answer gives once when any of `texts` shows a time in the operator's local time
 /// (as [`Clock::describe`] words it), else nothing: what such times are, and how each log's
-/// were read (`zones`, from [`crate::evidence::Snapshot::log_zones`]; [`LOCAL_TIME_NOTE`]
+/// were read (`zones`, the evidence's `Snapshot::log_zones`; [`LOCAL_TIME_NOTE`]
 /// when none is known).
 pub fn local_time_note<'a>(texts: impl IntoIterator<Item = &'a str>, zones: &[zone::LogZone]) -> Option<String> {
     let marker = Clock::OperatorLocal.describe();
@@ -99,54 +102,6 @@ pub struct Stamp {
     pub at: DateTime<Utc>,
     /// Where it came from.
     pub clock: Clock,
-}
-
-/// A log level, in Kopf's (Python logging) and tracing's names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    /// tracing TRACE.
-    Trace,
-    /// DEBUG.
-    Debug,
-    /// INFO.
-    Info,
-    /// WARNING / WARN (Kopf json: `warn`).
-    Warning,
-    /// ERROR.
-    Error,
-    /// CRITICAL (Kopf json: `fatal`).
-    Critical,
-}
-
-impl Level {
-    /// Reads a level word in any of the spellings of Kopf (`WARNING`, json `warn`, `fatal`) and
-    /// tracing (`WARN`, `TRACE`), case-insensitively.
-    pub fn parse(word: &str) -> Option<Level> {
-        let w = word.trim();
-        Some(match w.len() {
-            4 if w.eq_ignore_ascii_case("info") => Level::Info,
-            4 if w.eq_ignore_ascii_case("warn") => Level::Warning,
-            5 if w.eq_ignore_ascii_case("debug") => Level::Debug,
-            5 if w.eq_ignore_ascii_case("error") => Level::Error,
-            5 if w.eq_ignore_ascii_case("trace") => Level::Trace,
-            5 if w.eq_ignore_ascii_case("fatal") => Level::Critical,
-            7 if w.eq_ignore_ascii_case("warning") => Level::Warning,
-            8 if w.eq_ignore_ascii_case("critical") => Level::Critical,
-            _ => return None,
-        })
-    }
-
-    /// `DEBUG`, `INFO`, `WARNING`, ... (Python logging's names).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Trace => "TRACE",
-            Level::Debug => "DEBUG",
-            Level::Info => "INFO",
-            Level::Warning => "WARNING",
-            Level::Error => "ERROR",
-            Level::Critical => "CRITICAL",
-        }
-    }
 }
 
 /// Which format a record was read in.
@@ -187,42 +142,5 @@ impl Format {
             self,
             Format::KopfFull | Format::KopfJson | Format::OursText | Format::OursJson
         )
-    }
-}
-
-/// The object a record is about: `namespace/name`, or `name` for a cluster-scoped object (as
-/// Kopf's `[ns/name]` / `[name]` prefix and our `[ns/name]` prefix write it).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjectKey {
-    /// The namespace; `None` for a cluster-scoped object.
-    pub namespace: Option<String>,
-    /// `metadata.name`.
-    pub name: String,
-}
-
-impl ObjectKey {
-    /// `ns/name` → namespaced, `name` → cluster-scoped. `None` for an empty name or more than one `/`.
-    pub fn parse(s: &str) -> Option<ObjectKey> {
-        let (namespace, name) = match s.split_once('/') {
-            Some((ns, name)) if !ns.is_empty() && !name.contains('/') => (Some(ns.to_string()), name),
-            Some(_) => return None,
-            None => (None, s),
-        };
-        if name.is_empty() {
-            return None;
-        }
-        Some(ObjectKey {
-            namespace,
-            name: name.to_string(),
-        })
-    }
-}
-
-impl fmt::Display for ObjectKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.namespace {
-            Some(ns) => write!(f, "{ns}/{}", self.name),
-            None => f.write_str(&self.name),
-        }
     }
 }

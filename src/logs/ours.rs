@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::kopf::logs::{object_reference, parse_iso_time, split_object_prefix};
 use crate::logs::{Level, ObjectKey};
 use crate::vocab::cause::Cause;
+pub use crate::vocab::cause::parse_cause;
 
 /// One of our operator's lines, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,16 +38,6 @@ pub struct OursLine {
     pub cause: Option<Cause>,
     /// Trailing (text) or extra (json) fields, in line order; values unquoted.
     pub fields: Vec<(String, String)>,
-}
-
-/// Reads a `create|update|resume` cause value.
-pub fn parse_cause(s: &str) -> Option<Cause> {
-    Some(match s {
-        "create" => Cause::Create,
-        "update" => Cause::Update,
-        "resume" => Cause::Resume,
-        _ => return None,
-    })
 }
 
 /// Parses a text-format line; `None` when it is not one.

@@ -33,7 +33,8 @@ use chrono::{DateTime, Utc};
 
 use super::record::Record;
 use super::{ObjectKey, Stamp};
-use crate::kopf::messages::{CycleReason, Lifecycle, Outcome};
+use crate::kopf::messages::{ApiFailure, CycleReason, Lifecycle, Outcome};
+pub use crate::kopf::progress::CauseHint;
 use crate::vocab::cause::Cause;
 
 /// How a run's cause was learned.
@@ -110,20 +111,6 @@ pub fn open_run_detail(started: Option<DateTime<Utc>>, log_last: Option<DateTime
 /// `accept` matches `accept` and `accept/spec`, not `acceptor`.
 pub fn handler_matches(id: &str, name: &str) -> bool {
     id == name || id.strip_prefix(name).is_some_and(|rest| rest.starts_with('/'))
-}
-
-/// The cause a Kopf progress annotation gives the current cycle of one handler of an object:
-/// `kopf.zalando.org/<handler>` = `{"started": ..., "purpose": "create", ...}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CauseHint {
-    /// The object.
-    pub object: ObjectKey,
-    /// The handler id (`accept`, `accept/spec`; an annotation key's `accept.spec` matches too).
-    pub handler: String,
-    /// `purpose`.
-    pub cause: Cause,
-    /// `started`: runs that started before it (less [`HINT_SKEW`]) are of an earlier cycle.
-    pub started: Option<DateTime<Utc>>,
 }
 
 /// How long after a cycle's `is processed` line a `Throttling` line is still about that cycle's
@@ -238,15 +225,7 @@ impl Grouper {
 
     /// Feeds one record.
     pub fn push(&mut self, record: Record) {
-        if let Some(t) = record.time() {
-            if self.latest.is_none_or(|l| t > l) {
-                self.latest = Some(t);
-            }
-            if self.last_sweep.is_none_or(|s| t - s >= chrono::Duration::seconds(1)) {
-                self.last_sweep = Some(t);
-                self.expire(t);
-            }
-        }
+        self.see_time(&record);
         let Some(object) = record.object.clone() else {
             return;
         };
@@ -259,138 +238,179 @@ impl Grouper {
         let mut state = self.objects.remove(&object).unwrap_or_default();
         state.seen = record.time().or(state.seen);
         match lifecycle {
-            Lifecycle::Invoked { handler } => {
-                state.ended_runs.clear();
-                self.close_open(
-                    &object,
-                    &mut state,
-                    "the next handler started before this one's outcome was logged",
-                );
-                state.open = Some(self.open(Some(handler), &state, record));
-            }
+            Lifecycle::Invoked { handler } => self.on_invoked(&object, &mut state, handler, record),
             Lifecycle::HandlerOutcome {
                 handler,
                 outcome,
                 detail,
-            } => {
-                let mut run = match state.open.take() {
-                    Some(o) if o.handler.is_none() || o.handler.as_deref() == Some(&handler) => o,
-                    other => {
-                        state.open = other;
-                        self.close_open(
-                            &object,
-                            &mut state,
-                            "another handler's outcome was logged before this one's",
-                        );
-                        open_empty(None, &state)
-                    }
-                };
-                push_capped(&mut run, record, self.config.max_records_per_run);
-                run.handler = Some(handler);
-                let detail = detail.or_else(|| last_traceback_line(&run));
-                self.close(&object, &mut state, run, outcome, detail);
-            }
+            } => self.on_outcome(&object, &mut state, (handler, outcome, detail), record),
             Lifecycle::CycleInProgress(reason) => {
                 state.ended_runs.clear();
                 self.drop_pending(&mut state);
                 state.cycle = Some(reason);
             }
-            Lifecycle::CycleProcessed { reason, .. } => {
-                self.close_open(
-                    &object,
-                    &mut state,
-                    "the handling cycle ended before this handler's outcome was logged",
-                );
-                state.ended_runs = state.cycle_runs.clone();
-                state.ended_at = record.time();
-                self.backfill(&mut state, reason.cause());
-                if let Some(run) = state.last_run.and_then(|i| self.held_mut(i)) {
-                    run.records.push(record);
-                }
-                state.cycle = None;
-            }
-            Lifecycle::Throttled(failure) => {
-                let mut ended = std::mem::take(&mut state.ended_runs);
-                // The PATCH follows the `is processed` line at once; Kopf retries a 403 or a 5xx
-                // up to 9 times (backoffs 1+1+2+3+5+8+13+21 s, `settings.networking`): a later
-                // Throttling line is about a later event.
-                let window = chrono::Duration::seconds(PATCH_WINDOW_SECONDS);
-                if let (Some(at), Some(t)) = (state.ended_at, record.time())
-                    && t - at > window
-                {
-                    ended.clear();
-                }
-                if ended.is_empty() {
-                    if let Some(open) = state.open.as_mut().filter(|o| o.handler.is_some()) {
-                        push_capped(open, record, self.config.max_records_per_run);
-                    }
-                } else {
-                    let detail = format!(
-                        "the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected ({}): nothing of this run was saved; Kopf runs it again at the object's next event or restart",
-                        failure.describe()
-                    );
-                    for i in &ended {
-                        if let Some(run) = self.held_mut(*i)
-                            && run.outcome == Outcome::Succeeded
-                        {
-                            run.outcome = Outcome::Failed;
-                            run.detail = Some(detail.clone());
-                        }
-                    }
-                    if let Some(run) = ended.last().and_then(|i| self.held_mut(*i)) {
-                        run.records.push(record);
-                    }
-                }
-            }
+            Lifecycle::CycleProcessed { reason, .. } => self.on_cycle_end(&object, &mut state, reason, record),
+            Lifecycle::Throttled(failure) => self.on_rejected_patch(&mut state, &failure, record),
             Lifecycle::Superseded { from, .. } => {
                 self.backfill(&mut state, from.cause());
                 state.cycle = None;
             }
-            Lifecycle::EventPostFailed(_) | Lifecycle::PatchInconsistencies | Lifecycle::Framework => {
-                // Kopf's own lines after a cycle's end say its PATCH went through (`Handling cycle
-                // is finished`, inconsistencies, a later event's `Something has changed`), except
-                // the PATCH itself (`Patching with`, `Request attempt #N`) and event posts (another
-                // task).
-                let m = record.message.as_str();
-                let about_the_patch = m.starts_with("Patching with") || m.starts_with("Request attempt #");
-                if !about_the_patch && !matches!(lifecycle, Lifecycle::EventPostFailed(_)) {
-                    state.ended_runs.clear();
-                }
-                if let Some(open) = state.open.as_mut().filter(|o| o.handler.is_some()) {
-                    push_capped(open, record, self.config.max_records_per_run);
-                } else if let Some(h) = record.handler.clone() {
-                    let late = state.last_run.and_then(|i| self.held_mut(i)).filter(|r| r.handler == h);
-                    match late {
-                        Some(run) => run.records.push(record),
-                        None => self.stats.unattributed_lines += 1,
-                    }
-                }
-            }
-            Lifecycle::Other => match state.open.as_mut() {
-                Some(o) if record.handler.is_none() || o.handler.is_none() || o.handler == record.handler => {
-                    if o.handler.is_none() {
-                        o.handler = record.handler.clone();
-                    }
-                    push_capped(o, record, self.config.max_records_per_run);
-                }
-                Some(_) => {
-                    self.close_open(
-                        &object,
-                        &mut state,
-                        "another handler logged before this one's outcome was logged",
-                    );
-                    let h = record.handler.clone();
-                    state.open = Some(self.open(h, &state, record));
-                }
-                // A cut last line may be Kopf's own (`Creation is pro`): it opens no run.
-                None if record.cut => self.stats.unattributed_lines += 1,
-                None => {
-                    let h = record.handler.clone();
-                    state.open = Some(self.open(h, &state, record));
-                }
-            },
+            Lifecycle::EventPostFailed(_) => self.on_kopf_line(&mut state, true, record),
+            Lifecycle::PatchInconsistencies | Lifecycle::Framework => self.on_kopf_line(&mut state, false, record),
+            Lifecycle::Other => self.on_handler_line(&object, &mut state, record),
         }
         self.objects.insert(object, state);
+    }
+
+    /// The latest time seen, and a sweep of runs past their timeout once a second of log time.
+    fn see_time(&mut self, record: &Record) {
+        if let Some(t) = record.time() {
+            if self.latest.is_none_or(|l| t > l) {
+                self.latest = Some(t);
+            }
+            if self.last_sweep.is_none_or(|s| t - s >= chrono::Duration::seconds(1)) {
+                self.last_sweep = Some(t);
+                self.expire(t);
+            }
+        }
+    }
+
+    /// `Handler 'x' is invoked.`: a run of `handler` starts; one still open ends unknown.
+    fn on_invoked(&mut self, object: &ObjectKey, state: &mut ObjectState, handler: String, record: Record) {
+        state.ended_runs.clear();
+        self.close_open(
+            object,
+            state,
+            "the next handler started before this one's outcome was logged",
+        );
+        state.open = Some(self.open(Some(handler), state, record));
+    }
+
+    /// `Handler 'x' succeeded.` (failed, will retry): the open run of `handler` ends so (an
+    /// open run of another handler ends unknown; without one, the run is this line alone).
+    fn on_outcome(
+        &mut self,
+        object: &ObjectKey,
+        state: &mut ObjectState,
+        (handler, outcome, detail): (String, Outcome, Option<String>),
+        record: Record,
+    ) {
+        let mut run = match state.open.take() {
+            Some(o) if o.handler.is_none() || o.handler.as_deref() == Some(&handler) => o,
+            other => {
+                state.open = other;
+                self.close_open(object, state, "another handler's outcome was logged before this one's");
+                open_empty(None, state)
+            }
+        };
+        push_capped(&mut run, record, self.config.max_records_per_run);
+        run.handler = Some(handler);
+        let detail = detail.or_else(|| last_traceback_line(&run));
+        self.close(object, state, run, outcome, detail);
+    }
+
+    /// `<Title> is processed: ...`: the cycle ends; an open run ends unknown, the cycle's runs
+    /// get its cause, and its last run the line.
+    fn on_cycle_end(&mut self, object: &ObjectKey, state: &mut ObjectState, reason: CycleReason, record: Record) {
+        self.close_open(
+            object,
+            state,
+            "the handling cycle ended before this handler's outcome was logged",
+        );
+        state.ended_runs = state.cycle_runs.clone();
+        state.ended_at = record.time();
+        self.backfill(state, reason.cause());
+        if let Some(run) = state.last_run.and_then(|i| self.held_mut(i)) {
+            run.records.push(record);
+        }
+        state.cycle = None;
+    }
+
+    /// `Throttling for N seconds due to an unexpected error: ...` right after a cycle's end:
+    /// its final PATCH was rejected, so its succeeded runs saved nothing and are failed.
+    fn on_rejected_patch(&mut self, state: &mut ObjectState, failure: &ApiFailure, record: Record) {
+        let mut ended = std::mem::take(&mut state.ended_runs);
+        // The PATCH follows the `is processed` line at once; Kopf retries a 403 or a 5xx
+        // up to 9 times (backoffs 1+1+2+3+5+8+13+21 s, `settings.networking`): a later
+        // Throttling line is about a later event.
+        let window = chrono::Duration::seconds(PATCH_WINDOW_SECONDS);
+        if let (Some(at), Some(t)) = (state.ended_at, record.time())
+            && t - at > window
+        {
+            ended.clear();
+        }
+        if ended.is_empty() {
+            if let Some(open) = state.open.as_mut().filter(|o| o.handler.is_some()) {
+                push_capped(open, record, self.config.max_records_per_run);
+            }
+            return;
+        }
+        let detail = format!(
+            "the handler succeeded, but Kopf's PATCH at the end of the cycle was rejected ({}): nothing of this run was saved; Kopf runs it again at the object's next event or restart",
+            failure.describe()
+        );
+        for i in &ended {
+            if let Some(run) = self.held_mut(*i)
+                && run.outcome == Outcome::Succeeded
+            {
+                run.outcome = Outcome::Failed;
+                run.detail = Some(detail.clone());
+            }
+        }
+        if let Some(run) = ended.last().and_then(|i| self.held_mut(*i)) {
+            run.records.push(record);
+        }
+    }
+
+    /// Kopf's own line about the object (`event_post`: a failed event post): it belongs to the
+    /// open run, else to the last run of the handler it names.
+    fn on_kopf_line(&mut self, state: &mut ObjectState, event_post: bool, record: Record) {
+        // Kopf's own lines after a cycle's end say its PATCH went through (`Handling cycle
+        // is finished`, inconsistencies, a later event's `Something has changed`), except
+        // the PATCH itself (`Patching with`, `Request attempt #N`) and event posts (another
+        // task).
+        let m = record.message.as_str();
+        let about_the_patch = m.starts_with("Patching with") || m.starts_with("Request attempt #");
+        if !about_the_patch && !event_post {
+            state.ended_runs.clear();
+        }
+        if let Some(open) = state.open.as_mut().filter(|o| o.handler.is_some()) {
+            push_capped(open, record, self.config.max_records_per_run);
+        } else if let Some(h) = record.handler.clone() {
+            let late = state.last_run.and_then(|i| self.held_mut(i)).filter(|r| r.handler == h);
+            match late {
+                Some(run) => run.records.push(record),
+                None => self.stats.unattributed_lines += 1,
+            }
+        }
+    }
+
+    /// Any other line about the object (the handler's own): it continues the open run of its
+    /// handler, or opens one (an open run of another handler ends unknown).
+    fn on_handler_line(&mut self, object: &ObjectKey, state: &mut ObjectState, record: Record) {
+        match state.open.as_mut() {
+            Some(o) if record.handler.is_none() || o.handler.is_none() || o.handler == record.handler => {
+                if o.handler.is_none() {
+                    o.handler = record.handler.clone();
+                }
+                push_capped(o, record, self.config.max_records_per_run);
+            }
+            Some(_) => {
+                self.close_open(
+                    object,
+                    state,
+                    "another handler logged before this one's outcome was logged",
+                );
+                let h = record.handler.clone();
+                state.open = Some(self.open(h, state, record));
+            }
+            // A cut last line may be Kopf's own (`Creation is pro`): it opens no run.
+            None if record.cut => self.stats.unattributed_lines += 1,
+            None => {
+                let h = record.handler.clone();
+                state.open = Some(self.open(h, state, record));
+            }
+        }
     }
 
     /// Closes runs left open longer than the run timeout before `now` (log time), as `unknown`.
@@ -613,14 +633,7 @@ fn last_traceback_line(run: &OpenRun) -> Option<String> {
 
 /// `10m`, `90s`, `1h30m`.
 pub fn humantime(d: Duration) -> String {
-    let s = d.as_secs();
-    match (s / 3600, (s % 3600) / 60, s % 60) {
-        (0, 0, s) => format!("{s}s"),
-        (0, m, 0) => format!("{m}m"),
-        (0, m, s) => format!("{m}m{s}s"),
-        (h, 0, 0) => format!("{h}h"),
-        (h, m, _) => format!("{h}h{m}m"),
-    }
+    crate::time::human(crate::time::delta(d), crate::time::DurationStyle::Compact)
 }
 
 #[cfg(test)]

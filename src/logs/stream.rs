@@ -67,7 +67,7 @@ impl LogStream {
     }
 
     /// The same stream reading zoneless times (Kopf's `full` format) in `zone`, the `TZ` of
-    /// the container it comes from ([`crate::evidence::Snapshot::log_zone`]).
+    /// the container it comes from (the evidence's `Snapshot::log_zone`).
     pub fn in_zone(mut self, zone: LogZone) -> Self {
         self.parser = RecordParser::in_zone(zone.clone());
         self.zone = Some(zone);

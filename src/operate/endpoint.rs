@@ -80,7 +80,8 @@ pub fn respond(method: &Method, path: &str, health: &Health, metrics: &Metrics) 
     }
 }
 
-fn probe(result: Result<String, String>) -> Response<Full<Bytes>> {
+/// `200 ok: <message>` or `503 failed: <why>`.
+fn probe(result: Result<String, impl std::fmt::Display>) -> Response<Full<Bytes>> {
     match result {
         Ok(message) => text(StatusCode::OK, format!("ok: {message}\n")),
         Err(message) => text(StatusCode::SERVICE_UNAVAILABLE, format!("failed: {message}\n")),

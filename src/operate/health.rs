@@ -11,6 +11,7 @@
 //! [`WatchProbeLayer`] is a tower layer on the API client: it sees the HTTP answers of every
 //! list/watch request of microservices, and the frames of watch bodies.
 
+use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -22,6 +23,7 @@ use futures::future::BoxFuture;
 use http::{Method, Request, Response};
 use http_body::{Body as HttpBody, Frame};
 use kube::client::{Body, DynBody};
+use thiserror::Error;
 use tower::{BoxError, Layer, Service};
 
 use crate::resource::{GROUP, PLURAL, VERSION};
@@ -66,38 +68,74 @@ impl Health {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
-    /// `Ok(message)` while live; `Err(message)` naming how long since the last success.
-    pub fn live(&self) -> Result<String, String> {
+    /// `Ok(message)` while live (how long since the last list/watch success, and the limit);
+    /// [`NotLive`] once that is longer than the limit.
+    pub fn live(&self) -> Result<String, NotLive> {
         self.live_at(self.start.elapsed())
     }
 
-    fn live_at(&self, now_since_start: Duration) -> Result<String, String> {
+    fn live_at(&self, now_since_start: Duration) -> Result<String, NotLive> {
         let last_ms = self.last_watch_ok_ms.load(Ordering::Relaxed);
-        let since = now_since_start.saturating_sub(Duration::from_millis(last_ms));
-        let what = if last_ms == 0 {
-            "since start, no list/watch of microservices succeeded yet"
-        } else {
-            "since the last successful list/watch of microservices"
+        let age = WatchAge {
+            since: now_since_start.saturating_sub(Duration::from_millis(last_ms)),
+            ever_succeeded: last_ms != 0,
+            limit: self.stale_after,
         };
-        let message = format!(
-            "{:.1}s {what} (limit {}s)",
-            since.as_secs_f64(),
-            self.stale_after.as_secs()
-        );
-        if since <= self.stale_after {
-            Ok(message)
+        if age.since <= age.limit {
+            Ok(age.to_string())
         } else {
-            Err(message)
+            Err(NotLive(age))
         }
     }
 
-    /// `Ok` once every initial list is done; `Err` naming how many are pending.
-    pub fn ready(&self) -> Result<String, String> {
+    /// `Ok` once every initial list is done; [`NotReady`] naming how many are pending.
+    pub fn ready(&self) -> Result<String, NotReady> {
         match self.pending_lists.load(Ordering::Acquire) {
             0 => Ok("initial lists done".into()),
-            n => Err(format!("{n} watch(es) still waiting for the initial list")),
+            pending => Err(NotReady { pending }),
         }
     }
+}
+
+/// How long since the last list/watch success (since start, when none yet), against the
+/// liveness limit: `12.3s since the last successful list/watch of microservices (limit 580s)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchAge {
+    /// Since the last success, or since start.
+    pub since: Duration,
+    /// Whether any list/watch succeeded yet.
+    pub ever_succeeded: bool,
+    /// Liveness fails past this.
+    pub limit: Duration,
+}
+
+impl fmt::Display for WatchAge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.ever_succeeded {
+            "since the last successful list/watch of microservices"
+        } else {
+            "since start, no list/watch of microservices succeeded yet"
+        };
+        write!(
+            f,
+            "{:.1}s {what} (limit {}s)",
+            self.since.as_secs_f64(),
+            self.limit.as_secs()
+        )
+    }
+}
+
+/// Liveness failed (`/healthz` answers 503 with it): no list/watch success within the limit.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct NotLive(pub WatchAge);
+
+/// Readiness failed (`/readyz` answers 503 with it): watches still waiting for their initial list.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{pending} watch(es) still waiting for the initial list")]
+pub struct NotReady {
+    /// How many watches.
+    pub pending: usize,
 }
 
 /// Whether a request is a list or watch of microservices (`GET .../microservices`, namespaced or
@@ -236,7 +274,7 @@ mod tests {
     fn liveness_fails_after_twice_the_watch_timeout() {
         let health = Health::new(Duration::from_secs(10), 1);
         assert!(health.live_at(Duration::from_secs(20)).is_ok(), "grace from start");
-        let err = health.live_at(Duration::from_secs(21)).unwrap_err();
+        let err = health.live_at(Duration::from_secs(21)).unwrap_err().to_string();
         assert!(
             err.contains("no list/watch of microservices succeeded yet") && err.contains("limit 20s"),
             "{err}"
@@ -244,7 +282,10 @@ mod tests {
         health.watch_succeeded();
         let since_ok = health.start.elapsed();
         assert!(health.live_at(since_ok + Duration::from_secs(20)).is_ok());
-        let err = health.live_at(since_ok + Duration::from_secs(21)).unwrap_err();
+        let err = health
+            .live_at(since_ok + Duration::from_secs(21))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("since the last successful list/watch"), "{err}");
     }
 
@@ -252,7 +293,7 @@ mod tests {
     fn ready_once_every_initial_list_is_done() {
         let health = Health::new(WATCH_TIMEOUT, 2);
         assert_eq!(
-            health.ready().unwrap_err(),
+            health.ready().unwrap_err().to_string(),
             "2 watch(es) still waiting for the initial list"
         );
         health.initial_list_done();

@@ -82,126 +82,154 @@ pub fn list_watch(
     })
 }
 
+/// What one step of a phase gives: the stream's next item, or `None` when the phase changed (or
+/// read a frame or a bookmark) without one, and the next step follows at once.
+type Stepped = Option<Result<Event<CachedMicroservice>, watcher::Error>>;
+
 /// One event (or error) of the stream, advancing `state`.
 async fn step(state: &mut State) -> Result<Event<CachedMicroservice>, watcher::Error> {
     loop {
-        match &mut state.phase {
+        let stepped = match state.phase {
             Phase::Start => {
                 state.phase = Phase::List;
-                return Ok(Event::Init);
+                Some(Ok(Event::Init))
             }
-            Phase::List => match start_list(&state.client, &state.api).await {
-                Ok(body) => {
-                    state.phase = Phase::Listing {
-                        body,
-                        splitter: ItemSplitter::default(),
-                        decoded: VecDeque::new(),
-                    }
-                }
-                Err(e) => {
-                    state.phase = Phase::Start;
-                    return Err(watcher::Error::InitialListFailed(e));
-                }
-            },
-            Phase::Listing {
+            Phase::List => send_list(state).await,
+            Phase::Listing { .. } => read_list(state).await,
+            Phase::Watch { .. } => send_watch(state).await,
+            Phase::Watching { .. } => read_watch(state).await,
+        };
+        if let Some(item) = stepped {
+            return item;
+        }
+    }
+}
+
+/// [`Phase::List`]: sends the list; its body is read next, or a failure starts over.
+async fn send_list(state: &mut State) -> Stepped {
+    match start_list(&state.client, &state.api).await {
+        Ok(body) => {
+            state.phase = Phase::Listing {
                 body,
-                splitter,
-                decoded,
-            } => {
-                if let Some(obj) = decoded.pop_front() {
-                    return Ok(Event::InitApply(obj));
-                }
-                match body.frame().await {
-                    Some(Ok(frame)) => {
-                        let Ok(data) = frame.into_data() else { continue };
-                        let fed = splitter.feed(&data, |item| {
-                            decoded.push_back(serde_json::from_slice::<CachedMicroservice>(item)?);
-                            Ok(())
-                        });
-                        if let Err(e) = fed {
-                            state.phase = Phase::Start;
-                            return Err(watcher::Error::InitialListFailed(kube::Error::SerdeError(e)));
-                        }
-                    }
-                    Some(Err(e)) => {
-                        state.phase = Phase::Start;
-                        return Err(watcher::Error::InitialListFailed(e));
-                    }
-                    None => {
-                        let rv = splitter.resource_version().filter(|rv| !rv.is_empty());
-                        match rv {
-                            Some(rv) => {
-                                state.phase = Phase::Watch { rv };
-                                return Ok(Event::InitDone);
-                            }
-                            None => {
-                                state.phase = Phase::Start;
-                                return Err(watcher::Error::NoResourceVersion);
-                            }
-                        }
-                    }
-                }
+                splitter: ItemSplitter::default(),
+                decoded: VecDeque::new(),
+            };
+            None
+        }
+        Err(e) => {
+            state.phase = Phase::Start;
+            Some(Err(watcher::Error::InitialListFailed(e)))
+        }
+    }
+}
+
+/// [`Phase::Listing`]: the next item decoded, else the next frame of the body; at its end
+/// `InitDone` and a watch from the list's resourceVersion.
+async fn read_list(state: &mut State) -> Stepped {
+    let Phase::Listing {
+        body,
+        splitter,
+        decoded,
+    } = &mut state.phase
+    else {
+        unreachable!("read_list is called in the Listing phase")
+    };
+    if let Some(obj) = decoded.pop_front() {
+        return Some(Ok(Event::InitApply(obj)));
+    }
+    let failure = match body.frame().await {
+        Some(Ok(frame)) => {
+            let Ok(data) = frame.into_data() else { return None };
+            let fed = splitter.feed(&data, |item| {
+                decoded.push_back(serde_json::from_slice::<CachedMicroservice>(item)?);
+                Ok(())
+            });
+            match fed {
+                Ok(()) => return None,
+                Err(e) => watcher::Error::InitialListFailed(kube::Error::SerdeError(e)),
             }
-            Phase::Watch { rv } => {
-                let params = WatchParams::default().timeout(WATCH_TIMEOUT.as_secs() as u32);
-                match state.api.watch(&params, rv).await {
-                    Ok(stream) => {
-                        let rv = std::mem::take(rv);
-                        state.phase = Phase::Watching {
-                            stream: stream.boxed(),
-                            rv,
-                        };
-                    }
-                    Err(e) => return Err(watcher::Error::WatchStartFailed(e)),
-                }
+        }
+        Some(Err(e)) => watcher::Error::InitialListFailed(e),
+        None => match splitter.resource_version().filter(|rv| !rv.is_empty()) {
+            Some(rv) => {
+                state.phase = Phase::Watch { rv };
+                return Some(Ok(Event::InitDone));
             }
-            Phase::Watching { stream, rv } => {
-                let next = tokio::time::timeout(WATCH_TIMEOUT + IDLE_MARGIN, stream.next())
-                    .await
-                    .unwrap_or(None);
-                match next {
-                    Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
-                        return match obj.resource_version().filter(|v| !v.is_empty()) {
-                            Some(version) => {
-                                *rv = version;
-                                Ok(Event::Apply(obj))
-                            }
-                            None => {
-                                state.phase = Phase::Start;
-                                Err(watcher::Error::NoResourceVersion)
-                            }
-                        };
-                    }
-                    Some(Ok(WatchEvent::Deleted(obj))) => {
-                        return match obj.resource_version().filter(|v| !v.is_empty()) {
-                            Some(version) => {
-                                *rv = version;
-                                Ok(Event::Delete(obj))
-                            }
-                            None => {
-                                state.phase = Phase::Start;
-                                Err(watcher::Error::NoResourceVersion)
-                            }
-                        };
-                    }
-                    Some(Ok(WatchEvent::Bookmark(bookmark))) => *rv = bookmark.metadata.resource_version,
-                    Some(Ok(WatchEvent::Error(status))) => {
-                        // 410 Gone: the resourceVersion is too old; start over with a list.
-                        state.phase = if status.code == 410 {
-                            Phase::Start
-                        } else {
-                            Phase::Watch { rv: std::mem::take(rv) }
-                        };
-                        return Err(watcher::Error::WatchError(status));
-                    }
-                    Some(Err(e)) => {
-                        state.phase = Phase::Watch { rv: std::mem::take(rv) };
-                        return Err(watcher::Error::WatchFailed(e));
-                    }
-                    // Ended (the server-side timeout, an API server restart) or silent too long.
-                    None => state.phase = Phase::Watch { rv: std::mem::take(rv) },
-                }
-            }
+            None => watcher::Error::NoResourceVersion,
+        },
+    };
+    state.phase = Phase::Start;
+    Some(Err(failure))
+}
+
+/// [`Phase::Watch`]: starts a watch from the last resourceVersion (bookmarks asked for).
+async fn send_watch(state: &mut State) -> Stepped {
+    let Phase::Watch { rv } = &mut state.phase else {
+        unreachable!("send_watch is called in the Watch phase")
+    };
+    let params = WatchParams::default().timeout(WATCH_TIMEOUT.as_secs() as u32);
+    match state.api.watch(&params, rv).await {
+        Ok(stream) => {
+            let rv = std::mem::take(rv);
+            state.phase = Phase::Watching {
+                stream: stream.boxed(),
+                rv,
+            };
+            None
+        }
+        Err(e) => Some(Err(watcher::Error::WatchStartFailed(e))),
+    }
+}
+
+/// [`Phase::Watching`]: the next watch event, keeping its resourceVersion; a `410 Gone` starts
+/// over with a list, another error or the watch's end (or silence past its timeout) a new watch.
+async fn read_watch(state: &mut State) -> Stepped {
+    let Phase::Watching { stream, rv } = &mut state.phase else {
+        unreachable!("read_watch is called in the Watching phase")
+    };
+    let next = tokio::time::timeout(WATCH_TIMEOUT + IDLE_MARGIN, stream.next())
+        .await
+        .unwrap_or(None);
+    let (event, version) = match next {
+        Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
+            let version = obj.resource_version();
+            (Event::Apply(obj), version)
+        }
+        Some(Ok(WatchEvent::Deleted(obj))) => {
+            let version = obj.resource_version();
+            (Event::Delete(obj), version)
+        }
+        Some(Ok(WatchEvent::Bookmark(bookmark))) => {
+            *rv = bookmark.metadata.resource_version;
+            return None;
+        }
+        Some(Ok(WatchEvent::Error(status))) => {
+            // 410 Gone: the resourceVersion is too old; start over with a list.
+            state.phase = if status.code == 410 {
+                Phase::Start
+            } else {
+                Phase::Watch { rv: std::mem::take(rv) }
+            };
+            return Some(Err(watcher::Error::WatchError(status)));
+        }
+        Some(Err(e)) => {
+            state.phase = Phase::Watch { rv: std::mem::take(rv) };
+            return Some(Err(watcher::Error::WatchFailed(e)));
+        }
+        // Ended (the server-side timeout, an API server restart) or silent too long.
+        None => {
+            state.phase = Phase::Watch { rv: std::mem::take(rv) };
+            return None;
+        }
+    };
+    match version.filter(|v| !v.is_empty()) {
+        Some(version) => {
+            *rv = version;
+            Some(Ok(event))
+        }
+        None => {
+            state.phase = Phase::Start;
+            Some(Err(watcher::Error::NoResourceVersion))
         }
     }
 }

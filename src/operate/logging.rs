@@ -9,15 +9,22 @@
 //! (`namespace`, `name`, `uid`, `handler`, `cause`). Control characters in messages are escaped
 //! and other field values are quoted when they are not plain tokens, so a value from the cluster
 //! cannot forge a line or a field.
+//!
+//! Lines go to stderr through [`ClosedPipeSafe`]: when stderr is a pipe whose reader is gone
+//! (`| tee` exited on the same Ctrl-C), lines are dropped and the shutdown goes on.
 
 use std::fmt::{self, Write as _};
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
-use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, MakeWriter};
 use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::cli::LogFormat;
 use crate::text::{quote_value, sanitize};
@@ -132,16 +139,103 @@ fn json_line(timestamp: &str, level: &str, f: &Fields) -> String {
 pub const DEFAULT_FILTER: &str =
     "warn,kubectl_microservice=info,kube_client::client::builder=off,kube_runtime::watcher=error";
 
-/// Installs the global subscriber: lines to stderr in `format`; filter from `RUST_LOG`, else
-/// [`DEFAULT_FILTER`].
+/// Installs the global subscriber: lines to stderr in `format` ([`ClosedPipeSafe`]); filter from
+/// `RUST_LOG`, else [`DEFAULT_FILTER`].
 pub fn init(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_FILTER));
-    let _ = tracing_subscriber::fmt()
+    // As `SubscriberBuilder::try_init`: also the bridge from the `log` crate's records.
+    let _ = subscriber(format, filter, ClosedPipeSafe::new(std::io::stderr)).try_init();
+}
+
+/// The operator's subscriber: `format`'s lines through `filter` to `writer`. A line that cannot
+/// be written is dropped without a word: tracing-subscriber's report of a failed write
+/// (`log_internal_errors`) is an `eprintln!`, which panics when stderr is the pipe that failed.
+pub fn subscriber<W>(
+    format: LogFormat,
+    filter: tracing_subscriber::EnvFilter,
+    writer: W,
+) -> impl Subscriber + Send + Sync + 'static
+where
+    W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
+{
+    tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
+        // Set before `event_format`: only the builder of the default format has it; it is kept.
+        .log_internal_errors(false)
         .event_format(LineFormat { format })
-        .try_init();
+        .finish()
+}
+
+/// Log lines to a stream that may be a pipe whose reader is gone: `operate 2>&1 | tee
+/// operate.log` and Ctrl-C, where the terminal's SIGINT reaches `tee` too and it may exit first.
+/// Rust ignores SIGPIPE, so writes to that pipe fail with EPIPE; here a failed write is a dropped
+/// line (`Ok`), never an error, a panic or a wait, so the shutdown that follows the signal (the
+/// Lease's release) runs whatever became of the output. After a broken pipe nothing more is
+/// written: its reader never comes back.
+#[derive(Debug, Clone)]
+pub struct ClosedPipeSafe<M> {
+    make: M,
+    closed: Arc<AtomicBool>,
+}
+
+impl<M> ClosedPipeSafe<M> {
+    /// Writes through the writers `make` makes (`std::io::stderr`).
+    pub fn new(make: M) -> Self {
+        ClosedPipeSafe {
+            make,
+            closed: Arc::default(),
+        }
+    }
+
+    /// Whether a write found the pipe closed (EPIPE).
+    pub fn closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+}
+
+impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for ClosedPipeSafe<M> {
+    type Writer = LossyWriter<M::Writer>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        LossyWriter {
+            inner: self.make.make_writer(),
+            closed: self.closed.clone(),
+        }
+    }
+}
+
+/// One line's writer of [`ClosedPipeSafe`]: every write succeeds, the bytes written or dropped.
+#[derive(Debug)]
+pub struct LossyWriter<W> {
+    inner: W,
+    closed: Arc<AtomicBool>,
+}
+
+impl<W: io::Write> io::Write for LossyWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed.load(Ordering::Relaxed) {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => {
+                if e.kind() == io::ErrorKind::BrokenPipe {
+                    self.closed.store(true, Ordering::Relaxed);
+                }
+                Ok(buf.len())
+            }
+            written => written,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.closed.load(Ordering::Relaxed) {
+            let _ = self.inner.flush();
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -174,11 +268,8 @@ pub(crate) mod tests {
     pub(crate) fn capture_filtered(format: LogFormat, filter: &str) -> (Capture, tracing::dispatcher::DefaultGuard) {
         let capture = Capture::default();
         let writer = capture.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-            .with_writer(move || writer.clone())
-            .event_format(LineFormat { format })
-            .finish();
+        let filter = tracing_subscriber::EnvFilter::new(filter);
+        let subscriber = subscriber(format, filter, ClosedPipeSafe::new(move || writer.clone()));
         (capture, tracing::subscriber::set_default(subscriber))
     }
 
@@ -303,5 +394,64 @@ pub(crate) mod tests {
             let code = l.fields.iter().find(|(k, _)| k == "code").unwrap();
             assert_eq!(code.1, "403");
         }
+    }
+
+    /// A pipe whose read end is closed, as `| tee` after tee exited: writes fail with EPIPE
+    /// (Rust's runtime ignores SIGPIPE).
+    fn closed_pipe() -> std::io::PipeWriter {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        writer
+    }
+
+    #[test]
+    fn a_write_to_a_closed_pipe_is_a_dropped_line() {
+        use std::io::Write as _;
+        let mut pipe = closed_pipe();
+        let raw = pipe.write(b"line\n").unwrap_err();
+        assert_eq!(raw.kind(), io::ErrorKind::BrokenPipe, "{raw}");
+        let safe = ClosedPipeSafe::new(move || pipe.try_clone().unwrap());
+        let mut writer = safe.make_writer();
+        assert_eq!(
+            writer
+                .write(b"2026-12-01T00:00:00.000Z  INFO Signal received.\n")
+                .unwrap(),
+            48
+        );
+        assert!(safe.closed());
+        writer.write_all(b"and the next line\n").unwrap();
+        writer.flush().unwrap();
+        assert!(safe.make_writer().write_all(b"a later line\n").is_ok());
+    }
+
+    #[test]
+    fn another_write_error_drops_the_line_and_keeps_writing() {
+        struct Failing(io::ErrorKind);
+        impl io::Write for Failing {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(self.0.into())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Err(self.0.into())
+            }
+        }
+        let safe = ClosedPipeSafe::new(|| Failing(io::ErrorKind::StorageFull));
+        let mut writer = safe.make_writer();
+        assert_eq!(io::Write::write(&mut writer, b"line\n").unwrap(), 5);
+        io::Write::flush(&mut writer).unwrap();
+        assert!(!safe.closed(), "only EPIPE closes");
+    }
+
+    /// The operator's subscriber over a closed stderr pipe: lines are dropped, and no failure
+    /// reaches tracing-subscriber (whose report of one is an `eprintln!`, a panic on that pipe).
+    #[test]
+    fn the_subscriber_logs_to_a_closed_pipe_without_a_word() {
+        let pipe = Arc::new(closed_pipe());
+        let safe = ClosedPipeSafe::new(move || pipe.try_clone().unwrap());
+        let filter = tracing_subscriber::EnvFilter::new(DEFAULT_FILTER);
+        let _guard = tracing::subscriber::set_default(subscriber(LogFormat::Text, filter, safe.clone()));
+        tracing::info!("Signal received. Operator is stopping.");
+        tracing::warn!(lease = "todo/microservice-operator", "Could not release the lease");
+        assert!(safe.closed());
     }
 }

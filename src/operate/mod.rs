@@ -42,6 +42,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::{BoxFuture, Shared};
 use futures::{FutureExt, Stream, StreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::Api;
@@ -50,12 +51,15 @@ use kube::runtime::controller::{self, Controller};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
+use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
 
 use crate::cli::{GlobalArgs, OperateArgs};
 use crate::client::{self, Usage};
 use crate::error::AppError;
 use crate::resource::{CRD_NAME, VERSION};
+use crate::vocab::lease::LeasePlan;
 use cache::CachedMicroservice;
 use health::{Health, WATCH_TIMEOUT, WatchProbeLayer};
 use leader::{ElectionConfig, Elector, Role};
@@ -105,6 +109,56 @@ impl Scope {
         }
     }
 
+    /// How many watches run: one for all namespaces, else one per namespace.
+    fn watch_count(&self) -> usize {
+        match self {
+            Scope::AllNamespaces => 1,
+            Scope::Namespaces(list) => list.len(),
+        }
+    }
+
+    /// The Leases that govern this scope (`--lease-namespace`, `--lease-name`;
+    /// [`crate::vocab::lease::plan_leases`]).
+    fn plan_leases(&self, args: &OperateArgs, default_namespace: &str) -> Vec<LeasePlan> {
+        let watches = match self {
+            Scope::AllNamespaces => None,
+            Scope::Namespaces(list) => Some(list.as_slice()),
+        };
+        crate::vocab::lease::plan_leases(
+            watches,
+            args.lease_namespace.as_deref(),
+            args.lease_name.as_deref(),
+            default_namespace,
+        )
+    }
+
+    /// The lanes to run: one per Lease of `leases` over the watches it governs (one Lease:
+    /// every watch), or one lane without a Lease (`--standalone`).
+    fn lanes(&self, client: &Client, leases: Option<Vec<LeasePlan>>) -> Vec<Lane> {
+        let watched: Vec<WatchedApi> = match self {
+            Scope::AllNamespaces => vec![(Api::all(client.clone()), "all namespaces".to_string())],
+            Scope::Namespaces(list) => list
+                .iter()
+                .map(|ns| (Api::namespaced(client.clone(), ns), ns.clone()))
+                .collect(),
+        };
+        match leases {
+            None => vec![(None, watched)],
+            Some(plans) if plans.len() == 1 => plans.into_iter().map(|plan| (Some(plan), watched.clone())).collect(),
+            Some(plans) => plans
+                .into_iter()
+                .map(|plan| {
+                    let apis = watched
+                        .iter()
+                        .filter(|(_, label)| plan.governs(label))
+                        .cloned()
+                        .collect();
+                    (Some(plan), apis)
+                })
+                .collect(),
+        }
+    }
+
     fn describe(&self) -> String {
         match self {
             Scope::AllNamespaces => "all namespaces".into(),
@@ -121,18 +175,8 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
     let connection = global.connection();
     let config = client::config(&connection, Usage::Controller).await?;
     let scope = Scope::from_flags(global, &config.default_namespace);
-    let watches = match &scope {
-        Scope::AllNamespaces => 1,
-        Scope::Namespaces(list) => list.len(),
-    };
-    let health = Arc::new(Health::new(WATCH_TIMEOUT, watches));
-    let client = ClientBuilder::try_from(config.clone())
-        .map_err(|e| AppError::Config {
-            message: format!("cannot build a client for {}: {e}", config.cluster_url),
-            user_input: false,
-        })?
-        .with_layer(&WatchProbeLayer::new(health.clone()))
-        .build();
+    let health = Arc::new(Health::new(WATCH_TIMEOUT, scope.watch_count()));
+    let client = observed_client(&config, &health)?;
     if !args.skip_crd_check {
         check_crd(&client, |err| client::unreachable(&connection, &config, err)).await?;
     }
@@ -141,142 +185,196 @@ pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError
         None => None,
     };
     let reporter = events::Reporter::from_env();
-    let leases = (!args.standalone).then(|| {
-        let watches = match &scope {
-            Scope::AllNamespaces => None,
-            Scope::Namespaces(list) => Some(list.as_slice()),
-        };
-        crate::vocab::lease::plan_leases(
-            watches,
-            args.lease_namespace.as_deref(),
-            args.lease_name.as_deref(),
-            &config.default_namespace,
-        )
-    });
+    let leases = (!args.standalone).then(|| scope.plan_leases(args, &config.default_namespace));
     let identity = leader::identity(&reporter.instance);
+    log_started(&scope, args, leases.as_deref());
+
+    let (sink, poster) = events::channel(client.clone(), reporter, args.events);
+    let (drain, drained) = oneshot::channel::<()>();
+    let poster = tokio::spawn(poster.run_until(drained));
+    let base = Context::new(client.clone(), sink, args.max_concurrent.into()).with_health(health.clone());
+    let endpoint = listener.map(|listener| serve_endpoint(listener, health.clone(), base.metrics.clone()));
+    let shutdown = shutdown_signal().shared();
+    let lanes = Lanes::start(
+        scope.lanes(&client, leases),
+        &base,
+        &identity,
+        args.max_concurrent,
+        shutdown.clone(),
+    );
+    let (contexts, electors) = lanes.run_until(shutdown).await;
+    tracing::info!("Signal received. Operator is stopping.");
+    Shutdown {
+        contexts,
+        drain,
+        poster,
+        electors,
+        endpoint,
+    }
+    .run()
+    .await;
+    Ok(())
+}
+
+/// The client of `config`, its requests observed by `health`'s watch probe.
+fn observed_client(config: &kube::Config, health: &Arc<Health>) -> Result<Client, AppError> {
+    let builder = ClientBuilder::try_from(config.clone()).map_err(|e| AppError::Config {
+        message: format!("cannot build a client for {}: {e}", config.cluster_url),
+        user_input: false,
+    })?;
+    Ok(builder.with_layer(&WatchProbeLayer::new(health.clone())).build())
+}
+
+/// The `Operator started` line: version, what is watched, events, concurrency, leader election.
+fn log_started(scope: &Scope, args: &OperateArgs, leases: Option<&[LeasePlan]>) {
+    let leader_election = match leases {
+        Some(plans) => format!(
+            "lease {}",
+            plans.iter().map(LeasePlan::lease_ref).collect::<Vec<_>>().join(",")
+        ),
+        None => "off (--standalone)".into(),
+    };
     tracing::info!(
         version = crate::VERSION_LINE,
         namespaces = scope.describe().as_str(),
         events = args.events.as_arg(),
         max_concurrent = args.max_concurrent,
-        leader_election = match &leases {
-            Some(plans) => format!(
-                "lease {}",
-                plans
-                    .iter()
-                    .map(crate::vocab::lease::LeasePlan::lease_ref)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
-            None => "off (--standalone)".into(),
-        }
-        .as_str(),
+        leader_election = leader_election.as_str(),
         "Operator started"
     );
+}
 
-    let (sink, poster) = events::channel(client.clone(), reporter, args.events);
-    let (drain, drained) = oneshot::channel::<()>();
-    let poster = tokio::spawn(poster.run_until(drained));
-    let base = Context::new(client.clone(), sink.clone(), args.max_concurrent.into()).with_health(health.clone());
-    let metrics = base.metrics.clone();
-    let endpoint = listener.map(|listener| {
-        if let Ok(addr) = listener.local_addr() {
-            tracing::info!(
-                address = addr.to_string().as_str(),
-                "Serving /healthz, /readyz and /metrics"
-            );
-        }
-        tokio::spawn(endpoint::serve(listener, health.clone(), metrics.clone()))
-    });
-
-    // One lane per Lease (or one for --standalone): its own leadership term and memory of
-    // what was handled, over the watches of the namespaces that Lease governs.
-    let watched: Vec<WatchedApi> = match &scope {
-        Scope::AllNamespaces => vec![(Api::all(client.clone()), "all namespaces".to_string())],
-        Scope::Namespaces(list) => list
-            .iter()
-            .map(|ns| (Api::namespaced(client.clone(), ns), ns.clone()))
-            .collect(),
-    };
-    let lanes: Vec<(Option<crate::vocab::lease::LeasePlan>, Vec<WatchedApi>)> = match leases {
-        None => vec![(None, watched)],
-        Some(plans) if plans.len() == 1 => plans.into_iter().map(|plan| (Some(plan), watched.clone())).collect(),
-        Some(plans) => plans
-            .into_iter()
-            .map(|plan| {
-                let apis = watched
-                    .iter()
-                    .filter(|(_, label)| plan.governs(label))
-                    .cloned()
-                    .collect();
-                (Some(plan), apis)
-            })
-            .collect(),
-    };
-    let shutdown = shutdown_signal().shared();
-    let mut contexts = Vec::new();
-    let mut electors = Vec::new();
-    let mut stores = Vec::new();
-    let mut runs = Vec::new();
-    for (plan, apis) in lanes {
-        let ctx = Arc::new(base.sibling());
-        let (terms, term_starts) = watch::channel(0u64);
-        match plan {
-            None => {
-                ctx.begin_term(1);
-                ctx.metrics.set_leader(true);
-            }
-            Some(plan) => {
-                ctx.end_term();
-                let (candidate, roles) =
-                    Elector::new(client.clone(), ElectionConfig::for_plan(&plan, identity.clone()));
-                let (release, released) = oneshot::channel::<()>();
-                electors.push((release, tokio::spawn(candidate.run(released))));
-                tokio::spawn(follow_leadership(roles, ctx.clone(), terms));
-            }
-        }
-        let mut lane_stores = Vec::new();
-        for (api, label) in apis {
-            let controller = controller_for(api, label, ctx.clone(), args.max_concurrent, term_starts.clone())
-                .graceful_shutdown_on(shutdown.clone());
-            lane_stores.push(controller.store());
-            runs.push(
-                controller
-                    .run(reconcile, error_policy, ctx.clone())
-                    .for_each(log_controller_result)
-                    .boxed(),
-            );
-        }
-        stores.push(forget_deleted(ctx.clone(), lane_stores).boxed());
-        contexts.push(ctx);
-    }
-    let mut runs = std::pin::pin!(futures::future::join_all(runs));
-    tokio::select! {
-        _ = &mut runs => {}
-        _ = futures::future::select_all(stores) => {}
-        _ = shutdown.clone() => {}
-    }
-    tracing::info!("Signal received. Operator is stopping.");
-
-    // Stop taking work; passes in flight and queued events get SHUTDOWN_WRITES in total.
-    let deadline = tokio::time::Instant::now() + SHUTDOWN_WRITES;
-    futures::future::join_all(contexts.iter().map(|ctx| finish_passes(ctx, SHUTDOWN_WRITES))).await;
-    let _ = drain.send(());
-    if tokio::time::timeout_at(deadline, poster).await.is_err() {
-        tracing::warn!(
-            limit = format!("{}s", SHUTDOWN_WRITES.as_secs()).as_str(),
-            "Queued events not posted by the shutdown limit were dropped"
+/// Serves `/healthz`, `/readyz` and `/metrics` on `listener`, on a task.
+fn serve_endpoint(listener: TcpListener, health: Arc<Health>, metrics: Arc<metrics::Metrics>) -> JoinHandle<()> {
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(
+            address = addr.to_string().as_str(),
+            "Serving /healthz, /readyz and /metrics"
         );
     }
-    let releases = electors.into_iter().map(|(release, task)| {
-        let _ = release.send(());
-        tokio::time::timeout(RELEASE_TIMEOUT, task)
-    });
-    futures::future::join_all(releases).await;
-    if let Some(task) = endpoint {
-        task.abort();
+    tokio::spawn(endpoint::serve(listener, health, metrics))
+}
+
+/// One lane per Lease (or one for `--standalone`): the Lease, if any, and the watches of the
+/// namespaces it governs.
+type Lane = (Option<LeasePlan>, Vec<WatchedApi>);
+
+/// One Lease's candidacy: the sender that makes its elector release the Lease, and its task.
+pub(crate) type Candidacy = (oneshot::Sender<()>, JoinHandle<()>);
+
+/// The running lanes: each its own leadership term and memory of what was handled
+/// ([`Context::sibling`]), its elector, its controllers and the task that forgets deleted objects.
+struct Lanes {
+    contexts: Vec<Arc<Context>>,
+    electors: Vec<Candidacy>,
+    stores: Vec<BoxFuture<'static, ()>>,
+    runs: Vec<BoxFuture<'static, ()>>,
+}
+
+impl Lanes {
+    /// Starts every lane: an elector per Lease (a lane without one leads at once, in term 1) and
+    /// a controller per watch, each stopping on `shutdown`.
+    fn start(
+        lanes: Vec<Lane>,
+        base: &Context,
+        identity: &str,
+        concurrency: u16,
+        shutdown: Shared<impl Future<Output = ()> + Send + 'static>,
+    ) -> Lanes {
+        let mut started = Lanes {
+            contexts: Vec::new(),
+            electors: Vec::new(),
+            stores: Vec::new(),
+            runs: Vec::new(),
+        };
+        for (plan, apis) in lanes {
+            let ctx = Arc::new(base.sibling());
+            let (terms, term_starts) = watch::channel(0u64);
+            match plan {
+                None => {
+                    ctx.begin_term(1);
+                    ctx.metrics.set_leader(true);
+                }
+                Some(plan) => started.electors.push(candidacy(&plan, identity, &ctx, terms)),
+            }
+            let mut lane_stores = Vec::new();
+            for (api, label) in apis {
+                let controller = controller_for(api, label, ctx.clone(), concurrency, term_starts.clone())
+                    .graceful_shutdown_on(shutdown.clone());
+                lane_stores.push(controller.store());
+                started.runs.push(
+                    controller
+                        .run(reconcile, error_policy, ctx.clone())
+                        .for_each(log_controller_result)
+                        .boxed(),
+                );
+            }
+            started.stores.push(forget_deleted(ctx.clone(), lane_stores).boxed());
+            started.contexts.push(ctx);
+        }
+        started
     }
-    Ok(())
+
+    /// Runs until `shutdown` (or every controller ended); returns what [`Shutdown`] stops.
+    async fn run_until(self, shutdown: impl Future<Output = ()>) -> (Vec<Arc<Context>>, Vec<Candidacy>) {
+        let mut runs = std::pin::pin!(futures::future::join_all(self.runs));
+        tokio::select! {
+            _ = &mut runs => {}
+            _ = futures::future::select_all(self.stores) => {}
+            _ = shutdown => {}
+        }
+        (self.contexts, self.electors)
+    }
+}
+
+/// Runs for `plan`'s Lease on a task, `ctx` following its terms (not leading until then).
+fn candidacy(plan: &LeasePlan, identity: &str, ctx: &Arc<Context>, terms: watch::Sender<u64>) -> Candidacy {
+    ctx.end_term();
+    let client = ctx.client.clone();
+    let (candidate, roles) = Elector::new(client, ElectionConfig::for_plan(plan, identity.to_string()));
+    let (release, released) = oneshot::channel::<()>();
+    let task = tokio::spawn(candidate.run(released));
+    tokio::spawn(follow_leadership(roles, ctx.clone(), terms));
+    (release, task)
+}
+
+/// What a signal stops, in order: no new pass; passes in flight and queued events get
+/// [`SHUTDOWN_WRITES`] in total; then every Lease held is released (at most [`RELEASE_TIMEOUT`]);
+/// the endpoint last.
+pub(crate) struct Shutdown {
+    /// Every lane's context.
+    pub contexts: Vec<Arc<Context>>,
+    /// Tells the event poster to post what is queued, then end.
+    pub drain: oneshot::Sender<()>,
+    /// The event poster's task.
+    pub poster: JoinHandle<()>,
+    /// Every Lease's candidacy.
+    pub electors: Vec<Candidacy>,
+    /// The `--health-listen` endpoint's task.
+    pub endpoint: Option<JoinHandle<()>>,
+}
+
+impl Shutdown {
+    /// Stops everything (the type's docs).
+    pub async fn run(self) {
+        let deadline = tokio::time::Instant::now() + SHUTDOWN_WRITES;
+        futures::future::join_all(self.contexts.iter().map(|ctx| finish_passes(ctx, SHUTDOWN_WRITES))).await;
+        let _ = self.drain.send(());
+        if tokio::time::timeout_at(deadline, self.poster).await.is_err() {
+            tracing::warn!(
+                limit = format!("{}s", SHUTDOWN_WRITES.as_secs()).as_str(),
+                "Queued events not posted by the shutdown limit were dropped"
+            );
+        }
+        let releases = self.electors.into_iter().map(|(release, task)| {
+            let _ = release.send(());
+            tokio::time::timeout(RELEASE_TIMEOUT, task)
+        });
+        futures::future::join_all(releases).await;
+        if let Some(task) = self.endpoint {
+            task.abort();
+        }
+    }
 }
 
 /// On SIGTERM: stops taking work and waits until no pass is in flight, at most `limit`; false

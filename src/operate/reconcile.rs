@@ -329,13 +329,6 @@ async fn handle(
     subject: &Subject<'_>,
     kopf: Option<&KopfRecord>,
 ) -> Result<RunOutcome, RetryableError> {
-    let Subject {
-        namespace,
-        name,
-        uid,
-        cause,
-        term,
-    } = *subject;
     let generation = obj.metadata.generation.unwrap_or(0);
     if let Some(record) = kopf {
         log_at!(
@@ -345,52 +338,95 @@ async fn handle(
             "Taking over from a Kopf operator: the object was last handled per its annotation"
         );
     }
+    let outcome = validated(&obj.spec, subject);
+    let desired = desired_status(&outcome, generation, obj.status.as_ref(), Utc::now());
+    let stored = match write_status(obj, ctx, subject, &desired).await {
+        StatusWrite::Unchanged => None,
+        StatusWrite::Stored(status) => Some(status),
+        StatusWrite::Cancelled => return Ok(cancelled(subject)),
+        StatusWrite::Failed(err) => return write_failed(obj, ctx, subject, generation, err),
+    };
+    if !ctx.holds_term(subject.term) {
+        return Ok(cancelled(subject));
+    }
+    if let Some(stored) = &stored {
+        check_pruned(obj, ctx, subject, &desired, stored.as_ref());
+    }
+    let run = report(obj, ctx, subject, &outcome, generation, stored.is_some());
+    ctx.record_handled(subject.uid, generation, subject.term);
+    Ok(run)
+}
 
-    let outcome = match validate_spec(&obj.spec) {
+/// The spec validated; an accepted one is logged (`Accepted ns/name: image=... port=...`).
+fn validated(spec: &serde_json::Value, subject: &Subject<'_>) -> Outcome {
+    match validate_spec(spec) {
         Ok(spec) => {
             log_at!(
                 info,
                 subject,
-                "Accepted {namespace}/{name}: image={} port={}",
+                "Accepted {}/{}: image={} port={}",
+                subject.namespace,
+                subject.name,
                 quote_value(&spec.image),
                 spec.port
             );
             Outcome::Accepted(spec)
         }
         Err(errors) => Outcome::Invalid(errors),
-    };
+    }
+}
 
-    let desired = desired_status(&outcome, generation, obj.status.as_ref(), Utc::now());
-    let mut wrote = false;
-    let mut stored_status = None;
-    if !already_written(obj.status.as_ref(), &desired) {
-        let api: Api<MicroserviceObject> = Api::namespaced(ctx.client.clone(), namespace);
-        let params = PatchParams::apply(FIELD_MANAGER).force();
-        let result = {
-            let _permit = ctx.writes.acquire().await.expect("the write semaphore is never closed");
-            if !ctx.holds_term(term) {
-                return Ok(cancelled(subject));
-            }
-            api.patch_status(name, &params, &Patch::Apply(apply_body(&desired)))
-                .await
-        };
-        match result {
-            Ok(stored) => {
-                wrote = true;
-                stored_status = Some(stored.status);
-            }
-            Err(err) => return write_failed(obj, ctx, subject, generation, err),
-        }
-    }
-    if !ctx.holds_term(term) {
-        return Ok(cancelled(subject));
-    }
-    if let Some(stored) = &stored_status {
-        check_pruned(obj, ctx, subject, &desired, stored.as_ref());
-    }
+/// What became of one pass's status write.
+enum StatusWrite {
+    /// The status already is what it should be: nothing sent.
+    Unchanged,
+    /// Stored; the status as the API server kept it (a schema may have pruned fields).
+    Stored(Option<serde_json::Value>),
+    /// The pass's term ended while it waited for a write slot: nothing sent.
+    Cancelled,
+    /// The API server refused it, or could not be reached.
+    Failed(kube::Error),
+}
 
+/// Applies `desired` to the status subresource (server-side apply, forced, as [`FIELD_MANAGER`])
+/// unless it is already written, within the bound on writes in flight.
+async fn write_status(
+    obj: &MicroserviceObject,
+    ctx: &Context,
+    subject: &Subject<'_>,
+    desired: &serde_json::Value,
+) -> StatusWrite {
+    if already_written(obj.status.as_ref(), desired) {
+        return StatusWrite::Unchanged;
+    }
+    let api: Api<MicroserviceObject> = Api::namespaced(ctx.client.clone(), subject.namespace);
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let _permit = ctx.writes.acquire().await.expect("the write semaphore is never closed");
+    if !ctx.holds_term(subject.term) {
+        return StatusWrite::Cancelled;
+    }
+    match api
+        .patch_status(subject.name, &params, &Patch::Apply(apply_body(desired)))
+        .await
+    {
+        Ok(stored) => StatusWrite::Stored(stored.status),
+        Err(err) => StatusWrite::Failed(err),
+    }
+}
+
+/// The lifecycle lines of a pass whose status is written, and its event when it wrote: Kopf's
+/// `Handler 'accept' succeeded.` / `failed permanently`, then `... is processed`.
+fn report(
+    obj: &MicroserviceObject,
+    ctx: &Context,
+    subject: &Subject<'_>,
+    outcome: &Outcome,
+    generation: i64,
+    wrote: bool,
+) -> RunOutcome {
+    let cause = subject.cause;
     let regarding = obj.object_ref(&());
-    let run = match &outcome {
+    match outcome {
         Outcome::Accepted(spec) => {
             log_at!(info, subject, "Handler '{HANDLER}' succeeded.");
             log_at!(info, subject, "{} is processed: 1 succeeded; 0 failed.", cause.title());
@@ -432,9 +468,7 @@ async fn handle(
             }
             RunOutcome::Failed
         }
-    };
-    ctx.record_handled(uid, generation, term);
-    Ok(run)
+    }
 }
 
 /// The pass's term ended before its next write: log it and write nothing more.

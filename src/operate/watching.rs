@@ -136,14 +136,7 @@ where
     S: Stream<Item = Result<Event<K>, watcher::Error>> + Send + 'static,
     B: Backoff + 'static,
 {
-    struct State<K, B> {
-        events: Pin<Box<dyn Stream<Item = Result<Event<K>, watcher::Error>> + Send>>,
-        backoff: B,
-        scope: String,
-        failures: Failures,
-        wait: Option<Duration>,
-    }
-    let state = State {
+    let state = BackedOff {
         events: events.boxed(),
         backoff,
         scope,
@@ -155,64 +148,87 @@ where
             tokio::time::sleep(wait).await;
         }
         let item = state.events.next().await?;
-        let scope = state.scope.as_str();
         match &item {
             Ok(Event::Init) => {}
-            Ok(_) => {
-                state.backoff.reset();
-                if let Some(r) = state.failures.progressed(Instant::now()) {
-                    tracing::info!(
-                        namespaces = scope,
-                        failures = r.failures,
-                        last_error_times = r.last_error_times,
-                        failing_for = seconds(r.failing_for).as_str(),
-                        "Watching microservices recovered"
-                    );
-                }
-            }
+            Ok(_) => state.progressed(),
             Err(err) => {
                 let wait = state.backoff.next()?;
                 state.wait = Some(wait);
-                let retry_in = seconds(wait);
-                match err {
-                    watcher::Error::WatchError(status) if status.code == 410 => tracing::info!(
-                        namespaces = scope,
-                        error = status.message.as_str(),
-                        "Watching microservices: resourceVersion too old (410 Gone); relisting"
-                    ),
-                    _ => {
-                        let error = describe_watch_error(err);
-                        match state.failures.failed(&error, Instant::now()) {
-                            FailureReport::New { previous_times: None } => tracing::warn!(
-                                namespaces = scope,
-                                error = error.as_str(),
-                                retry_in = retry_in.as_str(),
-                                "Watching microservices failed; retrying with backoff"
-                            ),
-                            FailureReport::New {
-                                previous_times: Some(times),
-                            } => tracing::warn!(
-                                namespaces = scope,
-                                error = error.as_str(),
-                                retry_in = retry_in.as_str(),
-                                previous_error_times = times,
-                                "Watching microservices failed; retrying with backoff"
-                            ),
-                            FailureReport::StillFailing { times, failing_for } => tracing::warn!(
-                                namespaces = scope,
-                                times,
-                                failing_for = seconds(failing_for).as_str(),
-                                retry_in = retry_in.as_str(),
-                                "Watching microservices still fails with the same error"
-                            ),
-                            FailureReport::Repeated => {}
-                        }
-                    }
-                }
+                state.failed(err, wait);
             }
         }
         Some((item, state))
     })
+}
+
+/// The state of [`with_backoff`]'s stream.
+struct BackedOff<K, B> {
+    events: Pin<Box<dyn Stream<Item = Result<Event<K>, watcher::Error>> + Send>>,
+    backoff: B,
+    /// The namespaces watched, as the log lines name them.
+    scope: String,
+    failures: Failures,
+    /// How long to wait before the next item: the backoff after a failure.
+    wait: Option<Duration>,
+}
+
+impl<K, B: Backoff> BackedOff<K, B> {
+    /// The watch made progress: the backoff starts over, and a recovery is logged.
+    fn progressed(&mut self) {
+        self.backoff.reset();
+        if let Some(r) = self.failures.progressed(Instant::now()) {
+            tracing::info!(
+                namespaces = self.scope.as_str(),
+                failures = r.failures,
+                last_error_times = r.last_error_times,
+                failing_for = seconds(r.failing_for).as_str(),
+                "Watching microservices recovered"
+            );
+        }
+    }
+
+    /// Logs the failure `err`, retried in `wait`, per the module docs: a `410 Gone` at info, a
+    /// new error at once, the same error at growing intervals.
+    fn failed(&mut self, err: &watcher::Error, wait: Duration) {
+        let scope = self.scope.as_str();
+        let retry_in = seconds(wait);
+        if let watcher::Error::WatchError(status) = err
+            && status.code == 410
+        {
+            tracing::info!(
+                namespaces = scope,
+                error = status.message.as_str(),
+                "Watching microservices: resourceVersion too old (410 Gone); relisting"
+            );
+            return;
+        }
+        let error = describe_watch_error(err);
+        match self.failures.failed(&error, Instant::now()) {
+            FailureReport::New { previous_times: None } => tracing::warn!(
+                namespaces = scope,
+                error = error.as_str(),
+                retry_in = retry_in.as_str(),
+                "Watching microservices failed; retrying with backoff"
+            ),
+            FailureReport::New {
+                previous_times: Some(times),
+            } => tracing::warn!(
+                namespaces = scope,
+                error = error.as_str(),
+                retry_in = retry_in.as_str(),
+                previous_error_times = times,
+                "Watching microservices failed; retrying with backoff"
+            ),
+            FailureReport::StillFailing { times, failing_for } => tracing::warn!(
+                namespaces = scope,
+                times,
+                failing_for = seconds(failing_for).as_str(),
+                retry_in = retry_in.as_str(),
+                "Watching microservices still fails with the same error"
+            ),
+            FailureReport::Repeated => {}
+        }
+    }
 }
 
 #[cfg(test)]

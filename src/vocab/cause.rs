@@ -45,6 +45,16 @@ impl Cause {
     }
 }
 
+/// Reads a `create|update|resume` cause value.
+pub fn parse_cause(s: &str) -> Option<Cause> {
+    Some(match s {
+        "create" => Cause::Create,
+        "update" => Cause::Update,
+        "resume" => Cause::Resume,
+        _ => return None,
+    })
+}
+
 impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -7,8 +7,10 @@
 //!   finalizer, its diff-base annotation);
 //! - [`handler`]: our handler's name and how one run of it ends;
 //! - [`lease`]: Lease identity and timing (group, verbs, default name, client-go durations, the
-//!   watch-namespaces annotation, which Lease governs which namespace).
+//!   watch-namespaces annotation, which Lease governs which namespace);
+//! - [`record`]: a log record's level and the object it is about.
 
 pub mod cause;
 pub mod handler;
 pub mod lease;
+pub mod record;

@@ -1,0 +1,277 @@
+//! What every check of `explain-events` reads about the object explained ([`Ctx`]): its verdict
+//! ([`crate::diagnose::verdict`]), the operator diagnosed, that operator's log records about the
+//! object and about no object ([`Line`]), and the object's own events; and the tunables
+//! ([`Options`]).
+
+use chrono::{DateTime, Duration, Utc};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Event;
+
+use crate::diagnose::verdict::{Judge, Judged};
+use crate::evidence::Snapshot;
+use crate::evidence::operator::{OperatorKind, OperatorRef, find_operators};
+use crate::evidence::resolve::{OperatorLogs, Resolution, Verdict as Resolved};
+use crate::kopf::messages::{Lifecycle, Outcome};
+use crate::logs::Record;
+use crate::resource::MicroserviceObject;
+use crate::time::rfc3339_millis;
+
+/// Tunables of `explain-events`.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The API server's event TTL (`--event-ttl`, kube-apiserver default 1h).
+    pub event_ttl: Duration,
+    /// Times closer than this cannot be ordered.
+    pub skew: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            event_ttl: Duration::hours(1),
+            skew: Duration::seconds(2),
+        }
+    }
+}
+
+/// A log record with where it came from, for evidence.
+pub(crate) struct Line {
+    /// The log it was read from (`POD/CONTAINER`, or a file's name).
+    pub(crate) pod: String,
+    /// The record.
+    pub(crate) record: Record,
+}
+
+impl Line {
+    /// `POD line N, TIME (CLOCK): TEXT`.
+    pub(crate) fn cite(&self) -> String {
+        let time = match self.record.stamp {
+            Some(s) => format!("{} ({})", rfc3339_millis(s.at), s.clock.describe()),
+            None => "no time in the line".into(),
+        };
+        let text = self.record.lines.first().map(String::as_str).unwrap_or("");
+        format!("{} line {}, {time}: {}", self.pod, self.record.line_number, text.trim())
+    }
+}
+
+/// Everything the checks share about one object.
+pub(crate) struct Ctx<'a> {
+    pub(crate) snapshot: &'a Snapshot,
+    pub(crate) obj: &'a MicroserviceObject,
+    pub(crate) ns: &'a str,
+    pub(crate) name: &'a str,
+    /// `NS/NAME`.
+    pub(crate) key: String,
+    /// The evidence's "now".
+    pub(crate) now: Option<DateTime<Utc>>,
+    pub(crate) options: Options,
+    /// `status`'s verdict of the object ([`crate::diagnose::verdict`]), with the resolver's
+    /// answer for it ([`Snapshot::operator_for`]), what that operator's logs and the object's
+    /// Kopf events say of it, and the operators that each handled it.
+    pub(crate) judged: Judged,
+    /// The resolved operator's logs, the only ones its facts are read from
+    /// ([`Resolution::logs`]).
+    pub(crate) logs: OperatorLogs<'a>,
+    /// The Deployment diagnosed: the resolved one; for a process outside the cluster, the
+    /// serving Deployment of ours that stands by on the Lease it holds; never one that does not
+    /// serve the namespace (unless `--operator` names it).
+    pub(crate) operator: Option<OperatorRef>,
+    pub(crate) deployment: Option<&'a Deployment>,
+    /// Records about this object (after its creation, so a predecessor's are left out).
+    pub(crate) lines: Vec<Line>,
+    /// Records without an object (posting failures may have none).
+    pub(crate) unattributed: Vec<Line>,
+    /// Events about this uid in its namespace.
+    pub(crate) own_events: Vec<&'a Event>,
+}
+
+impl<'a> Ctx<'a> {
+    /// What the checks share about `obj` in `snapshot`: its verdict, the operator the resolver
+    /// names (or the one of ours that stands by for a process that leads), its log records about
+    /// the object (after its creation, of its uid) and those about no object, and the object's
+    /// own events.
+    pub(crate) fn new(snapshot: &'a Snapshot, obj: &'a MicroserviceObject, options: Options) -> Ctx<'a> {
+        let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+        let name = obj.metadata.name.as_deref().unwrap_or("");
+        let judged = Judge::new(snapshot, options.skew).judge(obj);
+        let (operator, deployment) = diagnosed(snapshot, &judged.resolution);
+        // Only the resolved operator's logs (and any --log-file): another operator's lines say
+        // nothing about this object.
+        let logs = judged.resolution.logs(snapshot);
+        let (lines, unattributed) = records(snapshot, obj, &logs, options.skew);
+        let own_events = snapshot
+            .events
+            .get()
+            .into_iter()
+            .flatten()
+            .filter(|e| about(e, obj) && e.involved_object.uid.is_some() && e.involved_object.uid == obj.metadata.uid)
+            .collect();
+        Ctx {
+            snapshot,
+            obj,
+            ns,
+            name,
+            key: obj.key(),
+            now: snapshot.now(),
+            options,
+            judged,
+            logs,
+            operator,
+            deployment,
+            lines,
+            unattributed,
+            own_events,
+        }
+    }
+
+    /// The resolver's answer for the object.
+    pub(crate) fn resolution(&self) -> &Resolution {
+        &self.judged.resolution
+    }
+
+    /// The Deployment whose settings (RBAC, `--events`, Kopf's source) decide what is posted:
+    /// the resolved one, never the Deployment that stands by while a process outside the
+    /// cluster handles.
+    pub(crate) fn handler(&self) -> Option<&OperatorRef> {
+        (self.resolution().verdict == Resolved::Deployment)
+            .then_some(self.operator.as_ref())
+            .flatten()
+    }
+
+    /// The object's handler failures in the logs (`failed temporarily` or permanently), in log
+    /// order.
+    pub(crate) fn failures(&self) -> Vec<&Line> {
+        self.lines
+            .iter()
+            .filter(|l| {
+                matches!(
+                    l.record.lifecycle(),
+                    Lifecycle::HandlerOutcome {
+                        outcome: Outcome::Retrying | Outcome::Failed,
+                        ..
+                    }
+                )
+            })
+            .collect()
+    }
+
+    /// Whether the event of `line` can still exist: it is not older than the event TTL (true
+    /// when "now" or the line's time is unknown).
+    pub(crate) fn within_ttl(&self, line: &Line) -> bool {
+        match (self.now, line.record.time()) {
+            (Some(now), Some(t)) => now - t <= self.options.event_ttl,
+            _ => true,
+        }
+    }
+}
+
+/// The operator diagnosed for `resolution`, and its Deployment: the resolved Deployment; for a
+/// process that leads, the Deployment of ours that serves the namespace (standing by, or not
+/// running), for its leadership; else none.
+fn diagnosed<'a>(snapshot: &'a Snapshot, resolution: &Resolution) -> (Option<OperatorRef>, Option<&'a Deployment>) {
+    let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
+    let operators = find_operators(deployments);
+    let by_name = |name: &str| operators.iter().find(|op| op.display() == name).cloned();
+    let operator = match resolution.verdict {
+        Resolved::Deployment => resolution.operator.as_deref().and_then(by_name),
+        Resolved::Process => resolution
+            .serving()
+            .filter(|c| c.kind == Some(OperatorKind::Ours))
+            .find_map(|c| by_name(&c.operator)),
+        _ => None,
+    };
+    let deployment = operator.as_ref().and_then(|op| {
+        deployments.iter().find(|d| {
+            d.metadata.name.as_deref() == Some(op.name.as_str())
+                && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+        })
+    });
+    (operator, deployment)
+}
+
+/// The records of `logs` about `obj` (its name and namespace, of its uid when the record names
+/// one, not older than its creation less `skew`) and those about no object. A file that copies a
+/// Pod's log counts once ([`crate::logs::copies`]).
+fn records(
+    snapshot: &Snapshot,
+    obj: &MicroserviceObject,
+    logs: &OperatorLogs<'_>,
+    skew: Duration,
+) -> (Vec<Line>, Vec<Line>) {
+    let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+    let name = obj.metadata.name.as_deref().unwrap_or("");
+    let created = obj
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| crate::time::from_jiff(t.0));
+    let mut lines = Vec::new();
+    let mut unattributed = Vec::new();
+    let sources: Vec<&crate::logs::LogSource> = logs.clone().unwrap_or_default();
+    let parsed = crate::logs::copies::records_once(&sources, |s| s.records_in(snapshot.log_zone(s)));
+    for (source, source_records) in sources.iter().zip(parsed) {
+        for record in source_records {
+            let pod = crate::logs::file::source_name(&source.pod, &source.container);
+            match &record.object {
+                Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
+                    let before = match (record.time(), created) {
+                        (Some(t), Some(c)) => crate::time::plus(t, skew) < c,
+                        _ => false,
+                    };
+                    let other_uid = record
+                        .uid
+                        .as_ref()
+                        .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
+                    if !before && !other_uid {
+                        lines.push(Line { pod, record });
+                    }
+                }
+                None => unattributed.push(Line { pod, record }),
+                _ => {}
+            }
+        }
+    }
+    (lines, unattributed)
+}
+
+/// Whether `e` names this object by kind, name and namespace (any uid).
+fn about(e: &Event, obj: &MicroserviceObject) -> bool {
+    e.involved_object.kind.as_deref() == Some("Microservice")
+        && e.involved_object.name == obj.metadata.name
+        && e.involved_object.namespace.as_ref().or(e.metadata.namespace.as_ref()) == obj.metadata.namespace.as_ref()
+}
+
+/// For the checks' unit tests: a check over one bundle of tests/fixtures.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::{Ctx, Options};
+    use crate::diagnose::finding::{Finding, FindingId, Severity};
+    use crate::evidence::Snapshot;
+
+    /// The bundle tests/fixtures/`dir`, read as `--bundle` reads it.
+    pub(crate) fn bundle(dir: &str) -> Snapshot {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(dir);
+        crate::evidence::bundle::read(&path).unwrap_or_else(|e| panic!("{dir}: {e}"))
+    }
+
+    /// What `check` finds for the object the bundle's `expected.json` names (`NS/NAME`): each
+    /// finding's id and severity, in its order.
+    pub(crate) fn run(dir: &str, check: impl Fn(&Ctx<'_>) -> Vec<Finding>) -> Vec<(FindingId, Severity)> {
+        let snapshot = bundle(dir);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(dir)
+            .join("expected.json");
+        let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let key = expected["object"].as_str().unwrap();
+        let objects = snapshot.microservices.get().unwrap();
+        let obj = objects
+            .iter()
+            .find(|o| o.key() == key)
+            .unwrap_or_else(|| panic!("{dir}: no {key}"));
+        let ctx = Ctx::new(&snapshot, obj, Options::default());
+        check(&ctx).into_iter().map(|f| (f.id, f.severity)).collect()
+    }
+}

@@ -1,0 +1,100 @@
+//! What the operator's logs say about its event POSTs, for `event-post-failed`, `rbac-events`
+//! and `errors-not-posted`: the failed POSTs that concern the object, Kopf's retries of them, and
+//! what a grant of the events rule brings back.
+
+use super::{Ctx, Line};
+use crate::diagnose::rbac::event_needs;
+use crate::evidence::operator::OperatorKind;
+use crate::kopf::messages::{EventPostFailure, Lifecycle};
+
+/// The failed event POSTs that concern this object: its own lines, and lines without an object
+/// (Kopf logs `Failed to post an event ...` from `kopf._core.engines.posting`, with no
+/// `[ns/name]` prefix) unless their API message names another namespace (`... in the namespace
+/// "other"`): an operator serving several namespaces fails there for other objects.
+pub(crate) fn post_failure_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure)> {
+    let elsewhere = |l: &Line, f: &EventPostFailure| {
+        let text = f.message.as_deref().unwrap_or(&l.record.message);
+        forbidden_namespace(text).is_some_and(|ns| ns != ctx.ns)
+    };
+    ctx.lines
+        .iter()
+        .filter_map(|l| match l.record.lifecycle() {
+            Lifecycle::EventPostFailed(f) => Some((l, f)),
+            _ => None,
+        })
+        .chain(ctx.unattributed.iter().filter_map(|l| match l.record.lifecycle() {
+            Lifecycle::EventPostFailed(f) if !elsewhere(l, &f) => Some((l, f)),
+            _ => None,
+        }))
+        .collect()
+}
+
+/// The namespace an API server's 403 names: `... in the namespace "NS"` (the RBAC authorizer's
+/// wording, kubernetes `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters`).
+fn forbidden_namespace(message: &str) -> Option<&str> {
+    let at = message.find("in the namespace ")? + "in the namespace ".len();
+    let rest = message[at..].trim_start_matches(['\\', '"', '\'']);
+    let end = rest.find(['\\', '"', '\''])?;
+    Some(&rest[..end])
+}
+
+/// Kopf's retries of an event POST (`Request attempt #N/9 failed; will retry: POST .../events
+/// -> APIForbiddenError(...)`, ERROR, logger `kopf._core.engines.p`): each POST is tried up to 9
+/// times before the `Failed to post an event` line.
+pub(crate) fn post_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
+    ctx.unattributed
+        .iter()
+        .filter(|l| {
+            let m = &l.record.message;
+            m.starts_with("Request attempt #") && m.contains("POST ") && m.contains("/events")
+        })
+        .collect()
+}
+
+/// How to check the events rule for the operator and what a grant brings back: the events not
+/// posted are lost; the next log records of the object are posted. A restart is a resume: ours
+/// writes and posts nothing then (docs/operate.md); Kopf runs only the handlers registered with
+/// `@kopf.on.resume`, and posts their log records.
+pub(crate) fn after_the_grant(ctx: &Ctx<'_>) -> String {
+    let Some(op) = &ctx.operator else {
+        return "events that failed before are not posted again; the object's next handler run posts again".into();
+    };
+    let user = format!("system:serviceaccount:{}:{}", op.namespace, op.service_account);
+    let (group, verbs) = event_needs(op.kind);
+    let resource = if group.is_empty() {
+        "events".to_string()
+    } else {
+        format!("events.{group}")
+    };
+    let checks: Vec<String> = verbs
+        .iter()
+        .map(|v| format!("kubectl auth can-i {v} {resource} -n {} --as={user}", ctx.ns))
+        .collect();
+    let next = match op.kind {
+        OperatorKind::Ours => {
+            "the object's next handler run posts again (a spec change: an update; a restart is a resume, which writes and posts nothing)"
+        }
+        OperatorKind::Kopf => {
+            "the object's next handler run posts its log records again (a spec change; a restart re-runs only the handlers registered with @kopf.on.resume, and Kopf 1.38 posts their records too)"
+        }
+    };
+    format!(
+        "check the rule with {} (it prints yes); events that failed before are not posted again, and {next}",
+        checks.join(" and ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 403 for another namespace is not this object's (issue 11 trial re-check).
+    #[test]
+    fn a_403_names_its_namespace() {
+        let kopf = r#"Failed to post an event. Ignoring and continuing. Code: 403. Message: events is forbidden: User "system:serviceaccount:ops:op" cannot create resource "events" in API group "" in the namespace "team-b". Details: {'kind': 'events'}Event: type='Error'"#;
+        assert_eq!(forbidden_namespace(kopf), Some("team-b"));
+        let ours = r#"message="events.events.k8s.io is forbidden: User \"system:serviceaccount:store:op\" cannot create resource \"events\" in API group \"events.k8s.io\" in the namespace \"store\"""#;
+        assert_eq!(forbidden_namespace(ours), Some("store"));
+        assert_eq!(forbidden_namespace("connection reset"), None);
+    }
+}

@@ -1,0 +1,582 @@
+//! `operator-not-running`: does the operator that serves the object run? For a Deployment: its
+//! Pods, each container's state and the fix that clears it; for a process outside the cluster
+//! (a laptop `operate`): the Lease it holds and its own log.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Pod;
+
+use super::leading_facts::{Observed, input, leader_elsewhere};
+use super::operator_facts::{Replicas, Served, install_command, pod_state, served};
+use super::{Ctx, finding};
+use crate::diagnose::finding::{Finding, FindingId, Severity};
+use crate::evidence::operator::{OperatorKind, OperatorRef};
+use crate::text::count;
+
+/// `operator-not-running` of a process outside the cluster that serves the namespace (no
+/// Deployment of ours does): it runs while it renews its Lease (`ok`), stopped when the Lease
+/// lapsed (a problem); with its log given and no Lease, `ok`: it names the object.
+pub(crate) fn of_process(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let Served::Process = served(ctx) else {
+        return Vec::new();
+    };
+    let resolution = ctx.resolution();
+    let Some(process) = &resolution.process else {
+        return Vec::new();
+    };
+    let name = resolution.label();
+    let mut evidence: Vec<String> = resolution.evidence.clone();
+    if let Some(c) = resolution.candidates.first() {
+        evidence.extend(c.evidence.iter().cloned());
+    }
+    let found = match (&process.lease, process.current) {
+        (Some(lease), true) => {
+            let renewed = match (ctx.now, process.renewed) {
+                (Some(now), Some(r)) => format!(", renewed {}s ago", (now - r).num_seconds().max(0)),
+                _ => String::new(),
+            };
+            finding(
+                FindingId::OperatorNotRunning,
+                Severity::Ok,
+                format!("the `operate` process {name} runs: it holds the Lease {lease}{renewed}"),
+                evidence,
+                None,
+            )
+        }
+        (Some(lease), false) => finding(
+            FindingId::OperatorNotRunning,
+            Severity::Problem,
+            format!(
+                "the `operate` process {name} stopped: its Lease {lease} is no longer renewed, and no Deployment serves namespace {}",
+                ctx.ns
+            ),
+            evidence,
+            Some(format!(
+                "start it again (`kubectl microservice operate --namespace {ns}`), or run the operator in the cluster: `{install}`",
+                install = install_command(ctx),
+                ns = ctx.ns
+            )),
+        ),
+        (None, _) => finding(
+            FindingId::OperatorNotRunning,
+            Severity::Ok,
+            format!(
+                "the operator is the process whose log was given ({}): it names {}; no Lease or Pod says whether it still runs",
+                process.log.as_deref().unwrap_or("?"),
+                ctx.key
+            ),
+            evidence,
+            None,
+        ),
+    };
+    vec![found]
+}
+
+/// `operator-not-running` of the Deployment diagnosed, when its Pods are in evidence: `ok` when
+/// its container runs (or the Deployment reports ready replicas whose Pods are not in
+/// evidence); with no running Pod, a problem with its cause and fix ([`not_running_cause`]),
+/// unless a process outside the Deployment holds its Lease and handles (a warning; `ok` when
+/// that process's log was given: the README's laptop flow).
+pub(crate) fn of_deployment(ctx: &Ctx<'_>) -> Vec<Finding> {
+    let Served::Deployment(op) = served(ctx) else {
+        return Vec::new();
+    };
+    if ctx.snapshot.operator.pods.get().is_none() {
+        return Vec::new();
+    }
+    let replicas = Replicas::of(ctx, op);
+    let observed = Observed::of(ctx, op);
+    let leading = input(ctx, op, &replicas, &observed);
+    let elsewhere = leader_elsewhere(&leading);
+    let mut evidence = vec![replicas_line(ctx, op)];
+    evidence.extend(replicas.mine.iter().map(|p| pod_state(p, &op.container)));
+    let running = &replicas.running;
+    let found = if replicas.mine.is_empty() && replicas.ready_replicas > 0 {
+        // The Deployment's status (from the controller) says its Pods are ready; the Pods in
+        // evidence do not match its selector (a hand-made bundle's `-l` that misses them).
+        finding(
+            FindingId::OperatorNotRunning,
+            Severity::Ok,
+            format!(
+                "the operator {} reports {} (its Pods are not in evidence)",
+                op.display(),
+                count(replicas.ready_replicas as u64, "ready replica")
+            ),
+            evidence,
+            None,
+        )
+    } else if let (true, Some(holder)) = (running.is_empty(), &elsewhere) {
+        held_elsewhere(
+            ctx,
+            op,
+            &replicas.mine,
+            holder,
+            leading.given_holder == Some(holder.as_str()),
+            evidence,
+        )
+    } else if running.is_empty() {
+        let (why, fix) = not_running_cause(op, ctx.deployment, &replicas.mine);
+        evidence.insert(0, why.clone());
+        finding(
+            FindingId::OperatorNotRunning,
+            Severity::Problem,
+            format!(
+                "the operator {} has no running Pod ({why}): no handler runs and nothing is posted",
+                op.display()
+            ),
+            evidence,
+            Some(fix),
+        )
+    } else {
+        finding(
+            FindingId::OperatorNotRunning,
+            Severity::Ok,
+            format!(
+                "the operator {} runs ({} running)",
+                op.display(),
+                count(running.len() as u64, "Pod")
+            ),
+            evidence,
+            None,
+        )
+    };
+    vec![found]
+}
+
+/// `Deployment NS/deployment/NAME: spec.replicas=... status.replicas=... readyReplicas=...
+/// availableReplicas=...`.
+fn replicas_line(ctx: &Ctx<'_>, op: &OperatorRef) -> String {
+    let status = ctx.deployment.and_then(|d| d.status.as_ref());
+    format!(
+        "Deployment {}: spec.replicas={} status.replicas={} readyReplicas={} availableReplicas={}",
+        op.display(),
+        ctx.deployment
+            .and_then(|d| d.spec.as_ref())
+            .and_then(|s| s.replicas)
+            .map_or_else(|| "unset (1)".to_string(), |r| r.to_string()),
+        status.and_then(|s| s.replicas).unwrap_or(0),
+        status.and_then(|s| s.ready_replicas).unwrap_or(0),
+        status.and_then(|s| s.available_replicas).unwrap_or(0)
+    )
+}
+
+/// No Pod of the Deployment runs, and another process holding its Lease as `holder` handles the
+/// objects: `own` (its log was given: the user runs that process on purpose) is `ok`; else a
+/// warning whose fix is the Deployment's cause, for before that process stops (the objects are
+/// served: the Deployment's state is not what keeps them from being handled).
+fn held_elsewhere(
+    ctx: &Ctx<'_>,
+    op: &OperatorRef,
+    mine: &[&Pod],
+    holder: &str,
+    own: bool,
+    evidence: Vec<String>,
+) -> Finding {
+    finding(
+        FindingId::OperatorNotRunning,
+        if own { Severity::Ok } else { Severity::Warning },
+        if own {
+            format!(
+                "the `operate` process whose log was given holds the Lease of {} as {holder} and handles the objects; the Deployment has no running Pod",
+                op.display()
+            )
+        } else {
+            format!(
+                "the operator {} has no running Pod; another process, holding its Lease as {holder}, handles the objects (see operator-not-leading)",
+                op.display()
+            )
+        },
+        evidence,
+        (!own).then(|| {
+            let (why, fix) = not_running_cause(op, ctx.deployment, mine);
+            format!(
+                "nothing to fix while {holder} runs: it serves the objects, and the Deployment's state ({why}) is not what keeps them from being handled; if that process is meant to be temporary (a laptop), get the Deployment running before stopping it (its Pods stand by on the Lease until then): {fix}"
+            )
+        }),
+    )
+}
+
+/// How many replicas the operator's Deployment should run when it runs at all, for the
+/// `kubectl scale` fix of a Deployment scaled to zero: the manifests' default (ours: 2 with
+/// leader election, 1 with `--standalone`, `src/manifests.rs`); a Kopf operator 1, since Kopf
+/// has no leader election (replicas without peering each handle every object, with peering
+/// of one priority they all pause: Kopf 1.38 `docs/peering.rst`).
+fn default_replicas(op: &OperatorRef) -> u32 {
+    match op.kind {
+        OperatorKind::Ours if !op.argv.iter().any(|a| a == "--standalone") => 2,
+        _ => 1,
+    }
+}
+
+/// Why no Pod of `op` runs, as one phrase naming the field or container state it rests on,
+/// and the fix for that cause, each command one that achieves it when pasted:
+/// `spec.replicas: 0` → `kubectl scale --replicas=N` (a `rollout restart` keeps 0 replicas);
+/// an image that cannot be pulled (`waiting` reason `ErrImagePull`, `ImagePullBackOff`,
+/// `ErrImageNeverPull`, `InvalidImageName`) → make the image available or set another; a
+/// container that keeps exiting (`CrashLoopBackOff`, `terminated`) → its previous log, of that
+/// Pod (a Pod that never started has none); a Pod not scheduled → its events; no Pod at all →
+/// the Deployment's conditions (quota, admission), in `describe`.
+fn not_running_cause(op: &OperatorRef, deployment: Option<&Deployment>, pods: &[&Pod]) -> (String, String) {
+    let (ns, n) = (&op.namespace, &op.name);
+    let spec_replicas = deployment.and_then(|d| d.spec.as_ref()).and_then(|s| s.replicas);
+    if spec_replicas == Some(0) {
+        let want = default_replicas(op);
+        return (
+            "spec.replicas=0: the Deployment is scaled to zero".into(),
+            format!(
+                "scale it up (a rollout restart keeps 0 replicas): kubectl -n {ns} scale deployment/{n} --replicas={want}{}",
+                if want == 1 && op.kind == OperatorKind::Kopf {
+                    " (one replica: Kopf has no leader election)"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    if let Some(cause) = pods.iter().find_map(|pod| pod_cause(op, pod)) {
+        return cause;
+    }
+    if pods.is_empty() {
+        return no_pod_cause(op, deployment, spec_replicas);
+    }
+    (
+        "no container is running".into(),
+        format!(
+            "see each Pod's state and events: kubectl -n {ns} describe pods -l {}",
+            selector_text(deployment)
+        ),
+    )
+}
+
+/// Why `pod`'s operator container does not run, when its state says: an image that cannot be
+/// pulled, a container that keeps exiting, a Pod not scheduled. `None` when it says none of
+/// these.
+fn pod_cause(op: &OperatorRef, pod: &Pod) -> Option<(String, String)> {
+    let (ns, n, c) = (&op.namespace, &op.name, &op.container);
+    let pod_name = pod.metadata.name.as_deref().unwrap_or("?");
+    let status = pod.status.as_ref();
+    let cs = status
+        .and_then(|s| s.container_statuses.as_ref())
+        .and_then(|cs| cs.iter().find(|s| &s.name == c));
+    let waiting = cs.and_then(|s| s.state.as_ref()).and_then(|s| s.waiting.as_ref());
+    let reason = waiting.and_then(|w| w.reason.as_deref()).unwrap_or("");
+    let image = cs.map(|s| s.image.as_str()).unwrap_or("");
+    if matches!(
+        reason,
+        "ErrImagePull" | "ImagePullBackOff" | "ErrImageNeverPull" | "InvalidImageName"
+    ) {
+        let message = waiting.and_then(|w| w.message.as_deref()).unwrap_or("");
+        return Some((
+            format!("container {c} of Pod {pod_name} waits: {reason} for image {image}"),
+            format!(
+                "the nodes cannot get the image {image}{}: import it into the nodes or push it where they pull from, or set one they can: kubectl -n {ns} set image deployment/{n} {c}=IMAGE",
+                if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", message.trim())
+                }
+            ),
+        ));
+    }
+    let terminated = cs.and_then(|s| s.state.as_ref()).and_then(|s| s.terminated.as_ref());
+    let last = cs
+        .and_then(|s| s.last_state.as_ref())
+        .and_then(|s| s.terminated.as_ref())
+        .or(terminated);
+    if reason == "CrashLoopBackOff" || terminated.is_some() {
+        let exit = last
+            .map(|t| {
+                format!(
+                    ", last exit code {} ({})",
+                    t.exit_code,
+                    t.reason.as_deref().unwrap_or("?")
+                )
+            })
+            .unwrap_or_default();
+        let restarts = cs.map_or(0, |s| s.restart_count);
+        let state = if reason.is_empty() { "terminated" } else { reason };
+        let previous = if restarts > 0 { " --previous" } else { "" };
+        return Some((
+            format!("container {c} of Pod {pod_name} is {state}{exit}, {restarts} restarts"),
+            format!(
+                "read why it exits and fix that (its command, config or permissions): kubectl -n {ns} logs {pod_name} -c {c}{previous}"
+            ),
+        ));
+    }
+    if status.and_then(|s| s.phase.as_deref()) != Some("Pending") || cs.is_some() {
+        return None;
+    }
+    let cond = status
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "PodScheduled" && c.status == "False"))?;
+    Some((
+        format!(
+            "Pod {pod_name} is not scheduled: {}",
+            cond.message.as_deref().unwrap_or("no node fits")
+        ),
+        format!("see what no node offers: kubectl -n {ns} describe pod {pod_name}"),
+    ))
+}
+
+/// No Pod at all: the Deployment's `ReplicaFailure` condition (quota, admission), else its
+/// conditions and events in `describe`.
+fn no_pod_cause(op: &OperatorRef, deployment: Option<&Deployment>, spec_replicas: Option<i32>) -> (String, String) {
+    let (ns, n) = (&op.namespace, &op.name);
+    let failure = deployment
+        .and_then(|d| d.status.as_ref())
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "ReplicaFailure" && c.status == "True"));
+    if let Some(cond) = failure {
+        return (
+            format!(
+                "spec.replicas={}, no Pod: {}",
+                spec_replicas.unwrap_or(1),
+                cond.message.as_deref().unwrap_or("ReplicaFailure")
+            ),
+            format!(
+                "the Deployment's ReplicaSet cannot create Pods; fix what its condition names: kubectl -n {ns} describe deployment {n}"
+            ),
+        );
+    }
+    (
+        format!("spec.replicas={}, no Pod in evidence", spec_replicas.unwrap_or(1)),
+        format!("see why it has no Pod (its conditions and events): kubectl -n {ns} describe deployment {n}"),
+    )
+}
+
+/// The Deployment's `matchLabels` as a `-l` value (`k=v,k2=v2`).
+fn selector_text(deployment: Option<&Deployment>) -> String {
+    deployment
+        .and_then(|d| d.spec.as_ref())
+        .and_then(|s| s.selector.match_labels.as_ref())
+        .map(|l| l.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kopf_deployment(replicas: i64) -> (OperatorRef, Deployment) {
+        let d: Deployment = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kopf-operator", "namespace": "ops"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "op"}}, "template": {"spec": {"containers": [
+                {"name": "operator", "image": "localhost/kopf:1.38", "command": ["kopf"], "args": ["run", "--standalone", "op.py"]}]}}}
+        }))
+        .unwrap();
+        (crate::evidence::operator::recognise(&d).unwrap(), d)
+    }
+
+    fn pod_with(container_status: serde_json::Value) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kopf-operator-abc", "namespace": "ops"},
+            "status": {"phase": "Pending", "containerStatuses": [container_status]}
+        }))
+        .unwrap()
+    }
+
+    /// Issue 11 trial B: each cause of "no running Pod" gets the fix that clears it; a
+    /// `rollout restart` (which keeps 0 replicas) is never the fix.
+    #[test]
+    fn no_running_pod_names_its_cause_and_a_working_fix() {
+        let (op, d) = kopf_deployment(0);
+        let (why, fix) = not_running_cause(&op, Some(&d), &[]);
+        assert!(why.contains("spec.replicas=0"), "{why}");
+        assert!(
+            fix.contains("kubectl -n ops scale deployment/kopf-operator --replicas=1"),
+            "{fix}"
+        );
+        assert!(!fix.contains("kubectl -n ops rollout restart"), "{fix}");
+
+        let (op, d) = kopf_deployment(1);
+        let pull = pod_with(
+            serde_json::json!({"name": "operator", "image": "localhost/kopf:1.39", "imageID": "", "ready": false, "restartCount": 0,
+            "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"localhost/kopf:1.39\" is not present"}}}),
+        );
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&pull]);
+        assert!(why.contains("ErrImageNeverPull for image localhost/kopf:1.39"), "{why}");
+        assert!(
+            fix.contains("kubectl -n ops set image deployment/kopf-operator operator=IMAGE"),
+            "{fix}"
+        );
+
+        let crash = pod_with(
+            serde_json::json!({"name": "operator", "image": "localhost/kopf:1.38", "imageID": "", "ready": false, "restartCount": 4,
+            "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+            "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}}),
+        );
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&crash]);
+        assert!(
+            why.contains("CrashLoopBackOff, last exit code 1 (Error), 4 restarts"),
+            "{why}"
+        );
+        assert!(
+            fix.contains("kubectl -n ops logs kopf-operator-abc -c operator --previous"),
+            "{fix}"
+        );
+
+        let (why, fix) = not_running_cause(&op, Some(&d), &[]);
+        assert!(why.contains("no Pod"), "{why}");
+        assert!(
+            fix.contains("kubectl -n ops describe deployment kopf-operator"),
+            "{fix}"
+        );
+        // Ours: the manifests' two replicas with leader election.
+        let ours: Deployment = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "microservice-operator", "namespace": "ops"},
+            "spec": {"replicas": 0, "selector": {}, "template": {"spec": {"containers": [
+                {"name": "operator", "image": "x", "command": ["kubectl-microservice", "operate"]}]}}}
+        }))
+        .unwrap();
+        let op = crate::evidence::operator::recognise(&ours).unwrap();
+        let (_, fix) = not_running_cause(&op, Some(&ours), &[]);
+        assert!(
+            fix.contains("scale deployment/microservice-operator --replicas=2"),
+            "{fix}"
+        );
+    }
+
+    mod with_the_resolver {
+        //! The findings over what the resolver and the live gathering give.
+
+        use serde_json::json;
+
+        use crate::evidence::resolve::tests::{deployment, lease, others, snapshot, todo_api};
+        use crate::evidence::{Evidence, GapReason};
+        use crate::logs::LogSource;
+        use crate::logs::file::FILE_CONTAINER;
+
+        /// Two that serve alike: explain-events says nothing about either, names the ambiguity as a
+        /// gap and cannot decide (exit 3).
+        #[test]
+        fn an_ambiguous_operator_is_a_gap_and_undecided() {
+            let mut s = snapshot(vec![
+                deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
+                deployment("b", "op", json!(["kopf", "run", "-A", "op.py"])),
+            ]);
+            s.microservices = Evidence::Present(vec![todo_api()]);
+            let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+            assert_eq!(report.operator, None);
+            assert_eq!(
+                report.operator_resolution.verdict,
+                crate::evidence::resolve::Verdict::Ambiguous
+            );
+            assert!(
+                report
+                    .gaps
+                    .iter()
+                    .any(|g| g.evidence == "operator" && g.to_string().contains("--operator")),
+                "{:?}",
+                report.gaps
+            );
+            assert!(
+                report
+                    .findings
+                    .iter()
+                    .all(|f| !f.id.as_str().starts_with("operator-") && f.id != "rbac-events"),
+                "{:?}",
+                report.findings
+            );
+            assert_eq!(report.exit_code(), 3);
+        }
+
+        /// A laptop `operate` whose log is given but whose Lease expired: it stopped, and nothing
+        /// else serves the namespace: a problem, not "ok".
+        #[test]
+        fn a_stopped_laptop_operate_is_a_problem() {
+            let mut s = snapshot(others());
+            s.microservices = Evidence::Present(vec![todo_api()]);
+            s.operator.leases = Evidence::Present(vec![lease(
+                "todo",
+                "alice-laptop_0123456789abcdef",
+                "2026-12-01T08:50:00Z",
+            )]);
+            s.operator.logs = Evidence::Present(vec![LogSource {
+            pod: "op.log".into(),
+            container: FILE_CONTAINER.into(),
+            previous: false,
+            text: "2026-12-01T08:41:00.000Z  INFO Became the leader: acquired the lease lease=todo/microservice-operator identity=alice-laptop_0123456789abcdef term=1\n2026-12-01T08:41:01.000Z  INFO [todo/todo-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create\n".into(),
+        }]);
+            let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+            assert_eq!(
+                report.operator.as_deref(),
+                Some("process/alice-laptop_0123456789abcdef")
+            );
+            let running = report
+                .findings
+                .iter()
+                .find(|f| f.id == "operator-not-running")
+                .expect("operator-not-running");
+            assert_eq!(
+                running.severity,
+                crate::diagnose::events::Severity::Problem,
+                "{running:?}"
+            );
+            assert!(running.title.contains("stopped"), "{}", running.title);
+            // Renewed a moment ago instead: it runs and leads, and nothing is raised.
+            s.operator.leases = Evidence::Present(vec![lease(
+                "todo",
+                "alice-laptop_0123456789abcdef",
+                "2026-12-01T08:59:58Z",
+            )]);
+            let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+            assert!(
+                report
+                    .findings
+                    .iter()
+                    .all(|f| f.severity == crate::diagnose::events::Severity::Ok),
+                "{:?}",
+                report.findings
+            );
+            assert_eq!(report.exit_code(), 0);
+        }
+
+        /// A Deployment the caller may not read is a gap, not "no operator" (which says "install it").
+        #[tokio::test]
+        async fn an_unreadable_operator_deployment_is_a_gap() {
+            let forbidden = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "deployments.apps \"microservice-operator\" is forbidden: User \"dev\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"ops\"",
+            "reason": "Forbidden", "details": {"name": "microservice-operator", "group": "apps", "kind": "deployments"}, "code": 403});
+            let empty_list =
+                serde_json::json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": []});
+            let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
+                // Cluster-wide list forbidden; the namespace's own list readable but without an operator.
+                "/apis/apps/v1/deployments" => (403, forbidden.to_string()),
+                "/apis/apps/v1/namespaces/store/deployments" => (200, empty_list.to_string()),
+                _ => (403, forbidden.to_string()),
+            });
+            let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy");
+            let plan = |operator: Option<&str>| crate::evidence::live::LiveScope {
+                namespace: Some("store".into()),
+                selector: None,
+                name: Some("catalog-api".into()),
+                operator: operator.map(str::to_string),
+                context: None,
+                server: "https://127.0.0.1:1".into(),
+            };
+            for operator in [Some("ops/deployment/microservice-operator"), None] {
+                let mut snapshot = crate::evidence::bundle::read(&bundle).unwrap();
+                crate::evidence::live::add_operator(
+                    &client,
+                    &mut snapshot,
+                    &plan(operator),
+                    crate::evidence::live::Logs::None,
+                )
+                .await;
+                let gap = snapshot
+                    .operator
+                    .deployments
+                    .gap()
+                    .unwrap_or_else(|| panic!("{operator:?}: a gap"));
+                assert!(matches!(gap.reason, GapReason::Forbidden(_)), "{operator:?}: {gap}");
+                let obj = snapshot.microservices.get().unwrap()[0].clone();
+                let report = crate::diagnose::events::explain(&snapshot, &obj, Default::default());
+                assert!(
+                    report.findings.iter().all(|f| f.id != "operator-not-found"),
+                    "{operator:?}: {:?}",
+                    report.findings
+                );
+                assert_eq!(report.exit_code(), 3, "{operator:?}: undecided without the operator");
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! The one verdict of a Microservice, which `status` (its table, `-o wide|json|yaml`, NAME,
+//! `-w`) and `explain-events` (its `accepted-stale` finding and the finding it puts first) both
+//! read, so that the two commands never disagree: [`Judge::judge`], or [`verdict`] for one
+//! object.
+//!
+//! The verdict is [`super::staleness::assess`] over what the object's own operator's logs and
+//! its Kopf `Logging` events say of it ([`super::cycles`]), then the status fields the API server
+//! dropped ([`super::staleness::with_pruned_status`]), then the operators that each handled it
+//! ([`with_double_handling`]).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::cycles;
+use super::handlings::{Handling, handlings};
+use super::log_facts::LogFacts;
+use super::staleness::{self, Assessment, Reason, Verdict};
+use crate::evidence::Snapshot;
+use crate::evidence::operator::{OperatorRef, find_operators};
+use crate::evidence::resolve::Resolution;
+use crate::resource::MicroserviceObject;
+
+/// The verdict of one object and what it was made from.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// The operator that serves the object, as the resolver decided ([`Snapshot::operator_for`]).
+    pub resolution: Resolution,
+    /// What that operator's logs and the object's Kopf events say of it.
+    pub facts: LogFacts,
+    /// The operators that each handled it, when two or more serve its namespace ([`handlings`]).
+    pub handlings: Vec<Handling>,
+    /// The verdict, its reasons and what `status` shows with it.
+    pub assessment: Assessment,
+}
+
+impl Judged {
+    /// Whether the verdict says that the handler has not accepted the current spec, which
+    /// `explain-events` states as `accepted-stale`: `stale`, or `never-handled` while a handler
+    /// tries (a retry in the logs or the object's Kopf events, an open run, Kopf's progress
+    /// annotation); never when the first reason is `status-pruned` (that finding's own) or there
+    /// is no reason. A never-handled object that nothing tried is not: nothing handles it, which
+    /// the operator findings say.
+    pub fn not_accepted(&self) -> bool {
+        let Some(first) = self.assessment.reasons.first() else {
+            return false;
+        };
+        if first.code == "status-pruned" {
+            return false;
+        }
+        match self.assessment.verdict {
+            Verdict::Stale => true,
+            Verdict::NeverHandled => self.tried(first),
+            _ => false,
+        }
+    }
+
+    /// Whether a handler tried the object: a retry in the facts, an open run (`handler-running`),
+    /// or the first reason citing Kopf's progress annotation or its tries.
+    fn tried(&self, first: &Reason) -> bool {
+        let retried = match &self.facts {
+            LogFacts::Read { last_retry, .. } => last_retry.is_some(),
+            LogFacts::Unavailable(_) => false,
+        };
+        retried
+            || first.code == "handler-running"
+            || first
+                .evidence
+                .iter()
+                .any(|e| e.starts_with("kopf.zalando.org/") || e.contains(" tries for purpose "))
+    }
+}
+
+/// Judges Microservices one at a time against the rest of a snapshot's evidence (operator
+/// Deployments and logs, events, its "now"), so that a live list can be judged page by page as
+/// it arrives and its objects dropped. What each operator's logs say is read once per operator
+/// (by the log sources it owns), not once per object: a list of 10,000 objects parses each log
+/// once.
+pub struct Judge<'a> {
+    snapshot: &'a Snapshot,
+    now: Option<DateTime<Utc>>,
+    skew: Duration,
+    /// The recognised operator Deployments (who removes a finalizer); `None` when they could
+    /// not be listed.
+    operators: Option<Vec<OperatorRef>>,
+    /// What each operator's logs say, by the logs an object's operator owns
+    /// ([`Resolution::logs`]): read once per operator, so that an object is judged by its own
+    /// operator's logs only (`-A` holds every operator's).
+    by_logs: RefCell<HashMap<LogsKey, Rc<OperatorFacts>>>,
+}
+
+/// Which logs an object's facts come from: the addresses of its operator's log sources in the
+/// snapshot, or the gap that says why there are none.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum LogsKey {
+    /// The log sources, by address in the snapshot.
+    Sources(Vec<usize>),
+    /// No logs: the gap, in words.
+    Gap(String),
+}
+
+/// What one operator's logs say ([`super::cycles`]).
+struct OperatorFacts {
+    /// `ns/name` → what the logs say of it.
+    facts: HashMap<String, LogFacts>,
+    /// What the logs say of an object they do not mention (or their gap).
+    unlisted: LogFacts,
+    /// `ns/name` → the status fields the API server dropped ([`cycles::pruned_fields`]).
+    pruned: HashMap<String, (Vec<String>, String)>,
+}
+
+impl<'a> Judge<'a> {
+    /// A judge over `snapshot`'s evidence other than its Microservices ("now" included: its
+    /// `captured_at`, else the latest time in its evidence). `skew`: times closer than this
+    /// cannot be ordered (`--skew`).
+    pub fn new(snapshot: &'a Snapshot, skew: Duration) -> Self {
+        Self::at(snapshot, skew, snapshot.now())
+    }
+
+    /// [`Judge::new`] with "now" given (a live list judged as its pages arrive: the API
+    /// server's clock of the first page).
+    pub fn at(snapshot: &'a Snapshot, skew: Duration, now: Option<DateTime<Utc>>) -> Self {
+        Judge {
+            snapshot,
+            now,
+            skew,
+            operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
+            by_logs: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The verdict of `obj` ([`Judged::assessment`]).
+    pub fn verdict(&self, obj: &MicroserviceObject) -> Assessment {
+        self.judge(obj).assessment
+    }
+
+    /// The verdict of `obj`, with the operator, facts and handlings it was made from. `obj`
+    /// need not be among the snapshot's Microservices (a page of a live list).
+    pub fn judge(&self, obj: &MicroserviceObject) -> Judged {
+        let resolution = self.snapshot.operator_for(obj);
+        let diffbase = self.snapshot.kopf_diffbase_for(&resolution);
+        let options = staleness::Options {
+            skew: self.skew,
+            now: self.now,
+            operators: self.operators.as_deref(),
+            diffbase: diffbase.as_ref(),
+        };
+        let read = self.facts_of(&resolution);
+        let key = obj.key();
+        let facts = cycles::facts_for(
+            read.facts.get(&key),
+            &read.unlisted,
+            self.snapshot.events.get().map(Vec::as_slice),
+            obj,
+        );
+        let assessed = staleness::assess(obj, &facts, options);
+        let assessed = staleness::with_pruned_status(assessed, obj, read.pruned.get(&key));
+        let handlings = handlings(self.snapshot, obj);
+        let assessment = with_double_handling(assessed, &handlings);
+        Judged {
+            resolution,
+            facts,
+            handlings,
+            assessment,
+        }
+    }
+
+    /// What the logs of `operator` say (read once per set of logs).
+    fn facts_of(&self, operator: &Resolution) -> Rc<OperatorFacts> {
+        let logs = operator.logs(self.snapshot);
+        let key = match &logs {
+            Ok(sources) => LogsKey::Sources(sources.iter().map(|s| std::ptr::from_ref(*s) as usize).collect()),
+            Err(gap) => LogsKey::Gap(gap.to_string()),
+        };
+        if let Some(read) = self.by_logs.borrow().get(&key) {
+            return read.clone();
+        }
+        let read = Rc::new(OperatorFacts {
+            facts: cycles::log_facts(self.snapshot, &logs),
+            unlisted: cycles::facts_of_unlisted(self.snapshot, &logs),
+            pruned: cycles::pruned_fields(self.snapshot, &logs),
+        });
+        self.by_logs.borrow_mut().insert(key, read.clone());
+        read
+    }
+}
+
+/// The verdict of `obj` over `snapshot` ([`Judge::verdict`]); to judge many objects of one
+/// snapshot, one [`Judge`] reads each operator's logs once.
+pub fn verdict(snapshot: &Snapshot, obj: &MicroserviceObject, skew: Duration) -> Assessment {
+    Judge::new(snapshot, skew).verdict(obj)
+}
+
+/// The double handling of [`handlings`] in the verdict: a reason `handled-by-several-operators`
+/// after the verdict's own (it leaves the verdict as it is: each cycle's result is what the
+/// verdict reads, but the object is handled twice), so that `status` never says "nothing to do"
+/// while `explain-events` warns of double handling. A pending deletion's verdict is left alone.
+pub fn with_double_handling(mut a: Assessment, handlings: &[Handling]) -> Assessment {
+    if handlings.len() < 2 || a.verdict == Verdict::Terminating {
+        return a;
+    }
+    let names: Vec<&str> = handlings.iter().map(|h| h.operator.as_str()).collect();
+    a.reasons.push(Reason {
+        code: "handled-by-several-operators",
+        message: format!(
+            "{} operators serve the namespace and each handled this object ({}): nothing makes one of them the handler",
+            handlings.len(),
+            names.join(", ")
+        ),
+        evidence: handlings
+            .iter()
+            .map(|h| format!("{} handled it: {}", h.operator, h.line))
+            .collect(),
+    });
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundle(dir: &str) -> Snapshot {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(dir);
+        crate::evidence::bundle::read(&path).unwrap_or_else(|e| panic!("{dir}: {e}"))
+    }
+
+    /// One judge over a snapshot gives each object the verdict [`verdict`] gives it alone.
+    #[test]
+    fn a_judge_of_many_objects_gives_each_its_own_verdict() {
+        let snapshot = bundle("bundles-captured/trial-kopf-handler-sleeping-info");
+        let objects = snapshot.microservices.get().unwrap();
+        assert!(objects.len() > 2);
+        let judge = Judge::new(&snapshot, Duration::seconds(2));
+        for obj in objects {
+            assert_eq!(
+                judge.verdict(obj),
+                verdict(&snapshot, obj, Duration::seconds(2)),
+                "{}",
+                obj.key()
+            );
+        }
+        assert_eq!(judge.by_logs.borrow().len(), 1, "one operator's logs, read once");
+    }
+
+    /// A failed last cycle is not accepted; a healthy object is.
+    #[test]
+    fn not_accepted_is_stale_or_tried_and_never_handled() {
+        for (dir, want) in [("bundles/failed-cycle", true), ("bundles/healthy", false)] {
+            let snapshot = bundle(dir);
+            let judge = Judge::new(&snapshot, Duration::seconds(2));
+            let obj = &snapshot.microservices.get().unwrap()[0];
+            assert_eq!(judge.judge(obj).not_accepted(), want, "{dir}");
+        }
+    }
+}
