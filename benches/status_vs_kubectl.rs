@@ -28,7 +28,8 @@ use kube::discovery::ApiResource;
 use kube::{Client, Config};
 use serde_json::json;
 
-use kubectl_microservice::commands::status::{StatusArgs, live_report};
+use kubectl_microservice::cli::StatusArgs;
+use kubectl_microservice::commands::status::live_report;
 use kubectl_microservice::evidence::live::{LiveScope, caller_access};
 use kubectl_microservice::resource::{CRD_NAME, crd};
 

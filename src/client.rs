@@ -1,13 +1,31 @@
 //! kubeconfig / in-cluster config → `kube::Client`, honouring `--kubeconfig`, `--context`,
-//! `--as`, `--as-group` and `--request-timeout` as kubectl does.
+//! `--as`, `--as-group` and `--request-timeout` as kubectl does. The flags come in as
+//! [`ConnectionSettings`], which the command line converts its shared flags into: this module
+//! knows nothing of clap.
 
 use std::time::Duration;
 
 use kube::config::{ExecInteractiveMode, KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 
-use crate::cli::GlobalArgs;
 use crate::error::AppError;
+
+/// How to reach the cluster, as the command line says it (kubectl's flags of the same names);
+/// `None` or empty where a flag is not given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConnectionSettings {
+    /// `--kubeconfig PATH`: the kubeconfig file, instead of `$KUBECONFIG` / `~/.kube/config`.
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// `--context NAME`: the kubeconfig context, instead of its `current-context`.
+    pub context: Option<String>,
+    /// `--as USER`: the user to impersonate.
+    pub as_user: Option<String>,
+    /// `--as-group GROUP` (repeatable): the groups to impersonate.
+    pub as_groups: Vec<String>,
+    /// `--request-timeout`: how long one request may take (zero: no limit); `None` for the
+    /// default of the [`Usage`].
+    pub request_timeout: Option<Duration>,
+}
 
 /// How the client will be used: diagnostics get a 10 s request timeout by default; the
 /// controller keeps long-lived watches, so `--request-timeout` only bounds its connects.
@@ -29,21 +47,21 @@ pub enum Usage {
 /// Default request timeout of the diagnostic subcommands.
 pub const DEFAULT_DIAGNOSTIC_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Builds the client configuration from the global flags.
+/// Builds the client configuration from the connection flags.
 ///
 /// Order, as kubectl: `--kubeconfig PATH`, else `$KUBECONFIG` / `~/.kube/config` when
 /// `--context` is given (errors name the file, and a context it lacks with the contexts it has;
 /// exit 2), else inference (kubeconfig, then the in-cluster service account). Impersonation and
 /// timeouts are applied on top.
-pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppError> {
+pub async fn config(connection: &ConnectionSettings, usage: Usage) -> Result<Config, AppError> {
     let options = KubeConfigOptions {
-        context: global.context.clone(),
+        context: connection.context.clone(),
         cluster: None,
         user: None,
     };
-    let mut config = if global.kubeconfig.is_some() || global.context.is_some() || kubeconfig_given() {
-        let (kubeconfig, source) = read_kubeconfig(global)?;
-        check_context(&kubeconfig, global.context.as_deref(), &source).map_err(|message| AppError::Config {
+    let mut config = if connection.kubeconfig.is_some() || connection.context.is_some() || kubeconfig_given() {
+        let (kubeconfig, source) = read_kubeconfig(connection)?;
+        check_context(&kubeconfig, connection.context.as_deref(), &source).map_err(|message| AppError::Config {
             message,
             user_input: true,
         })?;
@@ -62,13 +80,13 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
             user_input: false,
         })?
     };
-    if let Some(user) = &global.as_user {
+    if let Some(user) = &connection.as_user {
         config.auth_info.impersonate = Some(user.clone());
     }
-    if !global.as_groups.is_empty() {
-        config.auth_info.impersonate_groups = Some(global.as_groups.clone());
+    if !connection.as_groups.is_empty() {
+        config.auth_info.impersonate_groups = Some(connection.as_groups.clone());
     }
-    let timeout = match (global.request_timeout, usage) {
+    let timeout = match (connection.request_timeout, usage) {
         (t, Usage::Completion { budget }) => Some(t.filter(|t| !t.is_zero()).map_or(budget, |t| t.min(budget))),
         (Some(t), _) if t.is_zero() => None,
         (Some(t), _) => Some(t),
@@ -98,8 +116,8 @@ pub async fn config(global: &GlobalArgs, usage: Usage) -> Result<Config, AppErro
 /// The kubeconfig of the flags as [`config`] reads it (`--kubeconfig`, else `KUBECONFIG` with its
 /// missing files skipped, else `~/.kube/config`), for what reads it without a cluster (context
 /// completion).
-pub fn kubeconfig_of(global: &GlobalArgs) -> Result<Kubeconfig, AppError> {
-    read_kubeconfig(global).map(|(kubeconfig, _)| kubeconfig)
+pub fn kubeconfig_of(connection: &ConnectionSettings) -> Result<Kubeconfig, AppError> {
+    read_kubeconfig(connection).map(|(kubeconfig, _)| kubeconfig)
 }
 
 /// The default kubeconfig, `~/.kube/config`.
@@ -176,10 +194,10 @@ fn no_cluster_configured(err: &kube::config::InClusterError) -> String {
 /// The kubeconfig of the flags: `--kubeconfig PATH`, else `$KUBECONFIG` (its files merged), else
 /// `~/.kube/config`; with how messages name it (`--kubeconfig PATH`, `KUBECONFIG=a:b`, or the
 /// default path). A file that cannot be read or parsed is a usage error naming it once.
-fn read_kubeconfig(global: &GlobalArgs) -> Result<(Kubeconfig, String), AppError> {
+fn read_kubeconfig(connection: &ConnectionSettings) -> Result<(Kubeconfig, String), AppError> {
     let default_path = default_kubeconfig_path();
     let env_paths = kubeconfig_env_paths();
-    let (read, source, named) = match &global.kubeconfig {
+    let (read, source, named) = match &connection.kubeconfig {
         Some(path) => (
             Kubeconfig::read_from(path),
             format!("--kubeconfig {}", path.display()),
@@ -269,9 +287,9 @@ pub fn forbid_interactive_login(config: &mut Config) -> Result<(), AppError> {
     Ok(())
 }
 
-/// Builds a client from the global flags (see [`config`]).
-pub async fn client(global: &GlobalArgs, usage: Usage) -> Result<(Client, Config), AppError> {
-    let config = config(global, usage).await?;
+/// Builds a client from the connection flags (see [`config`]).
+pub async fn client(connection: &ConnectionSettings, usage: Usage) -> Result<(Client, Config), AppError> {
+    let config = config(connection, usage).await?;
     let client = Client::try_from(config.clone()).map_err(|e| AppError::Config {
         message: format!("cannot build a client for {}: {e}", config.cluster_url),
         user_input: false,
@@ -283,8 +301,8 @@ pub async fn client(global: &GlobalArgs, usage: Usage) -> Result<(Client, Config
 /// URL (context NAME)`, with, when the client gave up waiting ([`crate::error::is_timeout`]),
 /// the request timeout it waited (`--request-timeout`, else the default of the diagnostics):
 /// `... within the request timeout of 10s: timed out (...)`.
-pub fn unreachable(global: &GlobalArgs, config: &Config, source: kube::Error) -> AppError {
-    let context = context_name(global).unwrap_or_else(|| "unknown".into());
+pub fn unreachable(connection: &ConnectionSettings, config: &Config, source: kube::Error) -> AppError {
+    let context = context_name(connection).unwrap_or_else(|| "unknown".into());
     let mut what = format!("cannot reach the API server {} (context {context})", config.cluster_url);
     let waited = config.read_timeout.or(config.connect_timeout);
     if let Some(t) = waited.filter(|_| crate::error::is_timeout(&source)) {
@@ -300,11 +318,11 @@ pub fn unreachable(global: &GlobalArgs, config: &Config, source: kube::Error) ->
 
 /// The kubeconfig context in use: `--context`, else the kubeconfig's `current-context`; `None`
 /// in a Pod without a kubeconfig. For messages that name the cluster.
-pub fn context_name(global: &GlobalArgs) -> Option<String> {
-    if global.context.is_some() {
-        return global.context.clone();
+pub fn context_name(connection: &ConnectionSettings) -> Option<String> {
+    if connection.context.is_some() {
+        return connection.context.clone();
     }
-    read_kubeconfig(global).ok().and_then(|(k, _)| k.current_context)
+    read_kubeconfig(connection).ok().and_then(|(k, _)| k.current_context)
 }
 
 // Lists and reads through kube that the evidence and the logs share (paged, with the API

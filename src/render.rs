@@ -8,9 +8,89 @@ use chrono::{DateTime, Utc};
 use comfy_table::{Cell, ContentArrangement, Table, presets};
 use serde::Serialize;
 
-use crate::cli::{ColorChoice, OutputFormat};
 use crate::error::AppError;
 use crate::text::sanitize;
+
+/// When to colour human output (`--color`; [`use_color`] decides).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// Colour a terminal unless NO_COLOR is set and non-empty.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// `-o` values, as kubectl's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// JSON documents.
+    Json,
+    /// YAML documents.
+    Yaml,
+    /// A wider table.
+    Wide,
+    /// `RESOURCE.GROUP/NAME` per object, as `kubectl get -o name`.
+    Name,
+    /// `jsonpath=TEMPLATE`: kubectl's JSONPath template over the `-o json` document.
+    JsonPath(crate::jsonpath::Template),
+    /// `jsonpath-as-json=TEMPLATE`: the template's values as JSON arrays.
+    JsonPathAsJson(crate::jsonpath::Template),
+}
+
+impl OutputFormat {
+    /// The value as written after `-o`, for messages: `json`, `name`, `jsonpath=...`.
+    pub fn flag_value(&self) -> String {
+        match self {
+            OutputFormat::Json => "json".into(),
+            OutputFormat::Yaml => "yaml".into(),
+            OutputFormat::Wide => "wide".into(),
+            OutputFormat::Name => "name".into(),
+            OutputFormat::JsonPath(t) => format!("jsonpath={}", t.source()),
+            OutputFormat::JsonPathAsJson(t) => format!("jsonpath-as-json={}", t.source()),
+        }
+    }
+
+    /// The kind of format (`json`, `jsonpath`, ...), without a template.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OutputFormat::Json => "json",
+            OutputFormat::Yaml => "yaml",
+            OutputFormat::Wide => "wide",
+            OutputFormat::Name => "name",
+            OutputFormat::JsonPath(_) => "jsonpath",
+            OutputFormat::JsonPathAsJson(_) => "jsonpath-as-json",
+        }
+    }
+
+    /// Parses a `-o` value as kubectl spells it: `json`, `yaml`, `wide`, `name`,
+    /// `jsonpath=TEMPLATE`, `jsonpath-as-json=TEMPLATE`. Errors name the value and list the
+    /// formats; a template error names the template.
+    pub fn parse(value: &str) -> Result<OutputFormat, String> {
+        let template = |t: &str| crate::jsonpath::Template::parse(t);
+        match value {
+            "json" => Ok(OutputFormat::Json),
+            "yaml" => Ok(OutputFormat::Yaml),
+            "wide" => Ok(OutputFormat::Wide),
+            "name" => Ok(OutputFormat::Name),
+            "jsonpath" | "jsonpath-as-json" => {
+                Err(format!("-o {value} needs a template: -o {value}='{{.items[*].name}}'"))
+            }
+            _ => {
+                if let Some(t) = value.strip_prefix("jsonpath=") {
+                    Ok(OutputFormat::JsonPath(template(t)?))
+                } else if let Some(t) = value.strip_prefix("jsonpath-as-json=") {
+                    Ok(OutputFormat::JsonPathAsJson(template(t)?))
+                } else {
+                    Err(format!(
+                        "invalid -o {value:?}: expected json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE"
+                    ))
+                }
+            }
+        }
+    }
+}
 
 /// Whether to colour stdout: `--color always|never` wins; `auto` colours a terminal unless
 /// `NO_COLOR` is set to a non-empty value (no-color.org; an empty value counts as unset).
@@ -122,7 +202,7 @@ pub fn document<T: Serialize>(value: &T, output: Option<&OutputFormat>) -> Resul
     };
     match output {
         Some(OutputFormat::Json) => Ok(Some(json(value))),
-        Some(OutputFormat::Yaml) => Ok(Some(yaml(value))),
+        Some(OutputFormat::Yaml) => Ok(Some(crate::yaml::to_string(value))),
         Some(OutputFormat::JsonPath(t)) => template(t, false),
         Some(OutputFormat::JsonPathAsJson(t)) => template(t, true),
         Some(OutputFormat::Wide | OutputFormat::Name) | None => Ok(None),
@@ -140,16 +220,6 @@ pub fn name_line(kind: &str, group: &str, name: &str) -> String {
         format!("{kind}.{group}/{name}")
     };
     sanitize(&line) + "\n"
-}
-
-/// A YAML document (no `---` marker), with a trailing newline. Strings stay on one line (a
-/// line break inside a string is written `\n` in double quotes): no folded or literal blocks,
-/// so that a value can be found with grep; strings that YAML 1.1 would read as another type
-/// (`'true'`, a timestamp) are quoted.
-pub fn yaml<T: Serialize>(value: &T) -> String {
-    let mut options = serde_saphyr::SerializerOptions::default();
-    options.prefer_block_scalars = false;
-    serde_saphyr::to_string_with_options(value, options).expect("output serialises")
 }
 
 #[cfg(test)]
@@ -184,31 +254,6 @@ mod tests {
         assert_eq!(ago(400 * 86400), "400d");
         assert_eq!(ago(3 * 365 * 86400 + 20 * 86400), "3y20d");
         assert_eq!(age(None, Some(now)), "<unknown>");
-    }
-
-    #[test]
-    fn yaml_reads_back_as_the_same_document_with_one_line_strings() {
-        let long = "word ".repeat(30);
-        let doc = serde_json::json!({
-            "schemaVersion": 1,
-            "captured": "2026-11-29T17:12:03Z",
-            "flag": "true",
-            "empty": "",
-            "fix": "first line\nsecond line",
-            "long": long.trim_end(),
-            "items": [{"name": "todo-api", "port": 8080, "observed": null}],
-            "gaps": []
-        });
-        let text = yaml(&doc);
-        let back: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
-        assert_eq!(back, doc);
-        assert_eq!(
-            text,
-            format!(
-                "captured: \"2026-11-29T17:12:03Z\"\nempty: \"\"\nfix: \"first line\\nsecond line\"\nflag: \"true\"\ngaps: []\nitems:\n- name: todo-api\n  observed: null\n  port: 8080\nlong: {}\nschemaVersion: 1\n",
-                long.trim_end()
-            )
-        );
     }
 
     #[test]

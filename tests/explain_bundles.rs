@@ -13,10 +13,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kubectl_microservice::cli::OutputFormat;
 use kubectl_microservice::commands::explain_events::{render_report, report};
 use kubectl_microservice::diagnose::events::{Finding, FindingId, Options, Report, Severity};
 use kubectl_microservice::evidence::{Evidence, GapReason, bundle};
+use kubectl_microservice::render::OutputFormat;
 use serde_json::Value;
 
 #[path = "support/kubeconfig.rs"]

@@ -81,7 +81,7 @@ fn the_image_is_tagged_with_the_default_image_of_manifests() {
     assert!(output.status.success(), "{}", release::stderr(&output));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim_end(),
-        kubectl_microservice::manifests::DEFAULT_IMAGE
+        kubectl_microservice::install::DEFAULT_IMAGE
     );
 }
 
@@ -92,7 +92,7 @@ fn the_image_archive_is_an_oci_layout_and_a_docker_archive_of_one_static_layer()
     let dist = work.path().join("dist");
     let output = image(&dist, &binary, &[]);
     assert!(output.status.success(), "{}", release::stderr(&output));
-    let reference = kubectl_microservice::manifests::DEFAULT_IMAGE;
+    let reference = kubectl_microservice::install::DEFAULT_IMAGE;
 
     let layout = work.path().join("layout");
     untar(&image_file(&dist), &layout, false);

@@ -9,9 +9,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use kubectl_microservice::cli::OutputFormat;
 use kubectl_microservice::commands::status::{Report, detail, render_report, report, table, watch_rows};
 use kubectl_microservice::evidence::bundle;
+use kubectl_microservice::render::OutputFormat;
 use serde_json::{Value, json};
 
 mod support;

@@ -68,93 +68,138 @@ pub enum Use {
 /// How `subcommand` treats the shared flag `id` (a [`super::GlobalArgs`] field name).
 /// Subcommands outside [`SUBCOMMANDS`] take every shared flag.
 pub fn shared_flag_use(subcommand: &str, id: &str) -> Use {
-    use Use::{Refuses, Takes};
     let connection = CONNECTION_IDS.contains(&id);
-    match (subcommand, id) {
-        ("completion", _) => Refuses("it prints a shell script; it reads no cluster and prints no objects"),
+    match subcommand {
+        "completion" => Use::Refuses("it prints a shell script; it reads no cluster and prints no objects"),
+        "operate" => operate_use(id, connection),
+        "status" => status_use(id),
+        "logs" => logs_use(id),
+        "explain-events" => explain_events_use(id),
+        "collect" => collect_use(id),
+        "manifests" => manifests_use(id, connection),
+        "version" => version_use(id),
+        _ => Use::Takes(None),
+    }
+}
 
-        ("operate", "namespaces") => Takes(Some(
+/// How `operate` treats the shared flag `id`.
+fn operate_use(id: &str, connection: bool) -> Use {
+    use Use::{Refuses, Takes};
+    match id {
+        "namespaces" => Takes(Some(
             "Namespaces to watch: repeatable or comma-separated (default: the context's namespace; in a Pod, the service account's)",
         )),
-        ("operate", "all_namespaces") => Takes(Some(
+        "all_namespaces" => Takes(Some(
             "Watch all namespaces (one cluster-wide watch); beats -n, as in kubectl",
         )),
-        ("operate", "request_timeout") => Takes(Some(
+        "request_timeout" => Takes(Some(
             "Connect timeout, e.g. `10s` (`0` = no limit); the watches are long-lived, so no request time limit",
         )),
-        ("operate", "selector") => {
+        "selector" => {
             Refuses("it does not select Microservices by label: it handles every Microservice in its --namespace(s)")
         }
-        ("operate", _) if connection => Takes(None),
-        ("operate", _) => Refuses("it prints no objects; its log format is --log-format text|json"),
+        _ if connection => Takes(None),
+        _ => Refuses("it prints no objects; its log format is --log-format text|json"),
+    }
+}
 
-        ("status", "namespaces") => Takes(Some(
+/// How `status` treats the shared flag `id`.
+fn status_use(id: &str) -> Use {
+    use Use::Takes;
+    match id {
+        "namespaces" => Takes(Some(
             "The namespace (default: the context's namespace; with --bundle, the whole bundle)",
         )),
-        ("status", "no_headers") => Takes(Some("Do not print the table's headers")),
-        ("status", "output") => Takes(Some(
+        "no_headers" => Takes(Some("Do not print the table's headers")),
+        "output" => Takes(Some(
             "Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates evaluate over the -o json document",
         )),
-        ("status", _) => Takes(None),
+        _ => Takes(None),
+    }
+}
 
-        ("logs", "namespaces") => Takes(Some(
+/// How `logs` treats the shared flag `id`.
+fn logs_use(id: &str) -> Use {
+    use Use::{Refuses, Takes};
+    match id {
+        "namespaces" => Takes(Some(
             "Namespace of OBJECT, and of the operator read (default: the context's namespace, as every command; with --file or --bundle, a bare NAME matches in any namespace)",
         )),
-        ("logs", "all_namespaces") => {
+        "all_namespaces" => {
             Refuses("logs reads the operator of one namespace: -n NS (default: the context's namespace)")
         }
-        ("logs", "output") => Takes(Some(
+        "output" => Takes(Some(
             "Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run's object); default: runs as text",
         )),
-        ("logs", "selector") => {
+        "selector" => {
             Refuses("it does not select Microservices by label: give OBJECT (NAME or NS/NAME) to filter runs")
         }
-        ("logs", "no_headers") => Refuses("it prints no table"),
-        ("logs", _) => Takes(None),
+        "no_headers" => Refuses("it prints no table"),
+        _ => Takes(None),
+    }
+}
 
-        ("explain-events", "namespaces") => Takes(Some(
+/// How `explain-events` treats the shared flag `id`.
+fn explain_events_use(id: &str) -> Use {
+    use Use::{Refuses, Takes};
+    match id {
+        "namespaces" => Takes(Some(
             "The Microservice's namespace (default: the context's namespace; with --bundle, the bundle's)",
         )),
-        ("explain-events", "all_namespaces") => Refuses("it explains one object: give -n NAMESPACE"),
-        ("explain-events", "output") => Takes(Some(
+        "all_namespaces" => Refuses("it explains one object: give -n NAMESPACE"),
+        "output" => Takes(Some(
             "Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences)",
         )),
-        ("explain-events", "selector") => {
-            Refuses("it does not select Microservices by label: give the NAME of one Microservice")
-        }
-        ("explain-events", "no_headers") => Refuses("it prints no table"),
-        ("explain-events", _) => Takes(None),
+        "selector" => Refuses("it does not select Microservices by label: give the NAME of one Microservice"),
+        "no_headers" => Refuses("it prints no table"),
+        _ => Takes(None),
+    }
+}
 
-        ("collect", "namespaces") => Takes(Some("The namespace to collect (default: the context's namespace)")),
-        ("collect", "all_namespaces") => Takes(Some("Collect all namespaces; beats -n, as in kubectl")),
-        ("collect", "output" | "no_headers" | "color") => {
+/// How `collect` treats the shared flag `id`.
+fn collect_use(id: &str) -> Use {
+    use Use::{Refuses, Takes};
+    match id {
+        "namespaces" => Takes(Some("The namespace to collect (default: the context's namespace)")),
+        "all_namespaces" => Takes(Some("Collect all namespaces; beats -n, as in kubectl")),
+        "output" | "no_headers" | "color" => {
             Refuses("it writes a bundle directory (JSON files and logs), not a listing")
         }
-        ("collect", _) => Takes(None),
+        _ => Takes(None),
+    }
+}
 
-        ("manifests", "namespaces") => Takes(Some("The namespace the operator runs in (required)")),
-        ("manifests", "all_namespaces") => Takes(Some(
+/// How `manifests` treats the shared flag `id`.
+fn manifests_use(id: &str, connection: bool) -> Use {
+    use Use::{Refuses, Takes};
+    match id {
+        "namespaces" => Takes(Some("The namespace the operator runs in (required)")),
+        "all_namespaces" => Takes(Some(
             "The operator watches all namespaces (cluster-wide RBAC), instead of --watch-namespace; -n still names the operator's own namespace",
         )),
-        ("manifests", "output") => Takes(Some(
+        "output" => Takes(Some(
             "Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)",
         )),
-        ("manifests", "selector") => Refuses("it does not select Microservices by label"),
-        ("manifests", _) if connection => Refuses("it prints manifests without reading a cluster"),
-        ("manifests", _) => Refuses("it prints YAML or JSON documents, not a table"),
+        "selector" => Refuses("it does not select Microservices by label"),
+        _ if connection => Refuses("it prints manifests without reading a cluster"),
+        _ => Refuses("it prints YAML or JSON documents, not a table"),
+    }
+}
 
-        ("version", "namespaces") => Takes(Some(
+/// How `version` treats the shared flag `id`.
+fn version_use(id: &str) -> Use {
+    use Use::{Refuses, Takes};
+    match id {
+        "namespaces" => Takes(Some(
             "Where to look for operators when Deployments cannot be listed cluster-wide (default: the context's namespace)",
         )),
-        ("version", "all_namespaces") => Refuses("it already looks for operators in all namespaces"),
-        ("version", "output") => Takes(Some(
+        "all_namespaces" => Refuses("it already looks for operators in all namespaces"),
+        "output" => Takes(Some(
             "Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: text)",
         )),
-        ("version", "selector") => Refuses("it does not select Microservices by label"),
-        ("version", "no_headers") => Refuses("it prints no table"),
-        ("version", "color") => Refuses("it prints plain text"),
-        ("version", _) => Takes(None),
-
+        "selector" => Refuses("it does not select Microservices by label"),
+        "no_headers" => Refuses("it prints no table"),
+        "color" => Refuses("it prints plain text"),
         _ => Takes(None),
     }
 }

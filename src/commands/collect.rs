@@ -6,41 +6,14 @@
 //! `operator/logs/FILE-NAME.file.log` so that `--bundle` reads the same evidence.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::Args;
-
-use super::log_files::LogFileArgs;
-use crate::cli::GlobalArgs;
+use crate::cli::{CollectArgs, GlobalArgs};
 use crate::error::AppError;
 use crate::evidence::bundle::{self, Meta};
 use crate::evidence::gather::{EvidenceSource, Needs, Objects, gather};
 use crate::evidence::live::{self, LiveScope};
 use crate::text::sanitize;
-
-/// Flags of `collect`.
-#[derive(Debug, Clone, Args)]
-#[command(after_help = concat!(
-    "Examples:\n",
-    "  # Write the evidence about the todo namespace into ./bundle\n",
-    "  kubectl microservice collect ./bundle -n todo\n",
-    "\n",
-    "  # Every namespace, naming the operator\n",
-    "  kubectl microservice collect ./bundle -A --operator ops/deployment/microservice-operator",
-))]
-pub struct CollectArgs {
-    /// The directory to create (must not exist, or be empty).
-    #[arg(value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
-    pub dir: PathBuf,
-
-    /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
-    pub operator: Option<String>,
-
-    /// `--log-file FILE`: the operator's log from a file, written into the bundle.
-    #[command(flatten)]
-    pub log_files: LogFileArgs,
-}
 
 /// Checks DIR before anything is gathered, so that a bad DIR costs no cluster call and prints
 /// nothing else: it must be absent or an empty directory, and a directory must be creatable
@@ -104,104 +77,140 @@ pub fn run(global: &GlobalArgs, args: &CollectArgs) -> Result<u8, AppError> {
         crate::selector::LabelSelector::from_flag(text)?;
     }
     check_target(&args.dir)?;
-    let files = args.log_files.read()?;
+    let files = super::log_files::read(&args.log_files)?;
     let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
         context: "start the async runtime".into(),
         source,
     })?;
-    runtime.block_on(async {
-        let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
-        super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
-        let namespace =
-            crate::cli::namespace_in_context(global.all_namespaces, one_namespace, &config.default_namespace);
-        let plan = LiveScope {
-            namespace: namespace.clone(),
-            selector: global.selector.clone(),
-            operator: args.operator.clone(),
-            context: global.context.clone(),
-            server: config.cluster_url.to_string(),
-            ..Default::default()
-        };
-        let where_ = format!(
-            "{} (context {})",
-            config.cluster_url,
-            crate::client::context_name(global).as_deref().unwrap_or("unknown")
-        );
-        let access = live::caller_access(&client, namespace.as_deref())
-            .await
-            .map_err(|e| crate::client::unreachable(global, &config, e))?;
-        if let Some(ns) = &namespace {
-            namespace_exists(&client, ns, &where_).await?;
-        }
-        let progress = Progress::on_terminal();
-        let staging = bundle::Staging::create(&args.dir)?;
-        progress.step("Microservices and their events");
-        let streamed = stream_objects(&client, &plan, &access, &staging, &where_).await?;
-        let source = EvidenceSource::Live {
-            client: &client,
-            access: &access,
-            scope: &plan,
-        };
-        // Everything else, as `explain-events` reads it: the operator with its Pods' logs (and
-        // the previous container's), RBAC, access reviews, the CRD, ConfigMaps.
-        let evidence_plan = Needs {
-            objects: Objects::Streamed {
-                snapshot: Box::new(streamed.snapshot),
-                namespaces: streamed.namespaces,
-            },
-            operator: Some(live::Logs::WithPrevious),
-            everything: true,
-            log_files: &files,
-            progress: Some(&|step| progress.step(step)),
-        };
-        let snapshot = gather(source, evidence_plan)
-            .await
-            .map_err(|e| e.into_app(|e| AppError::kube(format!("cannot get microservices from {where_}"), e)))?;
-        progress.done();
-        let gaps: Vec<String> = snapshot
-            .gaps()
-            .iter()
-            .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)))
-            .map(ToString::to_string)
-            .collect();
-        let meta = Meta {
-            captured_at: crate::time::rfc3339_seconds(snapshot.captured_at.unwrap_or_else(chrono::Utc::now)),
-            // The context used: --context, else the kubeconfig's current-context.
-            context: crate::client::context_name(global),
-            namespace: namespace.clone(),
-            all_namespaces: global.all_namespaces,
-            gaps: gaps.clone(),
-            collected_by: format!("kubectl-microservice {}", crate::VERSION_LINE),
-            other_operators: snapshot.operator.others.clone(),
-            operator: snapshot.operator.chosen.clone(),
-        };
-        staging.commit(&snapshot, &meta, &STREAMED)?;
-        eprintln!(
-            "warning: operator logs and ConfigMaps may hold sensitive data; review {} before sharing it",
-            args.dir.display()
-        );
-        for gap in &gaps {
-            eprintln!("note: evidence gap: {}", sanitize(gap));
-        }
-        // The operator as every command will name it from this bundle (the resolver reads the
-        // same evidence from it).
-        if namespace.is_some() {
-            let resolution = snapshot.operator_for_namespace(namespace.as_deref());
-            eprintln!("note: operator: {}", sanitize(&resolution.line()));
-        }
-        let count = |n: Option<usize>, noun: &str| crate::text::count_or_no(n.unwrap_or(0) as u64, noun);
-        eprintln!(
-            "wrote {}: {}, {}, {}",
-            args.dir.display(),
-            count(snapshot.microservices.get().map(|_| streamed.objects), "microservice"),
-            count(snapshot.events.get().map(|_| streamed.events), "event"),
-            count(snapshot.operator.logs.get().map(Vec::len), "log file"),
-        );
-        Ok(0)
-    })
+    runtime.block_on(collect(global, args, one_namespace, &files))
 }
 
-/// The bundle files [`stream_objects`] writes.
+/// Gathers the snapshot from the cluster of the flags and writes it as the bundle DIR (through
+/// a staging directory beside it): the Microservices and events streamed into it first, then
+/// everything else, then `meta.json`; the notes on stderr.
+async fn collect(
+    global: &GlobalArgs,
+    args: &CollectArgs,
+    one_namespace: Option<String>,
+    files: &[crate::logs::LogSource],
+) -> Result<u8, AppError> {
+    let connection = global.connection();
+    let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
+    let namespace = crate::cli::namespace_in_context(global.all_namespaces, one_namespace, &config.default_namespace);
+    let plan = LiveScope {
+        namespace: namespace.clone(),
+        selector: global.selector.clone(),
+        operator: args.operator.clone(),
+        context: global.context.clone(),
+        server: config.cluster_url.to_string(),
+        ..Default::default()
+    };
+    let where_ = format!(
+        "{} (context {})",
+        config.cluster_url,
+        crate::client::context_name(&connection).as_deref().unwrap_or("unknown")
+    );
+    let access = live::caller_access(&client, namespace.as_deref())
+        .await
+        .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
+    if let Some(ns) = &namespace {
+        namespace_exists(&client, ns, &where_).await?;
+    }
+    let progress = Progress::on_terminal();
+    let staging = bundle::Staging::create(&args.dir)?;
+    progress.step("Microservices and their events");
+    let streamed = stream_objects(&client, &plan, &access, &staging, &where_).await?;
+    let counts = (streamed.objects, streamed.events);
+    let source = EvidenceSource::Live {
+        client: &client,
+        access: &access,
+        scope: &plan,
+    };
+    // Everything else, as `explain-events` reads it: the operator with its Pods' logs (and
+    // the previous container's), RBAC, access reviews, the CRD, ConfigMaps.
+    let evidence_plan = Needs {
+        objects: Objects::Streamed {
+            snapshot: Box::new(streamed.snapshot),
+            namespaces: streamed.namespaces,
+        },
+        operator: Some(live::Logs::WithPrevious),
+        everything: true,
+        log_files: files,
+        progress: Some(&|step| progress.step(step)),
+    };
+    let snapshot = gather(source, evidence_plan)
+        .await
+        .map_err(|e| e.into_app(|e| AppError::kube(format!("cannot get microservices from {where_}"), e)))?;
+    progress.done();
+    let gaps: Vec<String> = snapshot
+        .gaps()
+        .iter()
+        .filter(|g| !matches!(g.reason, crate::evidence::GapReason::NotCollected(_)))
+        .map(ToString::to_string)
+        .collect();
+    let meta = bundle_meta(&snapshot, &connection, namespace.clone(), global.all_namespaces, &gaps);
+    staging.commit(&snapshot, &meta, &STREAMED)?;
+    say_written(&args.dir, &snapshot, namespace.as_deref(), &gaps, counts);
+    Ok(0)
+}
+
+/// The bundle's `meta.json`: when and where (context, namespace or `-A`) it was captured, by
+/// which build, its gaps and the operators it names.
+fn bundle_meta(
+    snapshot: &crate::evidence::Snapshot,
+    connection: &crate::client::ConnectionSettings,
+    namespace: Option<String>,
+    all_namespaces: bool,
+    gaps: &[String],
+) -> Meta {
+    Meta {
+        captured_at: crate::time::rfc3339_seconds(snapshot.captured_at.unwrap_or_else(chrono::Utc::now)),
+        // The context used: --context, else the kubeconfig's current-context.
+        context: crate::client::context_name(connection),
+        namespace,
+        all_namespaces,
+        gaps: gaps.to_vec(),
+        collected_by: format!("kubectl-microservice {}", crate::VERSION_LINE),
+        other_operators: snapshot.operator.others.clone(),
+        operator: snapshot.operator.chosen.clone(),
+    }
+}
+
+/// The lines on stderr once the bundle `dir` is written: the sensitive-data warning, each gap,
+/// the operator every command will name from it (with a namespace), and what it holds
+/// (`streamed`: how many Microservices and events were streamed into it).
+fn say_written(
+    dir: &Path,
+    snapshot: &crate::evidence::Snapshot,
+    namespace: Option<&str>,
+    gaps: &[String],
+    streamed: (usize, usize),
+) {
+    eprintln!(
+        "warning: operator logs and ConfigMaps may hold sensitive data; review {} before sharing it",
+        dir.display()
+    );
+    for gap in gaps {
+        eprintln!("note: evidence gap: {}", sanitize(gap));
+    }
+    // The operator as every command will name it from this bundle (the resolver reads the
+    // same evidence from it).
+    if namespace.is_some() {
+        let resolution = snapshot.operator_for_namespace(namespace);
+        eprintln!("note: operator: {}", sanitize(&resolution.line()));
+    }
+    let count = |n: Option<usize>, noun: &str| crate::text::count_or_no(n.unwrap_or(0) as u64, noun);
+    let (objects, events) = streamed;
+    eprintln!(
+        "wrote {}: {}, {}, {}",
+        dir.display(),
+        count(snapshot.microservices.get().map(|_| objects), "microservice"),
+        count(snapshot.events.get().map(|_| events), "event"),
+        count(snapshot.operator.logs.get().map(Vec::len), "log file"),
+    );
+}
+
 const STREAMED: [&str; 2] = ["microservices.json", "events.json"];
 
 /// What [`stream_objects`] leaves to the rest of `collect`.

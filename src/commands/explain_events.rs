@@ -5,58 +5,14 @@
 //! bundle (`--bundle DIR`); `--log-file FILE` adds the operator's log from a file to either
 //! (an operator without a Pod: `operate` on a laptop, or logs from a log store).
 
-use std::path::PathBuf;
-use std::time::Duration;
-
-use clap::Args;
-
-use super::log_files::LogFileArgs;
-use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
+use crate::cli::{ExplainEventsArgs, GlobalArgs};
 use crate::diagnose::events::{self, Options, Report, Severity};
 use crate::error::AppError;
 use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
 use crate::evidence::{Evidence, Snapshot};
 use crate::logs::LogSource;
-use crate::render::{self, Tone};
+use crate::render::{self, OutputFormat, Tone};
 use crate::text::sanitize;
-
-/// Flags of `explain-events`.
-#[derive(Debug, Clone, Args)]
-#[command(after_help = concat!(
-    "Examples:\n",
-    "  # Why is there no Warning event on todo-api?\n",
-    "  kubectl microservice explain-events todo-api -n todo\n",
-    "\n",
-    "  # The same from a bundle, with the operator's log from a file\n",
-    "  kubectl microservice explain-events todo-api --bundle ./bundle --log-file operator.log",
-))]
-pub struct ExplainEventsArgs {
-    /// The Microservice: NAME, TYPE/NAME as kubectl's (ms/NAME, microservice.platform.example.io/NAME) or
-    /// NAMESPACE/NAME (when the first part is no Microservice type name).
-    #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
-    pub name: String,
-
-    /// Read evidence from a bundle directory instead of a cluster.
-    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
-    pub bundle: Option<PathBuf>,
-
-    /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
-    pub operator: Option<String>,
-
-    /// The API server's event TTL (kube-apiserver `--event-ttl`): failures older than this have
-    /// no events left.
-    #[arg(long, default_value = "1h", value_parser = crate::cli::parse_duration_at_least_1s, allow_hyphen_values = true, value_name = "DURATION")]
-    pub event_ttl: Duration,
-
-    /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
-    #[arg(long, default_value = "2s", value_parser = parse_duration, allow_hyphen_values = true, value_name = "DURATION")]
-    pub skew: Duration,
-
-    /// `--log-file FILE`: the operator's log from a file.
-    #[command(flatten)]
-    pub log_files: LogFileArgs,
-}
 
 fn options(args: &ExplainEventsArgs) -> Options {
     Options {
@@ -185,7 +141,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     if let Some(spec) = &args.operator {
         crate::evidence::live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
-    let files = args.log_files.read()?;
+    let files = super::log_files::read(&args.log_files)?;
     let (snapshot, ns) = match &args.bundle {
         Some(dir) => {
             global.refuse_connection_flags("explain-events --bundle")?;
@@ -342,8 +298,9 @@ async fn gather_live(
     log_files: &[LogSource],
 ) -> Result<(Snapshot, String), AppError> {
     use crate::evidence::live;
-    let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
-    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
+    let connection = global.connection();
+    let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     // explain-events takes no -A: always one namespace.
     let ns = crate::cli::namespace_in_context(false, namespace, &config.default_namespace).unwrap_or_default();
     let plan = live::LiveScope {
@@ -356,7 +313,7 @@ async fn gather_live(
     };
     let access = live::caller_access(&client, Some(&ns))
         .await
-        .map_err(|e| crate::client::unreachable(global, &config, e))?;
+        .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     for note in live::access_notes(&access, &format!("in namespace {ns}"), live::NotesFor::Findings) {
         eprintln!("note: {note}");
     }

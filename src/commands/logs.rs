@@ -31,7 +31,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::{Api, Client};
 
-use crate::cli::{GlobalArgs, LogsArgs, OutputFormat, RunCause, RunOutcome};
+use crate::cli::{GlobalArgs, LogsArgs, RunCause, RunOutcome};
 use crate::client::Usage;
 use crate::commands::write_stdout;
 use crate::error::AppError;
@@ -43,6 +43,7 @@ use crate::logs::live::{Fetch, Followed, LINGER, Target, describe_error, follow,
 use crate::logs::runs::{CauseHint, GroupConfig, Run};
 use crate::logs::stream::{LogStream, SourceLabel};
 use crate::logs::view::{self, Tally};
+use crate::render::OutputFormat;
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
 use crate::vocab::cause::Cause;
@@ -72,9 +73,10 @@ pub enum Output {
     },
 }
 
-/// The validated command line.
+/// What `logs` was asked, its flags validated: which runs (filters, `--since`, `--last`), how
+/// they print, how runs are grouped, and (once known) whose logs they are.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct LogsQuery {
     /// Which runs.
     pub filter: RunFilter,
     /// `--since`, applied against "now" once known.
@@ -90,49 +92,15 @@ pub struct Plan {
     pub operator: Option<String>,
 }
 
-impl Plan {
+impl LogsQuery {
     /// Validates the flags. Errors (exit 2) name the flag and what was expected.
-    pub fn new(global: &GlobalArgs, args: &LogsArgs, color: bool) -> Result<Plan, AppError> {
+    pub fn new(global: &GlobalArgs, args: &LogsArgs, color: bool) -> Result<LogsQuery, AppError> {
         if args.handler.trim().is_empty() {
             return Err(AppError::Usage(
                 "--handler must name a handler id, e.g. --handler accept".into(),
             ));
         }
-        let output = match (&global.output, args.raw) {
-            (None, false) => Output::Human { color },
-            (None, true) => Output::Raw,
-            (
-                Some(other @ (OutputFormat::Json | OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_))),
-                true,
-            ) => {
-                return Err(AppError::Usage(format!(
-                    "--raw and -o {} exclude each other",
-                    other.kind()
-                )));
-            }
-            (Some(OutputFormat::Json), false) => Output::Json,
-            (Some(OutputFormat::JsonPath(template)), false) => Output::Template {
-                template: template.clone(),
-                as_json: false,
-            },
-            (Some(OutputFormat::JsonPathAsJson(template)), false) => Output::Template {
-                template: template.clone(),
-                as_json: true,
-            },
-            (Some(OutputFormat::Name), _) => {
-                return Err(AppError::Usage(format!(
-                    "logs prints handler runs, not objects: -o name has no meaning here; -o takes {}; -o jsonpath='{{.object}}{{\"\\n\"}}' prints the objects of the runs",
-                    crate::cli::scope::output_formats("logs").unwrap_or_default()
-                )));
-            }
-            (Some(other), _) => {
-                return Err(AppError::Usage(format!(
-                    "logs prints runs as grouped text (default), --raw lines, or -o {}; not -o {}: a stream of runs is one JSON object per line, as jq reads it (kubectl has no logs -o)",
-                    crate::cli::scope::output_formats("logs").unwrap_or_default(),
-                    other.kind()
-                )));
-            }
-        };
+        let output = output(global, args, color)?;
         if args.follow && args.last.is_some() {
             return Err(AppError::Usage(
                 "--last selects the last N runs of logs read to their end; it cannot be combined with --follow".into(),
@@ -155,32 +123,8 @@ impl Plan {
         if args.run_timeout.is_zero() {
             return Err(AppError::Usage("--run-timeout must be longer than 0, e.g. 10m".into()));
         }
-        Ok(Plan {
-            filter: RunFilter {
-                handler: args.handler.clone(),
-                object,
-                started_after: None,
-                causes: args
-                    .cause
-                    .iter()
-                    .map(|c| match c {
-                        RunCause::Create => Some(Cause::Create),
-                        RunCause::Update => Some(Cause::Update),
-                        RunCause::Resume => Some(Cause::Resume),
-                        RunCause::Unknown => None,
-                    })
-                    .collect(),
-                outcomes: args
-                    .outcome
-                    .iter()
-                    .map(|o| match o {
-                        RunOutcome::Succeeded => Outcome::Succeeded,
-                        RunOutcome::Retrying => Outcome::Retrying,
-                        RunOutcome::Failed => Outcome::Failed,
-                        RunOutcome::Unknown => Outcome::Unknown,
-                    })
-                    .collect(),
-            },
+        Ok(LogsQuery {
+            filter: run_filter(args, object),
             since: args.since,
             last: args.last,
             output,
@@ -209,19 +153,83 @@ impl Plan {
     }
 }
 
+/// What `logs` prints for `-o` and `--raw`: grouped text (`color`: coloured), raw lines, one
+/// JSON object per run, or a template over each run's. Errors (exit 2): `--raw` with a JSON
+/// format, and the formats a stream of runs cannot be (`-o name|yaml|wide`).
+fn output(global: &GlobalArgs, args: &LogsArgs, color: bool) -> Result<Output, AppError> {
+    match (&global.output, args.raw) {
+        (None, false) => Ok(Output::Human { color }),
+        (None, true) => Ok(Output::Raw),
+        (Some(other @ (OutputFormat::Json | OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_))), true) => {
+            Err(AppError::Usage(format!(
+                "--raw and -o {} exclude each other",
+                other.kind()
+            )))
+        }
+        (Some(OutputFormat::Json), false) => Ok(Output::Json),
+        (Some(OutputFormat::JsonPath(template)), false) => Ok(Output::Template {
+            template: template.clone(),
+            as_json: false,
+        }),
+        (Some(OutputFormat::JsonPathAsJson(template)), false) => Ok(Output::Template {
+            template: template.clone(),
+            as_json: true,
+        }),
+        (Some(OutputFormat::Name), _) => Err(AppError::Usage(format!(
+            "logs prints handler runs, not objects: -o name has no meaning here; -o takes {}; -o jsonpath='{{.object}}{{\"\\n\"}}' prints the objects of the runs",
+            crate::cli::scope::output_formats("logs").unwrap_or_default()
+        ))),
+        (Some(other), _) => Err(AppError::Usage(format!(
+            "logs prints runs as grouped text (default), --raw lines, or -o {}; not -o {}: a stream of runs is one JSON object per line, as jq reads it (kubectl has no logs -o)",
+            crate::cli::scope::output_formats("logs").unwrap_or_default(),
+            other.kind()
+        ))),
+    }
+}
+
+/// Which runs the flags select: `--handler`, the object, `--cause` and `--outcome` (`--since`
+/// is set once "now" is known: [`LogsQuery::anchor_since`]).
+fn run_filter(args: &LogsArgs, object: Option<ObjectSelector>) -> RunFilter {
+    RunFilter {
+        handler: args.handler.clone(),
+        object,
+        started_after: None,
+        causes: args
+            .cause
+            .iter()
+            .map(|c| match c {
+                RunCause::Create => Some(Cause::Create),
+                RunCause::Update => Some(Cause::Update),
+                RunCause::Resume => Some(Cause::Resume),
+                RunCause::Unknown => None,
+            })
+            .collect(),
+        outcomes: args
+            .outcome
+            .iter()
+            .map(|o| match o {
+                RunOutcome::Succeeded => Outcome::Succeeded,
+                RunOutcome::Retrying => Outcome::Retrying,
+                RunOutcome::Failed => Outcome::Failed,
+                RunOutcome::Unknown => Outcome::Unknown,
+            })
+            .collect(),
+    }
+}
+
 /// Runs `logs`.
 pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
-    let mut plan = Plan::new(global, args, crate::render::use_color(global.color))?;
+    let mut query = LogsQuery::new(global, args, crate::render::use_color(global.color))?;
     if let Some(dir) = &args.bundle {
         if args.follow {
             return Err(AppError::Usage(
                 "--follow reads a cluster or a file, not a bundle".into(),
             ));
         }
-        let namespace = plan.given_namespace(global);
-        let files = args.log_files.read()?;
+        let namespace = query.given_namespace(global);
+        let files = super::log_files::read(&args.log_files)?;
         return from_bundle(
-            &mut plan,
+            &mut query,
             dir,
             namespace.as_deref(),
             args.container.as_deref(),
@@ -239,7 +247,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             context: "start the async runtime".into(),
             source: e,
         })?;
-        return runtime.block_on(from_cluster(global, args, &mut plan));
+        return runtime.block_on(from_cluster(global, args, &mut query));
     }
     if args.container.is_some() {
         return Err(AppError::Usage(
@@ -250,7 +258,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
         let [path] = args.file.as_slice() else {
             return Err(AppError::Usage("--follow reads one --file".into()));
         };
-        return follow_file(&mut plan, path);
+        return follow_file(&mut query, path);
     }
     let mut runs = Vec::new();
     let mut coverage = Vec::new();
@@ -259,7 +267,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             path: Some(path.clone()),
             ..Default::default()
         };
-        let mut stream = LogStream::new(label.clone(), plan.config.clone(), Vec::new());
+        let mut stream = LogStream::new(label.clone(), query.config.clone(), Vec::new());
         let result = stream.read_all(crate::logs::file::open(path, "--file")?);
         let error = match result {
             Ok(found) => {
@@ -272,7 +280,7 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
     }
     // "Now" for a file is its latest line: the file may have been written long ago.
     let now = latest_line(&coverage);
-    finish_batch(&mut plan, runs, &coverage, now, None)
+    finish_batch(&mut query, runs, &coverage, now, None)
 }
 
 fn latest_line(coverage: &[ContainerCoverage]) -> Option<DateTime<Utc>> {
@@ -281,18 +289,18 @@ fn latest_line(coverage: &[ContainerCoverage]) -> Option<DateTime<Utc>> {
 
 /// Filters, prints, and decides the exit code of a read-to-the-end answer.
 fn finish_batch(
-    plan: &mut Plan,
+    query: &mut LogsQuery,
     runs: Vec<Run>,
     coverage: &[ContainerCoverage],
     now: Option<DateTime<Utc>>,
     object: Option<&MicroserviceObject>,
 ) -> Result<ExitCode, AppError> {
-    plan.anchor_since(now);
+    query.anchor_since(now);
     // One run read from its Pod and from a file (or two files) is shown once.
     let runs = crate::logs::copies::merge_copies(runs);
     let all_times = RunFilter {
         started_after: None,
-        ..plan.filter.clone()
+        ..query.filter.clone()
     };
     let starts = || {
         runs.iter()
@@ -318,24 +326,24 @@ fn finish_batch(
         .filter(|d| d.starts_with("running:"));
     // A mistyped handler looks like "no run": name the handlers these logs do have.
     let other_handlers =
-        (!runs.is_empty() && !runs.iter().any(|r| r.matches_handler(&plan.filter.handler))).then(|| {
+        (!runs.is_empty() && !runs.iter().any(|r| r.matches_handler(&query.filter.handler))).then(|| {
             let mut handlers: Vec<&str> = runs.iter().map(|r| r.handler.as_str()).collect();
             handlers.sort_unstable();
             handlers.dedup();
             format!("Handlers in these logs: {}.\n", sanitize(&handlers.join(", ")))
         });
-    let selected = select(runs, &plan.filter, plan.last);
-    let mut closing = report(plan, Tally::of(&selected), coverage);
+    let selected = select(runs, &query.filter, query.last);
+    let mut closing = report(query, Tally::of(&selected), coverage);
     if let Some(line) = other_handlers {
         closing.insert_str(closing.find("Coverage:\n").unwrap_or(0), &line);
     }
-    if let Some(line) = object.and_then(|o| since_statement(plan, o, span, first_format, open.as_deref(), coverage)) {
+    if let Some(line) = object.and_then(|o| since_statement(query, o, span, first_format, open.as_deref(), coverage)) {
         closing.insert_str(
             closing.find("Coverage:\n").unwrap_or(0),
             &format!("{}\n", sanitize(&line)),
         );
     }
-    print_batch(plan, &selected, &closing)?;
+    print_batch(query, &selected, &closing)?;
     if !coverage.is_empty() && coverage.iter().all(|c| c.error.is_some()) {
         return Err(AppError::Undecided("no operator log could be read".into()));
     }
@@ -392,7 +400,7 @@ fn predecessor_basis(format: Option<crate::logs::Format>) -> &'static str {
 
 /// "No run since the spec changed at X" — only when the logs begin before X.
 fn since_statement(
-    plan: &Plan,
+    query: &LogsQuery,
     object: &MicroserviceObject,
     (first_run, last_run): (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
     first_format: Option<crate::logs::Format>,
@@ -405,7 +413,7 @@ fn since_statement(
         object.metadata.namespace.as_deref().unwrap_or(""),
         object.metadata.name.as_deref().unwrap_or("")
     );
-    let handler = &plan.filter.handler;
+    let handler = &query.filter.handler;
     let when = crate::time::rfc3339_seconds(change.at);
     let what = if change.exact {
         format!("the spec changed at {when} ({})", change.by)
@@ -465,15 +473,15 @@ fn since_statement(
         // Not "logs begin at no time (no timed line)": one plain sentence on what was read.
         SinceVerdict::CannotTell { logs_begin: None } => format!(
             "Cannot tell whether handler {handler} ran for {name} since {what}: the logs read{} hold no line with a time.",
-            if plan.since.is_some() { " (--since)" } else { "" }
+            if query.since.is_some() { " (--since)" } else { "" }
         ),
     };
     Some(verdict + &predecessor)
 }
 
 /// The one object OBJECT names in `objects`, if exactly one.
-fn named_object<'a>(plan: &Plan, objects: &'a [MicroserviceObject]) -> Option<&'a MicroserviceObject> {
-    let selector = plan.filter.object.as_ref()?;
+fn named_object<'a>(query: &LogsQuery, objects: &'a [MicroserviceObject]) -> Option<&'a MicroserviceObject> {
+    let selector = query.filter.object.as_ref()?;
     let mut found = objects.iter().filter(|o| {
         let key = crate::logs::ObjectKey {
             namespace: o.metadata.namespace.clone(),
@@ -514,7 +522,7 @@ fn evidence_plan(objects: Vec<MicroserviceObject>) -> Needs<'static> {
 /// (or `--operator`; [`crate::evidence::resolve::Resolution::owns_log`]), with the bundle's Pods for the coverage and its
 /// Microservices for causes (progress annotations) and the spec-change statement.
 fn from_bundle(
-    plan: &mut Plan,
+    query: &mut LogsQuery,
     dir: &std::path::Path,
     namespace: Option<&str>,
     container: Option<&str>,
@@ -534,7 +542,7 @@ fn from_bundle(
             ..evidence_plan(Vec::new())
         },
     )?;
-    from_snapshot(plan, &snapshot, &dir.display().to_string(), container)
+    from_snapshot(query, &snapshot, &dir.display().to_string(), container)
 }
 
 /// The runs of the operator the resolver names in `snapshot` (a bundle's, or the cluster's with
@@ -542,7 +550,7 @@ fn from_bundle(
 /// command reads it in ([`crate::evidence::Snapshot::log_zone`]). `place` names where the logs
 /// are, for the errors.
 fn from_snapshot(
-    plan: &mut Plan,
+    query: &mut LogsQuery,
     snapshot: &crate::evidence::Snapshot,
     place: &str,
     container: Option<&str>,
@@ -551,19 +559,19 @@ fn from_snapshot(
     let hints = hints_of(objects);
     // The operator every command names for this bundle; only its logs (and any `--log-file`
     // the bundle holds) are read: another operator's say nothing about the object.
-    let resolution = match named_object(plan, objects) {
+    let resolution = match named_object(query, objects) {
         Some(o) => snapshot.operator_for(o),
         None => snapshot.operator_for_namespace(
-            plan.filter
+            query
+                .filter
                 .object
                 .as_ref()
                 .and_then(|o| o.namespace.as_deref())
                 .or(snapshot.namespace.as_deref()),
         ),
     };
-    plan.operator = Some(resolution.label());
-    let keep = |source: &crate::logs::LogSource| resolution.owns_log(snapshot, source);
-    let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
+    query.operator = Some(resolution.label());
+    let sources = snapshot_sources(snapshot, &resolution, place, container)?;
     let deployment_created = snapshot
         .operator
         .deployments
@@ -573,92 +581,109 @@ fn from_snapshot(
         .map(|t| crate::time::from_jiff(t.0));
     let mut runs = Vec::new();
     let mut coverage = Vec::new();
-    match snapshot.operator.logs.get() {
-        Some(sources) => {
-            let sources: Vec<_> = sources
-                .iter()
-                .filter(|s| container.is_none_or(|c| s.container == c))
-                .filter(|s| keep(s))
-                .collect();
-            if sources.is_empty() && resolution.deployment().is_none() {
-                return Err(AppError::Undecided(format!(
-                    "{place}: no log of the operator in operator/logs/; Operator: {}",
-                    resolution.line()
-                )));
-            }
-            if sources.is_empty() {
-                // `-c` naming a container the bundle's operator logs are not of: say which
-                // containers they are of, as one error (nothing on stdout).
-                let mut held: Vec<&str> = snapshot
-                    .operator
-                    .logs
-                    .get()
-                    .into_iter()
-                    .flatten()
-                    .filter(|s| keep(s) && s.container != crate::logs::file::FILE_CONTAINER)
-                    .map(|s| s.container.as_str())
-                    .collect();
-                held.sort_unstable();
-                held.dedup();
-                return Err(AppError::Undecided(match container {
-                    Some(c) if !held.is_empty() => format!(
-                        "-c {c}: the operator's Pods have no container {c} in {place}/operator/logs/; their containers: {}",
-                        held.join(", ")
-                    ),
-                    _ => format!(
-                        "{place}: no operator log{} in operator/logs/",
-                        container.map(|c| format!(" of container {c}")).unwrap_or_default()
-                    ),
-                }));
-            }
-            for source in &sources {
-                let label = SourceLabel {
-                    pod: Some(source.pod.clone()),
-                    container: Some(source.container.clone()),
-                    previous: source.previous,
-                    path: None,
-                };
-                let mut stream =
-                    LogStream::new(label, plan.config.clone(), hints.clone()).in_zone(snapshot.log_zone(source));
-                runs.extend(stream.read_all(source.text.as_bytes()).map_err(|e| AppError::Io {
-                    context: "read a bundle log".into(),
-                    source: e,
-                })?);
-                let has_previous = sources
-                    .iter()
-                    .any(|s| s.previous && s.pod == source.pod && s.container == source.container);
-                let notes = match pods
-                    .iter()
-                    .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
-                {
-                    Some(pod) if !source.previous => {
-                        crate::logs::live::pod_notes(pod, &source.container, has_previous, deployment_created)
-                    }
-                    Some(_) => Vec::new(),
-                    None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
-                        crate::evidence::Provenance::Bundle(_) => {
-                            vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
-                        }
-                        crate::evidence::Provenance::Live { .. } => {
-                            vec!["read from a file (`--log-file`), not from a Pod".into()]
-                        }
-                    },
-                    None => vec!["this Pod is not in operator/pods.json (replaced before the bundle was made?)".into()],
-                };
-                coverage.push(ContainerCoverage::of(&stream, None, notes));
-            }
-        }
-        None => {
-            let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
-            return Err(AppError::Undecided(format!(
-                "{place}: no operator logs: {gap}; Operator: {}",
-                resolution.line()
-            )));
-        }
+    for source in &sources {
+        let label = SourceLabel {
+            pod: Some(source.pod.clone()),
+            container: Some(source.container.clone()),
+            previous: source.previous,
+            path: None,
+        };
+        let mut stream = LogStream::new(label, query.config.clone(), hints.clone()).in_zone(snapshot.log_zone(source));
+        runs.extend(stream.read_all(source.text.as_bytes()).map_err(|e| AppError::Io {
+            context: "read a bundle log".into(),
+            source: e,
+        })?);
+        let notes = source_notes(snapshot, source, &sources, deployment_created);
+        coverage.push(ContainerCoverage::of(&stream, None, notes));
     }
     let now = snapshot.now().or_else(|| latest_line(&coverage));
-    let object = named_object(plan, objects);
-    finish_batch(plan, runs, &coverage, now, object)
+    let object = named_object(query, objects);
+    finish_batch(query, runs, &coverage, now, object)
+}
+
+/// The logs of `snapshot` that `resolution`'s operator owns, of `container` when `-c` names
+/// one. Errors (exit 3) when there are none, saying why: none of that operator in `place`, no
+/// container of that name (naming the containers there are), or the logs' gap.
+fn snapshot_sources<'a>(
+    snapshot: &'a crate::evidence::Snapshot,
+    resolution: &crate::evidence::resolve::Resolution,
+    place: &str,
+    container: Option<&str>,
+) -> Result<Vec<&'a crate::logs::LogSource>, AppError> {
+    let keep = |source: &crate::logs::LogSource| resolution.owns_log(snapshot, source);
+    let Some(all) = snapshot.operator.logs.get() else {
+        let gap = snapshot.operator.logs.gap().map(|g| g.to_string()).unwrap_or_default();
+        return Err(AppError::Undecided(format!(
+            "{place}: no operator logs: {gap}; Operator: {}",
+            resolution.line()
+        )));
+    };
+    let sources: Vec<_> = all
+        .iter()
+        .filter(|s| container.is_none_or(|c| s.container == c))
+        .filter(|s| keep(s))
+        .collect();
+    if !sources.is_empty() {
+        return Ok(sources);
+    }
+    if resolution.deployment().is_none() {
+        return Err(AppError::Undecided(format!(
+            "{place}: no log of the operator in operator/logs/; Operator: {}",
+            resolution.line()
+        )));
+    }
+    // `-c` naming a container the bundle's operator logs are not of: say which containers they
+    // are of, as one error (nothing on stdout).
+    let mut held: Vec<&str> = all
+        .iter()
+        .filter(|s| keep(s) && s.container != crate::logs::file::FILE_CONTAINER)
+        .map(|s| s.container.as_str())
+        .collect();
+    held.sort_unstable();
+    held.dedup();
+    Err(AppError::Undecided(match container {
+        Some(c) if !held.is_empty() => format!(
+            "-c {c}: the operator's Pods have no container {c} in {place}/operator/logs/; their containers: {}",
+            held.join(", ")
+        ),
+        _ => format!(
+            "{place}: no operator log{} in operator/logs/",
+            container.map(|c| format!(" of container {c}")).unwrap_or_default()
+        ),
+    }))
+}
+
+/// What the coverage says of one log of `snapshot` beside its lines: its Pod's state (restarts,
+/// a previous container's log, `deployment_created`), or that it was read from a file, or that
+/// its Pod is not in evidence. `sources` are the logs read.
+fn source_notes(
+    snapshot: &crate::evidence::Snapshot,
+    source: &crate::logs::LogSource,
+    sources: &[&crate::logs::LogSource],
+    deployment_created: Option<DateTime<Utc>>,
+) -> Vec<String> {
+    let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
+    let has_previous = sources
+        .iter()
+        .any(|s| s.previous && s.pod == source.pod && s.container == source.container);
+    match pods
+        .iter()
+        .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
+    {
+        Some(pod) if !source.previous => {
+            crate::logs::live::pod_notes(pod, &source.container, has_previous, deployment_created)
+        }
+        Some(_) => Vec::new(),
+        None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
+            crate::evidence::Provenance::Bundle(_) => {
+                vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
+            }
+            crate::evidence::Provenance::Live { .. } => {
+                vec!["read from a file (`--log-file`), not from a Pod".into()]
+            }
+        },
+        None => vec!["this Pod is not in operator/pods.json (replaced before the bundle was made?)".into()],
+    }
 }
 
 /// Which operator and container to read: `--operator` (read even when it runs no operator we
@@ -676,141 +701,35 @@ async fn resolve_target(
     objects: &[MicroserviceObject],
     object: Option<&MicroserviceObject>,
 ) -> Result<Target, AppError> {
-    use crate::evidence::live::{self, label_selector, parse_operator_spec};
-    use crate::evidence::operator::{Leadership, recognise};
-    use crate::evidence::resolve::Verdict;
+    use crate::evidence::live::label_selector;
+    use crate::evidence::operator::recognise;
     let namespace = global
         .namespaces
         .first()
         .cloned()
         .or_else(|| object.and_then(|o| o.metadata.namespace.clone()));
-    let plan = live::LiveScope {
-        namespace: namespace.clone(),
-        operator: args.operator.clone(),
-        ..Default::default()
-    };
     // The `--operator` Deployment must exist: read it first.
     let given = match &args.operator {
-        Some(spec) => {
-            let (ns, name) = parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
-            let deployment = Api::<Deployment>::namespaced(client.clone(), &ns)
-                .get(&name)
-                .await
-                .map_err(|e| AppError::kube(format!("get Deployment {ns}/{name}"), e))?;
-            Some(deployment)
-        }
+        Some(spec) => Some(given_operator(client, spec).await?),
         None => None,
     };
-    // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
-    // Not reviewed: through this plan nothing is listed but the operator (the objects are
-    // given, no events are read).
-    let access = live::CallerAccess {
-        list_microservices: false,
-        list_events: false,
+    let snapshot = operator_evidence(client, args, objects, namespace.clone()).await?;
+    let deployment = match given {
+        Some(deployment) => deployment,
+        None => resolved_deployment(&snapshot, object, namespace.as_deref())?,
     };
-    let source = EvidenceSource::Live {
-        client,
-        access: &access,
-        scope: &plan,
-    };
-    let snapshot = gather(source, evidence_plan(objects.to_vec()))
-        .await
-        .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
-    let (deployment, operator) = match given {
-        Some(deployment) => {
-            let operator = recognise(&deployment);
-            (deployment, operator)
-        }
-        None => {
-            let resolution = match object {
-                Some(o) => snapshot.operator_for(o),
-                None => snapshot.operator_for_namespace(namespace.as_deref()),
-            };
-            let chosen = match resolution.verdict {
-                Verdict::Deployment => resolution.deployment().map(str::to_string),
-                Verdict::Process => {
-                    return Err(AppError::Undecided(format!(
-                        "Operator: {}: a process outside the cluster, whose log is not in the cluster; read it with --file FILE",
-                        resolution.line()
-                    )));
-                }
-                Verdict::NoneServes => {
-                    return Err(AppError::Undecided(format!(
-                        "Operator: {}; give --operator NS/deployment/NAME to read one anyway",
-                        resolution.line()
-                    )));
-                }
-                Verdict::Ambiguous => return Err(AppError::Undecided(format!("Operator: {}", resolution.line()))),
-                Verdict::Unknown => {
-                    return Err(AppError::Undecided(format!(
-                        "cannot look for the operator: {}; give --operator NS/deployment/NAME",
-                        resolution.line()
-                    )));
-                }
-            };
-            let found = snapshot.operator.deployments.get().into_iter().flatten().find(|d| {
-                chosen.as_deref()
-                    == Some(
-                        format!(
-                            "{}/deployment/{}",
-                            d.metadata.namespace.as_deref().unwrap_or(""),
-                            d.metadata.name.as_deref().unwrap_or("")
-                        )
-                        .as_str(),
-                    )
-            });
-            let Some(deployment) = found.cloned() else {
-                return Err(AppError::Undecided(format!(
-                    "the operator {} is not among the Deployments read",
-                    chosen.unwrap_or_default()
-                )));
-            };
-            let operator = recognise(&deployment);
-            (deployment, operator)
-        }
-    };
+    let operator = recognise(&deployment);
     let ns = deployment.metadata.namespace.clone().unwrap_or_default();
     let name = deployment.metadata.name.clone().unwrap_or_default();
     let pod_spec = deployment.spec.as_ref().and_then(|s| s.template.spec.as_ref());
     let first_container = pod_spec.and_then(|s| s.containers.first()).map(|c| c.name.clone());
-    // `-c` naming a container the operator's Pods do not have: one error naming it and the
-    // containers they have (init containers too, as kubectl logs -c takes them), before any
-    // log is read, rather than "no run ..." on stdout and then "no operator log could be read".
     if let (Some(wanted), Some(spec)) = (&args.container, pod_spec) {
-        let names: Vec<&str> = spec
-            .containers
-            .iter()
-            .chain(spec.init_containers.iter().flatten())
-            .map(|c| c.name.as_str())
-            .collect();
-        if !names.contains(&wanted.as_str()) {
-            return Err(AppError::Undecided(format!(
-                "-c {wanted}: the Pods of {ns}/deployment/{name} have no container {wanted}; their containers: {}",
-                names.join(", ")
-            )));
-        }
+        check_container(wanted, spec, &format!("{ns}/deployment/{name}"))?;
     }
     // The Pod holding the Lease that governs the namespace: the one that handles.
-    let leader = operator.as_ref().and_then(|op| {
-        let Leadership::Lease {
-            namespace: lns,
-            name: lname,
-        } = op.leadership_in(namespace.as_deref().unwrap_or(&ns))
-        else {
-            return None;
-        };
-        let lease = snapshot.operator.leases.get()?.iter().find(|l| {
-            l.metadata.namespace.as_deref() == Some(lns.as_str()) && l.metadata.name.as_deref() == Some(lname.as_str())
-        })?;
-        let holder = lease
-            .spec
-            .as_ref()?
-            .holder_identity
-            .as_deref()
-            .filter(|h| !h.is_empty())?;
-        let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
-        pod.starts_with(&format!("{name}-")).then(|| pod.to_string())
-    });
+    let leader = operator
+        .as_ref()
+        .and_then(|op| lease_holder_pod(&snapshot, op, namespace.as_deref().unwrap_or(&ns), &name));
     let container = args
         .container
         .clone()
@@ -837,15 +756,159 @@ async fn resolve_target(
     })
 }
 
+/// The Deployment `--operator NS/deployment/NAME` names, read (exit 3 when it cannot be).
+async fn given_operator(client: &Client, spec: &str) -> Result<Deployment, AppError> {
+    let (ns, name) = crate::evidence::live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
+    Api::<Deployment>::namespaced(client.clone(), &ns)
+        .get(&name)
+        .await
+        .map_err(|e| AppError::kube(format!("get Deployment {ns}/{name}"), e))
+}
+
+/// What the resolver reads of the operators for `namespace` (Deployments, their Pods, the
+/// Leases; `--operator`'s when given), with the Microservices `objects` given, no events.
+async fn operator_evidence(
+    client: &Client,
+    args: &LogsArgs,
+    objects: &[MicroserviceObject],
+    namespace: Option<String>,
+) -> Result<crate::evidence::Snapshot, AppError> {
+    use crate::evidence::live;
+    let scope = live::LiveScope {
+        namespace,
+        operator: args.operator.clone(),
+        ..Default::default()
+    };
+    // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
+    // Not reviewed: through this scope nothing is listed but the operator (the objects are
+    // given, no events are read).
+    let access = live::CallerAccess {
+        list_microservices: false,
+        list_events: false,
+    };
+    let source = EvidenceSource::Live {
+        client,
+        access: &access,
+        scope: &scope,
+    };
+    gather(source, evidence_plan(objects.to_vec()))
+        .await
+        .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))
+}
+
+/// The operator Deployment the resolver decides in `snapshot` for `object` (else for
+/// `namespace`), as `status` and `explain-events` decide it. Errors (exit 3) say why there is
+/// none to read: a process outside the cluster (read its log with `--file`), none serves, several
+/// serve alike, the operators are unknown, or the chosen one is not among the Deployments read.
+fn resolved_deployment(
+    snapshot: &crate::evidence::Snapshot,
+    object: Option<&MicroserviceObject>,
+    namespace: Option<&str>,
+) -> Result<Deployment, AppError> {
+    use crate::evidence::resolve::Verdict;
+    let resolution = match object {
+        Some(o) => snapshot.operator_for(o),
+        None => snapshot.operator_for_namespace(namespace),
+    };
+    let chosen = match resolution.verdict {
+        Verdict::Deployment => resolution.deployment().map(str::to_string),
+        Verdict::Process => {
+            return Err(AppError::Undecided(format!(
+                "Operator: {}: a process outside the cluster, whose log is not in the cluster; read it with --file FILE",
+                resolution.line()
+            )));
+        }
+        Verdict::NoneServes => {
+            return Err(AppError::Undecided(format!(
+                "Operator: {}; give --operator NS/deployment/NAME to read one anyway",
+                resolution.line()
+            )));
+        }
+        Verdict::Ambiguous => return Err(AppError::Undecided(format!("Operator: {}", resolution.line()))),
+        Verdict::Unknown => {
+            return Err(AppError::Undecided(format!(
+                "cannot look for the operator: {}; give --operator NS/deployment/NAME",
+                resolution.line()
+            )));
+        }
+    };
+    let found = snapshot.operator.deployments.get().into_iter().flatten().find(|d| {
+        chosen.as_deref()
+            == Some(
+                format!(
+                    "{}/deployment/{}",
+                    d.metadata.namespace.as_deref().unwrap_or(""),
+                    d.metadata.name.as_deref().unwrap_or("")
+                )
+                .as_str(),
+            )
+    });
+    found.cloned().ok_or_else(|| {
+        AppError::Undecided(format!(
+            "the operator {} is not among the Deployments read",
+            chosen.unwrap_or_default()
+        ))
+    })
+}
+
+/// `-c wanted` naming a container the operator's Pods (`spec`, of the Deployment `describe`) do
+/// not have: one error naming it and the containers they have (init containers too, as kubectl
+/// logs -c takes them), before any log is read, rather than "no run ..." on stdout and then "no
+/// operator log could be read".
+fn check_container(wanted: &str, spec: &k8s_openapi::api::core::v1::PodSpec, describe: &str) -> Result<(), AppError> {
+    let names: Vec<&str> = spec
+        .containers
+        .iter()
+        .chain(spec.init_containers.iter().flatten())
+        .map(|c| c.name.as_str())
+        .collect();
+    if names.contains(&wanted) {
+        return Ok(());
+    }
+    Err(AppError::Undecided(format!(
+        "-c {wanted}: the Pods of {describe} have no container {wanted}; their containers: {}",
+        names.join(", ")
+    )))
+}
+
+/// The Pod of the Deployment `name` that holds the Lease governing `namespace` for `operator`
+/// (its holder identity `POD_...`), when the Lease is in `snapshot`; `None` otherwise.
+fn lease_holder_pod(
+    snapshot: &crate::evidence::Snapshot,
+    operator: &crate::evidence::operator::OperatorRef,
+    namespace: &str,
+    name: &str,
+) -> Option<String> {
+    use crate::evidence::operator::Leadership;
+    let Leadership::Lease {
+        namespace: lns,
+        name: lname,
+    } = operator.leadership_in(namespace)
+    else {
+        return None;
+    };
+    let lease = snapshot.operator.leases.get()?.iter().find(|l| {
+        l.metadata.namespace.as_deref() == Some(lns.as_str()) && l.metadata.name.as_deref() == Some(lname.as_str())
+    })?;
+    let holder = lease
+        .spec
+        .as_ref()?
+        .holder_identity
+        .as_deref()
+        .filter(|h| !h.is_empty())?;
+    let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
+    pod.starts_with(&format!("{name}-")).then(|| pod.to_string())
+}
+
 /// The Microservices that give causes and the spec-change statement: the named object (a
 /// `get`), or those of `-n NS`; none otherwise. Failures are notes, not errors, except that a
 /// named object that does not exist is "object not found" (exit 3).
 async fn objects_in_evidence(
     client: &Client,
-    plan: &Plan,
+    query: &LogsQuery,
     namespace: Option<&str>,
 ) -> Result<(Vec<MicroserviceObject>, Option<String>), AppError> {
-    let selector = plan.filter.object.as_ref();
+    let selector = query.filter.object.as_ref();
     match (
         selector.and_then(|o| o.namespace.as_deref().map(|ns| (ns, o.name.as_str()))),
         namespace,
@@ -879,90 +942,112 @@ async fn objects_in_evidence(
 
 /// What to ask `pods/log` for: `--previous`, `--since` (whole seconds, at least 1) and `--tail`
 /// (`tailLines`; -1, as kubectl's, is every line).
-fn fetch(args: &LogsArgs, plan: &Plan) -> Fetch {
+fn fetch(args: &LogsArgs, query: &LogsQuery) -> Fetch {
     Fetch {
         previous: args.previous,
-        since_seconds: plan.since.map(|d| d.as_secs().max(1) as i64),
+        since_seconds: query.since.map(|d| d.as_secs().max(1) as i64),
         tail_lines: args.tail.filter(|n| *n >= 0),
     }
 }
 
-/// The operator's Pods, read to the end or followed.
-async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> Result<ExitCode, AppError> {
+/// The operator's Pods, read to the end or followed; with `--log-file`, the files beside the
+/// cluster's evidence instead.
+async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, query: &mut LogsQuery) -> Result<ExitCode, AppError> {
     let usage = if args.follow {
         Usage::Controller
     } else {
         Usage::Diagnostics
     };
-    let (client, config) = crate::client::client(global, usage).await?;
+    let connection = global.connection();
+    let (client, config) = crate::client::client(&connection, usage).await?;
     // The first call says whether the server answers at all, as every subcommand says it
     // (`cannot reach the API server URL (context NAME): ...`); the operator lookup after it
     // would otherwise report a dead server as a missing operator.
     client
         .apiserver_version()
         .await
-        .map_err(|e| crate::client::unreachable(global, &config, e))?;
-    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
+        .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
+    super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     // The namespace as every command takes it (crate::cli::namespace_in_context): NS/NAME's or
     // -n's, else the kubeconfig context's.
-    let ns = crate::cli::namespace_in_context(false, plan.given_namespace(global), &config.default_namespace)
+    let ns = crate::cli::namespace_in_context(false, query.given_namespace(global), &config.default_namespace)
         .unwrap_or_default();
-    if let Some(object) = &mut plan.filter.object {
+    if let Some(object) = &mut query.filter.object {
         object.namespace = Some(ns.clone());
     }
     let mut global = global.clone();
     global.namespaces = vec![ns.clone()];
-    let global = &global;
-    let (objects, objects_note) = objects_in_evidence(&client, plan, Some(&ns)).await?;
-    if !args.log_files.paths.is_empty() {
-        // `--log-file`: the file beside the cluster's evidence, as status reads it (the
-        // operator, its Pods and Deployment for the file's clock, the object's managedFields).
-        // (--follow with --log-file is refused in run.)
-        let files = args.log_files.read()?;
-        let scope = crate::evidence::live::LiveScope {
-            namespace: Some(ns.clone()),
-            operator: args.operator.clone(),
-            ..Default::default()
-        };
-        let access = crate::evidence::live::CallerAccess {
-            list_microservices: false,
-            list_events: false,
-        };
-        let source = EvidenceSource::Live {
-            client: &client,
-            access: &access,
-            scope: &scope,
-        };
-        let snapshot = gather(
-            source,
-            Needs {
-                log_files: &files,
-                ..evidence_plan(objects)
-            },
-        )
-        .await
-        .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
-        if let Some(note) = &objects_note {
-            eprintln!("note: {}", sanitize(note));
-        }
-        return from_snapshot(
-            plan,
-            &snapshot,
-            &config.cluster_url.to_string(),
-            args.container.as_deref(),
-        );
+    let objects = objects_in_evidence(&client, query, Some(&ns)).await?;
+    if args.log_files.paths.is_empty() {
+        from_pods(&client, &global, args, query, objects).await
+    } else {
+        beside_cluster(&client, args, query, &ns, objects, &config.cluster_url.to_string()).await
     }
-    let target = resolve_target(&client, global, args, &objects, named_object(plan, &objects)).await?;
-    plan.operator = Some(target.describe.clone());
+}
+
+/// `--log-file` live: the files beside the cluster's evidence, as status reads them (the
+/// operator, its Pods and Deployment for the files' clock, the object's managedFields), from
+/// the cluster `place` in namespace `ns`; `objects` are the Microservices in evidence with a
+/// note when they could not be read. (--follow with --log-file is refused in run.)
+async fn beside_cluster(
+    client: &Client,
+    args: &LogsArgs,
+    query: &mut LogsQuery,
+    ns: &str,
+    (objects, objects_note): (Vec<MicroserviceObject>, Option<String>),
+    place: &str,
+) -> Result<ExitCode, AppError> {
+    let files = super::log_files::read(&args.log_files)?;
+    let scope = crate::evidence::live::LiveScope {
+        namespace: Some(ns.to_string()),
+        operator: args.operator.clone(),
+        ..Default::default()
+    };
+    let access = crate::evidence::live::CallerAccess {
+        list_microservices: false,
+        list_events: false,
+    };
+    let source = EvidenceSource::Live {
+        client,
+        access: &access,
+        scope: &scope,
+    };
+    let snapshot = gather(
+        source,
+        Needs {
+            log_files: &files,
+            ..evidence_plan(objects)
+        },
+    )
+    .await
+    .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
+    if let Some(note) = &objects_note {
+        eprintln!("note: {}", sanitize(note));
+    }
+    from_snapshot(query, &snapshot, place, args.container.as_deref())
+}
+
+/// The runs in the logs of the operator's Pods ([`resolve_target`] finds them), read to the end
+/// or followed (`-f`); `objects` are the Microservices in evidence, with a note when they could
+/// not be read.
+async fn from_pods(
+    client: &Client,
+    global: &GlobalArgs,
+    args: &LogsArgs,
+    query: &mut LogsQuery,
+    (objects, objects_note): (Vec<MicroserviceObject>, Option<String>),
+) -> Result<ExitCode, AppError> {
+    let target = resolve_target(client, global, args, &objects, named_object(query, &objects)).await?;
+    query.operator = Some(target.describe.clone());
     let hints = hints_of(&objects);
-    let fetch = fetch(args, plan);
+    let fetch = fetch(args, query);
     if let Some(note) = &objects_note {
         eprintln!("note: {}", sanitize(note));
     }
     if args.follow {
-        return follow_cluster(&client, plan, &target, &fetch, &hints).await;
+        return follow_cluster(client, query, &target, &fetch, &hints).await;
     }
-    let (pods, server_now) = crate::logs::live::pods(&client, &target)
+    let (pods, server_now) = crate::logs::live::pods(client, &target)
         .await
         .map_err(|e| AppError::kube(format!("list the Pods of {}", target.describe), e))?;
     if pods.is_empty() {
@@ -971,21 +1056,27 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, plan: &mut Plan) -> 
             target.describe
         )));
     }
-    let (runs, coverage) = read_once(&client, &target, &pods, &fetch, &plan.config, &hints).await;
-    let object = named_object(plan, &objects);
+    let (runs, coverage) = read_once(client, &target, &pods, &fetch, &query.config, &hints).await;
+    let object = named_object(query, &objects);
     // "Now" is the API server's clock, else ours.
-    finish_batch(plan, runs, &coverage, Some(server_now.unwrap_or_else(Utc::now)), object)
+    finish_batch(
+        query,
+        runs,
+        &coverage,
+        Some(server_now.unwrap_or_else(Utc::now)),
+        object,
+    )
 }
 
 /// Follows the operator's Pods until Ctrl-C, printing runs as they end.
 async fn follow_cluster(
     client: &Client,
-    plan: &mut Plan,
+    query: &mut LogsQuery,
     target: &Target,
     fetch: &Fetch,
     hints: &[CauseHint],
 ) -> Result<ExitCode, AppError> {
-    let since = plan.since;
+    let since = query.since;
     let mut shown = Tally::default();
     let mut failure = None;
     let stop = async {
@@ -995,12 +1086,12 @@ async fn follow_cluster(
         client,
         target,
         fetch,
-        &plan.config.clone(),
+        &query.config.clone(),
         hints,
         stop,
         &mut |event| match event {
             Followed::Runs(runs) => {
-                if let Err(e) = emit(plan, since, &runs, &mut shown) {
+                if let Err(e) = emit(query, since, &runs, &mut shown) {
                     failure.get_or_insert(e);
                 }
             }
@@ -1011,8 +1102,8 @@ async fn follow_cluster(
     if let Some(e) = failure {
         return Err(e);
     }
-    let closing = report(plan, shown, &coverage);
-    match plan.output {
+    let closing = report(query, shown, &coverage);
+    match query.output {
         Output::Human { .. } => write_stdout(&closing)?,
         _ => eprint!("{closing}"),
     }
@@ -1021,15 +1112,15 @@ async fn follow_cluster(
 
 /// Prints the runs for the chosen output, then the closing report: to stdout for humans, to
 /// stderr otherwise.
-fn print_batch(plan: &Plan, runs: &[Run], closing: &str) -> Result<(), AppError> {
+fn print_batch(query: &LogsQuery, runs: &[Run], closing: &str) -> Result<(), AppError> {
     let mut out = String::new();
     for run in runs {
-        out.push_str(&render_run(&plan.output, run)?);
-        if matches!(plan.output, Output::Human { .. }) {
+        out.push_str(&render_run(&query.output, run)?);
+        if matches!(query.output, Output::Human { .. }) {
             out.push('\n');
         }
     }
-    match plan.output {
+    match query.output {
         Output::Human { .. } => {
             out.push_str(closing);
             write_stdout(&out)
@@ -1055,19 +1146,19 @@ fn render_run(output: &Output, run: &Run) -> Result<String, AppError> {
 }
 
 /// The answer's closing lines: what was found, and what the logs cover.
-pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> String {
-    let who = match &plan.filter.object {
-        Some(o) => format!("handler {} for {}", plan.filter.handler, o.describe()),
-        None => format!("handler {}", plan.filter.handler),
+pub fn report(query: &LogsQuery, tally: Tally, coverage: &[ContainerCoverage]) -> String {
+    let who = match &query.filter.object {
+        Some(o) => format!("handler {} for {}", query.filter.handler, o.describe()),
+        None => format!("handler {}", query.filter.handler),
     };
     // The filters that left runs out, so that "no run" is not read as "the handler never ran"
     // beside a statement of its last run (the spec-change sentence counts every run).
     let mut filters = Vec::new();
-    if let Some(since) = plan.since {
+    if let Some(since) = query.since {
         filters.push(format!("--since {}", crate::logs::runs::humantime(since)));
     }
-    if !plan.filter.causes.is_empty() {
-        let causes: Vec<&str> = plan
+    if !query.filter.causes.is_empty() {
+        let causes: Vec<&str> = query
             .filter
             .causes
             .iter()
@@ -1075,8 +1166,8 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
             .collect();
         filters.push(format!("--cause {}", causes.join(",")));
     }
-    if !plan.filter.outcomes.is_empty() {
-        let outcomes: Vec<String> = plan.filter.outcomes.iter().map(ToString::to_string).collect();
+    if !query.filter.outcomes.is_empty() {
+        let outcomes: Vec<String> = query.filter.outcomes.iter().map(ToString::to_string).collect();
         filters.push(format!("--outcome {}", outcomes.join(",")));
     }
     let mut out = if tally.total() == 0 && !filters.is_empty() {
@@ -1090,7 +1181,7 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
     } else {
         format!("{}: {tally}.\n", sanitize(&who))
     };
-    if let Some(op) = &plan.operator {
+    if let Some(op) = &query.operator {
         out.push_str(&format!("Operator: {}\n", sanitize(op)));
     }
     out.push_str("Coverage:\n");
@@ -1116,7 +1207,7 @@ pub fn report(plan: &Plan, tally: Tally, coverage: &[ContainerCoverage]) -> Stri
 }
 
 /// Follows one file (or stdin): runs are printed as they end; at the end of stdin the coverage.
-fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
+fn follow_file(query: &mut LogsQuery, path: &str) -> Result<ExitCode, AppError> {
     let label = SourceLabel {
         path: Some(path.to_string()),
         ..Default::default()
@@ -1142,8 +1233,8 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
         }
         let _ = tx.send(None);
     });
-    let since = plan.since;
-    let mut stream = LogStream::new(label.clone(), plan.config.clone(), Vec::new());
+    let since = query.since;
+    let mut stream = LogStream::new(label.clone(), query.config.clone(), Vec::new());
     let mut shown = Tally::default();
     let mut last_data = Instant::now();
     let linger = crate::time::delta(LINGER);
@@ -1158,7 +1249,7 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
             Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 stream.finish();
                 let runs = stream.drain(None);
-                emit(plan, since, &runs, &mut shown)?;
+                emit(query, since, &runs, &mut shown)?;
                 break;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -1170,11 +1261,11 @@ fn follow_file(plan: &mut Plan, path: &str) -> Result<ExitCode, AppError> {
                 stream.drain(None)
             }
         };
-        emit(plan, since, &released, &mut shown)?;
+        emit(query, since, &released, &mut shown)?;
     }
     let coverage = [ContainerCoverage::of(&stream, None, Vec::new())];
-    let report = report(plan, shown, &coverage);
-    match plan.output {
+    let report = report(query, shown, &coverage);
+    match query.output {
         Output::Human { .. } => write_stdout(&report)?,
         _ => eprint!("{report}"),
     }
@@ -1186,14 +1277,14 @@ fn stream_latest(stream: &LogStream) -> Option<DateTime<Utc>> {
 }
 
 /// Prints released runs that pass the filters, counting them for the closing line.
-fn emit(plan: &mut Plan, since: Option<Duration>, runs: &[Run], shown: &mut Tally) -> Result<(), AppError> {
+fn emit(query: &mut LogsQuery, since: Option<Duration>, runs: &[Run], shown: &mut Tally) -> Result<(), AppError> {
     if since.is_some() {
-        plan.anchor_since(Some(Utc::now()));
+        query.anchor_since(Some(Utc::now()));
     }
     let mut out = String::new();
-    for run in runs.iter().filter(|r| plan.filter.matches(r)) {
-        out.push_str(&render_run(&plan.output, run)?);
-        if matches!(plan.output, Output::Human { .. }) {
+    for run in runs.iter().filter(|r| query.filter.matches(r)) {
+        out.push_str(&render_run(&query.output, run)?);
+        if matches!(query.output, Output::Human { .. }) {
             out.push('\n');
         }
         shown.add(run.outcome);
@@ -1239,23 +1330,23 @@ mod tests {
     #[test]
     fn tail_counts_lines_as_kubectl_and_last_counts_runs() {
         let (global, args) = parse(&["--tail", "20", "--last", "3"]);
-        let plan = Plan::new(&global, &args, false).unwrap();
-        assert_eq!(fetch(&args, &plan).tail_lines, Some(20));
-        assert_eq!(plan.last, Some(3));
+        let query = LogsQuery::new(&global, &args, false).unwrap();
+        assert_eq!(fetch(&args, &query).tail_lines, Some(20));
+        assert_eq!(query.last, Some(3));
         // The old name of --tail still works; -1 is every line, as kubectl's.
         let (global, args) = parse(&["--log-lines", "7"]);
         assert_eq!(
-            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            fetch(&args, &LogsQuery::new(&global, &args, false).unwrap()).tail_lines,
             Some(7)
         );
         let (global, args) = parse(&["--tail", "-1"]);
         assert_eq!(
-            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            fetch(&args, &LogsQuery::new(&global, &args, false).unwrap()).tail_lines,
             None
         );
         let (global, args) = parse(&["--tail", "0", "-f"]);
         assert_eq!(
-            fetch(&args, &Plan::new(&global, &args, false).unwrap()).tail_lines,
+            fetch(&args, &LogsQuery::new(&global, &args, false).unwrap()).tail_lines,
             Some(0)
         );
         for (bad, needle) in [

@@ -1,4 +1,4 @@
-//! Subcommands other than `operate` and `manifests`.
+//! Subcommands other than `operate`.
 
 pub mod collect;
 pub mod complete;
@@ -6,6 +6,7 @@ pub mod completion;
 pub mod explain_events;
 pub mod log_files;
 pub mod logs;
+pub mod manifests;
 pub mod status;
 pub mod version;
 
@@ -34,7 +35,7 @@ pub fn write_stdout(text: &str) -> Result<(), AppError> {
 /// same one-line error every command gives ([`crate::client::unreachable`]).
 pub async fn check_operator_exists(
     client: &kube::Client,
-    global: &crate::cli::GlobalArgs,
+    connection: &crate::client::ConnectionSettings,
     config: &kube::Config,
     spec: Option<&str>,
 ) -> Result<(), AppError> {
@@ -49,6 +50,6 @@ pub async fn check_operator_exists(
             "--operator {spec}: deployment {name:?} not found in namespace {namespace:?}"
         ))),
         Err(kube::Error::Api(_)) => Ok(()),
-        Err(e) => Err(crate::client::unreachable(global, config, e)),
+        Err(e) => Err(crate::client::unreachable(connection, config, e)),
     }
 }

@@ -3,79 +3,22 @@
 //! explained in sentences with its evidence and the next command to run.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::log_files::LogFileArgs;
-use crate::cli::{GlobalArgs, OutputFormat, parse_duration};
+use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diagnose::staleness::{self, Assessment, Verdict};
 use crate::error::AppError;
 use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
 use crate::evidence::{Evidence, Gap, Snapshot, live};
 use crate::logs::LogSource;
-use crate::render::{self, Tone};
+use crate::render::{self, OutputFormat, Tone};
 use crate::resource::MicroserviceObject;
 use crate::text::sanitize;
 use crate::time::rfc3339_seconds;
-
-/// Flags of `status`.
-#[derive(Debug, Clone, Args)]
-#[command(after_help = concat!(
-    "Examples:\n",
-    "  # Is Accepted still true for each Microservice's spec in the current namespace?\n",
-    "  kubectl microservice status\n",
-    "\n",
-    "  # Every namespace, more columns; exit 1 if any is stale, never handled or invalid\n",
-    "  kubectl microservice status -A -o wide --exit-code\n",
-    "\n",
-    "  # One Microservice's verdict explained in sentences\n",
-    "  kubectl microservice status todo-api -n todo\n",
-    "\n",
-    "  # Print a row whenever a verdict changes\n",
-    "  kubectl microservice status -w\n",
-    "\n",
-    "  # From a bundle written by collect, as JSON\n",
-    "  kubectl microservice status --bundle ./bundle -o json",
-))]
-pub struct StatusArgs {
-    /// A Microservice: explain its verdict in sentences. NAME, TYPE/NAME as kubectl's (ms/NAME, or
-    /// what -o name prints), or NAMESPACE/NAME when the first part is no Microservice type name.
-    #[arg(value_name = "NAME", value_parser = crate::names::object_ref_arg)]
-    pub name: Option<String>,
-
-    /// Read evidence from a bundle directory instead of a cluster.
-    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
-    pub bundle: Option<PathBuf>,
-
-    /// Exit 1 when any shown object is stale, never-handled, invalid or terminating.
-    #[arg(long)]
-    pub exit_code: bool,
-
-    /// After the table, print a row whenever an object's phase, generation or verdict changes.
-    #[arg(short = 'w', long)]
-    pub watch: bool,
-
-    /// Poll interval of `--watch` (only with it).
-    #[arg(long, requires = "watch", default_value = "2s", value_parser = crate::cli::parse_duration_at_least_1s, allow_hyphen_values = true, value_name = "DURATION")]
-    pub interval: Duration,
-
-    /// The operator, as NAMESPACE/deployment/NAME (default: discovered).
-    #[arg(long, value_name = "NS/deployment/NAME", value_parser = crate::names::operator_ref_arg)]
-    pub operator: Option<String>,
-
-    /// Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution).
-    #[arg(long, default_value = "2s", value_parser = parse_duration, allow_hyphen_values = true, value_name = "DURATION")]
-    pub skew: Duration,
-
-    /// `--log-file FILE`: the operator's log from a file (read again on every `--watch` poll).
-    #[command(flatten)]
-    pub log_files: LogFileArgs,
-}
 
 /// One row of `status -o json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -414,51 +357,32 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
 
 /// The detail view of one object: the verdict in sentences, its evidence, gaps, and the next command.
 pub fn detail(report: &Report, item: &Item, color: bool) -> String {
-    let mut out = String::new();
-    let push = |out: &mut String, line: String| {
+    let verdict = render::paint(item.verdict.as_str(), verdict_tone(item.verdict), color);
+    let mut out = format!("{}/{}: {verdict}\n", sanitize(&item.namespace), sanitize(&item.name));
+    let lines = detail_facts(item)
+        .into_iter()
+        .chain(detail_changes(item))
+        .chain(detail_why(item))
+        .chain(detail_closing(report, item));
+    for line in lines {
         out.push_str(&sanitize(&line));
         out.push('\n');
-    };
-    let verdict = render::paint(item.verdict.as_str(), verdict_tone(item.verdict), color);
-    out.push_str(&format!(
-        "{}/{}: {verdict}\n",
-        sanitize(&item.namespace),
-        sanitize(&item.name)
-    ));
-    push(
-        &mut out,
-        format!("  {:<16}{}", "Phase:", item.phase.as_deref().unwrap_or("<none>")),
-    );
-    push(
-        &mut out,
-        format!(
-            "  {:<16}image={} port={}",
-            "Spec:",
-            value_text(&item.image),
-            value_text(&item.port)
-        ),
-    );
+    }
+    out
+}
+
+/// The detail's facts of the object: phase, spec, generations, whose records, the operator,
+/// when status and spec were written.
+fn detail_facts(item: &Item) -> Vec<String> {
     let observed = item
         .observed_generation
         .map(|g| g.to_string())
         .unwrap_or_else(|| "none".into());
-    push(
-        &mut out,
-        format!(
-            "  {:<16}{} (observedGeneration {observed})",
-            "Generation:", item.generation
-        ),
-    );
     let handled_by = match item.handled_by {
         staleness::HandledBy::KubectlMicroservice => "kubectl-microservice (status.observedGeneration)",
         staleness::HandledBy::Kopf => "a Kopf operator (last-handled-configuration annotation)",
         staleness::HandledBy::Unknown => "no handling record on the object",
     };
-    push(&mut out, format!("  {:<16}{handled_by}", "Handled by:"));
-    push(
-        &mut out,
-        format!("  {:<16}{}", "Operator:", item.operator_resolution.line()),
-    );
     let time = |t: Option<DateTime<Utc>>| {
         t.map(|t| {
             format!(
@@ -468,58 +392,90 @@ pub fn detail(report: &Report, item: &Item, color: bool) -> String {
         })
         .unwrap_or_else(|| "unknown".into())
     };
-    push(
-        &mut out,
+    vec![
+        format!("  {:<16}{}", "Phase:", item.phase.as_deref().unwrap_or("<none>")),
+        format!(
+            "  {:<16}image={} port={}",
+            "Spec:",
+            value_text(&item.image),
+            value_text(&item.port)
+        ),
+        format!(
+            "  {:<16}{} (observedGeneration {observed})",
+            "Generation:", item.generation
+        ),
+        format!("  {:<16}{handled_by}", "Handled by:"),
+        format!("  {:<16}{}", "Operator:", item.operator_resolution.line()),
         format!("  {:<16}{}", "Status written:", time(item.last_handled)),
-    );
-    push(
-        &mut out,
         format!("  {:<16}{}", "Spec written:", time(item.spec_changed)),
-    );
+    ]
+}
+
+/// The detail's fields changed since last handled, and the finalizers of a pending deletion.
+fn detail_changes(item: &Item) -> Vec<String> {
+    let mut lines = Vec::new();
     if !item.changed_fields.is_empty() {
-        push(&mut out, "  Changed since last handled:".into());
+        lines.push("  Changed since last handled:".into());
         for c in &item.changed_fields {
-            push(&mut out, format!("    {}: {} → {}", c.field, c.old, c.new));
+            lines.push(format!("    {}: {} → {}", c.field, c.old, c.new));
         }
     }
     if let Some(d) = &item.deletion {
-        push(&mut out, "  Finalizers:".into());
+        lines.push("  Finalizers:".into());
         if d.finalizers.is_empty() {
-            push(&mut out, "    none left".into());
+            lines.push("    none left".into());
         }
         for f in &d.finalizers {
-            push(
-                &mut out,
-                format!("    [{}] {}: to be removed by {}", f.index, f.finalizer, f.owner),
-            );
+            lines.push(format!(
+                "    [{}] {}: to be removed by {}",
+                f.index, f.finalizer, f.owner
+            ));
         }
     }
-    push(&mut out, "  Why:".into());
+    lines
+}
+
+/// The detail's `Why:`: each reason with its code and evidence.
+fn detail_why(item: &Item) -> Vec<String> {
+    let mut lines = vec!["  Why:".to_string()];
     for reason in &item.reasons {
-        push(&mut out, format!("    {} [{}]", reason.message, reason.code));
+        lines.push(format!("    {} [{}]", reason.message, reason.code));
         for e in &reason.evidence {
-            push(&mut out, format!("      - {e}"));
+            lines.push(format!("      - {e}"));
         }
     }
+    lines
+}
+
+/// The detail's closing lines: the Warning events, the report's gaps and notes, the next command.
+fn detail_closing(report: &Report, item: &Item) -> Vec<String> {
     let warnings = match item.warnings {
         Some(n) => format!("{} for this uid", crate::text::count(n as u64, "Warning/Error event")),
         None => "unknown (events could not be listed)".into(),
     };
-    push(&mut out, format!("  {:<16}{warnings}", "Warnings:"));
+    let mut lines = vec![format!("  {:<16}{warnings}", "Warnings:")];
     if !report.gaps.is_empty() {
-        push(&mut out, "  Evidence gaps:".into());
+        lines.push("  Evidence gaps:".into());
         for gap in &report.gaps {
-            push(&mut out, format!("    - {gap}"));
+            lines.push(format!("    - {gap}"));
         }
     }
     for note in &report.notes {
-        push(&mut out, format!("  {:<16}{note}", "Note:"));
+        lines.push(format!("  {:<16}{note}", "Note:"));
     }
-    push(&mut out, format!("  {:<16}{}", "Next:", next_command(item)));
-    out
+    lines.push(format!("  {:<16}{}", "Next:", next_command(item)));
+    lines
 }
 
+/// The `Next:` of the detail view: the command to run next, for the verdict and its reasons.
 fn next_command(item: &Item) -> String {
+    let target = next_target(item);
+    next_before_verdict(item, &target).unwrap_or_else(|| next_for_verdict(item, &target))
+}
+
+/// The object as the next commands name it: `NAME -n NS`, the bundle and the `--log-file`s the
+/// answer read.
+fn next_target(item: &Item) -> String {
     let mut target = match &item.bundle {
         Some(dir) => format!("{} -n {} --bundle {dir}", item.name, item.namespace),
         None => format!("{} -n {}", item.name, item.namespace),
@@ -529,7 +485,13 @@ fn next_command(item: &Item) -> String {
     for file in &item.log_files {
         target.push_str(&format!(" --log-file {file}"));
     }
-    let logs_target = target.clone();
+    target
+}
+
+/// The next command that a reason or missing logs decide, whatever the verdict: explain-events'
+/// fix for a cycle that never completes, and what to do when no log of the operator is in
+/// evidence (`logs --handler` needs them).
+fn next_before_verdict(item: &Item, target: &str) -> Option<String> {
     // A cycle that never completes has a fix that explain-events gives (its first finding).
     if item.reasons.first().is_some_and(|r| {
         matches!(
@@ -537,7 +499,9 @@ fn next_command(item: &Item) -> String {
             "patch-rejected" | "status-pruned" | "handler-running" | "nothing-logged-since-change"
         )
     }) {
-        return format!("see why and the fix: kubectl microservice explain-events {target}");
+        return Some(format!(
+            "see why and the fix: kubectl microservice explain-events {target}"
+        ));
     }
     // `logs --handler` needs the operator's logs: without them, the next step is what gets them
     // (explain-events says why the operator has none: not running, not found).
@@ -548,17 +512,19 @@ fn next_command(item: &Item) -> String {
                 .iter()
                 .any(|r| matches!(r.code, "status-pruned" | "handled-by-several-operators")) =>
         {
-            return format!(
+            Some(format!(
                 "nothing to do (the handler's runs are in the operator's logs, and none is in evidence: {why})"
-            );
+            ))
         }
-        (Some(why), Verdict::Stale | Verdict::NeverHandled) => {
-            return format!(
-                "the handler's runs are in the operator's logs, and none is in evidence ({why}); see why and the fix: kubectl microservice explain-events {target}"
-            );
-        }
-        _ => {}
+        (Some(why), Verdict::Stale | Verdict::NeverHandled) => Some(format!(
+            "the handler's runs are in the operator's logs, and none is in evidence ({why}); see why and the fix: kubectl microservice explain-events {target}"
+        )),
+        _ => None,
     }
+}
+
+/// The next command of the verdict, once no reason decided it ([`next_before_verdict`]).
+fn next_for_verdict(item: &Item, target: &str) -> String {
     match item.verdict {
         // A fresh verdict with a dropped status field (a handler's return value) has a fix.
         Verdict::Fresh if item.reasons.iter().any(|r| r.code == "status-pruned") => {
@@ -572,15 +538,13 @@ fn next_command(item: &Item) -> String {
             )
         }
         Verdict::Fresh => {
-            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {logs_target}")
+            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}")
         }
         Verdict::Stale => {
-            format!(
-                "see whether the handler ran since the change: kubectl microservice logs --handler accept {logs_target}"
-            )
+            format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {target}")
         }
         Verdict::NeverHandled => {
-            format!("see the handler's attempts: kubectl microservice logs --handler accept {logs_target}")
+            format!("see the handler's attempts: kubectl microservice logs --handler accept {target}")
         }
         Verdict::Invalid => match &item.bundle {
             Some(_) => "fix the spec named above (kubectl edit microservice NAME -n NS on the cluster)".into(),
@@ -705,9 +669,31 @@ pub fn watch_rows(first: &Report, changed: &Report, wide: bool, all_namespaces: 
 /// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
 pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
+    let (namespace, args) = name_in_scope(global, args)?;
+    let selector = check_flags(global, &args)?;
+    let args = &args;
+    let mut global = global.clone();
+    if let Some(ns) = &namespace {
+        global.namespaces = vec![ns.clone()];
+    }
+    let global = &global;
+    // Read now so that a bad path is a usage error before any cluster call.
+    let files = super::log_files::read(&args.log_files)?;
+    if let Some(dir) = &args.bundle {
+        return run_bundle(global, args, dir, namespace, selector.as_ref(), &files, color);
+    }
+    let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
+        context: "start the async runtime".into(),
+        source,
+    })?;
+    runtime.block_on(run_live(global, args, namespace, color))
+}
+
+/// The namespace of the flags (`-n`, or the `NS/` of `NS/NAME`, as `explain-events` and
+/// `logs` take it; TYPE/NAME's type is dropped while parsing), and the flags with NAME alone.
+fn name_in_scope(global: &GlobalArgs, args: &StatusArgs) -> Result<(Option<String>, StatusArgs), AppError> {
     let mut namespace = global.one_namespace("status")?;
     let mut args = args.clone();
-    // `NS/NAME`, as `explain-events` and `logs` take it (TYPE/NAME's type is dropped while parsing).
     if let Some(given) = args.name.clone() {
         let (ns, name) = crate::names::object_in_scope(&given, namespace.as_deref(), global.all_namespaces)
             .map_err(AppError::Usage)?;
@@ -716,6 +702,14 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
         }
         args.name = Some(name);
     }
+    Ok((namespace, args))
+}
+
+/// Refuses what does not go together before anything is read (exit 2): `-o wide` or
+/// `--no-headers` with a NAME or an output that prints no table, a NAME with `-l`, a bad
+/// `--operator`; and parses `-l` as the API server parses it, so that a bundle is filtered as
+/// a live list is.
+fn check_flags(global: &GlobalArgs, args: &StatusArgs) -> Result<Option<crate::selector::LabelSelector>, AppError> {
     let table = matches!(global.output, None | Some(OutputFormat::Wide));
     if let Some(name) = &args.name {
         if global.output == Some(OutputFormat::Wide) {
@@ -734,8 +728,6 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
             "--no-headers applies to the table (default or -o wide), which this -o does not print".into(),
         ));
     }
-    // -l is parsed here, as the API server parses it, so that a bundle is filtered as a live
-    // list is, and a bad selector is a usage error before any cluster call.
     let selector = match &global.selector {
         Some(_) if args.name.is_some() => {
             return Err(AppError::Usage(
@@ -750,45 +742,42 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     if let Some(spec) = &args.operator {
         live::parse_operator_spec(spec).map_err(|e| AppError::Usage(e.to_string()))?;
     }
-    let args = &args;
-    let mut global = global.clone();
-    if let Some(ns) = &namespace {
-        global.namespaces = vec![ns.clone()];
+    Ok(selector)
+}
+
+/// `status --bundle DIR`: the report of the bundle's evidence (with the `--log-file` `files`),
+/// printed; a bundle without `-n` is judged whole, a NAME looked up in the bundle's namespace.
+fn run_bundle(
+    global: &GlobalArgs,
+    args: &StatusArgs,
+    dir: &std::path::Path,
+    namespace: Option<String>,
+    selector: Option<&crate::selector::LabelSelector>,
+    files: &[LogSource],
+    color: bool,
+) -> Result<u8, AppError> {
+    global.refuse_connection_flags("status --bundle")?;
+    if args.watch {
+        return Err(AppError::Usage(
+            "--watch needs a cluster; it cannot be used with --bundle".into(),
+        ));
     }
-    let global = &global;
-    // Read now so that a bad path is a usage error before any cluster call.
-    let files = args.log_files.read()?;
-    if let Some(dir) = &args.bundle {
-        global.refuse_connection_flags("status --bundle")?;
-        if args.watch {
-            return Err(AppError::Usage(
-                "--watch needs a cluster; it cannot be used with --bundle".into(),
-            ));
-        }
-        let source = Bundle {
-            dir,
-            namespace: namespace.as_deref(),
-            operator: args.operator.as_deref(),
-            selector: selector.as_ref(),
-        };
-        let snapshot = gather_bundle(source, plan(args, true, &files))?;
-        // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
-        let lookup_ns = namespace
-            .clone()
-            .or_else(|| args.name.as_ref().and(snapshot.namespace.clone()));
-        let report = report(&snapshot, lookup_ns.as_deref(), args.name.as_deref(), args.skew);
-        check_decidable(&report, &snapshot, lookup_ns.as_deref(), args.name.as_deref())?;
-        print_gaps(&report);
-        note_if_empty(&report, lookup_ns.as_deref());
-        let report = with_log_files(with_bundle_hint(report, dir), &args.log_files.paths);
-        super::write_stdout(&render_report(&report, global, args.name.as_deref(), color)?)?;
-        return Ok(exit_code(&report, args.exit_code));
-    }
-    let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
-        context: "start the async runtime".into(),
-        source,
-    })?;
-    runtime.block_on(run_live(global, args, namespace, color))
+    let source = Bundle {
+        dir,
+        namespace: namespace.as_deref(),
+        operator: args.operator.as_deref(),
+        selector,
+    };
+    let snapshot = gather_bundle(source, plan(args, true, files))?;
+    // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
+    let lookup_ns = namespace.or_else(|| args.name.as_ref().and(snapshot.namespace.clone()));
+    let report = report(&snapshot, lookup_ns.as_deref(), args.name.as_deref(), args.skew);
+    check_decidable(&report, &snapshot, lookup_ns.as_deref(), args.name.as_deref())?;
+    print_gaps(&report);
+    note_if_empty(&report, lookup_ns.as_deref());
+    let report = with_log_files(with_bundle_hint(report, dir), &args.log_files.paths);
+    super::write_stdout(&render_report(&report, global, args.name.as_deref(), color)?)?;
+    Ok(exit_code(&report, args.exit_code))
 }
 
 /// What `status` gathers ([`gather`]; a bundle holds what it holds, and only `--log-file`
@@ -848,7 +837,7 @@ pub async fn live_report(
         _ => AppError::kube(format!("cannot get microservices from {where_}"), e),
     };
     // Read again on every call (`--watch`), before any cluster call.
-    let files = args.log_files.read()?;
+    let files = super::log_files::read(&args.log_files)?;
     let source = EvidenceSource::Live {
         client,
         access,
@@ -879,7 +868,7 @@ pub async fn live_report(
         // The verdicts need the operator's logs: read them, then judge the list again.
         live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
         // add_operator replaced the logs with the Pods' (or a gap).
-        args.log_files.add_to(&mut snapshot)?;
+        super::log_files::add_to(&args.log_files, &mut snapshot)?;
         let (again, _) = judge_pages(client, plan, access, &snapshot, args.skew, snapshot.captured_at)
             .await
             .map_err(list_error)?;
@@ -977,8 +966,9 @@ async fn run_live(
     namespace: Option<String>,
     color: bool,
 ) -> Result<u8, AppError> {
-    let (client, config) = crate::client::client(global, crate::client::Usage::Diagnostics).await?;
-    super::check_operator_exists(&client, global, &config, args.operator.as_deref()).await?;
+    let connection = global.connection();
+    let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
+    super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     let namespace = crate::cli::namespace_in_context(global.all_namespaces, namespace, &config.default_namespace);
     let plan = crate::evidence::live::LiveScope {
         namespace: namespace.clone(),
@@ -995,11 +985,11 @@ async fn run_live(
     let where_ = format!(
         "{} (context {})",
         config.cluster_url,
-        crate::client::context_name(global).as_deref().unwrap_or("unknown")
+        crate::client::context_name(&connection).as_deref().unwrap_or("unknown")
     );
     let access = crate::evidence::live::caller_access(&client, namespace.as_deref())
         .await
-        .map_err(|e| crate::client::unreachable(global, &config, e))?;
+        .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     let printed = if args.name.is_some() {
         crate::evidence::live::NotesFor::StatusObject
     } else {
@@ -1010,43 +1000,63 @@ async fn run_live(
     }
     // The plain table and `-o name` print no operator; every other output does.
     let names_operator = !matches!(global.output, None | Some(OutputFormat::Name));
-    let wide = global.output == Some(OutputFormat::Wide);
     let gather = || live_report(&client, &plan, &access, args, names_operator, &where_);
     let gather = || async { gather().await.map(|r| with_log_files(r, &args.log_files.paths)) };
-    let mut current = gather().await?;
+    let current = gather().await?;
     print_gaps(&current);
     note_if_empty(&current, namespace.as_deref());
     super::write_stdout(&render_report(&current, global, args.name.as_deref(), color)?)?;
-    let mut code = exit_code(&current, args.exit_code);
-    let first = current.clone();
-    if args.watch {
-        loop {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => break,
-                _ = tokio::time::sleep(args.interval) => {}
+    let code = exit_code(&current, args.exit_code);
+    if !args.watch {
+        return Ok(code);
+    }
+    watch(global, args, current, gather, color, code).await
+}
+
+/// `--watch`: every `--interval` until Ctrl-C, the report again, and a row for each object
+/// whose phase, generation or verdict changed since the previous one (in the columns of the
+/// `first` table); a report that fails is a warning, and the watch goes on. The exit code is
+/// the worst of `code` (the first report's) and the later ones'.
+async fn watch<F, Fut>(
+    global: &GlobalArgs,
+    args: &StatusArgs,
+    first: Report,
+    gather: F,
+    color: bool,
+    mut code: u8,
+) -> Result<u8, AppError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<Report, AppError>>,
+{
+    let wide = global.output == Some(OutputFormat::Wide);
+    let mut current = first.clone();
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => break,
+            _ = tokio::time::sleep(args.interval) => {}
+        }
+        let next = match gather().await {
+            Ok(next) => next,
+            Err(e) => {
+                eprintln!("warning: {}", sanitize(&e.to_string()));
+                continue;
             }
-            let next = match gather().await {
-                Ok(next) => next,
-                Err(e) => {
-                    eprintln!("warning: {}", sanitize(&e.to_string()));
-                    continue;
+        };
+        let changed = changed_rows(&current, &next);
+        if !changed.items.is_empty() {
+            let rows = match &global.output {
+                None | Some(OutputFormat::Wide) => watch_rows(&first, &changed, wide, global.all_namespaces, color),
+                _ => {
+                    let mut quiet = global.clone();
+                    quiet.no_headers = true;
+                    render_report(&changed, &quiet, None, color)?
                 }
             };
-            let changed = changed_rows(&current, &next);
-            if !changed.items.is_empty() {
-                let rows = match &global.output {
-                    None | Some(OutputFormat::Wide) => watch_rows(&first, &changed, wide, global.all_namespaces, color),
-                    _ => {
-                        let mut quiet = global.clone();
-                        quiet.no_headers = true;
-                        render_report(&changed, &quiet, None, color)?
-                    }
-                };
-                super::write_stdout(&rows)?;
-            }
-            code = code.max(exit_code(&next, args.exit_code));
-            current = next;
+            super::write_stdout(&rows)?;
         }
+        code = code.max(exit_code(&next, args.exit_code));
+        current = next;
     }
     Ok(code)
 }
@@ -1058,6 +1068,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::cli::LogFileArgs;
     use crate::evidence::live::{self, CallerAccess, LiveScope};
 
     /// The objects and events of several real bundles as one namespace, each object renamed

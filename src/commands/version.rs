@@ -17,29 +17,18 @@
 
 use std::time::Duration;
 
-use clap::Args;
 use serde::Serialize;
 
-use crate::cli::{GlobalArgs, OutputFormat};
+use crate::cli::{GlobalArgs, VersionArgs};
 use crate::error::AppError;
 use crate::evidence::Evidence;
 use crate::evidence::operator::{OperatorKind, find_operators, split_image};
+use crate::render::OutputFormat;
 use crate::text::sanitize;
 
 /// How long the cluster may take to answer, unless `--request-timeout` is given: `version` is
 /// asked in passing, and should not hang on a dead cluster.
 pub const CLUSTER_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Flags of `version`.
-#[derive(Debug, Clone, Args)]
-#[command(
-    after_help = "Examples:\n  kubectl microservice version\n  kubectl microservice version --client -o json\n  kubectl microservice version -o jsonpath='{.clientVersion.version}'\n\nWithout --client, the operators' versions are read from the cluster (Deployments running `kubectl-microservice operate`). When the cluster cannot be asked, the client's version is still printed, a note goes to stderr, and the exit code is 0."
-)]
-pub struct VersionArgs {
-    /// Print the client's version only; do not ask the cluster.
-    #[arg(long)]
-    pub client: bool,
-}
 
 /// The client's build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -85,7 +74,7 @@ pub struct OperatorVersion {
 /// `version -o json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
+pub struct VersionReport {
     /// Always 1.
     pub schema_version: u32,
     /// This binary.
@@ -221,7 +210,7 @@ async fn read_commits(
 
 /// The human answer, as `kubectl version` prints it: `Client Version: ...`, then one line per
 /// operator (or that none was found).
-pub fn human(report: &Report) -> String {
+pub fn human(report: &VersionReport) -> String {
     let client = &report.client_version;
     let mut out = format!("Client Version: {} (commit {})\n", client.version, client.git_commit);
     if let Some(server) = &report.server_version {
@@ -250,7 +239,7 @@ pub fn human(report: &Report) -> String {
 
 /// The stderr lines of a report: a warning per operator whose version differs from the
 /// client's, a note per operator whose version is unknown, and the cluster error as a note.
-pub fn notes(report: &Report) -> Vec<String> {
+pub fn notes(report: &VersionReport) -> Vec<String> {
     let client = &report.client_version.version;
     let mut out = Vec::new();
     if let Some(error) = &report.cluster_error {
@@ -295,7 +284,7 @@ pub fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<u8, AppError> {
             crate::cli::scope::output_formats("version").unwrap_or_default()
         )));
     }
-    let mut report = Report {
+    let mut report = VersionReport {
         schema_version: 1,
         client_version: ClientVersion::current(),
         server_version: None,
@@ -332,14 +321,14 @@ pub fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<u8, AppError> {
 /// The API server's version and our operators on the cluster of the flags; the error, in one
 /// line (as every subcommand names an unreachable server), when it cannot be asked.
 async fn ask_cluster(global: &GlobalArgs, client_version: &str) -> Result<(String, Vec<OperatorVersion>), AppError> {
-    let mut global = global.clone();
-    global.request_timeout = Some(global.request_timeout.unwrap_or(CLUSTER_TIMEOUT));
-    let (client, config) = crate::client::client(&global, crate::client::Usage::Diagnostics).await?;
+    let mut connection = global.connection();
+    connection.request_timeout = Some(connection.request_timeout.unwrap_or(CLUSTER_TIMEOUT));
+    let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
     let namespace =
         crate::cli::namespace_in_context(false, global.namespaces.first().cloned(), &config.default_namespace)
             .unwrap_or_default();
     ask(&client, &namespace, client_version).await.map_err(|e| match e {
-        Asked::Unreachable(e) => crate::client::unreachable(&global, &config, e),
+        Asked::Unreachable(e) => crate::client::unreachable(&connection, &config, e),
         Asked::NoOperators(gap) => AppError::Undecided(gap),
     })
 }
@@ -444,7 +433,7 @@ mod tests {
             ]
         );
         assert_eq!(found[1].image, "ghcr.io/x/kubectl-microservice:0.0.9");
-        let report = Report {
+        let report = VersionReport {
             schema_version: 1,
             client_version: ClientVersion {
                 version: "0.1.0".into(),
@@ -558,7 +547,7 @@ mod tests {
             log_call.contains("limitBytes=8192") && log_call.contains("container=operator"),
             "{log_call}"
         );
-        let report = |ours: &str| Report {
+        let report = |ours: &str| VersionReport {
             schema_version: 1,
             client_version: ClientVersion {
                 version: "0.1.0".into(),
@@ -589,7 +578,7 @@ mod tests {
             "kubectl-microservice:0.1.0\n\u{1b}[2J",
             &["kubectl-microservice", "operate"],
         )];
-        let report = Report {
+        let report = VersionReport {
             schema_version: 1,
             client_version: ClientVersion::current(),
             server_version: Some("v1\nforged".into()),
@@ -608,7 +597,7 @@ mod tests {
 
     #[test]
     fn no_operator_and_no_cluster_are_said() {
-        let mut report = Report {
+        let mut report = VersionReport {
             schema_version: 1,
             client_version: ClientVersion::current(),
             server_version: None,

@@ -391,7 +391,7 @@ mod tests {
         // The Role `manifests` writes for the Lease: create unnamed, get/update by name.
         let role: Role = serde_json::from_value(serde_json::json!({
             "metadata": {"name": "microservice-operator-lease", "namespace": "ops"},
-            "rules": crate::manifests::lease_rules("microservice-operator")
+            "rules": crate::install::lease_rules("microservice-operator")
         }))
         .unwrap();
         let binding: RoleBinding = serde_json::from_value(serde_json::json!({

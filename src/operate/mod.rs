@@ -172,12 +172,13 @@ impl Scope {
 /// `--health-listen` cannot be bound.
 pub async fn run(global: &GlobalArgs, args: &OperateArgs) -> Result<(), AppError> {
     logging::init(args.log_format);
-    let config = client::config(global, Usage::Controller).await?;
+    let connection = global.connection();
+    let config = client::config(&connection, Usage::Controller).await?;
     let scope = Scope::from_flags(global, &config.default_namespace);
     let health = Arc::new(Health::new(WATCH_TIMEOUT, scope.watch_count()));
     let client = observed_client(&config, &health)?;
     if !args.skip_crd_check {
-        check_crd(&client, |err| client::unreachable(global, &config, err)).await?;
+        check_crd(&client, |err| client::unreachable(&connection, &config, err)).await?;
     }
     let listener = match args.health_listen {
         Some(addr) => Some(endpoint::bind(addr).await?),

@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kubectl_microservice::cli::{ColorChoice, GlobalArgs, OutputFormat};
+use kubectl_microservice::cli::GlobalArgs;
+use kubectl_microservice::render::{ColorChoice, OutputFormat};
 
 /// tests/fixtures.
 pub fn fixtures() -> PathBuf {

@@ -3,7 +3,7 @@
 //! The walk mirrors clap's parsing closely enough for completion: `--long value`,
 //! `--long=value`, `-s value`, `-svalue`, `-s=value`, clusters of short flags, `--` ending the
 //! flags, subcommand names and aliases, global flags before or after the subcommand. Values
-//! that only the cluster or the kubeconfig knows are returned as a [`Source`] for
+//! that only the cluster or the kubeconfig knows are returned as a [`CandidateSource`] for
 //! [`super::live`] to fill in.
 
 use clap::builder::StyledStr;
@@ -42,7 +42,7 @@ enum Positional {
 
 /// Where the candidates for the word being completed come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub enum CandidateSource {
     /// Known from the definitions alone: already filtered by the prefix.
     Fixed {
         /// The candidates, in definition order.
@@ -59,12 +59,12 @@ pub enum Source {
     Contexts,
 }
 
-/// The answer of [`plan`]: where candidates come from, the typed prefix they must start with,
+/// The answer of [`request`]: where candidates come from, the typed prefix they must start with,
 /// and the global flags given on the line (for the cluster lookups).
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct CompletionRequest {
     /// Where the candidates come from.
-    pub source: Source,
+    pub source: CandidateSource,
     /// The part of the value typed so far (without a `--flag=` in front).
     pub prefix: String,
     /// The global flags given anywhere on the line, parsed as the real command would parse them;
@@ -72,12 +72,13 @@ pub struct Plan {
     pub global: Option<GlobalArgs>,
 }
 
-/// Plans the completion of `words`: the arguments after the plugin's name, the last being the
-/// word under the cursor (`""` for a new word), as kubectl's plugin completion passes them.
+/// What completing `words` asks for. `words` are the arguments after the plugin's name, the last
+/// being the word under the cursor (`""` for a new word), as kubectl's plugin completion passes
+/// them.
 ///
 /// `root` must be the built command tree (`Command::build`), so that global flags are
 /// propagated to the subcommands.
-pub fn plan(root: &Command, words: &[String]) -> Plan {
+pub fn request(root: &Command, words: &[String]) -> CompletionRequest {
     let (current, done) = match words.split_last() {
         Some((current, done)) => (current.as_str(), done),
         None => ("", &[][..]),
@@ -88,7 +89,7 @@ pub fn plan(root: &Command, words: &[String]) -> Plan {
     }
     let global = walk.global_args();
     let (source, prefix) = walk.complete(current);
-    Plan { source, prefix, global }
+    CompletionRequest { source, prefix, global }
 }
 
 /// The state of the walk over the completed words.
@@ -204,7 +205,7 @@ impl<'a> Walk<'a> {
         GlobalArgs::from_arg_matches(&matches).ok()
     }
 
-    fn complete(&self, current: &str) -> (Source, String) {
+    fn complete(&self, current: &str) -> (CandidateSource, String) {
         if let Some(arg) = self.pending {
             return (self.value_source(arg, None, current), current.to_string());
         }
@@ -254,7 +255,7 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn flag_names(&self, current: &str) -> Source {
+    fn flag_names(&self, current: &str) -> CandidateSource {
         let mut candidates = Vec::new();
         for arg in self.cmd.get_arguments() {
             if arg.is_positional() || arg.is_hide_set() {
@@ -278,37 +279,37 @@ impl<'a> Walk<'a> {
                 }
             }
         }
-        Source::Fixed {
+        CandidateSource::Fixed {
             candidates,
             directive: Directive::NO_FILE_COMP,
         }
     }
 
-    fn subcommand_names(&self, current: &str) -> Source {
+    fn subcommand_names(&self, current: &str) -> CandidateSource {
         let candidates = self
             .cmd
             .get_subcommands()
             .filter(|sub| !sub.is_hide_set() && sub.get_name().starts_with(current))
             .map(|sub| Candidate::new(sub.get_name().to_string(), sub.get_about().map(first_line)))
             .collect();
-        Source::Fixed {
+        CandidateSource::Fixed {
             candidates,
             directive: Directive::NO_FILE_COMP,
         }
     }
 
     /// Where the values of `arg` come from; `positional` is the index of the positional word.
-    fn value_source(&self, arg: &Arg, positional: Option<usize>, current: &str) -> Source {
+    fn value_source(&self, arg: &Arg, positional: Option<usize>, current: &str) -> CandidateSource {
         match arg.get_long() {
-            Some("namespace") => return Source::Namespaces,
-            Some("context") => return Source::Contexts,
+            Some("namespace") => return CandidateSource::Namespaces,
+            Some("context") => return CandidateSource::Contexts,
             Some("handler") => {
                 let candidates = HANDLER_IDS
                     .iter()
                     .filter(|(id, _)| id.starts_with(current))
                     .map(|(id, help)| Candidate::new(id.to_string(), Some(help.to_string())))
                     .collect();
-                return Source::Fixed {
+                return CandidateSource::Fixed {
                     candidates,
                     directive: Directive::NO_FILE_COMP,
                 };
@@ -320,9 +321,9 @@ impl<'a> Walk<'a> {
             .find(|(name, _)| *name == self.cmd.get_name())
             .map(|(_, kind)| *kind);
         match (positional, kind) {
-            (Some(0), Some(Positional::ObjectName)) => return Source::MicroserviceNames,
+            (Some(0), Some(Positional::ObjectName)) => return CandidateSource::MicroserviceNames,
             (Some(_), Some(Positional::Directory)) => {
-                return Source::Fixed {
+                return CandidateSource::Fixed {
                     candidates: Vec::new(),
                     directive: Directive::FILTER_DIRS,
                 };
@@ -343,7 +344,7 @@ impl<'a> Walk<'a> {
             } else {
                 Directive::NO_FILE_COMP
             };
-            return Source::Fixed { candidates, directive };
+            return CandidateSource::Fixed { candidates, directive };
         }
         let names = value_names(arg);
         let directive = match arg.get_value_hint() {
@@ -356,7 +357,7 @@ impl<'a> Walk<'a> {
             ValueHint::Unknown if names.contains("PATH") || names.contains("FILE") => Directive::DEFAULT,
             _ => Directive::NO_FILE_COMP,
         };
-        Source::Fixed {
+        CandidateSource::Fixed {
             candidates: Vec::new(),
             directive,
         }
@@ -364,8 +365,8 @@ impl<'a> Walk<'a> {
 }
 
 /// No candidates, and no file names either.
-fn no_candidates() -> Source {
-    Source::Fixed {
+fn no_candidates() -> CandidateSource {
+    CandidateSource::Fixed {
         candidates: Vec::new(),
         directive: Directive::NO_FILE_COMP,
     }
@@ -409,14 +410,16 @@ mod tests {
         cmd
     }
 
-    fn plan_of(words: &[&str]) -> Plan {
+    fn request_of(words: &[&str]) -> CompletionRequest {
         let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        plan(&root(), &words)
+        request(&root(), &words)
     }
 
-    fn values(source: Source) -> (Vec<String>, Directive) {
+    fn values(source: CandidateSource) -> (Vec<String>, Directive) {
         match source {
-            Source::Fixed { candidates, directive } => (candidates.into_iter().map(|c| c.value).collect(), directive),
+            CandidateSource::Fixed { candidates, directive } => {
+                (candidates.into_iter().map(|c| c.value).collect(), directive)
+            }
             other => panic!("expected fixed candidates, got {other:?}"),
         }
     }
@@ -427,8 +430,8 @@ mod tests {
 
     #[test]
     fn a_new_word_after_the_plugin_name_is_a_subcommand() {
-        let plan = plan_of(&[""]);
-        let (names, directive) = values(plan.source);
+        let request = request_of(&[""]);
+        let (names, directive) = values(request.source);
         for sub in [
             "operate",
             "status",
@@ -446,14 +449,14 @@ mod tests {
             "hidden names offered: {names:?}"
         );
         assert_eq!(directive, Directive::NO_FILE_COMP);
-        let plan = plan_of(&["st"]);
-        assert_eq!(values(plan.source).0, ["status"]);
+        let request = request_of(&["st"]);
+        assert_eq!(values(request.source).0, ["status"]);
     }
 
     #[test]
     fn subcommands_carry_their_about_line_as_description() {
-        let plan = plan_of(&["ma"]);
-        let Source::Fixed { candidates, .. } = &plan.source else {
+        let request = request_of(&["ma"]);
+        let CandidateSource::Fixed { candidates, .. } = &request.source else {
             panic!()
         };
         assert_eq!(candidates.len(), 1);
@@ -466,22 +469,22 @@ mod tests {
     #[test]
     fn object_names_for_status_logs_and_explain_events() {
         for sub in ["status", "logs", "explain-events"] {
-            let plan = plan_of(&[sub, "to"]);
-            assert_eq!(plan.source, Source::MicroserviceNames, "{sub}");
-            assert_eq!(plan.prefix, "to");
+            let request = request_of(&[sub, "to"]);
+            assert_eq!(request.source, CandidateSource::MicroserviceNames, "{sub}");
+            assert_eq!(request.prefix, "to");
         }
         // Only the first positional is a name.
         assert_eq!(
-            values(plan_of(&["status", "todo-api", ""]).source).0,
+            values(request_of(&["status", "todo-api", ""]).source).0,
             Vec::<String>::new()
         );
         // `collect DIR`: directories.
-        assert_eq!(values(plan_of(&["collect", ""]).source).1, Directive::FILTER_DIRS);
+        assert_eq!(values(request_of(&["collect", ""]).source).1, Directive::FILTER_DIRS);
     }
 
     #[test]
     fn flags_of_the_subcommand_including_global_ones() {
-        let (names, directive) = values(plan_of(&["operate", "--"]).source);
+        let (names, directive) = values(request_of(&["operate", "--"]).source);
         for flag in [
             "--log-format",
             "--events",
@@ -494,20 +497,20 @@ mod tests {
         }
         assert!(!has(&names, "-n"), "a short flag offered for `--`: {names:?}");
         assert_eq!(directive, Directive::NO_FILE_COMP);
-        let (names, _) = values(plan_of(&["status", "-"]).source);
+        let (names, _) = values(request_of(&["status", "-"]).source);
         assert!(
             has(&names, "-n") && has(&names, "--namespace") && has(&names, "-A"),
             "{names:?}"
         );
-        let (names, _) = values(plan_of(&["operate", "--ev"]).source);
+        let (names, _) = values(request_of(&["operate", "--ev"]).source);
         assert_eq!(names, ["--events"]);
     }
 
     #[test]
     fn a_flag_already_given_is_not_offered_again_unless_repeatable() {
-        let (names, _) = values(plan_of(&["status", "--context", "x", "--"]).source);
+        let (names, _) = values(request_of(&["status", "--context", "x", "--"]).source);
         assert!(!has(&names, "--context"), "{names:?}");
-        let (names, _) = values(plan_of(&["operate", "-n", "a", "--"]).source);
+        let (names, _) = values(request_of(&["operate", "-n", "a", "--"]).source);
         assert!(has(&names, "--namespace"), "--namespace is repeatable: {names:?}");
     }
 
@@ -520,13 +523,13 @@ mod tests {
             &["status", "-n=ku"],
             &["-n", "ku"],
         ] {
-            let plan = plan_of(words);
-            assert_eq!(plan.source, Source::Namespaces, "{words:?}");
-            assert_eq!(plan.prefix, "ku", "{words:?}");
+            let request = request_of(words);
+            assert_eq!(request.source, CandidateSource::Namespaces, "{words:?}");
+            assert_eq!(request.prefix, "ku", "{words:?}");
         }
-        assert_eq!(plan_of(&["logs", "--context", ""]).source, Source::Contexts);
+        assert_eq!(request_of(&["logs", "--context", ""]).source, CandidateSource::Contexts);
         assert_eq!(
-            values(plan_of(&["status", "-o", ""]).source),
+            values(request_of(&["status", "-o", ""]).source),
             (
                 ["json", "yaml", "wide", "name", "jsonpath=", "jsonpath-as-json="]
                     .map(String::from)
@@ -535,28 +538,28 @@ mod tests {
             )
         );
         assert_eq!(
-            values(plan_of(&["status", "-o", "jsonp"]).source),
+            values(request_of(&["status", "-o", "jsonp"]).source),
             (
                 ["jsonpath=", "jsonpath-as-json="].map(String::from).to_vec(),
                 Directive(Directive::NO_FILE_COMP.0 | Directive::NO_SPACE.0)
             )
         );
         assert_eq!(
-            values(plan_of(&["status", "--color="]).source).0,
+            values(request_of(&["status", "--color="]).source).0,
             ["auto", "always", "never"]
         );
-        assert_eq!(values(plan_of(&["operate", "--events", "w"]).source).0, ["warnings"]);
-        assert_eq!(values(plan_of(&["completion", ""]).source).0.len(), 6);
+        assert_eq!(values(request_of(&["operate", "--events", "w"]).source).0, ["warnings"]);
+        assert_eq!(values(request_of(&["completion", ""]).source).0.len(), 6);
         // A path: the shell completes file names.
         assert_eq!(
-            values(plan_of(&["status", "--kubeconfig", ""]).source).1,
+            values(request_of(&["status", "--kubeconfig", ""]).source).1,
             Directive::DEFAULT
         );
         // A String path that says so in its value name.
-        assert_eq!(values(plan_of(&["logs", "--file", ""]).source).1, Directive::DEFAULT);
+        assert_eq!(values(request_of(&["logs", "--file", ""]).source).1, Directive::DEFAULT);
         // A free-form value: nothing to offer, and no file names either.
         assert_eq!(
-            values(plan_of(&["status", "-l", ""]).source),
+            values(request_of(&["status", "-l", ""]).source),
             (Vec::<String>::new(), Directive::NO_FILE_COMP)
         );
     }
@@ -571,9 +574,9 @@ mod tests {
             for arg in sc.get_arguments().filter(|a| value_names(a) == "DIR") {
                 let Some(long) = arg.get_long() else { continue };
                 let flag = format!("--{long}");
-                let plan = plan_of(&[sc.get_name(), flag.as_str(), ""]);
+                let request = request_of(&[sc.get_name(), flag.as_str(), ""]);
                 assert_eq!(
-                    values(plan.source).1,
+                    values(request.source).1,
                     Directive::FILTER_DIRS,
                     "{} {flag}",
                     sc.get_name()
@@ -589,24 +592,27 @@ mod tests {
     #[test]
     fn a_value_that_looks_like_a_subcommand_is_a_value() {
         // `-n status` names a namespace; the subcommand is still to come.
-        let (names, _) = values(plan_of(&["-n", "status", "op"]).source);
+        let (names, _) = values(request_of(&["-n", "status", "op"]).source);
         assert_eq!(names, ["operate"]);
         // Attached short values and clusters.
         assert_eq!(
-            plan_of(&["-nkube-system", "status", ""]).global.unwrap().namespaces,
+            request_of(&["-nkube-system", "status", ""]).global.unwrap().namespaces,
             ["kube-system"]
         );
-        assert_eq!(plan_of(&["status", "-An", ""]).source, Source::Namespaces);
+        assert_eq!(request_of(&["status", "-An", ""]).source, CandidateSource::Namespaces);
     }
 
     #[test]
     fn after_a_double_dash_everything_is_positional() {
-        assert_eq!(plan_of(&["status", "--", "-x"]).source, Source::MicroserviceNames);
+        assert_eq!(
+            request_of(&["status", "--", "-x"]).source,
+            CandidateSource::MicroserviceNames
+        );
     }
 
     #[test]
     fn the_lines_global_flags_are_parsed_as_the_command_parses_them() {
-        let plan = plan_of(&[
+        let request = request_of(&[
             "--context",
             "prod",
             "status",
@@ -616,44 +622,44 @@ mod tests {
             "-A",
             "",
         ]);
-        let global = plan.global.unwrap();
+        let global = request.global.unwrap();
         assert_eq!(global.context.as_deref(), Some("prod"));
         assert_eq!(global.kubeconfig.as_deref(), Some(std::path::Path::new("/tmp/kc")));
         assert_eq!(global.namespaces, ["a", "b"]);
         assert!(global.all_namespaces);
         // A local flag is not a global one.
-        let plan = plan_of(&["operate", "--events", "none", "--as", "jane", ""]);
-        assert_eq!(plan.global.unwrap().as_user.as_deref(), Some("jane"));
+        let request = request_of(&["operate", "--events", "none", "--as", "jane", ""]);
+        assert_eq!(request.global.unwrap().as_user.as_deref(), Some("jane"));
         // An invalid global value: no lookup.
-        assert!(plan_of(&["status", "--request-timeout", "ten", ""]).global.is_none());
+        assert!(request_of(&["status", "--request-timeout", "ten", ""]).global.is_none());
     }
 
     #[test]
     fn handler_ids_for_logs_handler() {
-        let (names, directive) = values(plan_of(&["logs", "--handler", ""]).source);
+        let (names, directive) = values(request_of(&["logs", "--handler", ""]).source);
         assert_eq!(names, ["accept", "accept/spec"]);
         assert_eq!(directive, Directive::NO_FILE_COMP);
         assert_eq!(
-            values(plan_of(&["logs", "--handler=accept/"]).source).0,
+            values(request_of(&["logs", "--handler=accept/"]).source).0,
             ["accept/spec"]
         );
         // After the handler, the object name.
         assert_eq!(
-            plan_of(&["logs", "--handler", "accept", ""]).source,
-            Source::MicroserviceNames
+            request_of(&["logs", "--handler", "accept", ""]).source,
+            CandidateSource::MicroserviceNames
         );
     }
 
     #[test]
     fn unknown_words_give_no_candidates_and_no_files() {
         assert_eq!(
-            values(plan_of(&["nosuch", ""]).source),
+            values(request_of(&["nosuch", ""]).source),
             (Vec::<String>::new(), Directive::NO_FILE_COMP)
         );
         assert_eq!(
-            values(plan_of(&["status", "--nosuch=x"]).source),
+            values(request_of(&["status", "--nosuch=x"]).source),
             (Vec::<String>::new(), Directive::NO_FILE_COMP)
         );
-        assert_eq!(values(plan_of(&[]).source).1, Directive::NO_FILE_COMP);
+        assert_eq!(values(request_of(&[]).source).1, Directive::NO_FILE_COMP);
     }
 }

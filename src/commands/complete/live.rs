@@ -51,7 +51,7 @@ pub fn namespaces(global: &GlobalArgs, prefix: &str, budget: Duration) -> Vec<St
 /// merges it, its missing files skipped, else `~/.kube/config`), starting with `prefix`. Local: no cluster is asked.
 pub fn contexts(global: &GlobalArgs, prefix: &str) -> Vec<String> {
     // Read as every command reads it: a missing file in KUBECONFIG is skipped, as kubectl does.
-    let names = crate::client::kubeconfig_of(global)
+    let names = crate::client::kubeconfig_of(&global.connection())
         .map(|k| k.contexts.into_iter().map(|c| c.name).collect())
         .unwrap_or_default();
     matching(names, prefix)
@@ -79,10 +79,10 @@ where
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
         return Vec::new();
     };
-    let global = global.clone();
+    let connection = global.connection();
     let names = runtime.block_on(async move {
         let lookup = async move {
-            let config = client::config(&global, Usage::Completion { budget }).await.ok()?;
+            let config = client::config(&connection, Usage::Completion { budget }).await.ok()?;
             let built = config.clone();
             let client = tokio::task::spawn_blocking(move || Client::try_from(built))
                 .await

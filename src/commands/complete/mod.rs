@@ -18,7 +18,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use engine::Source;
+use engine::CandidateSource;
 use protocol::{Candidate, Directive};
 
 /// The name of the hidden subcommand (cobra's `ShellCompRequestCmd`).
@@ -44,20 +44,20 @@ pub fn run(words: &[OsString]) -> ExitCode {
 pub fn answer(words: &[String], budget: Duration) -> String {
     let mut root = crate::cli::command();
     root.build();
-    let plan = engine::plan(&root, words);
-    let names = |lookup: fn(&crate::cli::GlobalArgs, &str, Duration) -> Vec<String>| match &plan.global {
-        Some(global) => lookup(global, &plan.prefix, budget),
+    let request = engine::request(&root, words);
+    let names = |lookup: fn(&crate::cli::GlobalArgs, &str, Duration) -> Vec<String>| match &request.global {
+        Some(global) => lookup(global, &request.prefix, budget),
         None => Vec::new(),
     };
-    let (candidates, directive) = match plan.source {
-        Source::Fixed { candidates, directive } => (candidates, directive),
-        Source::MicroserviceNames => (plain(names(live::microservice_names)), Directive::NO_FILE_COMP),
-        Source::Namespaces => (plain(names(live::namespaces)), Directive::NO_FILE_COMP),
-        Source::Contexts => {
-            let contexts = plan
+    let (candidates, directive) = match request.source {
+        CandidateSource::Fixed { candidates, directive } => (candidates, directive),
+        CandidateSource::MicroserviceNames => (plain(names(live::microservice_names)), Directive::NO_FILE_COMP),
+        CandidateSource::Namespaces => (plain(names(live::namespaces)), Directive::NO_FILE_COMP),
+        CandidateSource::Contexts => {
+            let contexts = request
                 .global
                 .as_ref()
-                .map(|g| live::contexts(g, &plan.prefix))
+                .map(|g| live::contexts(g, &request.prefix))
                 .unwrap_or_default();
             (plain(contexts), Directive::NO_FILE_COMP)
         }

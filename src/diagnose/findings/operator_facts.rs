@@ -83,7 +83,7 @@ pub(crate) fn install_line(deployments: &[Deployment], ns: &str) -> String {
     let taken = |namespace: &str| {
         deployments.iter().any(|d| {
             d.metadata.namespace.as_deref() == Some(namespace)
-                && d.metadata.name.as_deref() == Some(crate::manifests::OPERATOR_NAME)
+                && d.metadata.name.as_deref() == Some(crate::install::OPERATOR_NAME)
         })
     };
     let ops = if taken("ops") {

@@ -131,14 +131,14 @@ fn manifests_serving(ctx: &Ctx<'_>, op: &OperatorRef) -> Option<String> {
         _ => return None,
     };
     let standalone = op.argv.iter().any(|a| a == "--standalone");
-    let plan = crate::manifests::Plan {
+    let plan = crate::install::InstallPlan {
         operator_namespace: op.namespace.clone(),
         watch: watch.clone(),
         image: image.clone(),
         standalone,
         events,
     };
-    let rendered = crate::manifests::objects(&plan)
+    let rendered = crate::install::objects(&plan)
         .into_iter()
         .find(|o| o["kind"] == "Deployment")?;
     let container = &rendered["spec"]["template"]["spec"]["containers"][0];
@@ -152,7 +152,7 @@ fn manifests_serving(ctx: &Ctx<'_>, op: &OperatorRef) -> Option<String> {
     for w in watch.iter().map(String::as_str).chain([ctx.ns]) {
         line.push_str(&format!(" --watch-namespace {w}"));
     }
-    if image != crate::manifests::DEFAULT_IMAGE {
+    if image != crate::install::DEFAULT_IMAGE {
         line.push_str(&format!(" --image {image}"));
     }
     if standalone {

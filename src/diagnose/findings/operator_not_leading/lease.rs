@@ -316,7 +316,7 @@ impl LeaseAccess {
     fn fix(&self, input: &Input<'_>, namespace: &str, name: &str, stuck_holder: Option<&str>) -> String {
         let op = input.operator;
         if !self.denied.is_empty() {
-            let rules = crate::render::yaml(&crate::manifests::lease_rules(name));
+            let rules = crate::yaml::to_string(&crate::install::lease_rules(name));
             return format!(
                 "its ServiceAccount {}/{} may not {} the Lease: grant the elector's verbs in a Role in {namespace} bound to it (`kubectl microservice manifests --namespace {} --watch-namespace {}` prints it as {}):\n{}",
                 op.namespace,
@@ -324,7 +324,7 @@ impl LeaseAccess {
                 self.denied.join(", "),
                 op.namespace,
                 input.namespace,
-                crate::manifests::LEASE_ROLE_NAME,
+                crate::install::LEASE_ROLE_NAME,
                 rules.trim_end()
             );
         }
