@@ -307,7 +307,7 @@ pub fn unreachable(connection: &ConnectionSettings, config: &Config, source: kub
     let waited = config.read_timeout.or(config.connect_timeout);
     if let Some(t) = waited.filter(|_| crate::error::is_timeout(&source)) {
         let shown = if t.subsec_millis() == 0 {
-            crate::logs::runs::humantime(t)
+            crate::time::human(crate::time::delta(t), crate::time::DurationStyle::Compact)
         } else {
             format!("{}ms", t.as_millis())
         };

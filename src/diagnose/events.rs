@@ -423,4 +423,150 @@ mod tests {
             "The handler has not accepted the current spec"
         );
     }
+
+    mod with_the_resolver {
+        //! `operator-not-running` and the report over what the resolver and the live gathering
+        //! give (here, beside `explain`, as they read the whole report).
+
+        use serde_json::json;
+
+        use crate::evidence::resolve::tests::{deployment, lease, others, snapshot, todo_api};
+        use crate::evidence::{Evidence, GapReason};
+        use crate::logs::LogSource;
+        use crate::logs::file::FILE_CONTAINER;
+
+        /// Two that serve alike: explain-events says nothing about either, names the ambiguity as a
+        /// gap and cannot decide (exit 3).
+        #[test]
+        fn an_ambiguous_operator_is_a_gap_and_undecided() {
+            let mut s = snapshot(vec![
+                deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
+                deployment("b", "op", json!(["kopf", "run", "-A", "op.py"])),
+            ]);
+            s.microservices = Evidence::Present(vec![todo_api()]);
+            let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+            assert_eq!(report.operator, None);
+            assert_eq!(
+                report.operator_resolution.verdict,
+                crate::evidence::resolve::Verdict::Ambiguous
+            );
+            assert!(
+                report
+                    .gaps
+                    .iter()
+                    .any(|g| g.evidence == "operator" && g.to_string().contains("--operator")),
+                "{:?}",
+                report.gaps
+            );
+            assert!(
+                report
+                    .findings
+                    .iter()
+                    .all(|f| !f.id.as_str().starts_with("operator-") && f.id != "rbac-events"),
+                "{:?}",
+                report.findings
+            );
+            assert_eq!(report.exit_code(), 3);
+        }
+
+        /// A laptop `operate` whose log is given but whose Lease expired: it stopped, and nothing
+        /// else serves the namespace: a problem, not "ok".
+        #[test]
+        fn a_stopped_laptop_operate_is_a_problem() {
+            let mut s = snapshot(others());
+            s.microservices = Evidence::Present(vec![todo_api()]);
+            s.operator.leases = Evidence::Present(vec![lease(
+                "todo",
+                "alice-laptop_0123456789abcdef",
+                "2026-12-01T08:50:00Z",
+            )]);
+            s.operator.logs = Evidence::Present(vec![LogSource {
+            pod: "op.log".into(),
+            container: FILE_CONTAINER.into(),
+            previous: false,
+            text: "2026-12-01T08:41:00.000Z  INFO Became the leader: acquired the lease lease=todo/microservice-operator identity=alice-laptop_0123456789abcdef term=1\n2026-12-01T08:41:01.000Z  INFO [todo/todo-api] Creation is processed: 1 succeeded; 0 failed. handler=accept cause=create\n".into(),
+        }]);
+            let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+            assert_eq!(
+                report.operator.as_deref(),
+                Some("process/alice-laptop_0123456789abcdef")
+            );
+            let running = report
+                .findings
+                .iter()
+                .find(|f| f.id == "operator-not-running")
+                .expect("operator-not-running");
+            assert_eq!(
+                running.severity,
+                crate::diagnose::events::Severity::Problem,
+                "{running:?}"
+            );
+            assert!(running.title.contains("stopped"), "{}", running.title);
+            // Renewed a moment ago instead: it runs and leads, and nothing is raised.
+            s.operator.leases = Evidence::Present(vec![lease(
+                "todo",
+                "alice-laptop_0123456789abcdef",
+                "2026-12-01T08:59:58Z",
+            )]);
+            let report = crate::diagnose::events::explain(&s, &todo_api(), Default::default());
+            assert!(
+                report
+                    .findings
+                    .iter()
+                    .all(|f| f.severity == crate::diagnose::events::Severity::Ok),
+                "{:?}",
+                report.findings
+            );
+            assert_eq!(report.exit_code(), 0);
+        }
+
+        /// A Deployment the caller may not read is a gap, not "no operator" (which says "install it").
+        #[tokio::test]
+        async fn an_unreadable_operator_deployment_is_a_gap() {
+            let forbidden = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "deployments.apps \"microservice-operator\" is forbidden: User \"dev\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"ops\"",
+            "reason": "Forbidden", "details": {"name": "microservice-operator", "group": "apps", "kind": "deployments"}, "code": 403});
+            let empty_list =
+                serde_json::json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": []});
+            let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
+                // Cluster-wide list forbidden; the namespace's own list readable but without an operator.
+                "/apis/apps/v1/deployments" => (403, forbidden.to_string()),
+                "/apis/apps/v1/namespaces/store/deployments" => (200, empty_list.to_string()),
+                _ => (403, forbidden.to_string()),
+            });
+            let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy");
+            let plan = |operator: Option<&str>| crate::evidence::live::LiveScope {
+                namespace: Some("store".into()),
+                selector: None,
+                name: Some("catalog-api".into()),
+                operator: operator.map(str::to_string),
+                context: None,
+                server: "https://127.0.0.1:1".into(),
+            };
+            for operator in [Some("ops/deployment/microservice-operator"), None] {
+                let mut snapshot = crate::evidence::bundle::read(&bundle).unwrap();
+                crate::evidence::live::add_operator(
+                    &client,
+                    &mut snapshot,
+                    &plan(operator),
+                    crate::evidence::live::Logs::None,
+                )
+                .await;
+                let gap = snapshot
+                    .operator
+                    .deployments
+                    .gap()
+                    .unwrap_or_else(|| panic!("{operator:?}: a gap"));
+                assert!(matches!(gap.reason, GapReason::Forbidden(_)), "{operator:?}: {gap}");
+                let obj = snapshot.microservices.get().unwrap()[0].clone();
+                let report = crate::diagnose::events::explain(&snapshot, &obj, Default::default());
+                assert!(
+                    report.findings.iter().all(|f| f.id != "operator-not-found"),
+                    "{operator:?}: {:?}",
+                    report.findings
+                );
+                assert_eq!(report.exit_code(), 3, "{operator:?}: undecided without the operator");
+            }
+        }
+    }
 }
