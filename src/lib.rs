@@ -13,6 +13,11 @@
 //! chrono boundary), [`vocab`] (the shared vocabulary at the bottom: cause, handler outcome,
 //! Lease identity and timing, Kopf's keys).
 
+// stdout and stderr are written through `commands::write_stdout`/`write_stderr`/`say` and the
+// renderers' writers: `println!`/`eprintln!` panic on a closed pipe (`| head`, `2>&1 | tee` after
+// Ctrl-C), which would turn any answer's exit code into 101.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod app;
 pub mod cli;
 pub mod client;

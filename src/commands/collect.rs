@@ -187,28 +187,28 @@ fn say_written(
     gaps: &[String],
     streamed: (usize, usize),
 ) {
-    eprintln!(
+    crate::commands::say(format_args!(
         "warning: operator logs and ConfigMaps may hold sensitive data; review {} before sharing it",
         dir.display()
-    );
+    ));
     for gap in gaps {
-        eprintln!("note: evidence gap: {}", sanitize(gap));
+        crate::commands::say(format_args!("note: evidence gap: {}", sanitize(gap)));
     }
     // The operator as every command will name it from this bundle (the resolver reads the
     // same evidence from it).
     if namespace.is_some() {
         let resolution = snapshot.operator_for_namespace(namespace);
-        eprintln!("note: operator: {}", sanitize(&resolution.line()));
+        crate::commands::say(format_args!("note: operator: {}", sanitize(&resolution.line())));
     }
     let count = |n: Option<usize>, noun: &str| crate::text::count_or_no(n.unwrap_or(0) as u64, noun);
     let (objects, events) = streamed;
-    eprintln!(
+    crate::commands::say(format_args!(
         "wrote {}: {}, {}, {}",
         dir.display(),
         count(snapshot.microservices.get().map(|_| objects), "microservice"),
         count(snapshot.events.get().map(|_| events), "event"),
         count(snapshot.operator.logs.get().map(Vec::len), "log file"),
-    );
+    ));
 }
 
 const STREAMED: [&str; 2] = ["microservices.json", "events.json"];
@@ -325,13 +325,19 @@ impl Progress {
 
     fn step(&self, what: &str) {
         if self.on {
-            eprintln!("collecting {what} ({:.1}s)", self.started.elapsed().as_secs_f64());
+            crate::commands::say(format_args!(
+                "collecting {what} ({:.1}s)",
+                self.started.elapsed().as_secs_f64()
+            ));
         }
     }
 
     fn done(&self) {
         if self.on {
-            eprintln!("collected in {:.1}s", self.started.elapsed().as_secs_f64());
+            crate::commands::say(format_args!(
+                "collected in {:.1}s",
+                self.started.elapsed().as_secs_f64()
+            ));
         }
     }
 }

@@ -315,7 +315,7 @@ async fn gather_live(
         .await
         .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     for note in live::access_notes(&access, &format!("in namespace {ns}"), live::NotesFor::Findings) {
-        eprintln!("note: {note}");
+        crate::commands::say(format_args!("note: {note}"));
     }
     let source = EvidenceSource::Live {
         client: &client,

@@ -1022,7 +1022,7 @@ async fn beside_cluster(
     .await
     .map_err(|e| e.into_app(|e| AppError::kube("cannot read the operator", e)))?;
     if let Some(note) = &objects_note {
-        eprintln!("note: {}", sanitize(note));
+        crate::commands::say(format_args!("note: {}", sanitize(note)));
     }
     from_snapshot(query, &snapshot, place, args.container.as_deref())
 }
@@ -1042,7 +1042,7 @@ async fn from_pods(
     let hints = hints_of(&objects);
     let fetch = fetch(args, query);
     if let Some(note) = &objects_note {
-        eprintln!("note: {}", sanitize(note));
+        crate::commands::say(format_args!("note: {}", sanitize(note)));
     }
     if args.follow {
         return follow_cluster(client, query, &target, &fetch, &hints).await;
@@ -1095,7 +1095,7 @@ async fn follow_cluster(
                     failure.get_or_insert(e);
                 }
             }
-            Followed::Note(note) => eprintln!("note: {}", sanitize(&note)),
+            Followed::Note(note) => crate::commands::say(format_args!("note: {}", sanitize(&note))),
         },
     )
     .await;
@@ -1105,7 +1105,7 @@ async fn follow_cluster(
     let closing = report(query, shown, &coverage);
     match query.output {
         Output::Human { .. } => write_stdout(&closing)?,
-        _ => eprint!("{closing}"),
+        _ => crate::commands::write_stderr(&closing),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1127,7 +1127,7 @@ fn print_batch(query: &LogsQuery, runs: &[Run], closing: &str) -> Result<(), App
         }
         Output::Raw | Output::Json | Output::Template { .. } => {
             write_stdout(&out)?;
-            eprint!("{closing}");
+            crate::commands::write_stderr(closing);
             Ok(())
         }
     }
@@ -1267,7 +1267,7 @@ fn follow_file(query: &mut LogsQuery, path: &str) -> Result<ExitCode, AppError> 
     let report = report(query, shown, &coverage);
     match query.output {
         Output::Human { .. } => write_stdout(&report)?,
-        _ => eprint!("{report}"),
+        _ => crate::commands::write_stderr(&report),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -27,6 +27,23 @@ pub fn write_stdout(text: &str) -> Result<(), AppError> {
     }
 }
 
+/// Writes `text` to stderr as it is (no newline added); a closed or failed stderr is ignored.
+///
+/// Why not `eprint!`: it panics (exit 101, a Rust backtrace note) when stderr is a closed pipe
+/// (`2>&1 | head`, a `tee` killed by the same Ctrl-C), which would replace the command's own
+/// exit code — the one thing a script can still read then. Notes and progress on stderr are for
+/// a person; losing them when nobody reads them is right.
+pub fn write_stderr(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
+}
+
+/// Writes one line (`line` then a newline) to stderr, ignoring a closed stderr as
+/// [`write_stderr`] does.
+pub fn say(line: impl std::fmt::Display) {
+    write_stderr(&format!("{line}\n"));
+}
+
 /// `--operator NS/deployment/NAME` given live: the Deployment must exist, else the answer would
 /// be about no operator while looking like one (issue 14 item 2: `explain-events` printed
 /// "Nothing is hidden ..." beside a gap). One GET, only when the flag is given: 404 is an

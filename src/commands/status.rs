@@ -931,8 +931,8 @@ async fn judge_pages(
 fn note_if_empty(report: &Report, namespace: Option<&str>) {
     if report.items.is_empty() {
         match namespace {
-            Some(ns) => eprintln!("No resources found in {} namespace.", sanitize(ns)),
-            None => eprintln!("No resources found"),
+            Some(ns) => crate::commands::say(format_args!("No resources found in {} namespace.", sanitize(ns))),
+            None => crate::commands::say(format_args!("No resources found")),
         }
     }
 }
@@ -956,7 +956,7 @@ fn with_log_files(mut report: Report, paths: &[std::path::PathBuf]) -> Report {
 
 fn print_gaps(report: &Report) {
     for gap in &report.gaps {
-        eprintln!("note: evidence gap: {}", sanitize(&gap.to_string()));
+        crate::commands::say(format_args!("note: evidence gap: {}", sanitize(&gap.to_string())));
     }
 }
 
@@ -996,7 +996,7 @@ async fn run_live(
         crate::evidence::live::NotesFor::StatusTable
     };
     for note in crate::evidence::live::access_notes(&access, &scope, printed) {
-        eprintln!("note: {note}");
+        crate::commands::say(format_args!("note: {note}"));
     }
     // The plain table and `-o name` print no operator; every other output does.
     let names_operator = !matches!(global.output, None | Some(OutputFormat::Name));
@@ -1039,7 +1039,7 @@ where
         let next = match gather().await {
             Ok(next) => next,
             Err(e) => {
-                eprintln!("warning: {}", sanitize(&e.to_string()));
+                crate::commands::say(format_args!("warning: {}", sanitize(&e.to_string())));
                 continue;
             }
         };

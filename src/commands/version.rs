@@ -313,7 +313,7 @@ pub fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<u8, AppError> {
     };
     super::write_stdout(&text)?;
     for line in notes(&report) {
-        eprintln!("{line}");
+        crate::commands::say(format_args!("{line}"));
     }
     Ok(0)
 }
