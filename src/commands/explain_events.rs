@@ -54,7 +54,11 @@ pub fn human(report: &Report, color: bool) -> String {
     };
     line(&mut out, &format!("{}: {}", report.object, report.summary));
     line(&mut out, &format!("Operator: {}", report.operator_resolution.line()));
-    let (checked, found): (Vec<_>, Vec<_>) = report.findings.iter().partition(|f| f.severity == Severity::Ok);
+    // An `ok` finding with a fix explains (`handler-filtered`: not handled by design): in full.
+    let (checked, found): (Vec<_>, Vec<_>) = report
+        .findings
+        .iter()
+        .partition(|f| f.severity == Severity::Ok && f.fix.is_none());
     for f in found {
         out.push('\n');
         let label = render::paint(&f.severity.as_str().to_uppercase(), tone(f.severity), color);

@@ -543,6 +543,21 @@ fn next_for_verdict(item: &Item, target: &str) -> String {
         Verdict::Stale => {
             format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {target}")
         }
+        // Not handled by design: the operator's handler filters exclude the object.
+        Verdict::NeverHandled if item.reasons.first().is_some_and(|r| r.code == "handler-filtered") => {
+            let include = item.reasons[0]
+                .evidence
+                .iter()
+                .find_map(|e| e.strip_prefix(crate::diagnose::filtered::TO_HAVE_IT_HANDLED));
+            match include {
+                Some(command) => format!(
+                    "nothing to do if that is intended (the operator's handler filters exclude it); to have it handled: {command}"
+                ),
+                None => format!(
+                    "nothing to do if that is intended (the operator's handler filters exclude it); the filters: kubectl microservice explain-events {target}"
+                ),
+            }
+        }
         Verdict::NeverHandled => {
             format!("see the handler's attempts: kubectl microservice logs --handler accept {target}")
         }

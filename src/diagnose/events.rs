@@ -13,7 +13,7 @@ pub use super::finding::{Finding, FindingId, Severity};
 pub use super::findings::ctx::Options;
 use super::findings::{
     Ctx, accepted_stale, caller_cannot_list_events, deletion_pending, errors_not_posted, event_post_failed,
-    events_elsewhere, events_expired, operator_not_found, operator_not_leading, operator_not_running,
+    events_elsewhere, events_expired, handler_filtered, operator_not_found, operator_not_leading, operator_not_running,
     operator_not_watching, patch_rejected, posting_disabled, rbac_events, rbac_resource, status_pruned,
 };
 use crate::evidence::resolve::Verdict as Resolved;
@@ -52,10 +52,16 @@ pub struct Report {
 }
 
 impl Report {
-    /// Contracts: 0 nothing hidden, 1 something hidden or stale (a problem or a warning), 3
+    /// Contracts: 0 nothing hidden, 1 something hidden or stale (a problem or a warning), or
+    /// the object not handled by design (`handler-filtered`: nothing failed, but nothing serves
+    /// it, as `status --exit-code` says of its `never-handled`; 0 would be an all-clear), 3
     /// could not decide.
     pub fn exit_code(&self) -> u8 {
-        if self.findings.iter().any(|f| f.severity > Severity::Ok) {
+        if self
+            .findings
+            .iter()
+            .any(|f| f.severity > Severity::Ok || f.id == FindingId::HandlerFiltered)
+        {
             1
         } else if self.decided {
             0
@@ -81,6 +87,8 @@ pub(crate) const ORDER: &[(FindingId, Check)] = &[
     (FindingId::OperatorNotFound, operator_not_found::check),
     (FindingId::OperatorNotRunning, operator_not_running::of_process),
     (FindingId::OperatorNotWatching, operator_not_watching::check),
+    // Right after: the operator watches, but its handlers' filters exclude the object.
+    (FindingId::HandlerFiltered, handler_filtered::check),
     (FindingId::OperatorNotLeading, operator_not_leading::check),
     (FindingId::OperatorNotRunning, operator_not_running::of_deployment),
     (FindingId::OperatorNotLeading, operator_not_leading::several_operators),
@@ -303,6 +311,7 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
         Resolved::Ambiguous => format!("{tail}; the operator is ambiguous: {}", ctx.resolution().summary),
         _ => tail,
     };
+    let by_design = findings.iter().find(|f| f.id == FindingId::HandlerFiltered);
     match top {
         None if ctx.resolution().verdict == Resolved::Ambiguous => {
             format!("Could not decide which operator handles the object{tail}")
@@ -312,6 +321,8 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
             format!("Every object is handled more than once: {}{tail}", f.title)
         }
         Some(f) => format!("{}: {}{tail}", headline(f.id, true), f.title),
+        // The handlers exclude the object by design: an explanation, never "Nothing is hidden".
+        None if let Some(f) = by_design => format!("{}: {}{tail}", headline(f.id, false), f.title),
         None if ctx.snapshot.events.get().is_none() => {
             format!("Nothing found hidden, but the events could not be read{tail}")
         }
@@ -365,6 +376,8 @@ fn headline(id: FindingId, maybe: bool) -> &'static str {
             "The object may not be handled"
         }
         (FindingId::RbacResource, _) => "The operator may not handle the object",
+        (FindingId::HandlerFiltered, false) => "Not handled by design",
+        (FindingId::HandlerFiltered, true) => "The operator's handler filters may exclude the object",
     }
 }
 
@@ -407,6 +420,13 @@ mod tests {
             evidence: vec![],
             fix: None,
         });
+        assert_eq!(r.exit_code(), 1);
+        // Not handled by design: an `ok` that is never the all-clear.
+        r.findings[0].severity = Severity::Ok;
+        assert_eq!(r.exit_code(), 3);
+        r.decided = true;
+        assert_eq!(r.exit_code(), 0);
+        r.findings[0].id = FindingId::HandlerFiltered;
         assert_eq!(r.exit_code(), 1);
     }
 

@@ -45,11 +45,13 @@ pub enum FindingId {
     DeletionPending,
     /// `patch-rejected`: Kopf's final PATCH of each cycle is refused: no handling cycle completes.
     PatchRejected,
+    /// `handler-filtered`: The operator's handlers exclude the object by their filters (`labels=`, `annotations=`, `field=`/`value=`, `when=`): not handled by design.
+    HandlerFiltered,
 }
 
 impl FindingId {
     /// Every id, in the order the Contracts list grew.
-    pub const ALL: [FindingId; 16] = [
+    pub const ALL: [FindingId; 17] = [
         FindingId::RbacEvents,
         FindingId::EventPostFailed,
         FindingId::PostingDisabled,
@@ -66,6 +68,7 @@ impl FindingId {
         FindingId::OperatorNotLeading,
         FindingId::DeletionPending,
         FindingId::PatchRejected,
+        FindingId::HandlerFiltered,
     ];
 
     /// The stable kebab-case id, e.g. `rbac-events`.
@@ -87,6 +90,7 @@ impl FindingId {
             FindingId::OperatorNotLeading => "operator-not-leading",
             FindingId::DeletionPending => "deletion-pending",
             FindingId::PatchRejected => "patch-rejected",
+            FindingId::HandlerFiltered => "handler-filtered",
         }
     }
 }
@@ -134,6 +138,17 @@ impl Severity {
     }
 }
 
+/// How a fix labels a command that changes what other teams share or own (the CRD, a
+/// ClusterRole, another namespace's operator): [`shared_resource`] puts it right after the
+/// command, so that it is never taken for the object's own fix. Such a command is never the
+/// first one of a fix that offers another way (tests/fix_safety.rs holds every bundle to it).
+pub const SHARED_RESOURCE_LABEL: &str = "(changes a shared resource: ";
+
+/// [`SHARED_RESOURCE_LABEL`] naming `what`: `(changes a shared resource: the CRD ...)`.
+pub fn shared_resource(what: &str) -> String {
+    format!("{SHARED_RESOURCE_LABEL}{what})")
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -176,6 +191,7 @@ mod tests {
             FindingId::OperatorNotLeading => 13,
             FindingId::DeletionPending => 14,
             FindingId::PatchRejected => 15,
+            FindingId::HandlerFiltered => 16,
         }
     }
 

@@ -7,11 +7,13 @@
 //! - [`events`]: why is there no Warning event (`explain-events`): the checks of `findings/`
 //!   (one file per finding id) in one declared order, with [`rbac`] for permissions;
 //! - [`finding`]: what a finding is: its stable id ([`finding::FindingId`]), severity, evidence, fix;
-//! - [`deletion`]: a pending deletion and the finalizers that hold it.
+//! - [`deletion`]: a pending deletion and the finalizers that hold it;
+//! - [`filtered`]: whether the object's Kopf operator's handler filters select it at all.
 
 pub mod cycles;
 pub mod deletion;
 pub mod events;
+pub mod filtered;
 pub mod finding;
 mod findings;
 pub mod handlings;

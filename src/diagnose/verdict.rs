@@ -15,6 +15,7 @@ use std::rc::Rc;
 use chrono::{DateTime, Duration, Utc};
 
 use super::cycles;
+use super::filtered::{self, Filtered, OperatorHandlers};
 use super::handlings::{Handling, handlings};
 use super::log_facts::LogFacts;
 use super::staleness::{self, Assessment, Reason, Verdict};
@@ -32,6 +33,8 @@ pub struct Judged {
     pub facts: LogFacts,
     /// The operators that each handled it, when two or more serve its namespace ([`handlings`]).
     pub handlings: Vec<Handling>,
+    /// Whether the operator's handler filters select the object ([`filtered`]).
+    pub filtered: Filtered,
     /// The verdict, its reasons and what `status` shows with it.
     pub assessment: Assessment,
 }
@@ -89,6 +92,8 @@ pub struct Judge<'a> {
     /// ([`Resolution::logs`]): read once per operator, so that an object is judged by its own
     /// operator's logs only (`-A` holds every operator's).
     by_logs: RefCell<HashMap<LogsKey, Rc<OperatorFacts>>>,
+    /// Each Kopf operator's handlers, by its `NS/deployment/NAME`: its source parsed once.
+    handlers: RefCell<HashMap<String, Option<Rc<OperatorHandlers>>>>,
 }
 
 /// Which logs an object's facts come from: the addresses of its operator's log sources in the
@@ -128,6 +133,7 @@ impl<'a> Judge<'a> {
             skew,
             operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
             by_logs: RefCell::new(HashMap::new()),
+            handlers: RefCell::new(HashMap::new()),
         }
     }
 
@@ -159,12 +165,30 @@ impl<'a> Judge<'a> {
         let assessed = staleness::with_pruned_status(assessed, obj, read.pruned.get(&key));
         let handlings = handlings(self.snapshot, obj);
         let assessment = with_double_handling(assessed, &handlings);
-        Judged {
+        let filtered = self.filtered(&resolution, obj);
+        let mut judged = Judged {
             resolution,
             facts,
             handlings,
+            filtered,
             assessment,
-        }
+        };
+        with_filtered(&mut judged, obj);
+        judged
+    }
+
+    /// What the resolved operator's handler filters say of `obj` (its source read once).
+    fn filtered(&self, resolution: &Resolution, obj: &MicroserviceObject) -> Filtered {
+        let Some(key) = resolution.deployment() else {
+            return Filtered::Unread;
+        };
+        let read = self
+            .handlers
+            .borrow_mut()
+            .entry(key.to_string())
+            .or_insert_with(|| OperatorHandlers::read(self.snapshot, resolution).map(Rc::new))
+            .clone();
+        read.map_or(Filtered::Unread, |h| h.of(obj))
     }
 
     /// What the logs of `operator` say (read once per set of logs).
@@ -191,6 +215,24 @@ impl<'a> Judge<'a> {
 /// snapshot, one [`Judge`] reads each operator's logs once.
 pub fn verdict(snapshot: &Snapshot, obj: &MicroserviceObject, skew: Duration) -> Assessment {
     Judge::new(snapshot, skew).verdict(obj)
+}
+
+/// A never-handled object that nothing tried and that every handler's filters exclude: the
+/// `handler-filtered` reason first (not handled by design), before `never-handled`. Anything
+/// that shows a handler at work on it (a retry, an open run, Kopf's progress) contradicts the
+/// filters' reading, which is then left out.
+fn with_filtered(judged: &mut Judged, obj: &MicroserviceObject) {
+    let Some(first) = judged.assessment.reasons.first() else {
+        return;
+    };
+    if judged.assessment.verdict != Verdict::NeverHandled || judged.tried(first) {
+        return;
+    }
+    let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+    let name = obj.metadata.name.as_deref().unwrap_or("");
+    if let Some(reason) = filtered::reason(ns, name, &judged.filtered) {
+        judged.assessment.reasons.insert(0, reason);
+    }
 }
 
 /// The double handling of [`handlings`] in the verdict: a reason `handled-by-several-operators`

@@ -7,6 +7,7 @@
 //! - [`source`]: an operator's Python source, parsed once, and its readers (settings, the
 //!   env conditions that decide them, handlers);
 //! - [`posting`]: the posting settings that source sets;
+//! - [`filters`]: whether a handler's resource and filters select an object (Kopf's prematch);
 //! - [`version`]: the Kopf version from the Deployment;
 //! - [`peering`]: which of several Kopf operators works (peering objects, priorities, pauses);
 //! - [`wording`]: the version range Kopf's log wording allows, when nothing pins it;
@@ -14,6 +15,7 @@
 //! - [`diffbase`]: Kopf's last-handled-configuration record and the annotation size limit.
 
 pub mod diffbase;
+pub mod filters;
 pub mod logs;
 pub mod messages;
 pub mod peering;

@@ -1,5 +1,6 @@
 //! What the Microservice CRD in evidence says, for the fixes that patch it: its storage
-//! version's place in `spec.versions`, and whether its status schema keeps `status.kopf`.
+//! version's place in `spec.versions`, whether its status schema keeps `status.kopf`, and the
+//! label such a fix carries (the CRD is every team's).
 
 use super::Ctx;
 
@@ -34,4 +35,13 @@ pub(crate) fn status_keeps_kopf(ctx: &Ctx<'_>) -> Option<bool> {
 /// The index of the CRD's storage version in `spec.versions` (for a JSON-patch path).
 pub(crate) fn storage_version_index(ctx: &Ctx<'_>) -> Option<usize> {
     ctx.snapshot.crd.get()?.spec.versions.iter().position(|v| v.storage)
+}
+
+/// The label of a change of the CRD, which every team's Microservices share
+/// ([`crate::diagnose::finding::shared_resource`]).
+pub(crate) fn crd_label() -> String {
+    crate::diagnose::finding::shared_resource(&format!(
+        "the CRD {}, which every operator and user of Microservices shares",
+        crate::resource::CRD_NAME
+    ))
 }

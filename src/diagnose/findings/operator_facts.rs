@@ -79,32 +79,25 @@ pub(crate) fn given_holder<'a>(ctx: &'a Ctx<'_>) -> Option<&'a str> {
 }
 
 /// [`install_command`] given the Deployments in evidence.
-pub(crate) fn install_line(deployments: &[Deployment], ns: &str) -> String {
-    let taken = |namespace: &str| {
-        deployments.iter().any(|d| {
-            d.metadata.namespace.as_deref() == Some(namespace)
-                && d.metadata.name.as_deref() == Some(crate::install::OPERATOR_NAME)
-        })
-    };
-    let ops = if taken("ops") {
-        // A DNS label: at most 63 characters.
-        let stem = &ns[..ns.len().min(59)];
-        format!("{}-ops", stem.trim_end_matches('-'))
-    } else {
-        "ops".to_string()
-    };
-    format!(
-        "kubectl create namespace {ops}; kubectl microservice manifests --namespace {ops} --watch-namespace {ns} | kubectl apply -f -"
-    )
+pub(crate) fn install_line(deployments: &[Deployment], ns: &str) -> Option<String> {
+    let taken = deployments.iter().any(|d| {
+        d.metadata.namespace.as_deref() == Some(ns) && d.metadata.name.as_deref() == Some(crate::install::OPERATOR_NAME)
+    });
+    (!taken).then(|| {
+        format!(
+            "kubectl microservice manifests --namespace {ns} --watch-namespace {ns} --without-shared | kubectl apply -f -"
+        )
+    })
 }
 
-/// The README's install of an operator for the object's namespace, as one shell line that works
-/// when pasted: the operator's namespace is created first (`manifests | kubectl apply` fails
-/// without it), and it is `ops` unless `ops` already holds a Deployment named as the manifests'
-/// one, which the apply would take over (its `--watch-namespace` replaced: the namespaces it
-/// serves would lose their operator); then `NS-ops`. `create namespace` of one that exists
-/// fails alone: the `;` goes on.
-pub(crate) fn install_command(ctx: &Ctx<'_>) -> String {
+/// An operator of ours for the object's namespace, installed in that namespace, as one shell
+/// line that works when pasted and touches nothing of other teams: `--without-shared` leaves the
+/// CRD (which exists, since the object does: applying ours would replace it, every team's
+/// schema) and the shared ClusterRoles out; what it applies is the namespace's own ServiceAccount,
+/// Roles, RoleBindings and Deployment, and its ClusterRoleBinding named after the namespace.
+/// `None` when the namespace already holds a Deployment named as the manifests' one, which the
+/// apply would take over.
+pub(crate) fn install_command(ctx: &Ctx<'_>) -> Option<String> {
     let deployments = ctx.snapshot.operator.deployments.get().map_or(&[][..], Vec::as_slice);
     install_line(deployments, ctx.ns)
 }
@@ -181,19 +174,19 @@ mod tests {
     /// fails without it), and never takes over a Deployment of ours already in `ops` (its
     /// `--watch-namespace` would be replaced, its namespaces left without an operator).
     #[test]
-    fn the_install_line_creates_its_namespace_and_takes_over_no_operator() {
+    fn the_install_line_stays_in_the_namespace_and_takes_over_no_operator() {
         assert_eq!(
-            install_line(&[], "todo"),
-            "kubectl create namespace ops; kubectl microservice manifests --namespace ops --watch-namespace todo | kubectl apply -f -"
+            install_line(&[], "todo").as_deref(),
+            Some(
+                "kubectl microservice manifests --namespace todo --watch-namespace todo --without-shared | kubectl apply -f -"
+            )
         );
-        let kopf_in_ops = kopf_deployment();
-        let mut ours_in_ops = kopf_in_ops.clone();
-        ours_in_ops.metadata.name = Some("microservice-operator".into());
-        // A Deployment of another name in ops is not touched by the manifests' objects.
-        assert!(install_line(std::slice::from_ref(&kopf_in_ops), "todo").contains("--namespace ops "));
-        assert_eq!(
-            install_line(&[kopf_in_ops, ours_in_ops], "todo"),
-            "kubectl create namespace todo-ops; kubectl microservice manifests --namespace todo-ops --watch-namespace todo | kubectl apply -f -"
-        );
+        let mut kopf_in_todo = kopf_deployment();
+        kopf_in_todo.metadata.namespace = Some("todo".into());
+        let mut ours_in_todo = kopf_in_todo.clone();
+        ours_in_todo.metadata.name = Some("microservice-operator".into());
+        // A Deployment of another name is not touched by the manifests' objects.
+        assert!(install_line(std::slice::from_ref(&kopf_in_todo), "todo").is_some());
+        assert_eq!(install_line(&[kopf_in_todo, ours_in_todo], "todo"), None);
     }
 }

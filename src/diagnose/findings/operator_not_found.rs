@@ -23,10 +23,16 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         Severity::Problem,
         "no operator Deployment for Microservices was found".into(),
         evidence,
-        Some(format!(
-            "install it (`{}`), or name the one you run: --operator NAMESPACE/deployment/NAME",
-            install_command(ctx)
-        )),
+        Some(match install_command(ctx) {
+            Some(install) => format!(
+                "install one for namespace {} (`{install}`), or name the one you run: --operator NAMESPACE/deployment/NAME",
+                ctx.ns
+            ),
+            None => format!(
+                "name the one you run: --operator NAMESPACE/deployment/NAME, or run one (`kubectl microservice operate --namespace {}`)",
+                ctx.ns
+            ),
+        }),
     )]
 }
 

@@ -223,12 +223,31 @@ pub(crate) fn handled_by_several(namespace: &str, handlings: &[Handling]) -> Opt
             ]
         })
         .collect();
+    // The one to change: an operator in the namespace itself, else the last; one in another
+    // namespace (a cluster-wide operator, another team's) is labelled.
+    let change = handlings
+        .iter()
+        .rev()
+        .find(|h| h.namespace == namespace)
+        .unwrap_or(last);
+    let keep = handlings.iter().find(|h| !std::ptr::eq(*h, change)).unwrap_or(first);
+    let label = if change.namespace == namespace {
+        String::new()
+    } else {
+        format!(
+            " {}",
+            crate::diagnose::finding::shared_resource(&format!(
+                "the operator in {}, another team's, which serves other namespaces",
+                change.namespace
+            ))
+        )
+    };
     let fix = format!(
-        "keep one operator for namespace {namespace} ({keep}): remove {other} (kubectl -n {ns} delete deployment {name}), or give it a --namespace that leaves {namespace} out (kubectl -n {ns} edit deployment {name}); operators that each run --standalone, or without peering between them, never coordinate",
-        keep = first.operator,
-        other = last.operator,
-        ns = last.namespace,
-        name = last.name,
+        "keep one operator for namespace {namespace} ({keep}): remove {other} (kubectl -n {ns} delete deployment {name}{label}), or give it a --namespace that leaves {namespace} out (kubectl -n {ns} edit deployment {name}{label}); operators that each run --standalone, or without peering between them, never coordinate",
+        keep = keep.operator,
+        other = change.operator,
+        ns = change.namespace,
+        name = change.name,
     );
     Some(Finding {
         id: ID,

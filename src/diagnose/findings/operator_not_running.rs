@@ -50,11 +50,13 @@ pub(crate) fn of_process(ctx: &Ctx<'_>) -> Vec<Finding> {
                 ctx.ns
             ),
             evidence,
-            Some(format!(
-                "start it again (`kubectl microservice operate --namespace {ns}`), or run the operator in the cluster: `{install}`",
-                install = install_command(ctx),
-                ns = ctx.ns
-            )),
+            Some(match install_command(ctx) {
+                Some(install) => format!(
+                    "start it again (`kubectl microservice operate --namespace {ns}`), or run the operator in the cluster: `{install}`",
+                    ns = ctx.ns
+                ),
+                None => format!("start it again (`kubectl microservice operate --namespace {}`)", ctx.ns),
+            }),
         ),
         (None, _) => finding(
             FindingId::OperatorNotRunning,

@@ -67,8 +67,8 @@ fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
             .find(|o| o.namespace == ns && o.name == name)
             .and_then(|op| manifests_serving(ctx, op))
         {
-            Some(line) => ways.push(format!("for {}: {line}", c.operator)),
-            None => edits.push(format!("kubectl -n {ns} edit deployment {name}")),
+            Some(line) => ways.push(format!("for {}: {line}{}", c.operator, other_team(ctx, ns))),
+            None => edits.push(format!("kubectl -n {ns} edit deployment {name}{}", other_team(ctx, ns))),
         }
     }
     if !edits.is_empty() {
@@ -95,11 +95,27 @@ fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
         ),
         evidence,
         Some(format!(
-            "run one for it (`{install}`, or `kubectl microservice operate --namespace {ns}` with its log given as --log-file){edit}; if one of them does serve it, name it with --operator NS/deployment/NAME",
-            install = install_command(ctx),
+            "run one for it ({install}`kubectl microservice operate --namespace {ns}` with its log given as --log-file){edit}; if one of them does serve it, name it with --operator NS/deployment/NAME",
+            install = install_command(ctx)
+                .map(|line| format!("`{line}`, or "))
+                .unwrap_or_default(),
             ns = ctx.ns
         )),
     )]
+}
+
+/// The label of a change of the operator in `ns`, when that is another namespace than the
+/// object's (another team's operator, serving other namespaces); empty in the object's own.
+fn other_team(ctx: &Ctx<'_>, ns: &str) -> String {
+    if ns == ctx.ns {
+        return String::new();
+    }
+    format!(
+        " {}",
+        crate::diagnose::finding::shared_resource(&format!(
+            "the operator in {ns}, another team's, which serves other namespaces"
+        ))
+    )
 }
 
 /// The `manifests ... | kubectl apply -f -` line of [`serve_fix`], when `op` is as `manifests`

@@ -1,7 +1,7 @@
 //! `patch-rejected`: Kopf's final PATCH of each cycle is refused, so the handler runs and nothing
 //! of it is saved; the fix follows the API error.
 
-use super::crd_facts::{status_keeps_kopf, storage_version_index};
+use super::crd_facts::{crd_label, status_keeps_kopf, storage_version_index};
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::log_facts::LogFacts;
@@ -157,9 +157,10 @@ fn annotations_fix(ctx: &Ctx<'_>, restart: &str) -> String {
     let crd_step = match status_keeps_kopf(ctx) {
         Some(true) => "the CRD's status schema keeps it".to_string(),
         Some(false) => format!(
-            "the CRD's status schema does not keep it, so first let it (this also keeps Kopf's status.kopf.progress):\n  kubectl patch crd {} --type=json -p '[{{\"op\":\"add\",\"path\":\"/spec/versions/{}/schema/openAPIV3Schema/properties/status/properties/kopf\",\"value\":{{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}}]'",
+            "the CRD's status schema does not keep it, so first let it (this also keeps Kopf's status.kopf.progress):\n  kubectl patch crd {} --type=json -p '[{{\"op\":\"add\",\"path\":\"/spec/versions/{}/schema/openAPIV3Schema/properties/status/properties/kopf\",\"value\":{{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}}]' {}",
             crate::resource::CRD_NAME,
-            storage_version_index(ctx).unwrap_or(0)
+            storage_version_index(ctx).unwrap_or(0),
+            crd_label()
         ),
         None => "the CRD's status schema must keep it (the CRD is not in evidence)".to_string(),
     };

@@ -2,10 +2,11 @@
 //! Deployment's args, or a process's own `Operator started` line); Kopf's
 //! `settings.posting.enabled` in its source ([`crate::kopf::posting`]).
 
-use super::posting_facts::{Failures, KopfPosting, process_start};
+use super::posting_facts::{Failures, KopfPosting, process_start, sources};
 use super::{Ctx, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::evidence::operator::{OperatorKind, OperatorRef};
+use crate::kopf::source::{Module, SourceLine, edit};
 
 /// `posting-disabled`: for a process outside the cluster, its start line's `events=`; for a
 /// Deployment of ours, its `--events`; for a Kopf operator, a `settings.posting.enabled = False`
@@ -96,8 +97,10 @@ fn kopf(ctx: &Ctx<'_>, op: &OperatorRef, posting: &KopfPosting) -> Option<Findin
         evidence.extend(failures.evidence(ctx));
     }
     let edit = format!(
-        "delete line {} of {} (or set `settings.posting.enabled = True`), then restart: kubectl -n {} rollout restart deployment {}",
-        at.line, at.file, op.namespace, op.name
+        "{} (Kopf posts by default), then restart: kubectl -n {} rollout restart deployment {}",
+        removal(ctx, at),
+        op.namespace,
+        op.name
     );
     let (title, fix) = if vars.is_empty() {
         (format!("Kopf posting is turned off at {}:{}", at.file, at.line), edit)
@@ -129,6 +132,18 @@ fn kopf(ctx: &Ctx<'_>, op: &OperatorRef, posting: &KopfPosting) -> Option<Findin
         evidence,
         Some(fix),
     ))
+}
+
+/// The edit that removes the assignment `at` and keeps the file valid ([`edit::removal`]:
+/// `pass` in place of the only statement of a block); where lines cannot be removed alone
+/// (`x = 1; settings.posting.enabled = False`), the change of that statement in words.
+fn removal(ctx: &Ctx<'_>, at: &SourceLine) -> String {
+    sources(ctx)
+        .iter()
+        .filter(|(file, _)| *file == at.file)
+        .find_map(|(file, text)| edit::removal(&Module::parse(file, text).ok()?, at.line))
+        .map(|e| e.describe())
+        .unwrap_or_else(|| format!("change `{}` on line {} of {} to set True", at.text, at.line, at.file))
 }
 
 /// A `posting-disabled` problem says what it hides: with handler failures in the logs it stays

@@ -1,7 +1,7 @@
 //! `status-pruned`: the CRD's status schema dropped what the operator wrote (Kopf's
 //! "inconsistencies" lines, field by field), and the CRD patch that keeps it.
 
-use super::crd_facts::storage_version_index;
+use super::crd_facts::{crd_label, storage_version_index};
 use super::posting_facts::sources;
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
@@ -179,7 +179,7 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
         .collect();
     let ops = add_ops(ctx, index, &schemas);
     format!(
-        "add {} to the CRD's status schema; the CRD {} is shared by every operator and user of Microservices on the cluster (this adds properties and changes nothing else):\n  kubectl patch crd {} --type=json -p '[{}]'",
+        "add {} to the CRD's status schema; the CRD {} is shared by every operator and user of Microservices on the cluster (this adds properties and changes nothing else):\n  kubectl patch crd {} --type=json -p '[{}]' {}",
         fields
             .iter()
             .map(|(f, _)| format!("status.{f}"))
@@ -187,7 +187,8 @@ fn field_fix(ctx: &Ctx<'_>, fields: &[&(String, char)]) -> String {
             .join(", "),
         crate::resource::CRD_NAME,
         crate::resource::CRD_NAME,
-        ops.join(",")
+        ops.join(","),
+        crd_label()
     )
 }
 
@@ -287,8 +288,9 @@ fn schema_fix(ctx: &Ctx<'_>, fields: &[String]) -> String {
 /// The fix of `status-pruned`, whichever operator writes the status (the CRD is shared).
 fn crd_status_fix() -> String {
     format!(
-        "add the fields to the CRD's status schema (or `x-kubernetes-preserve-unknown-fields: true` under `status`): kubectl edit crd {}",
-        crate::resource::CRD_NAME
+        "add the fields to the CRD's status schema (or `x-kubernetes-preserve-unknown-fields: true` under `status`): kubectl edit crd {} {}",
+        crate::resource::CRD_NAME,
+        crd_label()
     )
 }
 
@@ -353,7 +355,7 @@ mod tests {
         let odd = ("a~b'c".to_string(), '\'');
         let fix = field_fix(&ctx, &[&odd]);
         assert!(fix.contains(r#"/properties/a~0b\u0027c""#), "{fix}");
-        let patch = fix.split(" -p '").nth(1).unwrap().strip_suffix('\'').unwrap();
+        let patch = fix.split(" -p '").nth(1).unwrap().split_once("' (changes").unwrap().0;
         let ops: serde_json::Value = serde_json::from_str(patch).unwrap();
         assert_eq!(
             ops[0]["path"],

@@ -5,12 +5,15 @@
 //! - [`conditions`]: the `os.environ` / `os.getenv` conditions, and how the container's env
 //!   ([`mod@env`]) decides them;
 //! - [`handlers`]: every handler the source registers (`@kopf.on.create(...)`, ...), with its
-//!   resource, id, filters and options as written.
+//!   resource, id, filters and options as written;
+//! - [`edit`]: the edits a fix prints (`delete line N`, `replace line N with `pass``), chosen so
+//!   that the file still parses.
 //!
 //! [`Module::parse`] is the one parse; a source it rejects (Python 2 code, a syntax error, a
 //! truncated ConfigMap, machine-made depth) is a [`ParseError`] citing its line.
 
 pub mod conditions;
+pub mod edit;
 pub mod env;
 mod flow;
 pub mod handlers;

@@ -229,6 +229,12 @@ fn every_operator_source_among_the_fixtures() {
     let update = format!("update accept/spec@X {RESOURCE} field=spec");
     let create = format!("create accept@X {RESOURCE}");
     let delete = format!("delete cleanup@X {RESOURCE}");
+    let team = "labels={'team': 'payments'}";
+    let (resume_team, update_team, create_team) = (
+        format!("resume accept@X {RESOURCE} {team}"),
+        format!("update accept/spec@X {RESOURCE} {team} field=spec"),
+        format!("create accept@X {RESOURCE} {team}"),
+    );
     let sources = operator_sources();
     assert!(sources.len() >= 50, "{}", sources.len());
     let mut shapes = std::collections::BTreeMap::<Vec<String>, usize>::new();
@@ -252,13 +258,15 @@ fn every_operator_source_among_the_fixtures() {
                 show(h).replacen(&format!("@{}", f.line), "@X", 1)
             })
             .collect();
-        // The fixtures' four operators: with or without a startup function (scanning off) and
-        // `@kopf.on.resume`, and kopf-finalizer-terminating's with a delete handler too.
-        let expected: [&[&String]; 4] = [
+        // The fixtures' five operators: with or without a startup function (scanning off) and
+        // `@kopf.on.resume`, kopf-finalizer-terminating's with a delete handler too, and
+        // handler-filtered-labels' with a label filter on each handler.
+        let expected: [&[&String]; 5] = [
             &[&startup, &resume, &update, &create],
             &[&startup, &update, &create],
             &[&resume, &update, &create],
             &[&startup, &resume, &update, &create, &delete],
+            &[&startup, &resume_team, &update_team, &create_team],
         ];
         assert!(
             expected
@@ -268,8 +276,8 @@ fn every_operator_source_among_the_fixtures() {
         );
         *shapes.entry(shown).or_default() += 1;
     }
-    // All four shapes occur.
-    assert_eq!(shapes.len(), 4, "{shapes:#?}");
+    // All five shapes occur.
+    assert_eq!(shapes.len(), 5, "{shapes:#?}");
 }
 
 /// The ids the reader gives the real Kopf 1.38 operator are the ids Kopf itself logged for it

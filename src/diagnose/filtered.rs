@@ -1,0 +1,430 @@
+//! Whether the object's own Kopf operator selects it at all: its resource-changing handlers
+//! (create, update, resume, delete, field) for Microservices, read from the source its
+//! Deployment mounts, each matched against the object by [`crate::kopf::filters::prematch`].
+//! When every one excludes the object, Kopf is blind to it by design (no state, no log line):
+//! `status`'s `handler-filtered` reason and `explain-events`' `handler-filtered` finding, each
+//! quoting the filters (file:line) and the change of the object that would include it.
+
+use std::collections::BTreeMap;
+
+use crate::evidence::Snapshot;
+use crate::evidence::operator::{OperatorKind, find_operators};
+use crate::evidence::resolve::Resolution;
+use crate::kopf::filters::{self, Change, Miss, Object, Selects, Target};
+use crate::kopf::source::handlers::{self, Handler, HandlerId};
+use crate::kopf::source::{Module, SourceLine};
+use crate::resource::{GROUP, KIND, MicroserviceObject, PLURAL, VERSION};
+use crate::vocab::cause::LAST_HANDLED_SUFFIX;
+
+/// A handler that excludes the object, and each filter that does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excluding {
+    /// The decorator (file:line and text).
+    pub at: SourceLine,
+    /// `create`, `update`, ...
+    pub cause: &'static str,
+    /// Kopf's id of the handler, when known.
+    pub id: Option<String>,
+    /// The filters it fails.
+    pub misses: Vec<Miss>,
+}
+
+/// What the operator's handlers say of the object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Filtered {
+    /// Not a Kopf operator's Deployment, no source in evidence, or no handler of Microservices
+    /// in it: nothing said.
+    Unread,
+    /// A handler selects the object (or the operator's source does not parse): nothing said.
+    Selected,
+    /// Every resource-changing handler of Microservices excludes the object: Kopf ignores it.
+    Excluded {
+        /// The operator (`NS/deployment/NAME`).
+        operator: String,
+        /// The handlers, in registration order.
+        handlers: Vec<Excluding>,
+    },
+    /// None is known to select it, and some cannot be decided from the source.
+    Undecided {
+        /// The operator (`NS/deployment/NAME`).
+        operator: String,
+        /// Those that cannot be decided: the decorator and why.
+        unknown: Vec<(SourceLine, Vec<String>)>,
+        /// Those that exclude it.
+        handlers: Vec<Excluding>,
+    },
+}
+
+/// The handlers of the resolved operator against `obj` (pure over the snapshot); to judge many
+/// objects, [`OperatorHandlers::read`] once and [`OperatorHandlers::of`] each.
+pub fn of(snapshot: &Snapshot, resolution: &Resolution, obj: &MicroserviceObject) -> Filtered {
+    OperatorHandlers::read(snapshot, resolution).map_or(Filtered::Unread, |h| h.of(obj))
+}
+
+/// A Kopf operator's resource-changing handlers of Microservices, read once from its source.
+#[derive(Debug)]
+pub struct OperatorHandlers {
+    /// `NS/deployment/NAME`.
+    operator: String,
+    /// `None`: a file does not parse (nothing is said).
+    handlers: Option<Vec<Handler>>,
+    /// Microservices, as a resource selector sees them.
+    target: Target,
+}
+
+impl OperatorHandlers {
+    /// The resolved operator's handlers, when it is a Kopf operator's Deployment whose source
+    /// (the `.py` keys of the ConfigMaps it mounts) is in evidence.
+    pub fn read(snapshot: &Snapshot, resolution: &Resolution) -> Option<OperatorHandlers> {
+        let files = kopf_sources(snapshot, resolution)?;
+        let mut all = Some(Vec::new());
+        for (file, text) in &files {
+            match (Module::parse(file, text), all.as_mut()) {
+                (Ok(module), Some(all)) => all.extend(
+                    handlers::read(&module)
+                        .handlers
+                        .into_iter()
+                        .filter(|h| filters::is_changing(h.cause)),
+                ),
+                _ => all = None,
+            }
+        }
+        Some(OperatorHandlers {
+            operator: resolution.deployment().unwrap_or_default().to_string(),
+            handlers: all,
+            target: target(snapshot),
+        })
+    }
+
+    /// What the handlers say of `obj`.
+    pub fn of(&self, obj: &MicroserviceObject) -> Filtered {
+        let Some(all) = &self.handlers else {
+            return Filtered::Selected;
+        };
+        let empty = BTreeMap::new();
+        let body = serde_json::to_value(obj).unwrap_or_default();
+        let annotations = obj.metadata.annotations.as_ref().unwrap_or(&empty);
+        let object = Object {
+            labels: obj.metadata.labels.as_ref().unwrap_or(&empty),
+            annotations,
+            body: &body,
+            has_old: annotations.keys().any(|k| k.ends_with(LAST_HANDLED_SUFFIX)),
+        };
+        let mut excluding = Vec::new();
+        let mut unknown = Vec::new();
+        for h in all {
+            let selects = match h.resource.as_ref().map(|r| filters::resource_selects(r, &self.target)) {
+                Some(Some(false)) => continue,
+                Some(Some(true)) => filters::prematch(h, &object),
+                _ => Selects::Unknown(vec![format!(
+                    "its resource `{}` may or may not be Microservices",
+                    h.decorator.text
+                )]),
+            };
+            match selects {
+                Selects::Yes => return Filtered::Selected,
+                Selects::No(misses) => excluding.push(excluded(h, misses)),
+                Selects::Unknown(why) => unknown.push((h.decorator.clone(), why)),
+            }
+        }
+        let operator = self.operator.clone();
+        match (excluding.is_empty(), unknown.is_empty()) {
+            (true, true) => Filtered::Unread,
+            (false, true) => Filtered::Excluded {
+                operator,
+                handlers: excluding,
+            },
+            _ => Filtered::Undecided {
+                operator,
+                unknown,
+                handlers: excluding,
+            },
+        }
+    }
+}
+
+fn excluded(h: &Handler, misses: Vec<Miss>) -> Excluding {
+    Excluding {
+        at: h.decorator.clone(),
+        cause: h.cause.as_str(),
+        id: match &h.id {
+            HandlerId::Known(id) => Some(id.clone()),
+            HandlerId::Unknown(_) => None,
+        },
+        misses,
+    }
+}
+
+/// The `.py` files of the ConfigMaps the resolved Deployment mounts, when it is a Kopf
+/// operator's and any is in evidence.
+fn kopf_sources(snapshot: &Snapshot, resolution: &Resolution) -> Option<Vec<(String, String)>> {
+    let chosen = resolution.deployment()?;
+    let deployments = snapshot.operator.deployments.get()?;
+    let op = find_operators(deployments)
+        .into_iter()
+        .find(|op| op.display() == chosen)?;
+    if op.kind != OperatorKind::Kopf {
+        return None;
+    }
+    let deployment = deployments.iter().find(|d| {
+        d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+            && d.metadata.name.as_deref() == Some(op.name.as_str())
+    })?;
+    let mounted: Vec<&str> = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|s| s.volumes.as_ref())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.config_map.as_ref().map(|c| c.name.as_str()))
+        .collect();
+    let files: Vec<(String, String)> = snapshot
+        .operator
+        .configmaps
+        .get()?
+        .iter()
+        .filter(|cm| {
+            cm.metadata.namespace.as_deref().is_none_or(|n| n == op.namespace)
+                && cm.metadata.name.as_deref().is_some_and(|n| mounted.contains(&n))
+        })
+        .flat_map(|cm| cm.data.iter().flatten())
+        .filter(|(k, _)| k.ends_with(".py"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    (!files.is_empty()).then_some(files)
+}
+
+/// Microservices as a handler's resource selector sees them: the CRD's names and versions when
+/// it is in evidence.
+fn target(snapshot: &Snapshot) -> Target {
+    let mut names = vec![PLURAL.to_string(), KIND.to_lowercase(), KIND.to_string()];
+    let mut versions = vec![VERSION.to_string()];
+    let crd = snapshot.crd.get();
+    if let Some(crd) = crd {
+        let n = &crd.spec.names;
+        names.extend(n.singular.iter().cloned());
+        names.extend(n.short_names.iter().flatten().cloned());
+        versions.extend(crd.spec.versions.iter().map(|v| v.name.clone()));
+    }
+    Target {
+        group: GROUP.to_string(),
+        versions,
+        names,
+        names_known: crd.is_some(),
+    }
+}
+
+/// `operator.py:9: @kopf.on.create(...)` (create `accept`): labels={'team': 'payments'}: it
+/// wants label team=payments; the object has no label team.
+pub fn describe(e: &Excluding) -> Vec<String> {
+    let who = match &e.id {
+        Some(id) => format!("{} handler `{id}`", e.cause),
+        None => format!("{} handler", e.cause),
+    };
+    e.misses
+        .iter()
+        .map(|m| format!("{} ({who}): {}: {}", e.at, m.filter, m.why))
+        .collect()
+}
+
+/// [`describe`] of each handler, in source order (file, line).
+pub fn describe_all(handlers: &[Excluding]) -> Vec<String> {
+    let mut sorted: Vec<&Excluding> = handlers.iter().collect();
+    sorted.sort_by(|a, b| (&a.at.file, a.at.line).cmp(&(&b.at.file, b.at.line)));
+    sorted.into_iter().flat_map(describe).collect()
+}
+
+/// Each distinct command that includes the object ([`include_command`]), with the decorator
+/// lines whose filters it passes: `(command, "operator.py:10, 11, 12")`.
+pub fn include_commands(namespace: &str, name: &str, handlers: &[Excluding]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, Vec<&SourceLine>)> = Vec::new();
+    for e in handlers {
+        let Some(command) = include_command(namespace, name, e) else {
+            continue;
+        };
+        match out.iter_mut().find(|(c, _)| *c == command) {
+            Some((_, at)) => at.push(&e.at),
+            None => out.push((command, vec![&e.at])),
+        }
+    }
+    out.into_iter()
+        .map(|(command, mut at)| {
+            at.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+            let file = at.first().map(|a| a.file.clone()).unwrap_or_default();
+            let lines: Vec<String> = at.iter().map(|a| a.line.to_string()).collect();
+            (command, format!("{file}:{}", lines.join(", ")))
+        })
+        .collect()
+}
+
+/// The commands that give the object what `e`'s filters want (one `kubectl label`, one
+/// `kubectl annotate`, one merge patch of spec, joined by `&&`); `None` when a filter it fails
+/// has no such change (a `when=` that is always false, any value of a field).
+pub fn include_command(namespace: &str, name: &str, e: &Excluding) -> Option<String> {
+    let mut labels = Vec::new();
+    let mut annotations = Vec::new();
+    let mut spec = serde_json::Map::new();
+    let (mut label_overwrite, mut annotate_overwrite) = (false, false);
+    for m in &e.misses {
+        match m.change.as_ref()? {
+            Change::Label { key, value, overwrite } => {
+                labels.push(assignment(key, value.as_deref()));
+                label_overwrite |= overwrite;
+            }
+            Change::Annotation { key, value, overwrite } => {
+                annotations.push(assignment(key, value.as_deref()));
+                annotate_overwrite |= overwrite;
+            }
+            Change::Field { path, value } => set(&mut spec, &path[1..], value.clone()),
+        }
+    }
+    let target = format!("-n {namespace} microservice/{name}");
+    let mut commands = Vec::new();
+    let flag = |on: bool| if on { " --overwrite" } else { "" };
+    if !labels.is_empty() {
+        commands.push(format!(
+            "kubectl label {target} {}{}",
+            labels.join(" "),
+            flag(label_overwrite)
+        ));
+    }
+    if !annotations.is_empty() {
+        commands.push(format!(
+            "kubectl annotate {target} {}{}",
+            annotations.join(" "),
+            flag(annotate_overwrite)
+        ));
+    }
+    if !spec.is_empty() {
+        let patch = serde_json::json!({ "spec": spec }).to_string();
+        commands.push(format!(
+            "kubectl patch {target} --type=merge -p {}",
+            shell_quote(&patch)
+        ));
+    }
+    (!commands.is_empty()).then(|| commands.join(" && "))
+}
+
+/// `key=value` (shell-quoted when needed), or `key-` to remove it.
+fn assignment(key: &str, value: Option<&str>) -> String {
+    match value {
+        Some(v) => shell_quote(&format!("{key}={v}")),
+        None => shell_quote(&format!("{key}-")),
+    }
+}
+
+fn set(map: &mut serde_json::Map<String, serde_json::Value>, path: &[String], value: serde_json::Value) {
+    match path {
+        [] => {}
+        [last] => {
+            map.insert(last.clone(), value);
+        }
+        [first, rest @ ..] => {
+            let inner = map
+                .entry(first.clone())
+                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+            if let serde_json::Value::Object(inner) = inner {
+                set(inner, rest, value);
+            }
+        }
+    }
+}
+
+/// `s` as one shell word: bare when plain, else in single quotes.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "._-/:=@+,".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// How the reason's evidence gives the change that includes the object (`status`'s `Next:`
+/// quotes what follows).
+pub const TO_HAVE_IT_HANDLED: &str = "to have it handled: ";
+
+/// `status`'s reason for a never-handled object that every handler excludes.
+pub fn reason(namespace: &str, name: &str, filtered: &Filtered) -> Option<crate::diagnose::staleness::Reason> {
+    let Filtered::Excluded { operator, handlers } = filtered else {
+        return None;
+    };
+    let mut evidence = describe_all(handlers);
+    if let Some((command, _)) = include_commands(namespace, name, handlers).into_iter().next() {
+        evidence.push(format!("{TO_HAVE_IT_HANDLED}{command}"));
+    }
+    Some(crate::diagnose::staleness::Reason {
+        code: "handler-filtered",
+        message: format!(
+            "not handled by design: no handler of {operator} selects this object (its handler filters exclude it), so Kopf ignores it and writes nothing"
+        ),
+        evidence,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn excluding(misses: Vec<Miss>) -> Excluding {
+        Excluding {
+            at: SourceLine {
+                file: "operator.py".into(),
+                line: 9,
+                text: "@kopf.on.create('microservices', labels={'team': 'payments'})".into(),
+            },
+            cause: "create",
+            id: Some("accept".into()),
+            misses,
+        }
+    }
+
+    #[test]
+    fn the_include_command_sets_what_each_filter_wants() {
+        let miss = |change: Change| Miss {
+            filter: "f".into(),
+            why: "w".into(),
+            change: Some(change),
+        };
+        let e = excluding(vec![
+            miss(Change::Label {
+                key: "team".into(),
+                value: Some("payments".into()),
+                overwrite: true,
+            }),
+            miss(Change::Label {
+                key: "legacy".into(),
+                value: None,
+                overwrite: false,
+            }),
+            miss(Change::Annotation {
+                key: "example.com/owner".into(),
+                value: Some("a b".into()),
+                overwrite: false,
+            }),
+            miss(Change::Field {
+                path: vec!["spec".into(), "tier".into()],
+                value: serde_json::json!("it's"),
+            }),
+        ]);
+        assert_eq!(
+            include_command("shop", "pay-api", &e).unwrap(),
+            concat!(
+                "kubectl label -n shop microservice/pay-api team=payments legacy- --overwrite && ",
+                "kubectl annotate -n shop microservice/pay-api 'example.com/owner=a b' && ",
+                r#"kubectl patch -n shop microservice/pay-api --type=merge -p '{"spec":{"tier":"it'\''s"}}'"#
+            )
+        );
+        assert_eq!(
+            describe(&e)[0],
+            "operator.py:9: @kopf.on.create('microservices', labels={'team': 'payments'}) (create handler `accept`): f: w"
+        );
+        // A filter without a change of the object: no command.
+        let e = excluding(vec![Miss {
+            filter: "when=lambda **_: False".into(),
+            why: "w".into(),
+            change: None,
+        }]);
+        assert_eq!(include_command("shop", "pay-api", &e), None);
+    }
+}
