@@ -537,7 +537,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__manifests)
-            opts="-n -A -o -h -V --watch-namespace --image --standalone --events --without-shared --namespace --all-namespaces --output --help --version"
+            opts="-n -A -o -h -V --watch-namespace --image --standalone --events --without-crd --without-shared --kubeconfig --context --namespace --all-namespaces --output --as --as-group --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -555,6 +555,14 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -W "all warnings none" -- "${cur}"))
                     return 0
                     ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -569,6 +577,18 @@ _kubectl__microservice() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

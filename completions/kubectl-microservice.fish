@@ -177,6 +177,8 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l events -d '`--events` value written into the operator Deployment\'s args' -r -f -a "all\t'Normal `Accepted` and every Warning'
 warnings\t'Warnings only (`ReconcileFailed`, `InvalidSpec`, `StatusPruned`)'
 none\t'Post nothing; outcomes are only in the logs and in `status`'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s n -l namespace -d 'The namespace the operator runs in (required)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s o -l output -d 'Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
@@ -184,7 +186,11 @@ wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l standalone -d 'One replica, `Recreate` strategy, `operate --standalone`'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l without-crd -d 'Leave out the CRD, and only the CRD: to install on a cluster that has it already (another team\'s, another operator\'s), leaving it as its owners keep it. Without this flag, when the cluster has the CRD with another schema, the CRD printed is the cluster\'s with this tool\'s added (nothing removed), and stderr says what it adds'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l without-shared -d 'Leave out what every installation shares: the CRD (deleting it deletes every team\'s Microservices) and the ClusterRoles. What is left is this operator\'s own objects, for `kubectl delete -f -` to uninstall one team\'s operator'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s A -l all-namespaces -d 'The operator watches all namespaces (cluster-wide RBAC), instead of --watch-namespace; -n still names the operator\'s own namespace'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -s h -l help -d 'Print help (see more with \'--help\')'

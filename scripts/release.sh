@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Release archives, the krew manifest and the operator image of kubectl-microservice.
 #
-#   scripts/release.sh [--dist DIR]          build + pack for this machine, then render the manifest
-#   scripts/release.sh --all-platforms [--dist DIR]
+#   scripts/release.sh [--dist DIR] [--image REF] [--binary FILE]
+#                                            one release build for this machine (on Linux its
+#                                            static musl target), and from that one binary: its
+#                                            archive, the manifest, DIR/kubectl-microservice (to
+#                                            copy onto PATH) and, for linux/amd64, the operator
+#                                            image; --binary packs FILE instead of building
+#   scripts/release.sh --all-platforms [--dist DIR] [--image REF]
 #                                            build + pack the five krew platforms (linux/amd64,
 #                                            linux/arm64, darwin/amd64, darwin/arm64, windows/amd64),
-#                                            render the manifest, then verify
+#                                            render the manifest, verify, then this machine's
+#                                            binary and the image as above, from those builds
 #   scripts/release.sh build [--target TRIPLE | --all-platforms] [--dist DIR] [--binary FILE]
 #                                            cargo build --release for TRIPLE (default: this
 #                                            machine; on Linux its static musl target), then pack
@@ -105,8 +111,8 @@ done
 [[ -z $target || $command == all || $command == build ]] || usage_error "--target belongs to build (or no command), not $command"
 [[ $all_platforms == false || $command == all || $command == build || $command == verify ]] \
     || usage_error "--all-platforms belongs to build, verify or no command, not $command"
-[[ -z $image_ref || $command == image ]] || usage_error "--image belongs to the image command, not $command"
-[[ -z $binary_file || $command == image || $command == build ]] || usage_error "--binary belongs to build or image, not $command"
+[[ -z $image_ref || $command == image || $command == all ]] || usage_error "--image belongs to the image command (or no command), not $command"
+[[ -z $binary_file || $command == image || $command == build || $command == all ]] || usage_error "--binary belongs to build, image or no command, not $command"
 [[ $all_platforms == false || -z $target ]] || usage_error "give --target or --all-platforms, not both"
 [[ $all_platforms == false || -z $binary_file ]] || usage_error "--binary packs one platform's binary: give --target, not --all-platforms"
 
@@ -420,7 +426,11 @@ build_one() {
         say "$printed"
     fi
     pack "$binary" "$os_arch"
+    built_platforms+=("$os_arch")
 }
+
+# The platforms packed by this run (build_one adds each).
+built_platforms=()
 
 build() {
     local p
@@ -853,6 +863,33 @@ image() {
         "kind load image-archive $out; k3d image import $out; minikube image load $out"
 }
 
+# After the build of `all`: this machine's binary as DIST/kubectl-microservice, and the operator
+# image, each from an archive this run packed (the bytes krew installs), so nothing is compiled
+# twice. A platform not built in this run is named, with the command that makes it.
+from_the_build() {
+    local host archive bin_name
+    host=$(host_os_arch)
+    if [[ " ${built_platforms[*]} " == *" $host "* ]]; then
+        archive="$dist/$(archive_name "$host")"
+        bin_name=$(bin_name_of "$host")
+        rm -f "$dist/$bin_name"
+        if [[ $archive == *.zip ]]; then
+            unzip -q -o "$archive" "$bin_name" -d "$dist"
+        else
+            tar -xzf "$archive" -C "$dist" "$bin_name"
+        fi
+        chmod 0755 "$dist/$bin_name"
+        say "wrote $dist/$bin_name (from $(basename "$archive")): copy it into a directory on PATH, e.g. install -m 0755 $dist/$bin_name ~/.local/bin/"
+    else
+        say "no $host build in this run, so no $dist/$(bin_name_of "$host") to run here"
+    fi
+    if [[ " ${built_platforms[*]} " == *" linux_amd64 "* ]]; then
+        image
+    else
+        say "no operator image: it holds the linux/amd64 build (scripts/release.sh image builds it)"
+    fi
+}
+
 case $command in
     build) build ;;
     manifest) manifest ;;
@@ -862,5 +899,6 @@ case $command in
         build
         manifest
         [[ $all_platforms == false ]] || verify
+        from_the_build
         ;;
 esac

@@ -9,8 +9,7 @@ use crate::error::AppError;
 pub fn run(cli: Cli) -> Result<ExitCode, AppError> {
     match &cli.command {
         Command::Manifests(args) => {
-            let out = crate::commands::manifests::render(&cli.global, args)?;
-            crate::commands::write_stdout(&out)?;
+            crate::commands::manifests::run(&cli.global, args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Completion(args) => {

@@ -125,6 +125,17 @@ fn default_kubeconfig_path() -> Option<std::path::PathBuf> {
     std::env::home_dir().map(|h| h.join(".kube").join("config"))
 }
 
+/// Whether a cluster is configured at all: `--kubeconfig` or `--context` given, a kubeconfig
+/// found without a flag ([`kubeconfig_given`]), or a Pod's service account
+/// (`KUBERNETES_SERVICE_HOST` set). For what asks a cluster only in passing (`manifests`):
+/// without one it does not try.
+pub fn configured(connection: &ConnectionSettings) -> bool {
+    connection.kubeconfig.is_some()
+        || connection.context.is_some()
+        || kubeconfig_given()
+        || std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+}
+
 /// Whether a kubeconfig is given without a flag: `KUBECONFIG` names at least one file, or
 /// `~/.kube/config` exists. Then it is read as `--kubeconfig` is (errors name it, exit 2);
 /// otherwise the in-cluster service account is the only configuration left.

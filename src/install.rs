@@ -17,6 +17,8 @@
 
 use serde_json::{Value, json};
 
+pub mod crd_merge;
+
 use crate::resource::{CRD_NAME, GROUP, PLURAL, crd};
 use crate::vocab::lease::{DEFAULT_LEASE_NAME, LEASE_VERBS};
 

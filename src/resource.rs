@@ -124,7 +124,9 @@ impl MicroserviceObject {
 /// `acceptedSpec` (`image`, `port`: the spec the handler accepted at observedGeneration), and
 /// `conditions` in the shape of metav1.Condition (including `conditions[].observedGeneration`,
 /// so `kubectl wait --for=condition=Accepted` is meaningful), a map list keyed by `type` so
-/// server-side apply merges them.
+/// server-side apply merges them. The status is open (`x-kubernetes-preserve-unknown-fields`):
+/// its declared fields are validated, and fields it does not declare are kept, not pruned, so
+/// that the CRD can be shared with other operators of the resource (Kopf's `status.kopf`).
 pub fn crd() -> CustomResourceDefinition {
     serde_json::from_value(crd_json()).expect("the built-in CRD is a valid CustomResourceDefinition")
 }
@@ -184,6 +186,8 @@ fn crd_json() -> Value {
                         },
                         "status": {
                             "type": "object",
+                            "description": "What the handler recorded. Open to fields it does not declare: other operators of the resource (Kopf's status.kopf, handler results) keep theirs here.",
+                            "x-kubernetes-preserve-unknown-fields": true,
                             "properties": {
                                 "phase": {
                                     "type": "string",

@@ -98,7 +98,7 @@ fn completion_refuses_o_json_and_kubeconfig() {
 #[test]
 fn every_shared_flag_a_subcommand_does_not_take_is_refused() {
     let healthy = fixture("bundles/healthy");
-    let cases: [(&[&str], &[&str], &str); 16] = [
+    let cases: [(&[&str], &[&str], &str); 14] = [
         (&["operate"], &["-o", "json"], "-o/--output"),
         (&["operate"], &["--no-headers"], "--no-headers"),
         (&["operate"], &["--color", "never"], "--color"),
@@ -115,12 +115,6 @@ fn every_shared_flag_a_subcommand_does_not_take_is_refused() {
         (&["explain-events", "x"], &["-l", "app=x"], "-l/--selector"),
         (&["collect", "b"], &["--no-headers"], "--no-headers"),
         (&["collect", "b"], &["--color", "always"], "--color"),
-        (&["manifests", "-n", "ops", "-A"], &["--context", "prod"], "--context"),
-        (
-            &["manifests", "-n", "ops", "-A"],
-            &["--request-timeout", "1s"],
-            "--request-timeout",
-        ),
         (&["manifests", "-n", "ops", "-A"], &["--no-headers"], "--no-headers"),
         (&["completion", "zsh"], &["-n", "x"], "-n/--namespace"),
     ];

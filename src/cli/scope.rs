@@ -181,7 +181,8 @@ fn manifests_use(id: &str, connection: bool) -> Use {
             "Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)",
         )),
         "selector" => Refuses("it does not select Microservices by label"),
-        _ if connection => Refuses("it prints manifests without reading a cluster"),
+        // The cluster's CRD is read, to print one that removes nothing from it.
+        _ if connection => Takes(None),
         _ => Refuses("it prints YAML or JSON documents, not a table"),
     }
 }

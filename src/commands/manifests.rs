@@ -1,13 +1,56 @@
 //! `kubectl microservice manifests`: the install model ([`crate::install`]) for the flags, as
 //! YAML documents, a `v1` `List` (`-o json`), `-o name` lines or a jsonpath template.
+//!
+//! The CRD is shared by every operator of the resource. When the CRD is printed (neither
+//! `--without-crd` nor `--without-shared`) and a cluster is configured (the kubeconfig of the flags, or a Pod's
+//! service account), `manifests` reads the cluster's CRD first ([`CLUSTER_TIMEOUT`] unless
+//! `--request-timeout` says otherwise). When the cluster has it with another schema, the CRD
+//! printed is the cluster's with ours added ([`crate::install::crd_merge`]): applying it removes
+//! nothing the cluster's declares, and stderr says what it adds and what applying this tool's own
+//! CRD would have removed. Without a cluster, or when the CRD cannot be read, this tool's CRD is
+//! printed (the latter with a note saying why). The exit code is 0 either way.
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::cli::{GlobalArgs, ManifestsArgs};
 use crate::error::AppError;
+use crate::install::crd_merge::{Merged, OverExisting, over_existing};
 use crate::install::{InstallPlan, is_shared, objects};
 use crate::render::OutputFormat;
-use crate::resource::IMAGE_PATTERN;
+use crate::resource::{CRD_NAME, IMAGE_PATTERN};
+
+/// How long the cluster may take to answer for its CRD, unless `--request-timeout` is given:
+/// `manifests` asks in passing, and should not hang on a dead cluster.
+pub const CLUSTER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How many lines of each list a note shows before `... and N more`.
+const NOTE_ITEMS: usize = 12;
+
+/// The Microservice CRD as the cluster has it, as far as `manifests` could tell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClusterCrd {
+    /// Not asked: no cluster configured, or the CRD is not printed (`--without-crd`,
+    /// `--without-shared`).
+    NotAsked,
+    /// The cluster has no such CRD.
+    Absent,
+    /// The cluster's CRD object, as the API server returned it.
+    Present(Value),
+    /// The cluster could not be asked (unreachable, forbidden, a kubeconfig that cannot be
+    /// used): why, in one line.
+    Unknown(String),
+}
+
+/// What `manifests` writes: the documents for stdout, the notes for stderr (one line each).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// The manifests in the format of `-o`.
+    pub stdout: String,
+    /// `note: ...` lines.
+    pub notes: Vec<String>,
+}
 
 /// The install plan of the flags: exactly one `--namespace`, and `--watch-namespace` or `-A`
 /// (not both), an OCI image reference (namespace names are checked while parsing,
@@ -60,22 +103,106 @@ pub fn install_plan(global: &GlobalArgs, args: &ManifestsArgs) -> Result<Install
     })
 }
 
+/// Runs `manifests`: checks the flags, reads the cluster's CRD when it is printed and a cluster
+/// is configured, writes the manifests to stdout and the notes to stderr.
+pub fn run(global: &GlobalArgs, args: &ManifestsArgs) -> Result<(), AppError> {
+    // Flags first: a usage error never waits for a cluster.
+    install_plan(global, args)?;
+    check_output(global)?;
+    let cluster = if args.without_shared || args.without_crd || !crate::client::configured(&global.connection()) {
+        ClusterCrd::NotAsked
+    } else {
+        let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
+            context: "start the async runtime".into(),
+            source,
+        })?;
+        runtime.block_on(cluster_crd(global))
+    };
+    let rendered = render(global, args, &cluster)?;
+    super::write_stdout(&rendered.stdout)?;
+    for line in &rendered.notes {
+        eprintln!("{line}");
+    }
+    Ok(())
+}
+
+/// The cluster's CRD, read with the connection flags; never an error (what fails is said).
+async fn cluster_crd(global: &GlobalArgs) -> ClusterCrd {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let mut connection = global.connection();
+    connection.request_timeout = Some(connection.request_timeout.unwrap_or(CLUSTER_TIMEOUT));
+    let (client, config) = match crate::client::client(&connection, crate::client::Usage::Diagnostics).await {
+        Ok(pair) => pair,
+        Err(e) => return ClusterCrd::Unknown(e.to_string()),
+    };
+    let api: kube::Api<CustomResourceDefinition> = kube::Api::all(client);
+    match api.get_opt(CRD_NAME).await {
+        Ok(Some(crd)) => match serde_json::to_value(crd) {
+            Ok(value) => ClusterCrd::Present(value),
+            Err(e) => ClusterCrd::Unknown(format!("cannot read the CRD the API server returned: {e}")),
+        },
+        Ok(None) => ClusterCrd::Absent,
+        Err(kube::Error::Api(status)) => ClusterCrd::Unknown(format!(
+            "the API server refused: {} ({})",
+            crate::text::sanitize(&status.message),
+            status.reason
+        )),
+        Err(e) => ClusterCrd::Unknown(crate::client::unreachable(&connection, &config, e).to_string()),
+    }
+}
+
+/// `-o wide` is refused: manifests are documents, not a table.
+fn check_output(global: &GlobalArgs) -> Result<(), AppError> {
+    match &global.output {
+        Some(OutputFormat::Wide) => Err(AppError::Usage(format!(
+            "manifests prints documents, not a table: -o wide has no meaning here; -o takes {}",
+            crate::cli::scope::output_formats("manifests").unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Renders the manifests as YAML documents (default) or, with `-o json`, one `v1` `List`;
 /// `-o name` prints `KIND.GROUP/NAME` per object (as `kubectl apply --dry-run=client -o name`
-/// would), `-o jsonpath=` evaluates over the `List`.
-pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppError> {
+/// would), `-o jsonpath=` evaluates over the `List`. The CRD is this tool's, or over the
+/// cluster's (`cluster`) the merge of the two, or left out; the notes say which and why.
+pub fn render(global: &GlobalArgs, args: &ManifestsArgs, cluster: &ClusterCrd) -> Result<Rendered, AppError> {
     let plan = install_plan(global, args)?;
+    check_output(global)?;
     let mut objects = objects(&plan);
+    let mut notes = Vec::new();
     if args.without_shared {
         objects.retain(|o| !is_shared(o));
+    } else if args.without_crd {
+        objects.retain(|o| o["kind"] != "CustomResourceDefinition");
+    } else if let Some(at) = objects.iter().position(|o| o["kind"] == "CustomResourceDefinition") {
+        match cluster {
+            ClusterCrd::NotAsked | ClusterCrd::Absent => {}
+            ClusterCrd::Unknown(why) => notes.push(format!(
+                "note: printed this tool's CRD without comparing it with the cluster's ({why}); if the cluster has {CRD_NAME} already, check it first: kubectl get crd {CRD_NAME} -o yaml"
+            )),
+            ClusterCrd::Present(existing) => match over_existing(existing, &objects[at]) {
+                OverExisting::Merged(merged) => {
+                    notes.extend(merge_notes(&merged));
+                    objects[at] = merged.crd;
+                }
+                OverExisting::LeftOut(why) => {
+                    objects.remove(at);
+                    notes.push(format!(
+                        "note: left out the CRD {CRD_NAME}: {why}; the other objects are printed, and this tool's operator needs a namespaced kind Microservice served as {}",
+                        crate::resource::API_VERSION
+                    ));
+                }
+            },
+        }
     }
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-    match &global.output {
-        None | Some(OutputFormat::Yaml) => Ok(objects
+    let stdout = match &global.output {
+        None | Some(OutputFormat::Yaml) => objects
             .iter()
             .map(|o| format!("---\n{}", crate::yaml::to_string(o)))
-            .collect()),
-        Some(OutputFormat::Name) => Ok(objects
+            .collect(),
+        Some(OutputFormat::Name) => objects
             .iter()
             .map(|o| {
                 let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
@@ -83,13 +210,54 @@ pub fn render(global: &GlobalArgs, args: &ManifestsArgs) -> Result<String, AppEr
                 let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
                 crate::render::name_line(&text(&o["kind"]), group, &text(&o["metadata"]["name"]))
             })
-            .collect()),
-        Some(OutputFormat::Wide) => Err(AppError::Usage(format!(
-            "manifests prints documents, not a table: -o wide has no meaning here; -o takes {}",
-            crate::cli::scope::output_formats("manifests").unwrap_or_default()
-        ))),
-        output => Ok(crate::render::document(&list, output.as_ref())?.unwrap_or_default()),
+            .collect(),
+        output => crate::render::document(&list, output.as_ref())?.unwrap_or_default(),
+    };
+    Ok(Rendered { stdout, notes })
+}
+
+/// The notes of a merge: nothing when the cluster's CRD is this tool's already; else what the
+/// printed CRD adds and what this tool's own CRD would have removed, one item a line (at most
+/// [`NOTE_ITEMS`] each); then what is left as the cluster has it.
+fn merge_notes(merged: &Merged) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !merged.adds.is_empty() || !merged.ours_would_remove.is_empty() {
+        notes.push(format!(
+            "note: the cluster has the CRD {CRD_NAME} with another schema: the CRD printed is the cluster's with this tool's added, so applying it removes nothing"
+        ));
+        for (items, what) in [
+            (
+                &merged.ours_would_remove,
+                "applying this tool's own CRD instead would remove",
+            ),
+            (&merged.adds, "applying the printed CRD adds"),
+        ] {
+            if items.is_empty() {
+                continue;
+            }
+            notes.push(format!("  {what} ({}):", items.len()));
+            notes.extend(
+                items
+                    .iter()
+                    .take(NOTE_ITEMS)
+                    .map(|i| format!("    - {}", crate::text::sanitize(i))),
+            );
+            if items.len() > NOTE_ITEMS {
+                notes.push(format!("    ... and {} more", items.len() - NOTE_ITEMS));
+            }
+        }
+        notes.push(
+            "  when other operators use this CRD, leave it to its owners: install with --without-crd instead (README, Run the operator)"
+                .into(),
+        );
     }
+    notes.extend(
+        merged
+            .left_as_is
+            .iter()
+            .map(|l| format!("note: left as the cluster has it: {l}")),
+    );
+    notes
 }
 
 #[cfg(test)]
@@ -103,7 +271,7 @@ mod tests {
     fn render_args(args: &[&str]) -> Result<String, AppError> {
         let cli = Cli::try_parse_from(std::iter::once("kubectl-microservice").chain(args.iter().copied())).unwrap();
         match &cli.command {
-            Command::Manifests(m) => render(&cli.global, m),
+            Command::Manifests(m) => render(&cli.global, m, &ClusterCrd::NotAsked).map(|r| r.stdout),
             _ => unreachable!(),
         }
     }
@@ -387,6 +555,150 @@ mod tests {
                     .all(|o| !all_b.contains(o))
             );
             assert!(own_a.iter().any(|(kind, _)| kind == "Deployment"));
+        }
+    }
+
+    fn rendered(args: &[&str], cluster: &ClusterCrd) -> Rendered {
+        let cli = Cli::try_parse_from(std::iter::once("kubectl-microservice").chain(args.iter().copied())).unwrap();
+        match &cli.command {
+            Command::Manifests(m) => render(&cli.global, m, cluster).unwrap(),
+            _ => unreachable!(),
+        }
+    }
+
+    /// A Kopf operator's CRD of the resource as the cluster returns it: spec and status open,
+    /// its own printer column.
+    fn kopf_crd() -> Value {
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": CRD_NAME, "resourceVersion": "5"},
+            "spec": {"group": "platform.example.io", "scope": "Namespaced",
+                "names": {"plural": "microservices", "singular": "microservice", "kind": "Microservice", "listKind": "MicroserviceList"},
+                "versions": [{"name": "v1alpha1", "served": true, "storage": true, "subresources": {"status": {}},
+                    "additionalPrinterColumns": [{"name": "Handled", "type": "string", "jsonPath": ".status.accept.message"}],
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                        "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}]}
+        })
+    }
+
+    fn crd_of(out: &Rendered) -> Option<Value> {
+        docs(&out.stdout)
+            .into_iter()
+            .find(|o| o["kind"] == "CustomResourceDefinition")
+    }
+
+    #[test]
+    fn over_the_clusters_crd_the_printed_one_removes_nothing_and_says_what_it_adds() {
+        let args = ["manifests", "-n", "ops", "-A"];
+        let out = rendered(&args, &ClusterCrd::Present(kopf_crd()));
+        let crd = crd_of(&out).unwrap();
+        let version = &crd["spec"]["versions"][0];
+        assert_eq!(
+            version["schema"]["openAPIV3Schema"]["properties"]["status"]["x-kubernetes-preserve-unknown-fields"],
+            true
+        );
+        assert_eq!(version["additionalPrinterColumns"][0]["name"], "Handled");
+        assert!(crd["metadata"].get("resourceVersion").is_none());
+        let notes = out.notes.join("\n");
+        assert!(
+            notes.starts_with("note: the cluster has the CRD microservices.platform.example.io with another schema"),
+            "{notes}"
+        );
+        assert!(notes.contains("applying this tool's own CRD instead would remove (2):\n    - version v1alpha1: .spec x-kubernetes-preserve-unknown-fields=true"), "{notes}");
+        assert!(
+            notes.contains("    - version v1alpha1: printer column Handled (.status.accept.message)"),
+            "{notes}"
+        );
+        assert!(notes.contains("applying the printed CRD adds ("), "{notes}");
+        assert!(notes.contains("install with --without-crd instead"), "{notes}");
+        // The rest is what it would be without a cluster.
+        let offline = rendered(&args, &ClusterCrd::NotAsked);
+        assert!(offline.notes.is_empty());
+        let others = |r: &Rendered| {
+            docs(&r.stdout)
+                .into_iter()
+                .filter(|o| o["kind"] != "CustomResourceDefinition")
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(others(&out), others(&offline));
+        assert_eq!(
+            crd_of(&offline).unwrap(),
+            serde_json::to_value(crate::resource::crd()).unwrap()
+        );
+    }
+
+    #[test]
+    fn our_own_crd_on_the_cluster_is_printed_without_a_note() {
+        let ours = serde_json::to_value(crate::resource::crd()).unwrap();
+        for cluster in [
+            ClusterCrd::Present(ours.clone()),
+            ClusterCrd::Absent,
+            ClusterCrd::NotAsked,
+        ] {
+            let out = rendered(&["manifests", "-n", "ops", "-A"], &cluster);
+            assert!(out.notes.is_empty(), "{cluster:?}: {:?}", out.notes);
+            assert_eq!(crd_of(&out).unwrap(), ours);
+        }
+    }
+
+    #[test]
+    fn an_unreadable_cluster_crd_prints_ours_with_a_note() {
+        let out = rendered(
+            &["manifests", "-n", "ops", "-A"],
+            &ClusterCrd::Unknown("the API server refused: forbidden (Forbidden)".into()),
+        );
+        assert_eq!(
+            crd_of(&out).unwrap(),
+            serde_json::to_value(crate::resource::crd()).unwrap()
+        );
+        assert_eq!(
+            out.notes,
+            [
+                "note: printed this tool's CRD without comparing it with the cluster's (the API server refused: forbidden (Forbidden)); if the cluster has microservices.platform.example.io already, check it first: kubectl get crd microservices.platform.example.io -o yaml"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_crd_that_cannot_be_merged_is_left_out_saying_why() {
+        let mut cluster_scoped = kopf_crd();
+        cluster_scoped["spec"]["scope"] = json!("Cluster");
+        let out = rendered(
+            &["manifests", "-n", "ops", "-A", "-o", "name"],
+            &ClusterCrd::Present(cluster_scoped),
+        );
+        assert!(!out.stdout.contains("customresourcedefinition"), "{}", out.stdout);
+        assert!(out.stdout.contains("deployment.apps/microservice-operator"));
+        assert_eq!(out.notes.len(), 1);
+        assert!(out.notes[0].starts_with("note: left out the CRD microservices.platform.example.io: the cluster's CRD microservices.platform.example.io is Cluster, this tool's Namespaced"), "{}", out.notes[0]);
+        // --without-shared prints no CRD, whatever the cluster has, and says nothing of it.
+        let own = rendered(
+            &["manifests", "-n", "ops", "-A", "--without-shared"],
+            &ClusterCrd::Present(kopf_crd()),
+        );
+        assert!(crd_of(&own).is_none() && own.notes.is_empty());
+    }
+
+    /// `--without-crd` leaves out the CRD and nothing else: the install path where the cluster
+    /// has the CRD already (the ClusterRoles this installation binds are printed, unlike with
+    /// `--without-shared`).
+    #[test]
+    fn without_crd_leaves_out_only_the_crd() {
+        for watch in [&["-A"][..], &["--watch-namespace", "todo"]] {
+            let base = [&["manifests", "-n", "ops"][..], watch].concat();
+            let all = docs(&rendered(&base, &ClusterCrd::NotAsked).stdout);
+            let out = rendered(
+                &[&base[..], &["--without-crd"]].concat(),
+                &ClusterCrd::Present(kopf_crd()),
+            );
+            assert!(out.notes.is_empty());
+            let without: Vec<Value> = all
+                .into_iter()
+                .filter(|o| o["kind"] != "CustomResourceDefinition")
+                .collect();
+            assert_eq!(docs(&out.stdout), without);
+            assert!(without.iter().any(|o| o["kind"] == "ClusterRole"));
         }
     }
 
