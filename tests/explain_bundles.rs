@@ -1670,3 +1670,151 @@ fn status_logs_and_explain_events_read_a_log_file_on_one_clock() {
     let status_json: Value = serde_json::from_str(&status_json).unwrap();
     assert_eq!(status_json["items"][0]["verdict"], "fresh", "{status_json}");
 }
+
+/// Every namespace and Pod a bundle shows: (namespaces, Pods as `(namespace, name)`), from its
+/// Microservices, events, operator Deployments, Pods, logs (the `[ns/name]` of their records),
+/// the operators seen but not collected (`meta.json` `otherOperators`) and RBAC bindings.
+fn named_in(snapshot: &kubectl_microservice::evidence::Snapshot) -> (BTreeSet<String>, BTreeSet<(String, String)>) {
+    let mut namespaces = BTreeSet::new();
+    let mut pods = BTreeSet::new();
+    let op = &snapshot.operator;
+    for o in snapshot.microservices.get().into_iter().flatten() {
+        namespaces.extend(o.metadata.namespace.clone());
+    }
+    for e in snapshot.events.get().into_iter().flatten() {
+        namespaces.extend(e.metadata.namespace.clone());
+    }
+    for d in op.deployments.get().into_iter().flatten() {
+        namespaces.extend(d.metadata.namespace.clone());
+    }
+    for p in op.pods.get().into_iter().flatten() {
+        let ns = p.metadata.namespace.clone().unwrap_or_default();
+        namespaces.insert(ns.clone());
+        pods.extend(p.metadata.name.clone().map(|n| (ns, n)));
+    }
+    for other in &op.others {
+        namespaces.extend(other.operator.split('/').next().map(str::to_string));
+    }
+    for log in op.logs.get().into_iter().flatten() {
+        for record in log.records() {
+            if let Some(o) = record.object {
+                namespaces.extend(o.namespace);
+            }
+        }
+    }
+    namespaces.remove("");
+    (namespaces, pods)
+}
+
+/// Issue 18, "every fact is scoped": on every bundle, no finding of the object's report cites
+/// a Pod that is not its resolved operator's, a namespace other than the object's and its
+/// operator's, or a log record about another object (`[ns/other]`). What may name other
+/// namespaces: the resolver's listing of the candidates that exist (`X watches Y`, which
+/// `operator-not-watching` and `operator-not-found` show to say that none serves), and a fix
+/// that carries the shared-resource label.
+#[test]
+fn every_finding_cites_only_its_object_and_its_operator() {
+    let mut checked = 0;
+    for dir in all_bundles() {
+        let d = dir.display().to_string();
+        let expected = expected(&dir);
+        let object = expected["object"].as_str().unwrap();
+        let (namespace, name) = object.split_once('/').unwrap();
+        let snapshot = bundle::read(&dir).unwrap();
+        let report = report(&snapshot, namespace, name, Options::default()).unwrap();
+        let (namespaces, pods) = named_in(&snapshot);
+        // The resolved Deployment; for a process outside the cluster, the Deployments that
+        // serve the namespace beside it (they stand by on its Lease: the leadership checks
+        // read them); when ambiguous, the candidates that serve it (double handling cites each
+        // one's line about the object).
+        use kubectl_microservice::evidence::resolve::Verdict;
+        let resolution = &report.operator_resolution;
+        let operators: Vec<(String, String)> = match resolution.deployment() {
+            Some(op) => vec![op],
+            None if matches!(resolution.verdict, Verdict::Process | Verdict::Ambiguous) => {
+                resolution.serving().map(|c| c.operator.as_str()).collect()
+            }
+            None => Vec::new(),
+        }
+        .into_iter()
+        .filter_map(|op| op.split_once("/deployment/"))
+        .map(|(ns, n)| (ns.to_string(), n.to_string()))
+        .collect();
+        let operator = resolution.operator.clone();
+        let mut allowed: BTreeSet<&str> = [namespace].into();
+        allowed.extend(operators.iter().map(|(ns, _)| ns.as_str()));
+        let foreign_pods: Vec<&(String, String)> = pods
+            .iter()
+            .filter(|(ns, pod)| {
+                !operators
+                    .iter()
+                    .any(|(ons, oname)| ns == ons && pod.starts_with(&format!("{oname}-")))
+            })
+            .collect();
+        let other_object = regex_lite_objects(name, namespace);
+        for f in &report.findings {
+            let lines = f
+                .evidence
+                .iter()
+                .map(|e| ("evidence", e.as_str()))
+                .chain([("title", f.title.as_str())]);
+            for (what, line) in lines {
+                // The listing of what exists (`X watches Y`) may name every operator.
+                if line.contains(" watches ") {
+                    continue;
+                }
+                for (ns, pod) in &foreign_pods {
+                    assert!(
+                        !line.contains(pod.as_str()),
+                        "{d}: {} {what} cites Pod {ns}/{pod}, not of the resolved operator {operator:?}: {line}",
+                        f.id.as_str()
+                    );
+                }
+                for ns in namespaces.iter().filter(|ns| !allowed.contains(ns.as_str())) {
+                    for cite in [
+                        format!("[{ns}/"),
+                        format!(" {ns}/"),
+                        format!("namespace {ns}"),
+                        format!("-n {ns} "),
+                    ] {
+                        assert!(
+                            !line.contains(&cite),
+                            "{d}: {} {what} cites namespace {ns} (object {object}, operator {operator:?}): {line}",
+                            f.id.as_str()
+                        );
+                    }
+                }
+                if let Some(other) = other_object(line) {
+                    panic!(
+                        "{d}: {} {what} cites a log record about {other}, not {object}: {line}",
+                        f.id.as_str()
+                    );
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 30, "{checked} bundles");
+}
+
+/// A finder of `[NS/NAME]` (Kopf's and our log records' object) in a line where NS is
+/// `namespace` and NAME is not `name`: a log record about another object of the namespace.
+fn regex_lite_objects<'a>(name: &'a str, namespace: &'a str) -> impl Fn(&str) -> Option<String> + 'a {
+    move |line: &str| {
+        let prefix = format!("[{namespace}/");
+        let mut rest = line;
+        while let Some(at) = rest.find(&prefix) {
+            let after = &rest[at + prefix.len()..];
+            let end = after.find(']')?;
+            let other = &after[..end];
+            let is_name = other
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.');
+            if is_name && other != name {
+                return Some(format!("{namespace}/{other}"));
+            }
+            rest = &after[end..];
+        }
+        None
+    }
+}

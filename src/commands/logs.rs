@@ -626,6 +626,12 @@ fn snapshot_sources<'a>(
     if !sources.is_empty() {
         return Ok(sources);
     }
+    if resolution.scaled_to_zero(snapshot) {
+        return Err(AppError::Undecided(format!(
+            "{place}: the operator is scaled to zero (spec.replicas=0): it runs no Pod, so there is no log to read; Operator: {}",
+            resolution.line()
+        )));
+    }
     if resolution.deployment().is_none() {
         return Err(AppError::Undecided(format!(
             "{place}: no log of the operator in operator/logs/; Operator: {}",

@@ -277,16 +277,13 @@ mod tests {
 
     #[test]
     fn kopf_marker_with_a_kopf_operator_serving_the_namespace() {
-        let op = OperatorRef {
-            namespace: "ops".into(),
-            name: "kopf-op".into(),
-            kind: OperatorKind::Kopf,
-            container: "operator".into(),
-            service_account: "default".into(),
-            watches: None,
-            argv: vec![],
-            env: vec![],
-        };
+        let d: k8s_openapi::api::apps::v1::Deployment = serde_json::from_value(json!({
+            "metadata": {"name": "kopf-op", "namespace": "ops"},
+            "spec": {"selector": {}, "template": {"spec": {"containers": [
+                {"name": "operator", "image": "x", "command": ["kopf", "run", "-A", "op.py"]}]}}}
+        }))
+        .unwrap();
+        let op = crate::evidence::operator::recognise(&d).unwrap();
         let p = pending(&terminating(), now(), Some(std::slice::from_ref(&op))).unwrap();
         assert_eq!(p.finalizers[0].owner_running, Some(true));
         assert_eq!(p.finalizers[0].operator.as_deref(), Some("ops/deployment/kopf-op"));

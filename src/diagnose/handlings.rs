@@ -8,7 +8,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 
 use crate::evidence::Snapshot;
-use crate::evidence::operator::{OperatorRef, find_operators};
+use crate::evidence::operator::OperatorRef;
 use crate::kopf::messages::Lifecycle;
 use crate::logs::LogSource;
 use crate::resource::MicroserviceObject;
@@ -63,7 +63,9 @@ fn serving<'s>(snapshot: &'s Snapshot, ns: &str) -> Vec<(OperatorRef, Vec<&'s Lo
     let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
     let pods = snapshot.operator.pods.get().map(Vec::as_slice).unwrap_or(&[]);
     let logs = snapshot.operator.logs.get().map(Vec::as_slice).unwrap_or(&[]);
-    let mut serving: Vec<(OperatorRef, Vec<&LogSource>)> = find_operators(deployments)
+    let mut serving: Vec<(OperatorRef, Vec<&LogSource>)> = snapshot
+        .operator
+        .operators()
         .into_iter()
         .filter(|op| op.watches(ns))
         .map(|op| {

@@ -20,7 +20,7 @@ use super::handlings::{Handling, handlings};
 use super::log_facts::LogFacts;
 use super::staleness::{self, Assessment, Reason, Verdict};
 use crate::evidence::Snapshot;
-use crate::evidence::operator::{OperatorRef, find_operators};
+use crate::evidence::operator::OperatorRef;
 use crate::evidence::resolve::Resolution;
 use crate::resource::MicroserviceObject;
 
@@ -131,7 +131,11 @@ impl<'a> Judge<'a> {
             snapshot,
             now,
             skew,
-            operators: snapshot.operator.deployments.get().map(|d| find_operators(d)),
+            operators: snapshot
+                .operator
+                .deployments
+                .get()
+                .map(|_| snapshot.operator.operators()),
             by_logs: RefCell::new(HashMap::new()),
             handlers: RefCell::new(HashMap::new()),
         }

@@ -27,7 +27,7 @@ use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::operator::{Leadership, OperatorRef, find_operators, recognise};
+use super::operator::{Hints, Leadership, OperatorRef, find_operators, find_operators_with, recognise, recognise_with};
 use super::{Evidence, GapReason, OperatorEvidence, Provenance, RbacEvidence, Snapshot};
 use crate::client::lists::{get_if_served, list_all, list_pages, send_json};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
@@ -388,7 +388,8 @@ fn forbidden_by_review(what: &str) -> kube::Error {
 /// Which operator logs [`add_operator`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Logs {
-    /// None: the answer needs only who the operator is (the resolver never reads Pod logs).
+    /// None: the answer needs only who the operator is (read as [`Logs::Current`] all the same
+    /// when several operators may serve the namespace: the resolver reads their logs).
     None,
     /// Each Pod's current container log.
     Current,
@@ -421,10 +422,26 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &LiveS
             return;
         }
     };
-    let matched: Vec<Deployment> = deployments.into_iter().filter(|d| recognise(d).is_some()).collect();
-    let operators: Vec<OperatorRef> = find_operators(&matched);
+    // `--operator` names a Deployment: it is the operator, whatever it runs.
+    let chosen = snapshot.operator.chosen.clone();
+    let hints = Hints {
+        chosen: chosen.as_deref(),
+        ..Hints::default()
+    };
+    let matched: Vec<Deployment> = deployments
+        .into_iter()
+        .filter(|d| recognise_with(d, &hints).is_some())
+        .collect();
+    let operators: Vec<OperatorRef> = find_operators_with(&matched, &hints);
     let (pods, by_operator) = operator_pods(client, &matched, &operators).await;
-    let logs = operator_logs(client, logs, &pods, &by_operator, &operators).await;
+    let logs = operator_logs(
+        client,
+        logs_for(logs, &operators, plan),
+        &pods,
+        &by_operator,
+        &operators,
+    )
+    .await;
     let (leases, peerings) = leadership(client, &operators, plan.namespace.as_deref()).await;
     if plan.operator.is_some() && logs.get().is_some() {
         snapshot.operator.unchosen = unchosen(client, &matched, plan.namespace.as_deref()).await;
@@ -435,6 +452,21 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &LiveS
     snapshot.operator.leases = leases;
     snapshot.operator.peerings = peerings;
     snapshot.operator.settle_leadership();
+}
+
+/// The logs [`add_operator`] reads: those the command asks for, and the current ones when it
+/// asks for none but several operators may serve the namespace (`-A`, a scope the command line
+/// does not say): the resolver reads who serves an object from its operators' own logs, so
+/// that every command names the same operator ([`super::resolve`]).
+fn logs_for(wanted: Logs, operators: &[OperatorRef], plan: &LiveScope) -> Logs {
+    let serving = operators
+        .iter()
+        .filter(|op| plan.namespace.as_deref().is_none_or(|ns| op.watches(ns)))
+        .count();
+    match wanted {
+        Logs::None if serving > 1 && plan.operator.is_none() => Logs::Current,
+        other => other,
+    }
 }
 
 /// The operator Deployments [`add_operator`] keeps: the one `--operator` names (then
@@ -545,6 +577,9 @@ async fn operator_logs(
     }
     if sources.is_empty() && !failures.is_empty() {
         Evidence::missing("operator logs", GapReason::Failed(failures.join("; ")))
+    } else if pods.is_empty() && operators.iter().all(OperatorRef::scaled_to_zero) {
+        // Scaled to zero: no Pod, no log, a fact (operator-not-running says it), not a gap.
+        Evidence::Present(Vec::new())
     } else if pods.is_empty() {
         let names: Vec<String> = operators.iter().map(OperatorRef::display).collect();
         Evidence::missing(
@@ -857,8 +892,9 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
         .get()
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let operators: Vec<OperatorRef> = find_operators(deployments);
     snapshot.operator.configmaps = operator_configmaps(client, deployments).await;
+    // With the ConfigMaps read: the `$(VAR)`s of the command lines that come from them.
+    let operators: Vec<OperatorRef> = snapshot.operator.operators();
 
     let ns = snapshot.namespace.clone();
     let (roles, role_bindings, cluster_roles, cluster_role_bindings) = futures::join!(

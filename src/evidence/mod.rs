@@ -7,6 +7,7 @@
 //! and why (file not in the bundle, forbidden, failed). A gap is reported, never a panic.
 
 pub mod bundle;
+pub mod command;
 pub mod gather;
 pub mod live;
 pub mod managed_fields;
@@ -194,6 +195,26 @@ pub struct OperatorEvidence {
 }
 
 impl OperatorEvidence {
+    /// Every operator among the Deployments in evidence, recognised as Kubernetes runs them
+    /// ([`operator::recognise_with`]: with the Pods, ConfigMaps and logs in evidence, and the
+    /// `--operator` named). Empty when the Deployments are a gap.
+    pub fn operators(&self) -> Vec<operator::OperatorRef> {
+        self.deployments
+            .get()
+            .map(|d| operator::find_operators_with(d, &self.hints()))
+            .unwrap_or_default()
+    }
+
+    /// What [`OperatorEvidence::operators`] reads besides the Deployments.
+    pub fn hints(&self) -> operator::Hints<'_> {
+        operator::Hints {
+            pods: self.pods.get().map_or(&[], Vec::as_slice),
+            configmaps: self.configmaps.get().map_or(&[], Vec::as_slice),
+            logs: self.logs.get().map_or(&[], Vec::as_slice),
+            chosen: self.chosen.as_deref(),
+        }
+    }
+
     /// The summaries of every operator among `deployments` (for [`OperatorEvidence::others`]).
     pub fn summaries(deployments: &[Deployment]) -> Vec<operator::OperatorSummary> {
         operator::find_operators(deployments)
@@ -208,12 +229,13 @@ impl OperatorEvidence {
     /// missing or empty alike): a Lease matters only for ours without `--standalone`, peering
     /// objects only for Kopf without `--standalone`. So a bundle made before these files
     /// existed, or for a standalone operator, does not report them missing, and `collect` does
-    /// not write them. Leaves them as they are when the Deployments are unknown.
+    /// not write them. Leaves them as they are when the Deployments are unknown. Then the logs of
+    /// operators scaled to zero (`settle_scaled_to_zero`).
     pub fn settle_leadership(&mut self) {
         let Some(deployments) = self.deployments.get() else {
             return;
         };
-        let styles: Vec<Leadership> = operator::find_operators(deployments)
+        let styles: Vec<Leadership> = operator::find_operators_with(deployments, &self.hints())
             .iter()
             .flat_map(operator::OperatorRef::leadership_styles)
             .collect();
@@ -235,6 +257,31 @@ impl OperatorEvidence {
         if !uses_peering {
             self.peerings = Evidence::missing(PEERINGS, not_needed("Kopf peering"));
         }
+        self.settle_scaled_to_zero();
+    }
+
+    /// An operator scaled to zero has no Pod and so no log: when every operator Deployment in
+    /// evidence has `spec.replicas: 0` and no Pod of theirs is in evidence, the logs are none (a
+    /// fact, which operator-not-running reports with its fix), never a gap "operator logs:
+    /// failed (... has no Pods)" — also in a bundle collected before this rule.
+    fn settle_scaled_to_zero(&mut self) {
+        let (Some(deployments), Some(pods), Evidence::Gap(_)) = (self.deployments.get(), self.pods.get(), &self.logs)
+        else {
+            return;
+        };
+        let operators = operator::find_operators_with(deployments, &self.hints());
+        let none_runs = !operators.is_empty()
+            && operators.iter().all(|op| {
+                let prefix = format!("{}-", op.name);
+                op.scaled_to_zero()
+                    && !pods.iter().any(|p| {
+                        p.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+                            && p.metadata.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
+                    })
+            });
+        if none_runs {
+            self.logs = Evidence::Present(Vec::new());
+        }
     }
 
     /// Keeps only the operator Deployment `namespace/name` (`--operator` with a bundle, which
@@ -247,7 +294,7 @@ impl OperatorEvidence {
     /// `operator/deployment.json`. A gap in the Deployments stays as it is.
     /// The logs of `d`'s Pods: those it selects (its namespace and selector), and of Pods no
     /// longer in evidence named `NAME-...` (replaced ones).
-    fn logs_of(&self, d: &Deployment) -> Vec<LogSource> {
+    pub(crate) fn logs_of(&self, d: &Deployment) -> Vec<LogSource> {
         use kube::core::{Selector, SelectorExt};
         let selector = d
             .spec
@@ -311,9 +358,7 @@ impl OperatorEvidence {
                     "{wanted} is not in {source}, which holds {held}"
                 )))
             }
-            Some(d) if operator::recognise(d).is_none() => Some(GapReason::Failed(format!(
-                "{wanted} runs neither `kopf run`, `python -m kopf` nor `kubectl-microservice operate`"
-            ))),
+            // Any Deployment that exists is diagnosed when named ([`operator::KindBy::Named`]).
             Some(_) => None,
         };
         if let Some(reason) = gap {
@@ -599,10 +644,7 @@ impl Snapshot {
         };
         let kopf: Vec<operator::OperatorRef> = self
             .operator
-            .deployments
-            .get()
-            .map(|d| operator::find_operators(d))
-            .unwrap_or_default()
+            .operators()
             .into_iter()
             .filter(|o| o.kind == operator::OperatorKind::Kopf)
             .collect();

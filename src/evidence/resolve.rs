@@ -16,12 +16,20 @@
 //! | it holds the current Lease that governs the namespace (ours; the holder's Pod, or a process that is no Deployment's Pod) | [`LEASE`] |
 //! | a `--log-file` names the object (the log of a process outside the cluster, or a Pod's log shipped elsewhere) | [`LOG_NAMES_OBJECT`] |
 //! | a `--log-file` carries the identity it acquired the Lease with | [`LOG_IDENTITY`] |
-//! | the object's managedFields: the latest status/annotation writer is its kind (`kubectl-microservice` for ours, `kopf` for Kopf) | [`MANAGER`] |
+//! | its own Pods' logs name the object | [`POD_LOG_NAMES_OBJECT`] |
+//! | its own Pods' logs name objects of the namespace (not this one) | [`POD_LOG_NAMES_NAMESPACE`] |
+//!
+//! The object's managedFields name the framework of its latest status/annotation writer
+//! (`kubectl-microservice`, `kopf`): every Kopf operator writes as `kopf`, so that is said as a
+//! fact about the object and counts for no candidate. A candidate whose command line does not
+//! say what it watches (the image's, or a `$(VAR)` that stayed literal) is one candidate
+//! everywhere, ranked like the others; a cluster-wide one too.
 //!
 //! Each row is a `Signal` of `SIGNALS`, read for every candidate in that order (a new kind of
 //! evidence is a new row). The best score wins when it beats the next one; a tie between the
-//! best is ambiguous (name one with `--operator`). Pod logs are deliberately not evidence here: `status` reads them only when
-//! a verdict needs them, and the answer must not depend on which command asked.
+//! best is ambiguous (name one with `--operator`), never a pick. The answer must not depend on
+//! which command asked: a live gathering reads the operators' current logs whenever several may
+//! serve the namespace ([`super::live::add_operator`]), so the Pod-log rows count alike for all.
 
 use std::collections::BTreeSet;
 
@@ -29,7 +37,7 @@ use chrono::{DateTime, Duration, Utc};
 use k8s_openapi::api::coordination::v1::Lease;
 use serde::Serialize;
 
-use super::operator::{Leadership, OperatorKind, OperatorRef, OperatorSummary, find_operators};
+use super::operator::{KindBy, Leadership, OperatorKind, OperatorRef, OperatorSummary};
 use super::{Evidence, Gap, GapReason, OperatorEvidence, Snapshot};
 use crate::logs::file::FILE_CONTAINER;
 use crate::logs::{Format, LogSource, Record};
@@ -45,8 +53,10 @@ pub const LEASE: u32 = 40;
 pub const LOG_NAMES_OBJECT: u32 = 30;
 /// Points for a `--log-file` whose election line carries the candidate's identity.
 pub const LOG_IDENTITY: u32 = 20;
-/// Points for the kind of the object's latest status/annotation writer (managedFields).
-pub const MANAGER: u32 = 10;
+/// Points for a candidate whose own Pods' logs name the object.
+pub const POD_LOG_NAMES_OBJECT: u32 = 30;
+/// Points for a candidate whose own Pods' logs name objects of the namespace, not this one.
+pub const POD_LOG_NAMES_NAMESPACE: u32 = 15;
 
 /// Times closer than this are not ordered (Lease renewals are written on the holder's clock).
 const SKEW: Duration = Duration::seconds(2);
@@ -212,6 +222,9 @@ impl Resolution {
     pub fn logs<'s>(&self, snapshot: &'s Snapshot) -> OperatorLogs<'s> {
         let all = match &snapshot.operator.logs {
             Evidence::Present(all) => all,
+            // Scaled to zero: no Pod, so no log — a fact (operator-not-running says it), not
+            // a gap.
+            Evidence::Gap(_) if self.scaled_to_zero(snapshot) => return Ok(Vec::new()),
             Evidence::Gap(gap) => return Err(gap.clone()),
         };
         let kept: Vec<&LogSource> = all.iter().filter(|s| self.owns_log(snapshot, s)).collect();
@@ -232,6 +245,8 @@ impl Resolution {
                 });
                 if has_pods {
                     format!("no log of {op}'s Pods in evidence")
+                } else if self.scaled_to_zero(snapshot) {
+                    return Ok(kept);
                 } else {
                     format!("{op} has no Pods: no logs to read")
                 }
@@ -244,6 +259,24 @@ impl Resolution {
         Err(Gap {
             evidence: "operator logs".into(),
             reason: GapReason::Failed(why),
+        })
+    }
+
+    /// Whether the resolved operator is a Deployment scaled to zero (`spec.replicas: 0`) with no
+    /// Pod in evidence: it has no logs, by its owner's choice.
+    pub fn scaled_to_zero(&self, snapshot: &Snapshot) -> bool {
+        let Some((ns, name)) = self.deployment().and_then(|d| d.split_once("/deployment/")) else {
+            return false;
+        };
+        let zero = snapshot.operator.deployments.get().into_iter().flatten().any(|d| {
+            d.metadata.namespace.as_deref() == Some(ns)
+                && d.metadata.name.as_deref() == Some(name)
+                && d.spec.as_ref().and_then(|s| s.replicas) == Some(0)
+        });
+        let prefix = format!("{name}-");
+        zero && !snapshot.operator.pods.get().into_iter().flatten().any(|p| {
+            p.metadata.namespace.as_deref() == Some(ns)
+                && p.metadata.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
         })
     }
 
@@ -430,8 +463,12 @@ const SIGNALS: &[Signal] = &[
         read: log_names_the_object,
     },
     Signal {
-        weight: MANAGER,
-        read: kind_of_the_latest_writer,
+        weight: POD_LOG_NAMES_OBJECT,
+        read: pod_log_names_the_object,
+    },
+    Signal {
+        weight: POD_LOG_NAMES_NAMESPACE,
+        read: pod_log_names_the_namespace,
     },
 ];
 
@@ -499,6 +536,8 @@ struct Facts<'a> {
     files: Vec<(FileClues, Owner)>,
     /// The kind of the object's latest status/annotation writer, and the entry described.
     writer: Option<(OperatorKind, String)>,
+    /// What each Deployment's own Pods' logs name, by its index among [`Facts::operators`].
+    pod_logs: Vec<PodLogClues>,
 }
 
 impl Facts<'_> {
@@ -636,20 +675,75 @@ fn log_names_the_object(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
     found
 }
 
-/// [`MANAGER`]: the object's latest status/annotation writer (managedFields) is of its kind.
-fn kind_of_the_latest_writer(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
-    match &facts.writer {
-        Some((kind, _)) if c.candidate.serves && c.candidate.kind == Some(*kind) => {
-            vec![Fact::Counts(format!(
-                "the object's latest status/annotation writer is {}",
-                match kind {
-                    OperatorKind::Ours => "ours (kubectl-microservice)",
-                    OperatorKind::Kopf => "Kopf (kopf)",
+/// What one Deployment candidate's own Pods' logs name: the object asked about (how many
+/// records, the last one's time and Pod), objects of the namespace.
+#[derive(Debug, Clone, Default)]
+struct PodLogClues {
+    /// Records about the object, and the Pod of the last one.
+    object: Option<(usize, String)>,
+    /// `ns/name` of the other objects of the namespace its records name.
+    neighbours: BTreeSet<String>,
+}
+
+impl PodLogClues {
+    /// The clues of `logs` (one Deployment's Pods' logs) about `key` (`ns/name`) and `namespace`.
+    fn of(logs: &[LogSource], key: Option<&str>, namespace: Option<&str>) -> PodLogClues {
+        let mut clues = PodLogClues::default();
+        for log in logs {
+            for record in log.records() {
+                let Some(o) = &record.object else { continue };
+                let ns = o.namespace.as_deref().unwrap_or("");
+                let k = format!("{ns}/{}", o.name);
+                if key == Some(k.as_str()) {
+                    let n = clues.object.as_ref().map_or(0, |(n, _)| *n);
+                    clues.object = Some((n + 1, log.pod.clone()));
+                } else if namespace == Some(ns) {
+                    clues.neighbours.insert(k);
                 }
-            ))]
+            }
         }
+        clues
+    }
+}
+
+/// [`POD_LOG_NAMES_OBJECT`]: its own Pods' logs name the object.
+fn pod_log_names_the_object(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    let (Origin::Deployment(i), Some(key)) = (c.origin, facts.key.as_deref()) else {
+        return Vec::new();
+    };
+    match facts.pod_logs.get(i).and_then(|p| p.object.as_ref()) {
+        Some((n, pod)) if c.candidate.serves => vec![Fact::Counts(format!(
+            "its own Pods' logs name {key} ({n} record{}, the last in Pod {pod})",
+            if *n == 1 { "" } else { "s" }
+        ))],
         _ => Vec::new(),
     }
+}
+
+/// [`POD_LOG_NAMES_NAMESPACE`]: its own Pods' logs name other objects of the namespace (when
+/// they do not name the object itself).
+fn pod_log_names_the_namespace(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    let (Origin::Deployment(i), Some(ns)) = (c.origin, facts.namespace) else {
+        return Vec::new();
+    };
+    let Some(clues) = facts.pod_logs.get(i) else {
+        return Vec::new();
+    };
+    if clues.object.is_some() || clues.neighbours.is_empty() || !c.candidate.serves {
+        return Vec::new();
+    }
+    let shown: Vec<&str> = clues.neighbours.iter().take(3).map(String::as_str).collect();
+    vec![Fact::Counts(format!(
+        "its own Pods' logs name {} other object{} of namespace {ns} ({}{})",
+        clues.neighbours.len(),
+        if clues.neighbours.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        if clues.neighbours.len() > shown.len() {
+            ", ..."
+        } else {
+            ""
+        }
+    ))]
 }
 
 /// Resolves the operator of `namespace` (`None`: any namespace) for `obj` (when one object is
@@ -659,11 +753,7 @@ fn kind_of_the_latest_writer(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
 /// cluster), then the signals of the module docs' table scored for each, then the decision.
 pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&MicroserviceObject>) -> Resolution {
     let evidence_of = &snapshot.operator;
-    let operators: Vec<OperatorRef> = evidence_of
-        .deployments
-        .get()
-        .map(|d| find_operators(d))
-        .unwrap_or_default();
+    let operators: Vec<OperatorRef> = evidence_of.operators();
     let mut contenders = in_evidence(&operators, &evidence_of.others, namespace);
     // --operator: the candidate it names serves, whatever it watches.
     let chosen = evidence_of.chosen.as_deref();
@@ -680,14 +770,40 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
         .filter(|s| s.container == FILE_CONTAINER)
         .map(FileClues::of)
         .collect();
+    let key = obj.map(MicroserviceObject::key);
+    // Only where the logs can rank (several serve): one that alone serves needs no ranking, and
+    // reading every log for every object of a table is not free.
+    let ranked = contenders.iter().filter(|c| c.candidate.serves).count() > 1;
+    let pod_logs: Vec<PodLogClues> = evidence_of
+        .deployments
+        .get()
+        .filter(|_| ranked)
+        .map(|ds| {
+            operators
+                .iter()
+                .map(|op| {
+                    let own = ds
+                        .iter()
+                        .find(|d| {
+                            d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+                                && d.metadata.name.as_deref() == Some(op.name.as_str())
+                        })
+                        .map(|d| evidence_of.logs_of(d))
+                        .unwrap_or_default();
+                    PodLogClues::of(&own, key.as_deref(), namespace)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let mut facts = Facts {
-        key: obj.map(MicroserviceObject::key),
+        key,
         namespace,
         chosen: chosen.zip(chosen_at),
         operators,
         leases,
         files: Vec::new(),
         writer: obj.and_then(handler_writer),
+        pod_logs,
     };
     let object_evidence = object_evidence(&facts, chosen.filter(|_| chosen_at.is_none()));
     let outside = outside_process(
@@ -728,13 +844,28 @@ fn in_evidence(operators: &[OperatorRef], others: &[OperatorSummary], namespace:
     };
     let mut contenders: Vec<Contender> = Vec::new();
     for (i, op) in operators.iter().enumerate() {
-        let watches = watch_text(op.watches.as_deref());
+        let watches = op.watch_text();
+        let mut evidence = vec![format!("watches {watches} (its command: {})", op.command.display())];
+        if op.kind_by != KindBy::CommandLine {
+            evidence.push(format!(
+                "{} operator by {}",
+                match op.kind {
+                    OperatorKind::Ours => "our",
+                    OperatorKind::Kopf => "a Kopf",
+                },
+                op.kind_by.describe()
+            ));
+        }
+        evidence.extend(op.command.gaps.iter().map(|g| format!("its command line: {g}")));
+        if op.scaled_to_zero() {
+            evidence.push("spec.replicas=0: scaled to zero, it runs no Pod".into());
+        }
         let candidate = Candidate {
             operator: op.display(),
             kind: Some(op.kind),
             serves: serves(op.watches.as_deref(), namespace),
             score: 0,
-            evidence: vec![format!("watches {watches} (its command: {})", op.argv.join(" "))],
+            evidence,
             watches,
         };
         contenders.push(contender(candidate, Origin::Deployment(i), contenders.len()));
@@ -858,8 +989,9 @@ fn object_evidence(facts: &Facts<'_>, unmatched: Option<&str>) -> Vec<String> {
         evidence.push(format!(
             "managedFields: the latest status/annotation write is {entry} ({})",
             match kind {
-                OperatorKind::Ours => "our field manager: an `operate`",
-                OperatorKind::Kopf => "Kopf's",
+                OperatorKind::Ours => "our field manager: an `operate`, which one it does not say",
+                OperatorKind::Kopf =>
+                    "Kopf's, which every Kopf operator writes with: it names the framework, not the operator",
             }
         ));
     }
@@ -1437,5 +1569,123 @@ pub(crate) mod tests {
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.verdict, Verdict::NoneServes);
         assert_eq!(r.listing().len(), 2);
+    }
+
+    fn kopf_log(pod: &str, object: &str) -> LogSource {
+        LogSource {
+            pod: pod.into(),
+            container: "operator".into(),
+            previous: false,
+            text: format!(
+                "[2026-12-01 08:50:00,000] kopf.objects         [INFO    ] [{object}] Handler 'accept' succeeded.\n"
+            ),
+        }
+    }
+
+    fn pod_of(ns: &str, name: &str, app: &str) -> k8s_openapi::api::core::v1::Pod {
+        serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns, "labels": {"app": app}}})).unwrap()
+    }
+
+    /// Issue 18: managedFields' `kopf` names the framework every Kopf operator shares, never
+    /// one operator: two Kopf operators serving the namespace stay ambiguous by it.
+    #[test]
+    fn the_field_manager_names_a_framework_not_an_operator() {
+        let s = snapshot(vec![
+            deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
+            deployment("b", "op", json!(["kopf", "run", "--namespace=todo", "op.py"])),
+        ]);
+        let mut obj = todo_api();
+        obj.metadata.managed_fields = Some(vec![
+            serde_json::from_value(json!({
+                "manager": "kopf", "operation": "Update", "subresource": "status", "time": "2026-12-01T08:50:00Z",
+                "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:phase": {}}}
+            }))
+            .unwrap(),
+        ]);
+        let r = resolve(&s, Some("todo"), Some(&obj));
+        assert_eq!(r.verdict, Verdict::Ambiguous, "{r:?}");
+        assert!(r.candidates.iter().all(|c| c.score == 0), "{:?}", r.candidates);
+        assert!(
+            r.evidence
+                .iter()
+                .any(|e| e.contains("names the framework, not the operator")),
+            "{:?}",
+            r.evidence
+        );
+    }
+
+    /// The logs decide: the operator whose own Pods' logs name the object serves it, over a
+    /// cluster-wide one (running, its logs about another namespace; or at 0 replicas).
+    #[test]
+    fn the_operator_whose_own_logs_name_the_object_serves_it() {
+        let mut s = snapshot(vec![
+            deployment("team-b", "wide", json!(["kopf", "run", "--all-namespaces", "op.py"])),
+            deployment("todo", "mine", json!(["kopf", "run", "--namespace=todo", "op.py"])),
+        ]);
+        s.operator.pods = Evidence::Present(vec![
+            pod_of("team-b", "wide-5d7f9c-aaaaa", "wide"),
+            pod_of("todo", "mine-5d7f9c-bbbbb", "mine"),
+        ]);
+        s.operator.logs = Evidence::Present(vec![
+            kopf_log("wide-5d7f9c-aaaaa", "team-b/retry-api"),
+            kopf_log("mine-5d7f9c-bbbbb", "todo/todo-api"),
+        ]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
+        assert!(
+            r.summary.contains("its own Pods' logs name todo/todo-api"),
+            "{}",
+            r.summary
+        );
+        // Another object of the namespace in its logs counts less, still more than nothing.
+        s.operator.logs = Evidence::Present(vec![
+            kopf_log("wide-5d7f9c-aaaaa", "team-b/retry-api"),
+            kopf_log("mine-5d7f9c-bbbbb", "todo/other-api"),
+        ]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
+        // No log decides: ambiguous with both candidates, never a pick.
+        s.operator.logs = Evidence::Present(vec![]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.verdict, Verdict::Ambiguous);
+        assert_eq!(r.serving().count(), 2);
+        // The cluster-wide one whose logs name the object wins over the namespaced one.
+        s.operator.logs = Evidence::Present(vec![kopf_log("wide-5d7f9c-aaaaa", "todo/todo-api")]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("team-b/deployment/wide"), "{r:?}");
+    }
+
+    /// A Deployment at 0 replicas is an operator scaled to zero: its logs are none, a fact, not
+    /// the gap "operator logs: failed (... has no Pods)".
+    #[test]
+    fn an_operator_scaled_to_zero_has_no_logs_and_no_gap() {
+        let mut zero = deployment("ops", "op", json!(["kopf", "run", "--namespace=todo", "op.py"]));
+        zero.spec.as_mut().unwrap().replicas = Some(0);
+        let mut s = snapshot(vec![
+            zero,
+            deployment("other", "x", json!(["kopf", "run", "--namespace=other", "op.py"])),
+        ]);
+        s.operator.pods = Evidence::Present(vec![pod_of("other", "x-5d7f9c-ccccc", "x")]);
+        s.operator.logs = Evidence::Present(vec![kopf_log("x-5d7f9c-ccccc", "other/a")]);
+        let r = resolve(&s, Some("todo"), None);
+        assert_eq!(r.operator.as_deref(), Some("ops/deployment/op"));
+        assert!(r.scaled_to_zero(&s));
+        assert!(r.logs(&s).unwrap().is_empty());
+        s.operator.logs = Evidence::missing(
+            "operator logs",
+            GapReason::Failed("ops/deployment/op has no Pods: no logs to read".into()),
+        );
+        assert!(r.logs(&s).unwrap().is_empty());
+        // A bundle of that operator alone, its logs recorded as that gap: none, a fact.
+        let mut alone = snapshot(vec![s.operator.deployments.get().unwrap()[0].clone()]);
+        alone.operator.logs = Evidence::missing(
+            "operator logs",
+            GapReason::Failed("ops/deployment/op has no Pods: no logs to read".into()),
+        );
+        alone.operator.settle_leadership();
+        assert!(
+            alone.operator.logs.get().is_some_and(Vec::is_empty),
+            "every operator at 0: no log is a fact"
+        );
     }
 }

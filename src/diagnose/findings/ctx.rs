@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::Event;
 
 use crate::diagnose::verdict::{Judge, Judged};
 use crate::evidence::Snapshot;
-use crate::evidence::operator::{OperatorKind, OperatorRef, find_operators};
+use crate::evidence::operator::{OperatorKind, OperatorRef};
 use crate::evidence::resolve::{OperatorLogs, Resolution, Verdict as Resolved};
 use crate::kopf::messages::{Lifecycle, Outcome};
 use crate::logs::Record;
@@ -170,7 +170,7 @@ impl<'a> Ctx<'a> {
 /// running), for its leadership; else none.
 fn diagnosed<'a>(snapshot: &'a Snapshot, resolution: &Resolution) -> (Option<OperatorRef>, Option<&'a Deployment>) {
     let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
-    let operators = find_operators(deployments);
+    let operators = snapshot.operator.operators();
     let by_name = |name: &str| operators.iter().find(|op| op.display() == name).cloned();
     let operator = match resolution.verdict {
         Resolved::Deployment => resolution.operator.as_deref().and_then(by_name),

@@ -3,13 +3,17 @@
 
 use super::{Ctx, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
-use crate::evidence::operator::find_operators;
 
 /// `deletion-pending`: the object has a deletionTimestamp and finalizers hold it (the same facts
 /// as `status`'s `terminating` verdict). A problem when a finalizer's owner is not running (nothing
 /// will remove it), else a warning.
 pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let operators = ctx.snapshot.operator.deployments.get().map(|d| find_operators(d));
+    let operators = ctx
+        .snapshot
+        .operator
+        .deployments
+        .get()
+        .map(|_| ctx.snapshot.operator.operators());
     let Some(pending) = crate::diagnose::deletion::pending(ctx.obj, ctx.now, operators.as_deref()) else {
         return Vec::new();
     };

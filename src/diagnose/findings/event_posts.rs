@@ -40,15 +40,31 @@ fn forbidden_namespace(message: &str) -> Option<&str> {
 
 /// Kopf's retries of an event POST (`Request attempt #N/9 failed; will retry: POST .../events
 /// -> APIForbiddenError(...)`, ERROR, logger `kopf._core.engines.p`): each POST is tried up to 9
-/// times before the `Failed to post an event` line.
+/// times before the `Failed to post an event` line. Only POSTs to the object's namespace's
+/// events (`/namespaces/NS/events`, and a 403 naming no other namespace): a POST to another
+/// namespace's events is about another object (issue 18, facts scoped).
 pub(crate) fn post_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
     ctx.unattributed
         .iter()
         .filter(|l| {
             let m = &l.record.message;
-            m.starts_with("Request attempt #") && m.contains("POST ") && m.contains("/events")
+            m.starts_with("Request attempt #")
+                && m.contains("POST ")
+                && m.contains("/events")
+                && posted_namespace(m).is_none_or(|ns| ns == ctx.ns)
+                && forbidden_namespace(m).is_none_or(|ns| ns == ctx.ns)
         })
         .collect()
+}
+
+/// The namespace of the events collection a POST's URL names: `POST
+/// https://.../api/v1/namespaces/NS/events -> ...` → `NS`.
+fn posted_namespace(message: &str) -> Option<&str> {
+    let url = &message[message.find("POST ")?..];
+    let at = url.find("/namespaces/")? + "/namespaces/".len();
+    let rest = &url[at..];
+    let end = rest.find('/')?;
+    rest[end..].starts_with("/events").then_some(&rest[..end])
 }
 
 /// How to check the events rule for the operator and what a grant brings back: the events not
@@ -87,6 +103,22 @@ pub(crate) fn after_the_grant(ctx: &Ctx<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A retried POST to another namespace's events is not this object's (issue 18).
+    #[test]
+    fn a_post_names_the_namespace_of_its_events() {
+        let kopf = r#"Request attempt #1/9 failed; will retry: POST https://kubernetes.default.svc/api/v1/namespaces/kms-tr-norbac/events -> APIForbiddenError('events is forbidden')"#;
+        assert_eq!(posted_namespace(kopf), Some("kms-tr-norbac"));
+        let group = "Request attempt #2/9 failed; will retry: POST https://h/apis/events.k8s.io/v1/namespaces/store/events -> x";
+        assert_eq!(posted_namespace(group), Some("store"));
+        assert_eq!(
+            posted_namespace(
+                "Request attempt #1/9 failed; will retry: POST https://h/api/v1/namespaces/store/pods -> x"
+            ),
+            None
+        );
+        assert_eq!(posted_namespace("no url"), None);
+    }
 
     /// A 403 for another namespace is not this object's (issue 11 trial re-check).
     #[test]

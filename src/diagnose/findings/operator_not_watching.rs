@@ -5,7 +5,7 @@
 use super::operator_facts::{Served, install_command, served};
 use super::{Ctx, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
-use crate::evidence::operator::{OperatorKind, OperatorRef, find_operators};
+use crate::evidence::operator::{OperatorKind, OperatorRef};
 use crate::text::count;
 
 /// `operator-not-watching`: the Deployment diagnosed (named by `--operator`) does not watch the
@@ -47,13 +47,7 @@ fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
         })
         .collect();
     evidence.extend(resolution.evidence.iter().cloned());
-    let operators = ctx
-        .snapshot
-        .operator
-        .deployments
-        .get()
-        .map(|d| find_operators(d))
-        .unwrap_or_default();
+    let operators = ctx.snapshot.operator.operators();
     // Of an operator seen but not collected (another namespace's), only its kind and what it
     // watches are in evidence: the general edit.
     let mut ways: Vec<String> = Vec::new();
