@@ -45,11 +45,13 @@ pub enum FindingId {
     DeletionPending,
     /// `patch-rejected`: Kopf's final PATCH of each cycle is refused: no handling cycle completes.
     PatchRejected,
+    /// `event-post-denied`: The operator's event POSTs are refused by an admission webhook or policy, a quota, a terminating namespace or validation (not RBAC).
+    EventPostDenied,
 }
 
 impl FindingId {
     /// Every id, in the order the Contracts list grew.
-    pub const ALL: [FindingId; 16] = [
+    pub const ALL: [FindingId; 17] = [
         FindingId::RbacEvents,
         FindingId::EventPostFailed,
         FindingId::PostingDisabled,
@@ -66,6 +68,7 @@ impl FindingId {
         FindingId::OperatorNotLeading,
         FindingId::DeletionPending,
         FindingId::PatchRejected,
+        FindingId::EventPostDenied,
     ];
 
     /// The stable kebab-case id, e.g. `rbac-events`.
@@ -87,6 +90,7 @@ impl FindingId {
             FindingId::OperatorNotLeading => "operator-not-leading",
             FindingId::DeletionPending => "deletion-pending",
             FindingId::PatchRejected => "patch-rejected",
+            FindingId::EventPostDenied => "event-post-denied",
         }
     }
 }
@@ -176,6 +180,7 @@ mod tests {
             FindingId::OperatorNotLeading => 13,
             FindingId::DeletionPending => 14,
             FindingId::PatchRejected => 15,
+            FindingId::EventPostDenied => 16,
         }
     }
 
