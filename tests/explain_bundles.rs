@@ -1818,3 +1818,141 @@ fn regex_lite_objects<'a>(name: &'a str, namespace: &'a str) -> impl Fn(&str) ->
         None
     }
 }
+
+/// Issue 18, causes before symptoms: for each class (a crash loop on a SyntaxError, an image
+/// that cannot be pulled, scaled to 0, events denied by an admission webhook, the events rule
+/// removed, posting off, a lapsed Lease, a `-q` operator), per object: `status NAME`'s verdict,
+/// the cause it leads its Why with (`-o json` `cause`, and the human `Cause:` line), and
+/// `explain-events`' first finding and headline, which names that cause first. Through the
+/// binary.
+#[test]
+fn each_class_leads_status_and_explain_events_with_its_cause() {
+    // (bundle, object, status verdict, first finding = status NAME's cause, headline start)
+    let classes: &[(&str, &str, &str, Option<&str>, &str)] = &[
+        (
+            "bundles-synthetic/kopf-crashloop-syntax-error",
+            "kms-s11-kopf/todo-api",
+            "fresh",
+            Some("operator-not-running"),
+            "Nothing handles the object: the operator kms-s11-kopf/deployment/kopf-operator has no running Pod (container operator of Pod kopf-operator-588c6c64f-vsvkh is CrashLoopBackOff, last exit code 1 (Error), 5 restarts: it crashes with SyntaxError: expected ':'",
+        ),
+        (
+            "bundles-captured/kopf-image-pull-failing",
+            "kms-t11-pull/pull-api",
+            "fresh",
+            Some("operator-not-running"),
+            "Nothing handles the object: ",
+        ),
+        (
+            "bundles-captured/kopf-scaled-to-zero",
+            "kms-t11-scaled/scaled-api",
+            "fresh",
+            Some("operator-not-running"),
+            "Nothing handles the object: ",
+        ),
+        (
+            "bundles-synthetic/kopf-events-webhook-denied",
+            "kms-tr-norbac/retry-api",
+            "never-handled",
+            Some("event-post-denied"),
+            "Events are not posted: the operator's event POSTs are refused by admission webhook \"deny-kopf-events.i18ca.example.com\"",
+        ),
+        (
+            "bundles-synthetic/kopf-events-rule-removed-no-failure",
+            "kms-tr-norbac/ok-api",
+            "fresh",
+            Some("rbac-events"),
+            "Events are not posted: the operator's ServiceAccount kms-tr-norbac/kopf-op may not create events",
+        ),
+        (
+            "bundles-captured/kopf-posting-env-decided",
+            "kms-k11k-env/cart-api",
+            "never-handled",
+            Some("posting-disabled"),
+            "Events are not posted: Kopf posting is turned off",
+        ),
+        (
+            "bundles-captured/lease-expired",
+            "todo/todo-api",
+            "stale",
+            Some("operator-not-leading"),
+            "No replica handles: ",
+        ),
+        (
+            "bundles-synthetic/kopf-quiet-no-info-lines",
+            "kms-s11-kopf/todo-api",
+            "unknown",
+            None,
+            "Nothing found hidden, but the operator logs at WARNING (`-q` in the command line",
+        ),
+    ];
+    for (bundle, object, verdict, cause, headline) in classes {
+        let dir = fixtures().join(bundle).display().to_string();
+        let (ns, name) = object.split_once('/').unwrap();
+        let (_, json, err) = run(&["status", name, "-n", ns, "--bundle", &dir, "-o", "json"]);
+        let status: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{bundle}: {e}: {err}"));
+        let item = &status["items"][0];
+        assert_eq!(item["verdict"], *verdict, "{bundle}: verdict");
+        assert_eq!(
+            item["cause"]["finding"].as_str(),
+            *cause,
+            "{bundle}: status NAME's cause"
+        );
+        let (_, human, _) = run(&["status", name, "-n", ns, "--bundle", &dir]);
+        let why = human.lines().skip_while(|l| l.trim() != "Why:").nth(1).unwrap_or("");
+        match cause {
+            Some(id) => assert!(
+                why.trim_start().starts_with("Cause: ") && why.contains(&format!("[{id}]")),
+                "{bundle}: Why does not lead with the cause: {why}"
+            ),
+            None => assert!(!why.contains("Cause: "), "{bundle}: {why}"),
+        }
+        let (_, json, _) = run(&["explain-events", name, "-n", ns, "--bundle", &dir, "-o", "json"]);
+        let report: Value = serde_json::from_str(&json).unwrap();
+        if let Some(id) = cause {
+            assert_eq!(
+                report["findings"][0]["id"], *id,
+                "{bundle}: explain-events' first finding"
+            );
+            assert_eq!(report["findings"][0]["title"], item["cause"]["title"], "{bundle}");
+        }
+        let summary = report["summary"].as_str().unwrap();
+        assert!(summary.starts_with(headline), "{bundle}: headline {summary:?}");
+    }
+    // The `-q` operator's verdict says why its logs are silent.
+    let dir = fixtures().join("bundles-synthetic/kopf-quiet-no-info-lines");
+    let (_, json, _) = run(&[
+        "status",
+        "todo-api",
+        "-n",
+        "kms-s11-kopf",
+        "--bundle",
+        dir.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    let status: Value = serde_json::from_str(&json).unwrap();
+    let first = &status["items"][0]["reasons"][0];
+    assert_eq!(first["code"], "operator-logs-quiet");
+    assert!(
+        first["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the operator logs at WARNING (`-q` in the command line"),
+        "{first}"
+    );
+    // The crash loop's log is read as one crash, not as lines of no format.
+    let dir = fixtures().join("bundles-synthetic/kopf-crashloop-syntax-error");
+    let (_, out, _) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "todo-api",
+        "-n",
+        "kms-s11-kopf",
+        "--bundle",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("1 crash of the process"), "{out}");
+    assert!(!out.contains("matched no log format"), "{out}");
+}

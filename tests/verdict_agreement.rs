@@ -3,8 +3,11 @@
 //! reasons of `diagnose::verdict` are what `status -o json` gives its item and `status NAME -o
 //! json` its one item, and what `explain-events -o json` states: its `accepted-stale` finding is
 //! there exactly when the verdict says the handler has not accepted the current spec
-//! ([`Judged::not_accepted`]), titled with the verdict and its first reason, and the finding that
-//! states the first reason of a problem verdict comes first. Through the binary as a user runs it.
+//! ([`Judged::not_accepted`]), titled with the verdict and its first reason. Issue 18, causes
+//! before symptoms: the first finding is the cause when one is found (then `status NAME -o json`
+//! names the same one as its `cause`, and the headline states its title first), else the finding
+//! that states the first reason of a problem verdict; `accepted-stale` follows every other
+//! problem. Through the binary as a user runs it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -73,8 +76,9 @@ fn states(code: &str) -> &'static str {
     }
 }
 
-/// What `explain-events -o json` says of the verdict `judged`, checked.
-fn explain_agrees(dir: &str, key: &str, judged: &Judged, report: &Value) {
+/// What `explain-events -o json` says of the verdict `judged`, checked; `cause` is the `cause`
+/// of `status NAME -o json`'s item.
+fn explain_agrees(dir: &str, key: &str, judged: &Judged, report: &Value, cause: &Value) {
     let findings = report["findings"].as_array().unwrap();
     let stale: Vec<&Value> = findings.iter().filter(|f| f["id"] == "accepted-stale").collect();
     let a = &judged.assessment;
@@ -93,14 +97,54 @@ fn explain_agrees(dir: &str, key: &str, judged: &Judged, report: &Value) {
             finding["title"]
         );
     }
+    causes_first(dir, key, findings, report, cause);
     let Some(first) = a.reasons.first() else { return };
     let id = states(first.code);
     let stated = findings.iter().any(|f| f["id"] == id && f["severity"] == "problem");
-    if a.verdict.is_problem() && stated {
+    if a.verdict.is_problem() && stated && cause.is_null() {
         assert_eq!(
             findings[0]["id"], id,
-            "{dir} {key}: the verdict's first reason {} is not the first finding",
+            "{dir} {key}: no cause before it, yet the verdict's first reason {} is not the first finding",
             first.code
+        );
+    }
+}
+
+/// Issue 18: the first finding, when a warning or a problem other than `accepted-stale`, is the
+/// cause: `status NAME`'s `cause` names it, and the headline states its title; `accepted-stale`
+/// follows every other problem (the consequence).
+fn causes_first(dir: &str, key: &str, findings: &[Value], report: &Value, cause: &Value) {
+    let ids: Vec<&str> = findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    let first = findings.first();
+    let is_cause = first.is_some_and(|f| f["severity"] != "ok" && f["id"] != "accepted-stale");
+    match first.filter(|_| is_cause) {
+        Some(f) => {
+            assert_eq!(
+                cause["finding"], f["id"],
+                "{dir} {key}: status NAME's cause {cause} is not explain-events' first finding {ids:?}"
+            );
+            assert_eq!(cause["title"], f["title"], "{dir} {key}: the cause's title");
+            let summary = report["summary"].as_str().unwrap();
+            let title = f["title"].as_str().unwrap();
+            assert!(
+                summary
+                    .find(title)
+                    .is_some_and(|at| summary.find("(status: ").is_none_or(|verdict| at < verdict)),
+                "{dir} {key}: the headline does not state the cause {title:?} first: {summary}"
+            );
+        }
+        None => assert!(
+            cause.is_null(),
+            "{dir} {key}: status NAME names a cause {cause}, explain-events {ids:?}"
+        ),
+    }
+    if let Some(at) = findings
+        .iter()
+        .position(|f| f["id"] == "accepted-stale" && f["severity"] == "problem")
+    {
+        assert!(
+            findings[at + 1..].iter().all(|f| f["severity"] != "problem"),
+            "{dir} {key}: a problem after accepted-stale: {ids:?}"
         );
     }
 }
@@ -132,7 +176,7 @@ fn status_and_explain_events_reach_the_one_verdict_on_every_bundle() {
             assert_eq!(named["items"].as_array().unwrap().len(), 1, "{d} {key}");
             assert_eq!(of_item(&named["items"][0]), one, "{d} {key}: status NAME -o json");
             let report = json_of(&["explain-events", name, "-n", ns, "--bundle", d, "-o", "json"]);
-            explain_agrees(d, &key, &judged, &report);
+            explain_agrees(d, &key, &judged, &report, &named["items"][0]["cause"]);
             objects += 1;
             not_accepted += usize::from(judged.not_accepted());
         }

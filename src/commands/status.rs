@@ -77,10 +77,28 @@ pub struct Item {
     /// read the same logs (not in JSON).
     #[serde(skip)]
     pub log_files: Vec<String>,
+    /// The cause `explain-events` names first ([`crate::diagnose::events::cause`]): its first
+    /// finding when that is a warning or a problem other than the verdict itself
+    /// (`accepted-stale`), `{"finding", "severity", "title"}`; only for `status NAME` (added
+    /// within schemaVersion 1), absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
     /// Why no log of the operator is in evidence ([`crate::evidence::Snapshot::handler_logs_missing`]):
     /// then `Next:` does not suggest `logs --handler`, which needs them (not in JSON).
     #[serde(skip)]
     pub logs_missing: Option<String>,
+}
+
+/// The cause of an item's verdict, as `explain-events` names it first (issue 18: the two
+/// commands lead with the same cause).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cause {
+    /// The finding id (docs/contracts.md), e.g. `operator-not-running`.
+    pub finding: crate::diagnose::finding::FindingId,
+    /// `warning` or `problem`.
+    pub severity: crate::diagnose::finding::Severity,
+    /// The finding's title.
+    pub title: String,
 }
 
 /// `status -o json`: `{"schemaVersion": 1, "items": [...], "gaps": [...]}`.
@@ -112,9 +130,30 @@ pub fn report(snapshot: &Snapshot, namespace: Option<&str>, name: Option<&str>, 
         .flatten()
         .filter(|o| namespace.is_none_or(|ns| o.metadata.namespace.as_deref() == Some(ns)))
         .filter(|o| name.is_none_or(|n| o.metadata.name.as_deref() == Some(n)))
-        .map(|obj| judge.item(obj))
+        .map(|obj| {
+            let mut item = judge.item(obj);
+            if name.is_some() {
+                item.cause = cause(snapshot, obj, skew);
+            }
+            item
+        })
         .collect();
     finish(snapshot, items)
+}
+
+/// The cause `explain-events` names first for `obj` ([`crate::diagnose::events::cause`]), from
+/// the same verdict ([`crate::diagnose::verdict::Judge`]) and the same checks.
+fn cause(snapshot: &Snapshot, obj: &MicroserviceObject, skew: Duration) -> Option<Cause> {
+    let options = crate::diagnose::events::Options {
+        skew: crate::time::delta(skew),
+        ..Default::default()
+    };
+    let report = crate::diagnose::events::explain(snapshot, obj, options);
+    crate::diagnose::events::cause(&report).map(|f| Cause {
+        finding: f.id,
+        severity: f.severity,
+        title: f.title.clone(),
+    })
 }
 
 /// The rows of Microservices judged one at a time against the rest of a snapshot's evidence:
@@ -235,6 +274,7 @@ fn item(
         bundle: None,
         log_files: Vec::new(),
         logs_missing: None,
+        cause: None,
     }
 }
 
@@ -438,6 +478,12 @@ fn detail_changes(item: &Item) -> Vec<String> {
 /// The detail's `Why:`: each reason with its code and evidence.
 fn detail_why(item: &Item) -> Vec<String> {
     let mut lines = vec!["  Why:".to_string()];
+    if let Some(c) = &item.cause {
+        lines.push(format!(
+            "    Cause: {} [{}] (explain-events' first finding)",
+            c.title, c.finding
+        ));
+    }
     for reason in &item.reasons {
         lines.push(format!("    {} [{}]", reason.message, reason.code));
         for e in &reason.evidence {

@@ -12,9 +12,10 @@ use serde::Serialize;
 pub use super::finding::{Finding, FindingId, Severity};
 pub use super::findings::ctx::Options;
 use super::findings::{
-    Ctx, accepted_stale, caller_cannot_list_events, deletion_pending, errors_not_posted, event_post_failed,
-    events_elsewhere, events_expired, handler_filtered, operator_not_found, operator_not_leading, operator_not_running,
-    operator_not_watching, patch_rejected, posting_disabled, rbac_events, rbac_resource, status_pruned,
+    Ctx, accepted_stale, caller_cannot_list_events, deletion_pending, errors_not_posted, event_post_denied,
+    event_post_failed, events_elsewhere, events_expired, handler_filtered, operator_not_found, operator_not_leading,
+    operator_not_running, operator_not_watching, patch_rejected, posting_disabled, rbac_events, rbac_resource,
+    status_pruned,
 };
 use crate::evidence::resolve::Verdict as Resolved;
 use crate::evidence::{Gap, GapReason, Snapshot};
@@ -75,32 +76,43 @@ impl Report {
 pub(crate) type Check = fn(&Ctx<'_>) -> Vec<Finding>;
 
 /// The checks, in the order their findings are listed (before [`sort_by_severity`], which keeps
-/// this order within a severity): the one place that orders them. An id may have more than one
+/// this order within a severity): the one place that orders them, in causal order (issue 18):
+/// what keeps the object from being handled first (a pending deletion, no operator, the operator
+/// not running — a crash loop, scaled to 0, unschedulable, an image pull —, not watching the
+/// namespace, not leading, not allowed to handle it), then the handler's cycle failing to save
+/// (a refused PATCH, a status the CRD's schema drops), then why its events are missing (refused, and by whom; posting off;
+/// expired; under another object or type), and last the verdict that follows from them
+/// (`accepted-stale`), so that the headline names the cause first. An id may have more than one
 /// check where its findings of different cases stand apart: a process outside the cluster says
-/// that it runs before that it leads, a Deployment that it leads before that it runs, and the
-/// double handling of several operators comes after both.
+/// that it runs before that it leads, and the double handling of several operators comes after
+/// both.
 pub(crate) const ORDER: &[(FindingId, Check)] = &[
     // First: a pending deletion is `status`'s verdict too (`terminating`).
     (FindingId::DeletionPending, deletion_pending::check),
-    // Next: a cycle that cannot complete is `status`'s first reason too.
-    (FindingId::PatchRejected, patch_rejected::check),
+    // The operator: none, not running, not watching, not leading.
     (FindingId::OperatorNotFound, operator_not_found::check),
     (FindingId::OperatorNotRunning, operator_not_running::of_process),
+    (FindingId::OperatorNotRunning, operator_not_running::of_deployment),
     (FindingId::OperatorNotWatching, operator_not_watching::check),
     // Right after: the operator watches, but its handlers' filters exclude the object.
     (FindingId::HandlerFiltered, handler_filtered::check),
     (FindingId::OperatorNotLeading, operator_not_leading::check),
-    (FindingId::OperatorNotRunning, operator_not_running::of_deployment),
     (FindingId::OperatorNotLeading, operator_not_leading::several_operators),
-    (FindingId::RbacEvents, rbac_events::check),
     (FindingId::RbacResource, rbac_resource::check),
+    // The handler's cycle runs but is not saved, or not as written (a cycle that cannot
+    // complete, a status the CRD's schema drops: `status`'s first reason too).
+    (FindingId::PatchRejected, patch_rejected::check),
+    (FindingId::StatusPruned, status_pruned::check),
+    // Its events: refused (by admission, by RBAC), posting off, expired, elsewhere.
+    (FindingId::EventPostDenied, event_post_denied::check),
+    (FindingId::RbacEvents, rbac_events::check),
     (FindingId::EventPostFailed, event_post_failed::check),
     (FindingId::PostingDisabled, posting_disabled::check),
     (FindingId::ErrorsNotPosted, errors_not_posted::check),
     (FindingId::EventsExpired, events_expired::check),
     (FindingId::EventsElsewhere, events_elsewhere::check),
     (FindingId::CallerCannotListEvents, caller_cannot_list_events::check),
-    (FindingId::StatusPruned, status_pruned::check),
+    // Last: the verdict, the consequence of the causes above.
     (FindingId::AcceptedStale, accepted_stale::check),
 ];
 
@@ -112,10 +124,59 @@ pub(crate) type PostPass = fn(&Ctx<'_>, &mut Vec<Finding>);
 pub(crate) const POST_PASSES: &[PostPass] = &[
     double_handling_replaces_leading_ok,
     refused_posts_explain_errors_not_posted,
+    no_ok_a_problem_refutes,
     stale_names_the_blocking_operator,
     sort_by_severity,
-    status_first_reason_leads,
+    a_filter_excluding_the_object_leads_the_fine,
+    a_pending_deletion_leads,
 ];
+
+/// The `ok` findings whose claim a problem of another check refutes, with the words that
+/// replace the claim: `(problem, ok, the ok's new title)`. Issue 18 item 11: with the events rule
+/// removed, `rbac-events` a problem, `errors-not-posted` may not say "no handler failure went
+/// unposted": any failure would have been refused.
+const REFUTED_BY: &[(FindingId, FindingId, &str)] = &[
+    (
+        FindingId::RbacEvents,
+        FindingId::ErrorsNotPosted,
+        "no handler failure in the logs is without its event, but none could be posted now: the operator may not create events (see rbac-events)",
+    ),
+    (
+        FindingId::EventPostDenied,
+        FindingId::ErrorsNotPosted,
+        "no handler failure in the logs is without its event, but none could be posted now: the operator's event POSTs are refused (see event-post-denied)",
+    ),
+    (
+        FindingId::EventPostFailed,
+        FindingId::ErrorsNotPosted,
+        "no handler failure in the logs is without its event, but the operator's event POSTs fail (see event-post-failed)",
+    ),
+];
+
+/// No `ok` beside a problem that refutes it ([`REFUTED_BY`], the first pair that applies): the
+/// `ok` keeps its evidence and says what the problem means for it.
+#[allow(
+    clippy::ptr_arg,
+    reason = "every pass has PostPass's signature; some remove findings"
+)]
+fn no_ok_a_problem_refutes(_: &Ctx<'_>, findings: &mut Vec<Finding>) {
+    let problems: Vec<(FindingId, String)> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Problem)
+        .map(|f| (f.id, format!("{}: {}", f.id, f.title)))
+        .collect();
+    for f in findings.iter_mut().filter(|f| f.severity == Severity::Ok) {
+        let refuted = REFUTED_BY.iter().find_map(|(problem, ok, title)| {
+            let (_, cause) = problems.iter().find(|(id, _)| id == problem).filter(|_| *ok == f.id)?;
+            Some((cause.clone(), *title))
+        });
+        if let Some((cause, title)) = refuted {
+            f.evidence.push(format!("was: {}", f.title));
+            f.evidence.push(cause);
+            f.title = title.to_string();
+        }
+    }
+}
 
 /// The findings about the object: every check of [`ORDER`], then [`POST_PASSES`].
 fn findings(ctx: &Ctx<'_>) -> Vec<Finding> {
@@ -185,19 +246,42 @@ fn sort_by_severity(_: &Ctx<'_>, findings: &mut Vec<Finding>) {
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 }
 
-/// Issue 11, one verdict: `status`'s first reason is the first finding when a problem states it
-/// ([`verdict_finding`]); the headline then names the first other problem as its cause.
-fn status_first_reason_leads(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
+/// The handlers exclude the object by design (`handler-filtered`, severity ok): that is the
+/// answer to why it was never handled, so it leads the findings of its severity — an all-ok
+/// report opens with the filter, not with "the operator runs" ([`ORDER`] lists the operator's
+/// checks before it, as causes when they fail).
+fn a_filter_excluding_the_object_leads_the_fine(_: &Ctx<'_>, findings: &mut Vec<Finding>) {
+    let filtered = |f: &Finding| f.id == FindingId::HandlerFiltered && f.severity == Severity::Ok;
+    if let Some(at) = findings.iter().position(filtered)
+        && let Some(first_ok) = findings.iter().position(|f| f.severity == Severity::Ok)
+    {
+        let finding = findings.remove(at);
+        findings.insert(first_ok, finding);
+    }
+}
+
+/// A pending deletion is `status`'s verdict (`terminating`) and what the user sees first: its
+/// finding leads when it is a problem; every other verdict follows its causes ([`ORDER`]).
+fn a_pending_deletion_leads(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
     let verdict = &ctx.judged.assessment;
-    if let Some(first) = verdict.reasons.first()
-        && verdict.verdict.is_problem()
+    if verdict.reasons.first().is_some_and(|r| r.code == "deletion-pending")
         && let Some(at) = findings
             .iter()
-            .position(|f| f.id == verdict_finding(first.code) && f.severity == Severity::Problem)
+            .position(|f| f.id == FindingId::DeletionPending && f.severity == Severity::Problem)
     {
         let f = findings.remove(at);
         findings.insert(0, f);
     }
+}
+
+/// The cause `report` names first: its first finding when that is a warning or a problem
+/// other than the verdict (`accepted-stale`), which follows from its causes. `status NAME`
+/// leads its Why with it.
+pub fn cause(report: &Report) -> Option<&Finding> {
+    report
+        .findings
+        .first()
+        .filter(|f| f.severity > Severity::Ok && f.id != FindingId::AcceptedStale)
 }
 
 /// Explains `obj` from `snapshot`.
@@ -251,15 +335,26 @@ fn gaps(ctx: &Ctx<'_>) -> Vec<Gap> {
     gaps
 }
 
-/// Whether the evidence could decide: the events read, and the operator decided (none serves,
-/// or its logs read).
+/// Whether the evidence could decide: the events read, the operator decided (none serves, or
+/// its logs read), and its logs not silent by its log level ([`quiet_logs`]).
 fn decided(ctx: &Ctx<'_>) -> bool {
-    ctx.snapshot.events.get().is_some()
+    quiet_logs(ctx).is_none()
+        && ctx.snapshot.events.get().is_some()
         && match ctx.resolution().verdict {
             Resolved::Unknown | Resolved::Ambiguous => false,
             Resolved::NoneServes => true,
             Resolved::Deployment | Resolved::Process => ctx.logs.is_ok(),
         }
+}
+
+/// The verdict's `operator-logs-quiet` reason, when it is its first: the operator logs above
+/// INFO, so its logs cannot show how the object was handled ([`crate::diagnose::verdict`]).
+fn quiet_logs<'c>(ctx: &'c Ctx<'_>) -> Option<&'c crate::diagnose::staleness::Reason> {
+    ctx.judged
+        .assessment
+        .reasons
+        .first()
+        .filter(|r| r.code == "operator-logs-quiet")
 }
 
 fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
@@ -284,26 +379,31 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
         ),
     };
     let top = findings.iter().find(|f| f.severity > Severity::Ok);
-    // The verdict first (`status`'s first reason, when a problem states it: explain() put it
-    // first), then the first other problem, never left out of the headline.
-    let verdict_first = top.is_some_and(|f| {
-        f.severity == Severity::Problem
-            && matches!(
-                f.id,
-                FindingId::AcceptedStale
-                    | FindingId::StatusPruned
-                    | FindingId::PatchRejected
-                    | FindingId::DeletionPending
-            )
-    });
+    // The cause first (explain() put the findings in causal order), then what follows from it:
+    // the verdict (`accepted-stale`); without one (or after a pending deletion), a cause the
+    // verdict's own finding (a deletion, a dropped status, a refused PATCH) stands before: the
+    // first other problem, never left out of the headline.
+    let stale = findings
+        .iter()
+        .find(|c| c.severity == Severity::Problem && c.id == FindingId::AcceptedStale);
     let cause = match top {
-        Some(f) if verdict_first => findings
-            .iter()
-            .skip(1)
-            .find(|c| c.severity == Severity::Problem && c.id != f.id && c.id != FindingId::AcceptedStale)
-            .map(|c| format!("; also: {}", c.title))
-            .unwrap_or_default(),
-        _ => String::new(),
+        Some(f) if f.id == FindingId::AcceptedStale => String::new(),
+        Some(f) => match stale.filter(|_| f.id != FindingId::DeletionPending) {
+            Some(stale) => format!("; so {}", stale.title),
+            None => findings
+                .iter()
+                .find(|c| c.severity == Severity::Problem && c.id != f.id && c.id != FindingId::AcceptedStale)
+                .filter(|_| {
+                    f.severity == Severity::Problem
+                        && matches!(
+                            f.id,
+                            FindingId::DeletionPending | FindingId::StatusPruned | FindingId::PatchRejected
+                        )
+                })
+                .map(|c| format!("; also: {}", c.title))
+                .unwrap_or_default(),
+        },
+        None => String::new(),
     };
     // Several operators serve alike (the resolver's tie): said in the headline, never
     // "Nothing is hidden" about an operator that was not decided.
@@ -320,9 +420,14 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
         Some(f) if f.id == FindingId::OperatorNotLeading && f.title.ends_with("(double handling)") => {
             format!("Every object is handled more than once: {}{tail}", f.title)
         }
-        Some(f) => format!("{}: {}{tail}", headline(f.id, true), f.title),
+        Some(f) => format!("{}: {}{cause}{tail}", headline(f.id, true), f.title),
         // The handlers exclude the object by design: an explanation, never "Nothing is hidden".
         None if let Some(f) = by_design => format!("{}: {}{tail}", headline(f.id, false), f.title),
+        None if quiet_logs(ctx).is_some() => format!(
+            "Nothing found hidden, but {} (status: {} [operator-logs-quiet]){tail}",
+            quiet_logs(ctx).map_or("", |r| r.message.as_str()),
+            ctx.judged.assessment.verdict.as_str()
+        ),
         None if ctx.snapshot.events.get().is_none() => {
             format!("Nothing found hidden, but the events could not be read{tail}")
         }
@@ -348,6 +453,7 @@ fn headline(id: FindingId, maybe: bool) -> &'static str {
         (
             FindingId::RbacEvents
             | FindingId::EventPostFailed
+            | FindingId::EventPostDenied
             | FindingId::PostingDisabled
             | FindingId::ErrorsNotPosted,
             false,
@@ -355,6 +461,7 @@ fn headline(id: FindingId, maybe: bool) -> &'static str {
         (
             FindingId::RbacEvents
             | FindingId::EventPostFailed
+            | FindingId::EventPostDenied
             | FindingId::PostingDisabled
             | FindingId::ErrorsNotPosted,
             true,
@@ -378,18 +485,6 @@ fn headline(id: FindingId, maybe: bool) -> &'static str {
         (FindingId::RbacResource, _) => "The operator may not handle the object",
         (FindingId::HandlerFiltered, false) => "Not handled by design",
         (FindingId::HandlerFiltered, true) => "The operator's handler filters may exclude the object",
-    }
-}
-
-/// The finding that states `status`'s first reason, when one does: `patch-rejected`,
-/// `deletion-pending`, `status-pruned`, else `accepted-stale` for a verdict that says the handler
-/// has not accepted the current spec.
-fn verdict_finding(code: &str) -> FindingId {
-    match code {
-        "patch-rejected" => FindingId::PatchRejected,
-        "deletion-pending" => FindingId::DeletionPending,
-        "status-pruned" => FindingId::StatusPruned,
-        _ => FindingId::AcceptedStale,
     }
 }
 

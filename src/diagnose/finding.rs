@@ -47,11 +47,13 @@ pub enum FindingId {
     PatchRejected,
     /// `handler-filtered`: The operator's handlers exclude the object by their filters (`labels=`, `annotations=`, `field=`/`value=`, `when=`): not handled by design.
     HandlerFiltered,
+    /// `event-post-denied`: The operator's event POSTs are refused by an admission webhook or policy, a quota, a terminating namespace or validation (not RBAC).
+    EventPostDenied,
 }
 
 impl FindingId {
     /// Every id, in the order the Contracts list grew.
-    pub const ALL: [FindingId; 17] = [
+    pub const ALL: [FindingId; 18] = [
         FindingId::RbacEvents,
         FindingId::EventPostFailed,
         FindingId::PostingDisabled,
@@ -69,6 +71,7 @@ impl FindingId {
         FindingId::DeletionPending,
         FindingId::PatchRejected,
         FindingId::HandlerFiltered,
+        FindingId::EventPostDenied,
     ];
 
     /// The stable kebab-case id, e.g. `rbac-events`.
@@ -91,6 +94,7 @@ impl FindingId {
             FindingId::DeletionPending => "deletion-pending",
             FindingId::PatchRejected => "patch-rejected",
             FindingId::HandlerFiltered => "handler-filtered",
+            FindingId::EventPostDenied => "event-post-denied",
         }
     }
 }
@@ -192,6 +196,7 @@ mod tests {
             FindingId::DeletionPending => 14,
             FindingId::PatchRejected => 15,
             FindingId::HandlerFiltered => 16,
+            FindingId::EventPostDenied => 17,
         }
     }
 

@@ -19,5 +19,6 @@ mod findings;
 pub mod handlings;
 pub mod log_facts;
 pub mod rbac;
+pub mod refusal;
 pub mod staleness;
 pub mod verdict;

@@ -169,6 +169,7 @@ impl<'a> Judge<'a> {
         let assessed = staleness::with_pruned_status(assessed, obj, read.pruned.get(&key));
         let handlings = handlings(self.snapshot, obj);
         let assessment = with_double_handling(assessed, &handlings);
+        let assessment = with_quiet_logs(assessment, || self.quiet(&resolution));
         let filtered = self.filtered(&resolution, obj);
         let mut judged = Judged {
             resolution,
@@ -193,6 +194,39 @@ impl<'a> Judge<'a> {
             .or_insert_with(|| OperatorHandlers::read(self.snapshot, resolution).map(Rc::new))
             .clone();
         read.map_or(Filtered::Unread, |h| h.of(obj))
+    }
+
+    /// The level above INFO that the resolved Kopf operator logs at ([`crate::kopf::log_level`]):
+    /// from its Deployment's command line and mounted source.
+    fn quiet(&self, resolution: &Resolution) -> Option<crate::kopf::log_level::Quiet> {
+        let name = resolution.operator.as_deref()?;
+        let op = self.operators.as_deref()?.iter().find(|op| op.display() == name)?;
+        if op.kind != crate::evidence::operator::OperatorKind::Kopf {
+            return None;
+        }
+        let files = self
+            .snapshot
+            .operator
+            .deployments
+            .get()
+            .into_iter()
+            .flatten()
+            .find(|d| {
+                d.metadata.name.as_deref() == Some(op.name.as_str())
+                    && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+            })
+            .map(|d| {
+                let configmaps = self
+                    .snapshot
+                    .operator
+                    .configmaps
+                    .get()
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[]);
+                crate::kopf::source::mounted_sources(d, configmaps)
+            })
+            .unwrap_or_default();
+        crate::kopf::log_level::quiet(&op.argv, &files)
     }
 
     /// What the logs of `operator` say (read once per set of logs).
@@ -260,6 +294,28 @@ pub fn with_double_handling(mut a: Assessment, handlings: &[Handling]) -> Assess
             .map(|h| format!("{} handled it: {}", h.operator, h.line))
             .collect(),
     });
+    a
+}
+
+/// An `unknown` verdict of an operator that logs above INFO (`quiet`, asked only then): its
+/// first reason `operator-logs-quiet` says that the level is why the logs show no cycle end,
+/// not a bare "no log lines".
+pub fn with_quiet_logs(mut a: Assessment, quiet: impl FnOnce() -> Option<crate::kopf::log_level::Quiet>) -> Assessment {
+    if a.verdict != Verdict::Unknown {
+        return a;
+    }
+    let Some(q) = quiet() else { return a };
+    a.reasons.insert(
+        0,
+        Reason {
+            code: "operator-logs-quiet",
+            message: format!(
+                "the operator logs at {} ({}): Kopf writes its cycle and handler lines (`... is processed`, `Handler '...' succeeded.`) at INFO, so their absence does not tell how the object was handled; run it without -q (at INFO) to see them",
+                q.level, q.how
+            ),
+            evidence: vec![format!("log level {}: {}", q.level, q.how)],
+        },
+    );
     a
 }
 

@@ -358,7 +358,7 @@ fn container_kind(container: &Container, line: &CommandLine, logs: &[&LogSource]
             match record.format {
                 Format::OursText | Format::OursJson => ours += 1,
                 Format::KopfFull | Format::KopfPlain | Format::KopfJson => kopf += 1,
-                Format::Unmatched => {}
+                Format::Unmatched | Format::Crash => {}
             }
         }
     }

@@ -352,7 +352,7 @@ impl FileClues {
             match record.format {
                 Format::OursText | Format::OursJson => ours += 1,
                 Format::KopfFull | Format::KopfPlain | Format::KopfJson => kopf += 1,
-                Format::Unmatched => {}
+                Format::Unmatched | Format::Crash => {}
             }
             if let Some(o) = &record.object {
                 clues

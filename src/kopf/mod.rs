@@ -2,6 +2,7 @@
 //! Kopf's source and git history, cited where used).
 //!
 //! - [`logs`]: Kopf's log line formats (`full`, `plain`, `json`);
+//! - [`log_level`]: how much it logs (`kopf run -q`, a level its source sets);
 //! - [`messages`]: Kopf's lifecycle vocabulary (handler outcomes, cycles, event posts), which
 //!   our operator speaks too;
 //! - [`source`]: an operator's Python source, parsed once, and its readers (settings, the
@@ -16,6 +17,7 @@
 
 pub mod diffbase;
 pub mod filters;
+pub mod log_level;
 pub mod logs;
 pub mod messages;
 pub mod peering;

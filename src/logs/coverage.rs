@@ -83,6 +83,11 @@ impl ContainerCoverage {
             "line",
             "matched no log format (kept, shown by --raw)",
         );
+        counted(
+            p.records_in(super::Format::Crash),
+            "crash",
+            "of the process (a Python traceback or its own error exit: see explain-events' operator-not-running)",
+        );
         counted(p.truncated_lines, "line", "longer than 64 KiB, cut with a marker");
         counted(p.invalid_utf8_lines, "line", "not UTF-8 (bad bytes replaced)");
         counted(

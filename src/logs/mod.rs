@@ -21,6 +21,7 @@
 
 pub mod copies;
 pub mod coverage;
+pub mod crash;
 pub mod file;
 pub mod filter;
 pub mod lines;
@@ -120,10 +121,14 @@ pub enum Format {
     OursJson,
     /// A line that matches no format (kept, counted).
     Unmatched,
+    /// A crash outside any log record: a Python traceback (`Traceback (most recent call
+    /// last):` ... `SyntaxError: ...`), our binary's `error: ...` exit or a Rust panic, with its
+    /// lines as continuation ([`crash`]).
+    Crash,
 }
 
 impl Format {
-    /// `kopf-full`, `kopf-plain`, `kopf-json`, `text`, `json`, `unmatched`.
+    /// `kopf-full`, `kopf-plain`, `kopf-json`, `text`, `json`, `unmatched`, `crash`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::KopfFull => "kopf-full",
@@ -132,6 +137,7 @@ impl Format {
             Format::OursText => "text",
             Format::OursJson => "json",
             Format::Unmatched => "unmatched",
+            Format::Crash => "crash",
         }
     }
 

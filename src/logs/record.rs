@@ -15,6 +15,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use super::crash::starts_crash;
 use super::lines::RawLine;
 use super::ours;
 use super::zone::LogZone;
@@ -82,6 +83,16 @@ impl Record {
         self.lines.iter().skip(1).map(|l| split_kubelet_prefix(l).1)
     }
 
+    /// What a crash record ([`Format::Crash`]) says the process died of
+    /// ([`super::crash::exception_of`]); `None` for any other record.
+    pub fn crash(&self) -> Option<String> {
+        if self.format != Format::Crash {
+            return None;
+        }
+        let rest: Vec<&str> = self.continuation().collect();
+        super::crash::exception_of(&self.message, &rest)
+    }
+
     /// The record's time, if any.
     pub fn time(&self) -> Option<DateTime<Utc>> {
         self.stamp.map(|s| s.at)
@@ -107,8 +118,9 @@ pub struct ParseStats {
     pub unterminated_lines: u64,
     /// Lines with a kubelet `--timestamps` prefix.
     pub kubelet_stamped_lines: u64,
-    /// Records per format, in [`Format`] order: full, plain, kopf-json, text, json, unmatched.
-    pub by_format: [u64; 6],
+    /// Records per format, in [`Format`] order: full, plain, kopf-json, text, json, unmatched,
+    /// crash.
+    pub by_format: [u64; 7],
     /// The first and last record time seen (by the best clock of each record).
     pub first: Option<Stamp>,
     /// See `first`.
@@ -123,6 +135,7 @@ fn format_index(f: Format) -> usize {
         Format::OursText => 3,
         Format::OursJson => 4,
         Format::Unmatched => 5,
+        Format::Crash => 6,
     }
 }
 
@@ -197,9 +210,19 @@ impl RecordParser {
         let clean = !line.invalid_utf8 && !body.chars().any(|c| c.is_control() && c != '\t');
         let (object, message) = split_object_prefix(body);
         let plain = clean && (object.is_some() || classify(message) != Lifecycle::Other);
-        if let Some(cur) = self.pending.as_mut().filter(|_| !plain) {
+        // A crash (a traceback outside any record, our `error:` exit, a panic) starts a record of
+        // its own, unless a Kopf record's traceback goes on (Kopf logs exceptions that way).
+        let crash = clean && !plain && starts_crash(body);
+        // Our own log lines never continue into an `error:` exit or a panic.
+        let crash_after_ours = crash
+            && self
+                .pending
+                .as_ref()
+                .is_some_and(|p| matches!(p.format, Format::OursText | Format::OursJson));
+        if let Some(cur) = self.pending.as_mut().filter(|_| !plain && !crash_after_ours) {
             let continues = (cur.format.has_header() && clean && !looks_like_broken_header(body))
-                || (clean && looks_like_traceback(body) && cur.format != Format::Unmatched);
+                || (cur.format == Format::Crash && clean && !looks_like_broken_header(body))
+                || (clean && looks_like_traceback(body) && !matches!(cur.format, Format::Unmatched));
             if continues {
                 self.stats.continuation_lines += 1;
                 if cur.lines.len() <= MAX_CONTINUATION_LINES {
@@ -221,12 +244,18 @@ impl RecordParser {
             cause: None,
             message: if plain { message } else { body }.to_string(),
             fields: Vec::new(),
-            format: if plain { Format::KopfPlain } else { Format::Unmatched },
+            format: if plain {
+                Format::KopfPlain
+            } else if crash {
+                Format::Crash
+            } else {
+                Format::Unmatched
+            },
             lines: Vec::new(),
             omitted_lines: 0,
             cut: false,
         };
-        if !plain {
+        if !plain && !crash {
             self.stats.unmatched_lines += 1;
         }
         self.start(record, line.text, out);
@@ -392,6 +421,32 @@ mod tests {
         splitter.finish(&mut push);
         parser.flush(&mut |r| records.push(r));
         (records, parser.stats().clone())
+    }
+
+    /// Issue 18 item 8: a crash loop's previous log (a traceback no record holds, with kubelet
+    /// timestamps) is one crash record, and no line is counted as matching no log format; our
+    /// `error:` exit after our text lines is a crash of its own; a traceback Kopf logs under
+    /// its record stays that record's.
+    #[test]
+    fn crashes_are_records_not_unmatched_lines() {
+        let text = "2026-12-02T02:10:00.000000001Z Traceback (most recent call last):\n2026-12-02T02:10:00.000000002Z   File \"/src/handlers.py\", line 5\n2026-12-02T02:10:00.000000003Z     def broken(:\n2026-12-02T02:10:00.000000004Z                ^\n2026-12-02T02:10:00.000000005Z SyntaxError: invalid syntax\n";
+        let (records, stats) = parse_all(text);
+        assert_eq!(records.len(), 1, "{records:?}");
+        assert_eq!(stats.unmatched_lines, 0);
+        assert_eq!(stats.records_in(Format::Crash), 1);
+        assert_eq!(
+            records[0].crash().as_deref(),
+            Some("SyntaxError: invalid syntax (File \"/src/handlers.py\", line 5)")
+        );
+        let ours = "2026-12-02T02:10:00.000Z  INFO Operator started namespaces=a\nerror: the watch failed: 403\nhint: grant list\n";
+        let (records, stats) = parse_all(ours);
+        assert_eq!(records.len(), 2, "{records:?}");
+        assert_eq!(records[1].crash().as_deref(), Some("error: the watch failed: 403"));
+        assert_eq!(stats.unmatched_lines, 0);
+        let kopf = "[2026-12-02 02:10:00,000] kopf.objects         [ERROR   ] [a/b] Handler 'x' failed with an exception. Will retry.\nTraceback (most recent call last):\n  File \"/src/h.py\", line 3, in x\nValueError: no\n";
+        let (records, _) = parse_all(kopf);
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].crash(), None);
     }
 
     #[test]

@@ -207,7 +207,7 @@ fn by_loggers(posting: &KopfPosting) -> (String, String) {
 /// `errors-not-posted` when what `rbac-events` and `event-post-failed` found (in `found`)
 /// explains it: handler failures within the event TTL, no Warning/Error event on the object,
 /// and the operator may not create events (`rbac-events` a problem) or its event POSTs fail
-/// (`event-post-failed` not `ok`). That is the cause, not the posting settings or the TTL: the
+/// (`event-post-failed` not `ok`) or are refused by admission (`event-post-denied`). That is the cause, not the posting settings or the TTL: the
 /// finding names it and gives `rbac-events`' fix. `None` when they do not explain it.
 pub(crate) fn because(ctx: &Ctx<'_>, found: &[Finding]) -> Option<Finding> {
     ctx.snapshot.events.get()?;
@@ -219,9 +219,10 @@ pub(crate) fn because(ctx: &Ctx<'_>, found: &[Finding]) -> Option<Finding> {
     let rbac = found
         .iter()
         .find(|f| f.id == FindingId::RbacEvents && f.severity == Severity::Problem);
-    let posts = found
-        .iter()
-        .find(|f| f.id == FindingId::EventPostFailed && f.severity != Severity::Ok);
+    let posts = found.iter().find(|f| {
+        (f.id == FindingId::EventPostDenied && f.severity == Severity::Problem)
+            || (f.id == FindingId::EventPostFailed && f.severity != Severity::Ok)
+    });
     if rbac.is_none() && posts.is_none() {
         return None;
     }
@@ -234,21 +235,25 @@ pub(crate) fn because(ctx: &Ctx<'_>, found: &[Finding]) -> Option<Finding> {
         format!("last failure: {}", last.cite()),
     ];
     evidence.extend(rbac.map(|f| format!("rbac-events: {}", f.title)));
-    evidence.extend(posts.map(|f| format!("event-post-failed: {}", f.title)));
+    evidence.extend(posts.map(|f| format!("{}: {}", f.id, f.title)));
     let (title, fix) = match rbac {
         Some(r) => (
             "handler errors are not posted: the operator may not create events (see rbac-events), so their POSTs are refused",
             r.fix.clone(),
+        ),
+        None if posts.is_some_and(|p| p.id == FindingId::EventPostDenied) => (
+            "handler errors are not posted: the operator's event POSTs are refused (see event-post-denied)",
+            posts.and_then(|p| p.fix.clone()),
         ),
         None => (
             "handler errors are not posted: the operator's event POSTs fail (see event-post-failed)",
             posts.and_then(|p| p.fix.clone()),
         ),
     };
-    let source = if rbac.is_some() {
-        "rbac-events"
-    } else {
-        "event-post-failed"
+    let source = match (rbac, posts) {
+        (Some(_), _) => "rbac-events",
+        (None, Some(p)) => p.id.as_str(),
+        (None, None) => "event-post-failed",
     };
     Some(finding(
         FindingId::ErrorsNotPosted,

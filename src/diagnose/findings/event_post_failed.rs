@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::event_posts::{after_the_grant, post_attempt_lines, post_failure_lines};
+use super::event_posts::{
+    after_the_grant, attempt_denied, denied_by_admission, post_attempt_lines, post_failure_lines, rbac_403,
+};
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::rbac::{self, Account, Answer, Need, event_needs};
@@ -19,10 +21,18 @@ use crate::time::rfc3339_millis;
 /// `event-post-failed`: the object's failed event POSTs in the operator's log
 /// ([`post_failure_lines`]), or Kopf's retries of them still going on ([`post_attempt_lines`]):
 /// a problem, unless the events rule is granted now and the grant (or a later POST that went
-/// through) dates every 403 before it.
+/// through) dates every 403 before it. POSTs refused by admission (a webhook, a policy, a quota,
+/// a terminating namespace, validation) are `event-post-denied`'s, not these: the grant timing
+/// of RBAC says nothing about them.
 pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let found = post_failure_lines(ctx);
-    let attempts = post_attempt_lines(ctx);
+    let found: Vec<_> = post_failure_lines(ctx)
+        .into_iter()
+        .filter(|(_, f)| !denied_by_admission(f))
+        .collect();
+    let attempts: Vec<&Line> = post_attempt_lines(ctx)
+        .into_iter()
+        .filter(|l| attempt_denied(l).is_none())
+        .collect();
     match found.iter().max_by_key(|(l, _)| l.record.time()) {
         Some((last, _)) => failed_posts(ctx, &found, last, &attempts),
         None => attempts_only(ctx, &attempts).into_iter().collect(),
@@ -98,11 +108,7 @@ fn failed_posts(ctx: &Ctx<'_>, found: &[(&Line, EventPostFailure)], last: &Line,
     if let Some(message) = found.iter().rev().find_map(|(_, f)| f.message.clone()) {
         evidence.push(format!("API message: {message}"));
     }
-    let forbidden: Vec<&Line> = found
-        .iter()
-        .filter(|(_, f)| f.code == Some(403))
-        .map(|(l, _)| *l)
-        .collect();
+    let forbidden: Vec<&Line> = found.iter().filter(|(_, f)| rbac_403(f)).map(|(l, _)| *l).collect();
     let title = format!(
         "the operator failed to post {}; it logged and ignored the failure",
         count(found.len() as u64, "event")

@@ -4,6 +4,7 @@
 
 use super::{Ctx, Line};
 use crate::diagnose::rbac::event_needs;
+use crate::diagnose::refusal::Refusal;
 use crate::evidence::operator::OperatorKind;
 use crate::kopf::messages::{EventPostFailure, Lifecycle};
 
@@ -36,6 +37,39 @@ fn forbidden_namespace(message: &str) -> Option<&str> {
     let rest = message[at..].trim_start_matches(['\\', '"', '\'']);
     let end = rest.find(['\\', '"', '\''])?;
     Some(&rest[..end])
+}
+
+/// Who refused a failed POST, from the API's Status as logged ([`Refusal::classify`]); `None`
+/// for a failure that is no API refusal (no code and no message: a lost connection, a timeout).
+pub(crate) fn refusal(f: &EventPostFailure) -> Option<Refusal> {
+    if f.code.is_none() && f.message.is_none() {
+        return None;
+    }
+    Some(Refusal::classify(f.code, None, f.message.as_deref().unwrap_or("")))
+}
+
+/// Whether something other than RBAC refused the POST (an admission webhook or policy, a
+/// quota, a terminating namespace, validation): `event-post-denied`'s, never RBAC's.
+pub(crate) fn denied_by_admission(f: &EventPostFailure) -> bool {
+    refusal(f).is_some_and(|r| !matches!(r, Refusal::Rbac { .. } | Refusal::Other))
+}
+
+/// Whether a failed POST is a 403 of RBAC's (`cannot create resource ...`, or a 403 whose
+/// message names no other refuser): what `rbac-events` and the grant timing read.
+pub(crate) fn rbac_403(f: &EventPostFailure) -> bool {
+    f.code == Some(403) && !denied_by_admission(f)
+}
+
+/// The refusal a Kopf retry line names (`... -> APIForbiddenError('MESSAGE', {...})`), when it
+/// names one other than RBAC's.
+pub(crate) fn attempt_denied(l: &Line) -> Option<Refusal> {
+    let m = &l.record.message;
+    let code = if m.contains("APIForbiddenError") {
+        Some(403)
+    } else {
+        None
+    };
+    Some(Refusal::classify(code, None, m)).filter(|r| !matches!(r, Refusal::Rbac { .. } | Refusal::Other))
 }
 
 /// Kopf's retries of an event POST (`Request attempt #N/9 failed; will retry: POST .../events

@@ -12,6 +12,7 @@ pub(crate) mod caller_cannot_list_events;
 pub(crate) mod crd_facts;
 pub(crate) mod deletion_pending;
 pub(crate) mod errors_not_posted;
+pub(crate) mod event_post_denied;
 pub(crate) mod event_post_failed;
 pub(crate) mod event_posts;
 pub(crate) mod events_elsewhere;

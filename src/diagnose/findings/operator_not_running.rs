@@ -116,8 +116,10 @@ pub(crate) fn of_deployment(ctx: &Ctx<'_>) -> Vec<Finding> {
             evidence,
         )
     } else if running.is_empty() {
-        let (why, fix) = not_running_cause(op, ctx.deployment, &replicas.mine);
+        let crashes = crashes(ctx, op, &replicas.mine);
+        let (why, fix) = not_running_cause(op, ctx.deployment, &replicas.mine, &crashes);
         evidence.insert(0, why.clone());
+        evidence.extend(crashes.iter().map(|c| format!("its crash: {}", c.cite)));
         finding(
             FindingId::OperatorNotRunning,
             Severity::Problem,
@@ -189,7 +191,7 @@ fn held_elsewhere(
         },
         evidence,
         (!own).then(|| {
-            let (why, fix) = not_running_cause(op, ctx.deployment, mine);
+            let (why, fix) = not_running_cause(op, ctx.deployment, mine, &crashes(ctx, op, mine));
             format!(
                 "nothing to fix while {holder} runs: it serves the objects, and the Deployment's state ({why}) is not what keeps them from being handled; if that process is meant to be temporary (a laptop), get the Deployment running before stopping it (its Pods stand by on the Lease until then): {fix}"
             )
@@ -217,7 +219,12 @@ fn default_replicas(op: &OperatorRef) -> u32 {
 /// container that keeps exiting (`CrashLoopBackOff`, `terminated`) → its previous log, of that
 /// Pod (a Pod that never started has none); a Pod not scheduled → its events; no Pod at all →
 /// the Deployment's conditions (quota, admission), in `describe`.
-fn not_running_cause(op: &OperatorRef, deployment: Option<&Deployment>, pods: &[&Pod]) -> (String, String) {
+fn not_running_cause(
+    op: &OperatorRef,
+    deployment: Option<&Deployment>,
+    pods: &[&Pod],
+    crashes: &[Crash],
+) -> (String, String) {
     let (ns, n) = (&op.namespace, &op.name);
     let spec_replicas = deployment.and_then(|d| d.spec.as_ref()).and_then(|s| s.replicas);
     if spec_replicas == Some(0) {
@@ -234,7 +241,7 @@ fn not_running_cause(op: &OperatorRef, deployment: Option<&Deployment>, pods: &[
             ),
         );
     }
-    if let Some(cause) = pods.iter().find_map(|pod| pod_cause(op, pod)) {
+    if let Some(cause) = pods.iter().find_map(|pod| pod_cause(op, pod, crashes)) {
         return cause;
     }
     if pods.is_empty() {
@@ -249,10 +256,59 @@ fn not_running_cause(op: &OperatorRef, deployment: Option<&Deployment>, pods: &[
     )
 }
 
+/// A crash in the log of one of the Deployment's Pods ([`crate::logs::crash`]): the Pod, the
+/// exception line it ended with, and where it was read.
+pub(crate) struct Crash {
+    /// The Pod whose container crashed.
+    pod: String,
+    /// What it died of (`SyntaxError: invalid syntax (File "/src/handlers.py", line 5)`).
+    exception: String,
+    /// `POD/CONTAINER (previous) line N: ...`, for evidence.
+    cite: String,
+}
+
+/// The crashes in the logs of `pods`' operator container, the previous instance's first (the
+/// one that exited), one per Pod.
+fn crashes(ctx: &Ctx<'_>, op: &OperatorRef, pods: &[&Pod]) -> Vec<Crash> {
+    let names: Vec<&str> = pods.iter().filter_map(|p| p.metadata.name.as_deref()).collect();
+    let mut sources: Vec<&crate::logs::LogSource> = ctx
+        .snapshot
+        .operator
+        .logs
+        .get()
+        .into_iter()
+        .flatten()
+        .filter(|s| names.contains(&s.pod.as_str()) && s.container == op.container)
+        .collect();
+    sources.sort_by_key(|s| !s.previous);
+    let mut found: Vec<Crash> = Vec::new();
+    for source in sources {
+        if found.iter().any(|c| c.pod == source.pod) {
+            continue;
+        }
+        let records = source.records_in(ctx.snapshot.log_zone(source));
+        if let Some((record, exception)) = records.iter().rev().find_map(|r| r.crash().map(|e| (r, e))) {
+            found.push(Crash {
+                pod: source.pod.clone(),
+                cite: format!(
+                    "{}/{}{} line {}: {}",
+                    source.pod,
+                    source.container,
+                    if source.previous { " (previous)" } else { "" },
+                    record.line_number,
+                    exception
+                ),
+                exception,
+            });
+        }
+    }
+    found
+}
+
 /// Why `pod`'s operator container does not run, when its state says: an image that cannot be
-/// pulled, a container that keeps exiting, a Pod not scheduled. `None` when it says none of
-/// these.
-fn pod_cause(op: &OperatorRef, pod: &Pod) -> Option<(String, String)> {
+/// pulled, a container that keeps exiting (with the exception its log ends with, from
+/// `crashes`), a Pod not scheduled. `None` when it says none of these.
+fn pod_cause(op: &OperatorRef, pod: &Pod, crashes: &[Crash]) -> Option<(String, String)> {
     let (ns, n, c) = (&op.namespace, &op.name, &op.container);
     let pod_name = pod.metadata.name.as_deref().unwrap_or("?");
     let status = pod.status.as_ref();
@@ -297,6 +353,18 @@ fn pod_cause(op: &OperatorRef, pod: &Pod) -> Option<(String, String)> {
         let restarts = cs.map_or(0, |s| s.restart_count);
         let state = if reason.is_empty() { "terminated" } else { reason };
         let previous = if restarts > 0 { " --previous" } else { "" };
+        if let Some(crash) = crashes.iter().find(|k| k.pod == pod_name) {
+            return Some((
+                format!(
+                    "container {c} of Pod {pod_name} is {state}{exit}, {restarts} restarts: it crashes with {}",
+                    crash.exception
+                ),
+                format!(
+                    "fix what the crash names ({}) in the operator's code or config, then let the Deployment start it again (a new image or ConfigMap: kubectl -n {ns} rollout restart deployment {n}); the whole traceback: kubectl -n {ns} logs {pod_name} -c {c}{previous}",
+                    crash.exception
+                ),
+            ));
+        }
         return Some((
             format!("container {c} of Pod {pod_name} is {state}{exit}, {restarts} restarts"),
             format!(
@@ -381,7 +449,7 @@ mod tests {
     #[test]
     fn no_running_pod_names_its_cause_and_a_working_fix() {
         let (op, d) = kopf_deployment(0);
-        let (why, fix) = not_running_cause(&op, Some(&d), &[]);
+        let (why, fix) = not_running_cause(&op, Some(&d), &[], &[]);
         assert!(why.contains("spec.replicas=0"), "{why}");
         assert!(
             fix.contains("kubectl -n ops scale deployment/kopf-operator --replicas=1"),
@@ -394,7 +462,7 @@ mod tests {
             serde_json::json!({"name": "operator", "image": "localhost/kopf:1.39", "imageID": "", "ready": false, "restartCount": 0,
             "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"localhost/kopf:1.39\" is not present"}}}),
         );
-        let (why, fix) = not_running_cause(&op, Some(&d), &[&pull]);
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&pull], &[]);
         assert!(why.contains("ErrImageNeverPull for image localhost/kopf:1.39"), "{why}");
         assert!(
             fix.contains("kubectl -n ops set image deployment/kopf-operator operator=IMAGE"),
@@ -406,7 +474,7 @@ mod tests {
             "state": {"waiting": {"reason": "CrashLoopBackOff"}},
             "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}}),
         );
-        let (why, fix) = not_running_cause(&op, Some(&d), &[&crash]);
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&crash], &[]);
         assert!(
             why.contains("CrashLoopBackOff, last exit code 1 (Error), 4 restarts"),
             "{why}"
@@ -415,8 +483,22 @@ mod tests {
             fix.contains("kubectl -n ops logs kopf-operator-abc -c operator --previous"),
             "{fix}"
         );
+        // Its previous log ends with a traceback: the exception is the cause, quoted.
+        let seen = [Crash {
+            pod: "kopf-operator-abc".into(),
+            exception: "SyntaxError: invalid syntax (File \"/src/handlers.py\", line 5)".into(),
+            cite: String::new(),
+        }];
+        let (why, fix) = not_running_cause(&op, Some(&d), &[&crash], &seen);
+        assert!(
+            why.ends_with(
+                "4 restarts: it crashes with SyntaxError: invalid syntax (File \"/src/handlers.py\", line 5)"
+            ),
+            "{why}"
+        );
+        assert!(fix.starts_with("fix what the crash names (SyntaxError"), "{fix}");
 
-        let (why, fix) = not_running_cause(&op, Some(&d), &[]);
+        let (why, fix) = not_running_cause(&op, Some(&d), &[], &[]);
         assert!(why.contains("no Pod"), "{why}");
         assert!(
             fix.contains("kubectl -n ops describe deployment kopf-operator"),
@@ -430,7 +512,7 @@ mod tests {
         }))
         .unwrap();
         let op = crate::evidence::operator::recognise(&ours).unwrap();
-        let (_, fix) = not_running_cause(&op, Some(&ours), &[]);
+        let (_, fix) = not_running_cause(&op, Some(&ours), &[], &[]);
         assert!(
             fix.contains("scale deployment/microservice-operator --replicas=2"),
             "{fix}"

@@ -6,6 +6,7 @@ use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::log_facts::LogFacts;
 use crate::diagnose::rbac::{self, Account, can_i_ours};
+use crate::diagnose::refusal::Refusal;
 use crate::diagnose::staleness;
 use crate::kopf::messages::{ApiFailure, Lifecycle, Outcome};
 use crate::resource::{GROUP, PLURAL};
@@ -114,7 +115,8 @@ fn logging_events_posted_first(ctx: &Ctx<'_>) -> Option<String> {
     })
 }
 
-/// The fix of the API error `failure`: the annotations' size ([`annotations_fix`]), a 403
+/// The fix of the API error `failure`: the annotations' size ([`annotations_fix`]), a refusal
+/// by admission, a quota or a terminating namespace (its refuser, [`Refusal::fix`]), an RBAC 403
 /// ([`forbidden_fix`]), another API error, or an exception outside the handlers.
 fn fix(ctx: &Ctx<'_>, failure: &ApiFailure) -> String {
     let restart = ctx
@@ -122,8 +124,18 @@ fn fix(ctx: &Ctx<'_>, failure: &ApiFailure) -> String {
         .as_ref()
         .map(|op| format!("kubectl -n {} rollout restart deployment {}", op.namespace, op.name))
         .unwrap_or_else(|| "restart the operator".into());
+    let refusal = Refusal::classify(
+        failure.code,
+        failure.reason.as_deref(),
+        failure.message.as_deref().unwrap_or(""),
+    );
     if failure.annotations_too_long() {
         annotations_fix(ctx, &restart)
+    } else if let (true, Some(fix)) = (failure.is_api_error(), refusal.fix(ctx.ns))
+        && !matches!(refusal, Refusal::Invalid)
+    {
+        // Admission, a quota or a terminating namespace refused it, as the API's message says.
+        format!("{fix}; Kopf tries the PATCH again at the object's next event or at {restart}")
     } else if failure.code == Some(403) {
         forbidden_fix(ctx, failure, &restart)
     } else if failure.is_api_error() {
@@ -228,5 +240,49 @@ mod tests {
             [(PatchRejected, Problem)]
         );
         assert_eq!(run("bundles/healthy", check), []);
+    }
+
+    /// Issue 18: the PATCH's fix follows who refused it, by the API's message: a webhook named
+    /// (never RBAC's rule), a quota, RBAC's own 403.
+    #[test]
+    fn the_fix_follows_the_refuser_of_the_patch() {
+        let snapshot = super::super::ctx::fixture::bundle("bundles-captured/kopf-patch-rejected-annotations");
+        let obj = &snapshot.microservices.get().unwrap()[0];
+        let ctx = Ctx::new(&snapshot, obj, Default::default());
+        let failure = |code, message: &str| ApiFailure {
+            delay_seconds: Some("1".into()),
+            class: "APIForbiddenError".into(),
+            message: Some(message.into()),
+            code: Some(code),
+            reason: Some("Forbidden".into()),
+        };
+        let hook = fix(
+            &ctx,
+            &failure(
+                403,
+                "admission webhook \"no-patch.example.com\" denied the request: frozen",
+            ),
+        );
+        assert!(
+            hook.starts_with("the admission webhook no-patch.example.com refuses the request, not RBAC"),
+            "{hook}"
+        );
+        assert!(!hook.contains("auth can-i") && !hook.contains("apiGroups"), "{hook}");
+        let quota = fix(
+            &ctx,
+            &failure(
+                403,
+                "microservices \"x\" is forbidden: exceeded quota: q1, requested: x",
+            ),
+        );
+        assert!(quota.contains("describe resourcequota q1"), "{quota}");
+        let rbac = fix(
+            &ctx,
+            &failure(
+                403,
+                "microservices.platform.example.io \"x\" is forbidden: User \"system:serviceaccount:a:b\" cannot patch resource \"microservices\" in API group \"platform.example.io\" in the namespace \"a\"",
+            ),
+        );
+        assert!(!rbac.contains("admission webhook"), "{rbac}");
     }
 }

@@ -4,8 +4,6 @@
 //! operator's `settings.posting` in its source and its version ([`KopfPosting`],
 //! [`crate::kopf::posting`]).
 
-use std::collections::BTreeSet;
-
 use super::event_posts::post_failure_lines;
 use super::{Ctx, Line};
 use crate::evidence::operator::OperatorRef;
@@ -100,26 +98,13 @@ pub(crate) fn process_start<'c>(ctx: &'c Ctx<'_>) -> Option<(&'c Line, String)> 
 
 /// The operator's source files (ConfigMap keys ending in `.py`) mounted by its Deployment.
 pub(crate) fn sources(ctx: &Ctx<'_>) -> Vec<(String, String)> {
-    let mounted: BTreeSet<String> = ctx
-        .deployment
-        .and_then(|d| d.spec.as_ref())
-        .and_then(|s| s.template.spec.as_ref())
-        .and_then(|s| s.volumes.as_ref())
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.config_map.as_ref().map(|c| c.name.clone()))
-        .collect();
-    ctx.snapshot
-        .operator
-        .configmaps
-        .get()
-        .into_iter()
-        .flatten()
-        .filter(|cm| cm.metadata.name.as_ref().is_some_and(|n| mounted.contains(n)))
-        .flat_map(|cm| cm.data.iter().flatten())
-        .filter(|(k, _)| k.ends_with(".py"))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
+    let Some(d) = ctx.deployment else {
+        return Vec::new();
+    };
+    crate::kopf::source::mounted_sources(
+        d,
+        ctx.snapshot.operator.configmaps.get().map(Vec::as_slice).unwrap_or(&[]),
+    )
 }
 
 /// What in the operator's source may keep handler errors out of events but cannot be decided.

@@ -2,7 +2,7 @@
 //! API group it uses? Access reviews first, else RBAC rules read by hand
 //! ([`crate::diagnose::rbac`]), else the 403 lines of its log.
 
-use super::event_posts::{after_the_grant, post_failure_lines};
+use super::event_posts::{after_the_grant, post_failure_lines, rbac_403};
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::rbac::{self, Account, Answer, Need, event_needs};
@@ -49,7 +49,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     let unknown = answers.iter().all(|(_, a)| *a == Answer::Unknown);
     let forbidden_lines: Vec<&Line> = post_failure_lines(ctx)
         .into_iter()
-        .filter(|(_, f)| f.code == Some(403))
+        .filter(|(_, f)| rbac_403(f))
         .map(|(l, _)| l)
         .collect();
     let group_name = group_name(group);
@@ -136,7 +136,7 @@ fn fix(ctx: &Ctx<'_>, account: Account<'_>, group: &str, verbs: &[&str]) -> Stri
 fn from_logs(ctx: &Ctx<'_>) -> Vec<Finding> {
     let forbidden: Vec<(&Line, EventPostFailure)> = post_failure_lines(ctx)
         .into_iter()
-        .filter(|(_, f)| f.code == Some(403))
+        .filter(|(_, f)| rbac_403(f))
         .collect();
     let Some((_, first)) = forbidden.first() else {
         return Vec::new();

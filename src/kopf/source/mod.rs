@@ -30,6 +30,37 @@ use serde::Serialize;
 pub use env::{Env, EnvValue};
 pub use flow::Condition;
 
+/// The operator's source files: the keys ending in `.py` of the ConfigMaps in `configmaps`
+/// (of the Deployment's namespace) that `deployment` mounts as volumes, with their text (`(key, text)`, in the ConfigMaps'
+/// order).
+pub fn mounted_sources(
+    deployment: &k8s_openapi::api::apps::v1::Deployment,
+    configmaps: &[k8s_openapi::api::core::v1::ConfigMap],
+) -> Vec<(String, String)> {
+    let mounted: std::collections::BTreeSet<&str> = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|s| s.volumes.as_ref())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.config_map.as_ref().map(|c| c.name.as_str()))
+        .collect();
+    configmaps
+        .iter()
+        .filter(|cm| {
+            cm.metadata
+                .namespace
+                .as_deref()
+                .is_none_or(|n| Some(n) == deployment.metadata.namespace.as_deref())
+                && cm.metadata.name.as_deref().is_some_and(|n| mounted.contains(n))
+        })
+        .flat_map(|cm| cm.data.iter().flatten())
+        .filter(|(k, _)| k.ends_with(".py"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
 /// A place in the operator's source: the file (ConfigMap key) and its 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SourceLine {

@@ -239,6 +239,11 @@ fn every_operator_source_among_the_fixtures() {
     assert!(sources.len() >= 50, "{}", sources.len());
     let mut shapes = std::collections::BTreeMap::<Vec<String>, usize>::new();
     for (name, src) in &sources {
+        // Issue 18's crash loop: its source is the one that does not parse, on purpose.
+        if name.contains("bundles-synthetic/kopf-crashloop-syntax-error/operator/configmaps.json") {
+            assert!(Module::parse("operator.py", src).is_err(), "{name} parses");
+            continue;
+        }
         let found = read(&Module::parse("operator.py", src).unwrap());
         assert!(found.skipped.is_empty(), "{name}: {:?}", found.skipped);
         // Lines differ with each file's imports and startup function: each `def` line is
