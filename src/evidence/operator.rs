@@ -250,6 +250,64 @@ pub fn recognise_with(deployment: &Deployment, hints: &Hints<'_>) -> Option<Oper
     })
 }
 
+/// The resources a Kopf operator's handlers serve, by its Python source (the `.py` keys of the
+/// ConfigMaps in `configmaps` that `deployment` mounts; [`crate::kopf::source::handlers`]): each
+/// resource handler's names as written (`platform.example.io v1alpha1 microservices`). `None`
+/// when no source is in evidence, a file does not parse, or a resource is not a literal: then
+/// nothing is known of what it handles.
+pub fn handled_resources(deployment: &Deployment, configmaps: &[ConfigMap]) -> Option<Vec<String>> {
+    use crate::kopf::source::handlers::{self, Static};
+    let spec = deployment.spec.as_ref()?.template.spec.as_ref()?;
+    let mounted: Vec<&str> = spec
+        .volumes
+        .iter()
+        .flatten()
+        .filter_map(|v| v.config_map.as_ref().map(|c| c.name.as_str()))
+        .collect();
+    let sources: Vec<(&String, &String)> = configmaps
+        .iter()
+        .filter(|cm| {
+            cm.metadata.namespace == deployment.metadata.namespace
+                && cm.metadata.name.as_deref().is_some_and(|n| mounted.contains(&n))
+        })
+        .flat_map(|cm| cm.data.iter().flatten())
+        .filter(|(k, _)| k.ends_with(".py"))
+        .collect();
+    if sources.is_empty() {
+        return None;
+    }
+    let mut resources = Vec::new();
+    for (file, text) in sources {
+        let module = crate::kopf::source::Module::parse(file, text).ok()?;
+        for handler in handlers::read(&module).handlers {
+            let Some(r) = handler.resource else { continue };
+            let words: Vec<&Static> = r
+                .positional
+                .iter()
+                .chain(r.plural.iter())
+                .chain(r.kind.iter())
+                .collect();
+            let mut names = Vec::new();
+            for w in words {
+                match w {
+                    Static::Str(s) => names.push(s.clone()),
+                    _ => return None,
+                }
+            }
+            resources.push(names.join(" "));
+        }
+    }
+    Some(resources)
+}
+
+/// Whether a resource as [`handled_resources`] says it is the Microservice (`microservices`,
+/// `microservices.platform.example.io`, kind `Microservice`).
+pub fn is_microservice(resource: &str) -> bool {
+    resource
+        .split([' ', '.'])
+        .any(|w| w.eq_ignore_ascii_case("microservices") || w.eq_ignore_ascii_case("microservice"))
+}
+
 /// The Pods in `pods` of `deployment`: in its namespace, selected by its `spec.selector`.
 fn pods_of<'p>(deployment: &Deployment, pods: &'p [Pod]) -> Vec<&'p Pod> {
     use kube::core::{Selector, SelectorExt};

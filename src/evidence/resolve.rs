@@ -755,6 +755,7 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
     let evidence_of = &snapshot.operator;
     let operators: Vec<OperatorRef> = evidence_of.operators();
     let mut contenders = in_evidence(&operators, &evidence_of.others, namespace);
+    not_microservice_operators(evidence_of, &operators, &mut contenders);
     // --operator: the candidate it names serves, whatever it watches.
     let chosen = evidence_of.chosen.as_deref();
     let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
@@ -888,6 +889,39 @@ fn in_evidence(operators: &[OperatorRef], others: &[OperatorSummary], namespace:
         contenders.push(contender(candidate, Origin::Seen, contenders.len()));
     }
     contenders
+}
+
+/// A Kopf operator whose source (in evidence) registers handlers only for other resources
+/// ([`super::operator::handled_resources`]: an operator of Backups) serves no Microservice: not
+/// a candidate, said in its evidence.
+fn not_microservice_operators(evidence_of: &OperatorEvidence, operators: &[OperatorRef], contenders: &mut [Contender]) {
+    let (Some(deployments), Some(configmaps)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
+        return;
+    };
+    for (i, op) in operators.iter().enumerate() {
+        if op.kind != OperatorKind::Kopf || !contenders[i].candidate.serves {
+            continue;
+        }
+        let Some(d) = deployments.iter().find(|d| {
+            d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+                && d.metadata.name.as_deref() == Some(op.name.as_str())
+        }) else {
+            continue;
+        };
+        let Some(resources) = super::operator::handled_resources(d, configmaps) else {
+            continue;
+        };
+        if resources.is_empty() || resources.iter().any(|r| super::operator::is_microservice(r)) {
+            continue;
+        }
+        let c = &mut contenders[i];
+        c.candidate.serves = false;
+        c.watches_namespace = false;
+        c.candidate.evidence.push(format!(
+            "its source handles {} only: not an operator of Microservices",
+            resources.join("; ")
+        ));
+    }
 }
 
 /// The Leases in evidence that may govern `namespace`: those the serving operators of ours
@@ -1687,5 +1721,47 @@ pub(crate) mod tests {
             alone.operator.logs.get().is_some_and(Vec::is_empty),
             "every operator at 0: no log is a fact"
         );
+    }
+
+    /// An operator whose source handles Backups only is not a candidate for a Microservice.
+    #[test]
+    fn an_operator_of_other_resources_is_no_candidate() {
+        let mut backups = deployment("team-b", "backup-op", json!(["kopf", "run", "-A", "/src/op.py"]));
+        backups.spec.as_mut().unwrap().template.spec.as_mut().unwrap().volumes = Some(vec![
+            serde_json::from_value(json!({"name": "code", "configMap": {"name": "backup-code"}})).unwrap(),
+        ]);
+        let mut s = snapshot(vec![
+            backups,
+            deployment("todo", "mine", json!(["kopf", "run", "--namespace=todo", "op.py"])),
+        ]);
+        let cm = |source: &str| -> k8s_openapi::api::core::v1::ConfigMap {
+            serde_json::from_value(
+                json!({"metadata": {"name": "backup-code", "namespace": "team-b"}, "data": {"op.py": source}}),
+            )
+            .unwrap()
+        };
+        s.operator.configmaps = Evidence::Present(vec![cm(
+            "import kopf\n\n@kopf.on.create('backups.example.io', 'v1', 'backups')\ndef make(**_):\n    pass\n",
+        )]);
+        let r = resolve(&s, Some("todo"), None);
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
+        let other = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "team-b/deployment/backup-op")
+            .unwrap();
+        assert!(
+            !other.serves
+                && other
+                    .evidence
+                    .iter()
+                    .any(|e| e.contains("backups.example.io v1 backups only")),
+            "{other:?}"
+        );
+        // A source that also handles Microservices keeps it a candidate.
+        s.operator.configmaps = Evidence::Present(vec![cm(
+            "import kopf\n\n@kopf.on.create('platform.example.io', 'v1alpha1', 'microservices')\ndef accept(**_):\n    pass\n",
+        )]);
+        assert_eq!(resolve(&s, Some("todo"), None).verdict, Verdict::Ambiguous);
     }
 }
