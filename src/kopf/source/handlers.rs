@@ -22,7 +22,8 @@ mod args;
 #[cfg(test)]
 mod examples_tests;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
@@ -30,7 +31,7 @@ use ruff_text_size::Ranged;
 pub use args::{Code, FieldPath, Filters, MetaFilter, Resource, Static};
 
 use super::flow::{Condition, MAX_DEPTH, blocks};
-use super::names::Imports;
+use super::names::{Imports, literal};
 use super::{Module, SourceLine};
 use args::{Args, Cx, IdArg};
 
@@ -221,6 +222,7 @@ pub fn read(module: &Module) -> Handlers {
     let place = Place {
         imports,
         defs: defs(module.suite(), 0),
+        consts: Rc::new(consts(module.suite())),
         prefix: String::new(),
         parents: Parents::Module,
         condition: None,
@@ -240,6 +242,73 @@ fn module_imports(body: &[Stmt], imports: &mut Imports, depth: usize) {
             module_imports(block.body, imports, depth + 1);
         }
     }
+}
+
+/// The module's string constants: a name bound exactly once, at module level, to a string
+/// literal (`PLURAL = 'microservices'`, `GROUP, VERSION, PLURAL = 'a', 'v1', 'b'`), and never
+/// bound again there (in a block, by another assignment): what a decorator's argument naming it
+/// is, as Python evaluates it at import.
+fn consts(body: &[Stmt]) -> HashMap<String, String> {
+    fn names(target: &Expr, out: &mut Vec<String>) {
+        match target {
+            Expr::Name(n) => out.push(n.id.to_string()),
+            Expr::Tuple(t) => t.elts.iter().for_each(|e| names(e, out)),
+            Expr::List(l) => l.elts.iter().for_each(|e| names(e, out)),
+            Expr::Starred(s) => names(&s.value, out),
+            _ => {}
+        }
+    }
+    fn rebound(body: &[Stmt], out: &mut Vec<String>, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for stmt in body {
+            match stmt {
+                Stmt::Assign(a) => a.targets.iter().for_each(|t| names(t, out)),
+                Stmt::AugAssign(a) => names(&a.target, out),
+                Stmt::AnnAssign(a) => names(&a.target, out),
+                Stmt::For(f) => names(&f.target, out),
+                _ => {}
+            }
+            for block in blocks(stmt) {
+                rebound(block.body, out, depth + 1);
+            }
+        }
+    }
+    let mut bound: HashMap<String, Option<String>> = HashMap::new();
+    let mut bind = |name: String, value: Option<String>| {
+        let seen = bound.contains_key(&name);
+        bound.insert(name, if seen { None } else { value });
+    };
+    for stmt in body {
+        if let Stmt::Assign(a) = stmt
+            && let [target] = &a.targets[..]
+        {
+            match (target, &*a.value) {
+                (Expr::Name(n), value) => bind(n.id.to_string(), literal(value).map(str::to_string)),
+                (Expr::Tuple(t), Expr::Tuple(v)) if t.elts.len() == v.elts.len() => {
+                    for (name, value) in t.elts.iter().zip(&v.elts) {
+                        let mut n = Vec::new();
+                        names(name, &mut n);
+                        match (name, &n[..]) {
+                            (Expr::Name(_), [one]) => bind(one.clone(), literal(value).map(str::to_string)),
+                            _ => n.into_iter().for_each(|n| bind(n, None)),
+                        }
+                    }
+                }
+                (other, _) => {
+                    let mut n = Vec::new();
+                    names(other, &mut n);
+                    n.into_iter().for_each(|n| bind(n, None));
+                }
+            }
+            continue;
+        }
+        let mut n = Vec::new();
+        rebound(std::slice::from_ref(stmt), &mut n, 0);
+        n.into_iter().for_each(|n| bind(n, None));
+    }
+    bound.into_iter().filter_map(|(k, v)| Some((k, v?))).collect()
 }
 
 /// The names of the functions a body defines (in its blocks too, not in nested functions).
@@ -276,6 +345,9 @@ enum Parents {
 struct Place {
     imports: Imports,
     defs: HashSet<String>,
+    /// Module-level string constants ([`consts`]); empty in a function's body, whose locals may
+    /// shadow them.
+    consts: Rc<HashMap<String, String>>,
     prefix: String,
     parents: Parents,
     condition: Option<Condition>,
@@ -287,6 +359,7 @@ impl Place {
             module,
             imports: &self.imports,
             defs: &self.defs,
+            consts: &self.consts,
         }
     }
 }
@@ -390,6 +463,7 @@ impl Walker<'_> {
         let mut inner = place.clone();
         inner.prefix = format!("{}.<locals>.", function.qualname);
         inner.defs.extend(defs(&f.body, 0));
+        inner.consts = Rc::new(HashMap::new());
         if registered.is_empty() {
             inner.parents = Parents::Function(function.qualname.clone());
             inner.condition = Some(Condition {
@@ -757,6 +831,53 @@ mod tests {
         assert_eq!(r[3].positional, [Static::Str("kex".into())]);
         assert_eq!(r[4].positional.len(), 3);
         assert_eq!(r[5].positional, [Static::Str("kopfexamples.kopf.dev".into())]);
+    }
+
+    /// Module constants as Kopf's own examples and many operators write the resource
+    /// (`GROUP, VERSION, PLURAL = ...`, as the lab cluster's operators do): read as their
+    /// literal; a name bound twice, conditionally, or to anything else stays unknown.
+    #[test]
+    fn module_string_constants_are_their_literal() {
+        let h = read_src(concat!(
+            "import os, kopf
+",
+            "GROUP, VERSION, PLURAL = 'platform.example.io', 'v1alpha1', 'microservices'
+",
+            "KIND = 'Microservice'
+",
+            "TWICE = 'a'
+",
+            "TWICE = 'b'
+",
+            "if os.environ.get('X'):
+",
+            "    KIND = 'Other'
+",
+            "COMPUTED = os.environ['P']
+",
+            "@kopf.on.create(GROUP, VERSION, PLURAL)
+",
+            "@kopf.on.create(KIND)
+",
+            "@kopf.on.create(TWICE)
+",
+            "@kopf.on.create(COMPUTED)
+",
+            "def f(**_): pass
+",
+        ));
+        let r: Vec<Resource> = h.handlers.iter().map(|h| h.resource.clone().unwrap()).collect();
+        assert!(matches!(r[0].positional[..], [Static::Unknown(_)]), "{:?}", r[0]);
+        assert!(matches!(r[1].positional[..], [Static::Unknown(_)]), "{:?}", r[1]);
+        assert!(matches!(r[2].positional[..], [Static::Unknown(_)]), "{:?}", r[2]);
+        assert_eq!(
+            r[3].positional,
+            [
+                Static::Str("platform.example.io".into()),
+                Static::Str("v1alpha1".into()),
+                Static::Str("microservices".into())
+            ]
+        );
     }
 
     #[test]

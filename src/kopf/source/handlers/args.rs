@@ -10,7 +10,7 @@
 //! `when=`, `field=` (a dotted string, or a list/tuple of names: `dicts.parse_field`),
 //! `value=`, and `old=`/`new=` for update and field handlers.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::{Ranged, TextRange};
@@ -145,6 +145,9 @@ pub(super) struct Cx<'a> {
     pub module: &'a Module,
     pub imports: &'a Imports,
     pub defs: &'a HashSet<String>,
+    /// Module-level string constants (`PLURAL = 'microservices'`), which an argument naming
+    /// one is.
+    pub consts: &'a HashMap<String, String>,
 }
 
 impl Cx<'_> {
@@ -262,6 +265,7 @@ impl Cx<'_> {
             Expr::NoneLiteral(_) => Static::None,
             Expr::Lambda(_) => Static::Callback(self.code(e.range())),
             Expr::Name(n) if self.defs.contains(n.id.as_str()) => Static::Callback(self.code(e.range())),
+            Expr::Name(n) if self.consts.contains_key(n.id.as_str()) => Static::Str(self.consts[n.id.as_str()].clone()),
             Expr::List(l) => Static::List(l.elts.iter().map(|v| self.value(v)).collect()),
             Expr::Tuple(t) => Static::List(t.elts.iter().map(|v| self.value(v)).collect()),
             Expr::Set(s) => Static::List(s.elts.iter().map(|v| self.value(v)).collect()),
@@ -316,6 +320,7 @@ mod tests {
             module: &m,
             imports: &imports,
             defs: &defs,
+            consts: &HashMap::new(),
         }
         .args(call, false)
     }

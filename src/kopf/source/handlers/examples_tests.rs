@@ -235,6 +235,10 @@ fn every_operator_source_among_the_fixtures() {
         format!("update accept/spec@X {RESOURCE} {team} field=spec"),
         format!("create accept@X {RESOURCE} {team}"),
     );
+    // The lab cluster's operators (bundles-captured/i18fx-*): resume, create, update stacked in
+    // that order (registered bottom first), no `field=`, the resource from module constants.
+    let update_all = format!("update accept@X {RESOURCE}");
+    let update_all_team = format!("update accept@X {RESOURCE} {team}");
     let sources = operator_sources();
     assert!(sources.len() >= 50, "{}", sources.len());
     let mut shapes = std::collections::BTreeMap::<Vec<String>, usize>::new();
@@ -263,15 +267,17 @@ fn every_operator_source_among_the_fixtures() {
                 show(h).replacen(&format!("@{}", f.line), "@X", 1)
             })
             .collect();
-        // The fixtures' five operators: with or without a startup function (scanning off) and
-        // `@kopf.on.resume`, kopf-finalizer-terminating's with a delete handler too, and
-        // handler-filtered-labels' with a label filter on each handler.
-        let expected: [&[&String]; 5] = [
+        // The fixtures' seven operators: with or without a startup function (scanning off) and
+        // `@kopf.on.resume`, kopf-finalizer-terminating's with a delete handler too,
+        // handler-filtered-labels' with a label filter on each handler, and the lab cluster's two.
+        let expected: [&[&String]; 7] = [
             &[&startup, &resume, &update, &create],
             &[&startup, &update, &create],
             &[&resume, &update, &create],
             &[&startup, &resume, &update, &create, &delete],
             &[&startup, &resume_team, &update_team, &create_team],
+            &[&update_all_team, &create_team, &resume_team],
+            &[&startup, &update_all, &create, &resume],
         ];
         assert!(
             expected
@@ -281,8 +287,8 @@ fn every_operator_source_among_the_fixtures() {
         );
         *shapes.entry(shown).or_default() += 1;
     }
-    // All five shapes occur.
-    assert_eq!(shapes.len(), 5, "{shapes:#?}");
+    // All seven shapes occur.
+    assert_eq!(shapes.len(), 7, "{shapes:#?}");
 }
 
 /// The ids the reader gives the real Kopf 1.38 operator are the ids Kopf itself logged for it
