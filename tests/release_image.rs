@@ -15,7 +15,7 @@ use serde_json::Value;
 #[path = "support/release.rs"]
 mod release;
 
-use release::VERSION;
+use release::{VERSION, untar};
 
 const IMAGE_NAME: &str = "kubectl-microservice_{VERSION}_image_linux_amd64.tar";
 
@@ -44,18 +44,6 @@ fn stand_in(dir: &Path) -> PathBuf {
     let binary = dir.join("stand-in");
     release::write_executable(&binary, &release::static_elf(release::EM_X86_64, &version_line()));
     binary
-}
-
-fn untar(archive: &Path, into: &Path, gzip: bool) {
-    std::fs::create_dir_all(into).unwrap();
-    let status = Command::new("tar")
-        .arg(if gzip { "-xzf" } else { "-xf" })
-        .arg(archive)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .unwrap();
-    assert!(status.success(), "tar -x {}", archive.display());
 }
 
 fn json(path: &Path) -> Value {

@@ -13,19 +13,7 @@ use serde_json::Value;
 #[path = "support/release.rs"]
 mod release;
 
-use release::{REPO, VERSION};
-
-fn untar(archive: &Path, into: &Path, gzip: bool) {
-    std::fs::create_dir_all(into).unwrap();
-    let status = Command::new("tar")
-        .arg(if gzip { "-xzf" } else { "-xf" })
-        .arg(archive)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .unwrap();
-    assert!(status.success(), "tar -x {}", archive.display());
-}
+use release::{REPO, VERSION, untar};
 
 fn sha(path: &Path) -> String {
     release::sha256_hex(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))

@@ -81,6 +81,19 @@ pub fn static_elf(machine: u16, message: &str) -> Vec<u8> {
     elf
 }
 
+/// Unpacks `archive` (a `.tar`, or with `gzip` a `.tar.gz`) into `into`, which is created.
+pub fn untar(archive: &Path, into: &Path, gzip: bool) {
+    std::fs::create_dir_all(into).unwrap();
+    let status = Command::new("tar")
+        .arg(if gzip { "-xzf" } else { "-xf" })
+        .arg(archive)
+        .arg("-C")
+        .arg(into)
+        .status()
+        .unwrap();
+    assert!(status.success(), "tar -x {}", archive.display());
+}
+
 /// Writes `bytes` to `path` as an executable file.
 pub fn write_executable(path: &Path, bytes: &[u8]) {
     std::fs::write(path, bytes).unwrap();

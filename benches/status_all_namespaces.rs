@@ -1,0 +1,369 @@
+//! Benchmark of `status -A` on a real API server, side by side with `kubectl get -A` (issue 22,
+//! acceptance 3): N Microservices (default 10,000) across M namespaces (default 10), served by
+//! several operators (one Deployment of ours per group of namespaces, 0 replicas: found by their
+//! args, no image needed), every object's status fresh (server-side applied by the operator's
+//! field manager, as `operate` writes it). Figures, each command a fresh process, RUNS runs
+//! alternating, medians:
+//!
+//! - `status -A -o json` against `kubectl get microservices -A -o json` (goal ≤ 0.5×);
+//! - `status -A` against `kubectl get microservices -A` (goal ≤ 1.0×);
+//! - peak RSS of each (`/usr/bin/time -f %M`, when there; goal ≤ 2× kubectl's);
+//! - the API calls `status -A` and `status -A -o json` make, in-process through the command's
+//!   own code path, listed per kind and shape: a cluster-wide list, a list in one namespace, a
+//!   get (goal: one list per kind, paged; never one per object or per namespace).
+//!
+//! `KMS_E2E_KUBECONFIG=/path/admin.kubeconfig [KMS_KUBECTL=kubectl] [KMS_BENCH_N=10000]
+//!  [KMS_BENCH_NAMESPACES=10] [KMS_BENCH_PREFIX=kms-bench-all] [KMS_BENCH_RUNS=5]
+//!  [KMS_BENCH_KEEP=1] [KMS_BENCH_BIN=dist/kubectl-microservice] cargo bench --bench status_all_namespaces`
+//!
+//! `KMS_BENCH_BIN` times another build of the binary than the bench's own (e.g. the static
+//! release binary `scripts/release.sh` wrote); the API calls are counted in-process either way.
+//!
+//! Namespaces `PREFIX-0` .. `PREFIX-{M-1}` are created (objects in them already, from a kept
+//! run, are reused) and deleted at the end unless `KMS_BENCH_KEEP=1`. The CRD is applied only
+//! when the cluster has none (a shared cluster's is left as it is).
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::discovery::ApiResource;
+use kube::{Client, Config};
+use serde_json::json;
+
+use kubectl_microservice::cli::StatusArgs;
+use kubectl_microservice::commands::status::live_report;
+use kubectl_microservice::evidence::live::{LiveScope, caller_access};
+use kubectl_microservice::resource::{CRD_NAME, FIELD_MANAGER, crd};
+
+const OWN_BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
+const GNU_TIME: &str = "/usr/bin/time";
+/// Namespaces each operator watches.
+const PER_OPERATOR: usize = 3;
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Wall time of one run (stdout discarded), asserting success.
+fn time(program: &str, args: &[&str]) -> Duration {
+    let start = Instant::now();
+    let out = Command::new(program).args(args).output().expect("command runs");
+    let elapsed = start.elapsed();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    elapsed
+}
+
+/// Peak RSS in MiB of one run (GNU time's `%M`); `None` without /usr/bin/time.
+fn rss(program: &str, args: &[&str]) -> Option<f64> {
+    if !std::path::Path::new(GNU_TIME).exists() {
+        return None;
+    }
+    let out = Command::new(GNU_TIME)
+        .args(["-f", "kms-bench-rss-kib=%M", program])
+        .args(args)
+        .output()
+        .expect("command runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{program} {args:?}: {stderr}");
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("kms-bench-rss-kib="))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map(|kib| kib / 1024.0)
+}
+
+fn microservices(client: &Client, ns: &str) -> Api<DynamicObject> {
+    let resource = ApiResource {
+        group: "platform.example.io".into(),
+        version: "v1alpha1".into(),
+        api_version: "platform.example.io/v1alpha1".into(),
+        kind: "Microservice".into(),
+        plural: "microservices".into(),
+    };
+    Api::namespaced_with(client.clone(), ns, &resource)
+}
+
+/// The kind and shape of one request path: `microservices list (all namespaces)`,
+/// `deployments list (one namespace)`, `leases get`, `selfsubjectrulesreviews create`, ...
+fn call_kind(method: &str, path: &str) -> String {
+    let path = path.split('?').next().unwrap_or(path);
+    let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+    // /api/v1/... or /apis/GROUP/VERSION/...
+    let rest: &[&str] = match parts.first() {
+        Some(&"api") => parts.get(2..).unwrap_or(&[]),
+        Some(&"apis") => parts.get(3..).unwrap_or(&[]),
+        _ => return format!("{method} {path}"),
+    };
+    let (namespaced, rest) = match rest {
+        ["namespaces", _ns, tail @ ..] if !tail.is_empty() => (true, tail),
+        other => (false, other),
+    };
+    match (method, rest) {
+        ("GET", [kind]) if namespaced => format!("{kind} list (one namespace)"),
+        ("GET", [kind]) => format!("{kind} list (all namespaces)"),
+        ("GET", [kind, _name]) => format!("{kind} get"),
+        ("GET", [kind, _name, sub]) => format!("{kind}/{sub} get"),
+        ("POST", [kind]) => format!("{kind} create"),
+        _ => format!("{method} {path}"),
+    }
+}
+
+/// Runs the command's own report through a client that records every request; the calls per
+/// kind and shape, and the number of rows.
+async fn counted_calls(config: &Config, names_operator: bool) -> (BTreeMap<String, usize>, usize) {
+    let calls: Arc<Mutex<BTreeMap<String, usize>>> = Arc::default();
+    let counter = calls.clone();
+    let client = kube::client::ClientBuilder::try_from(config.clone())
+        .expect("builder")
+        .with_layer(&tower::util::MapRequestLayer::new(move |req: http::Request<_>| {
+            let kind = call_kind(req.method().as_str(), &req.uri().to_string());
+            *counter.lock().unwrap().entry(kind).or_insert(0) += 1;
+            req
+        }))
+        .build();
+    let plan = LiveScope {
+        namespace: None,
+        server: config.cluster_url.to_string(),
+        ..Default::default()
+    };
+    let args = StatusArgs {
+        name: None,
+        bundle: None,
+        exit_code: false,
+        watch: false,
+        interval: Duration::from_secs(2),
+        operator: None,
+        skew: Duration::from_secs(2),
+        log_files: Default::default(),
+    };
+    let access = caller_access(&client, None).await.expect("the API server answers");
+    let report = live_report(&client, &plan, &access, &args, names_operator, "bench")
+        .await
+        .expect("report");
+    let rows = report.items.len();
+    let calls = calls.lock().unwrap().clone();
+    (calls, rows)
+}
+
+/// Creates namespace `ns` (when missing) and, when it holds fewer than `count` Microservices,
+/// `count` fresh ones: server-side applied spec, then status by the operator's field manager.
+async fn fill(admin: &Client, ns: &str, count: usize, first: usize) {
+    let namespaces: Api<Namespace> = Api::all(admin.clone());
+    if namespaces.get_opt(ns).await.expect("namespaces").is_none() {
+        namespaces
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap(),
+            )
+            .await
+            .expect("namespace");
+    }
+    let api = microservices(admin, ns);
+    let have = api
+        .list_metadata(&ListParams::default().limit(1))
+        .await
+        .expect("list")
+        .metadata
+        .remaining_item_count
+        .map_or(0, |r| r as usize + 1);
+    if have >= count {
+        return;
+    }
+    futures::stream::iter(0..count)
+        .for_each_concurrent(24, |i| {
+            let api = api.clone();
+            async move {
+                let name = format!("svc-{:05}", first + i);
+                let object = json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+                    "metadata": {"name": name},
+                    "spec": {"image": format!("registry.example.com/svc-{}:1.0.0", first + i), "port": 8080}});
+                api.patch(&name, &PatchParams::apply("kms-bench"), &Patch::Apply(&object))
+                    .await
+                    .expect("apply");
+                let status = json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+                    "status": {"phase": "Accepted", "observedGeneration": 1}});
+                api.patch_status(
+                    &name,
+                    &PatchParams::apply(FIELD_MANAGER).force(),
+                    &Patch::Apply(&status),
+                )
+                .await
+                .expect("status");
+            }
+        })
+        .await;
+}
+
+/// One operator Deployment of ours in `ns`, watching `watched`, scaled to 0 (no Pod, no image).
+async fn operator(admin: &Client, ns: &str, watched: &[String]) {
+    let mut command = vec!["kubectl-microservice".to_string(), "operate".into()];
+    for w in watched {
+        command.extend(["--namespace".into(), w.clone()]);
+    }
+    let labels = json!({"app.kubernetes.io/name": "kubectl-microservice", "app.kubernetes.io/component": "operator"});
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "microservice-operator", "namespace": ns, "labels": labels},
+        "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{
+                "name": "operator", "image": kubectl_microservice::install::DEFAULT_IMAGE, "command": command}]}}}});
+    Api::<Deployment>::namespaced(admin.clone(), ns)
+        .patch(
+            "microservice-operator",
+            &PatchParams::apply("kms-bench").force(),
+            &Patch::Apply(&deployment),
+        )
+        .await
+        .expect("operator Deployment");
+}
+
+fn ratio_line(what: &str, ours: Duration, theirs: Duration, goal: f64) -> String {
+    let ratio = ours.as_secs_f64() / theirs.as_secs_f64();
+    format!(
+        "{what}: ours {:.0} ms, kubectl {:.0} ms, ratio {ratio:.2} (goal ≤ {goal:.1}) {}",
+        ours.as_secs_f64() * 1000.0,
+        theirs.as_secs_f64() * 1000.0,
+        if ratio <= goal { "ok" } else { "OVER" }
+    )
+}
+
+#[tokio::main]
+async fn main() {
+    let Some(path) = std::env::var_os("KMS_E2E_KUBECONFIG").filter(|p| !p.is_empty()) else {
+        println!("status_all_namespaces skipped: KMS_E2E_KUBECONFIG is not set");
+        return;
+    };
+    let kubectl = std::env::var("KMS_KUBECTL").unwrap_or_else(|_| "kubectl".into());
+    let n = env_number("KMS_BENCH_N", 10_000);
+    let spaces = env_number("KMS_BENCH_NAMESPACES", 10).max(1);
+    let runs = env_number("KMS_BENCH_RUNS", 5).max(1);
+    let prefix = std::env::var("KMS_BENCH_PREFIX").unwrap_or_else(|_| "kms-bench-all".into());
+    let keep = std::env::var("KMS_BENCH_KEEP").is_ok_and(|v| v == "1");
+    let bin = std::env::var("KMS_BENCH_BIN")
+        .ok()
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| OWN_BIN.into());
+    let bin = bin.as_str();
+    let kubeconfig = Kubeconfig::read_from(&path).expect("kubeconfig");
+    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .expect("config");
+    let admin = Client::try_from(config.clone()).expect("client");
+
+    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
+    if crds.get_opt(CRD_NAME).await.expect("CRDs").is_none() {
+        crds.create(&PostParams::default(), &crd()).await.expect("CRD");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    let names: Vec<String> = (0..spaces).map(|i| format!("{prefix}-{i}")).collect();
+    let setup = Instant::now();
+    let per = n.div_ceil(spaces);
+    futures::stream::iter(names.iter().enumerate())
+        .for_each_concurrent(4, |(i, ns)| {
+            let admin = admin.clone();
+            async move { fill(&admin, ns, per.min(n - (i * per).min(n)), i * per).await }
+        })
+        .await;
+    let operators: Vec<&[String]> = names.chunks(PER_OPERATOR).collect();
+    for group in &operators {
+        operator(&admin, &group[0], group).await;
+    }
+    println!(
+        "setup: {n} Microservices in {spaces} namespaces ({prefix}-*), {} operators, in {:.0?}",
+        operators.len(),
+        setup.elapsed()
+    );
+
+    let kc = path.to_string_lossy().to_string();
+    let commands: [(&str, Vec<&str>, Vec<&str>, f64); 2] = [
+        (
+            "-o json",
+            vec!["status", "--kubeconfig", &kc, "-A", "-o", "json"],
+            vec!["--kubeconfig", &kc, "get", "microservices", "-A", "-o", "json"],
+            0.5,
+        ),
+        (
+            "table",
+            vec!["status", "--kubeconfig", &kc, "-A"],
+            vec!["--kubeconfig", &kc, "get", "microservices", "-A"],
+            1.0,
+        ),
+    ];
+    let mut lines = Vec::new();
+    for (what, ours_args, theirs_args, goal) in &commands {
+        // One warm-up each, then alternating runs.
+        time(bin, ours_args);
+        time(&kubectl, theirs_args);
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            theirs.push(time(&kubectl, theirs_args));
+            ours.push(time(bin, ours_args));
+        }
+        lines.push(ratio_line(
+            &format!("status -A {what} vs kubectl get -A {what}, median of {runs}"),
+            median(ours),
+            median(theirs),
+            *goal,
+        ));
+        let (ours_rss, theirs_rss) = (rss(bin, ours_args), rss(&kubectl, theirs_args));
+        if let (Some(o), Some(t)) = (ours_rss, theirs_rss) {
+            lines.push(format!(
+                "  peak RSS: ours {o:.1} MiB, kubectl {t:.1} MiB, ratio {:.2} (goal ≤ 2.0) {}",
+                o / t,
+                if o <= 2.0 * t { "ok" } else { "OVER" }
+            ));
+        }
+    }
+    for (what, names_operator) in [("status -A", false), ("status -A -o json", true)] {
+        let (calls, rows) = counted_calls(&config, names_operator).await;
+        assert!(rows >= n, "{what}: {rows} rows, expected at least {n}");
+        let total: usize = calls.values().sum();
+        lines.push(format!("API calls by {what} ({rows} rows): {total}"));
+        for (kind, count) in &calls {
+            lines.push(format!("  {count:>4}  {kind}"));
+        }
+        if let Some((kind, _)) = calls.iter().find(|(k, c)| k.ends_with("(one namespace)") && **c > 1) {
+            lines.push(format!("  OVER: {kind} more than once (per namespace)"));
+        }
+    }
+    if let Ok(v) = Command::new(bin).arg("--version").output() {
+        lines.push(format!("timed: {bin}: {}", String::from_utf8_lossy(&v.stdout).trim()));
+    }
+    let version = Command::new(&kubectl).args(["version", "--kubeconfig", &kc]).output();
+    if let Ok(v) = version {
+        lines.push(format!(
+            "versions: {}",
+            String::from_utf8_lossy(&v.stdout)
+                .lines()
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    for line in &lines {
+        println!("{line}");
+    }
+
+    if !keep {
+        let namespaces: Api<Namespace> = Api::all(admin.clone());
+        for ns in &names {
+            let _ = namespaces.delete(ns, &DeleteParams::default()).await;
+        }
+        println!("deleted namespaces {prefix}-0 .. {prefix}-{}", spaces - 1);
+    }
+}
