@@ -1959,8 +1959,8 @@ fn each_class_leads_status_and_explain_events_with_its_cause() {
 
 /// Issue 18 items 7 and 9, captured live (bundles-captured/i18fx-*): per object, `status`'s
 /// verdict and first reason, `explain-events`' first finding, exit code and the fix text (each
-/// fix was pasted live afterwards and worked: CAPTURED.md). basket-api's first finding is
-/// `status`'s first reason (`accepted-stale`) until the causal order puts the cause first.
+/// fix was pasted live afterwards and worked: CAPTURED.md). basket-api's first finding is the
+/// cause, posting turned off (the causal order), before the verdict it explains.
 #[test]
 fn the_handler_filter_and_only_statement_captures_pin_each_object() {
     let cases = [
@@ -1979,7 +1979,7 @@ fn the_handler_filter_and_only_statement_captures_pin_each_object() {
             "pay-api",
             "fresh",
             "last-cycle-succeeded",
-            ("operator-not-leading", 0),
+            ("operator-not-running", 0),
             None,
         ),
         (
@@ -1988,7 +1988,7 @@ fn the_handler_filter_and_only_statement_captures_pin_each_object() {
             "basket-api",
             "never-handled",
             "never-handled",
-            ("accepted-stale", 1),
+            ("posting-disabled", 1),
             Some(
                 "replace line 9 of operator.py with `pass` (Kopf posts by default), then restart: kubectl -n i18fx-posting rollout restart deployment ms-operator",
             ),
