@@ -230,6 +230,7 @@ async fn main() {
         interval: Duration::from_secs(2),
         operator: None,
         skew: Duration::from_secs(2),
+        verbose: false,
         log_files: Default::default(),
     };
     let access = caller_access(&counted, Some(&ns))

@@ -211,7 +211,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__explain__subcmd__events)
-            opts="-n -o -h -V --bundle --operator --event-ttl --skew --log-file --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
+            opts="-n -o -h -V --bundle --operator --event-ttl --skew --verbose --log-file --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -665,7 +665,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__status)
-            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --verbose --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

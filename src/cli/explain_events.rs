@@ -41,6 +41,11 @@ pub struct ExplainEventsArgs {
     #[arg(long, default_value = "2s", value_parser = parse_duration, allow_hyphen_values = true, value_name = "DURATION")]
     pub skew: Duration,
 
+    /// Print the long form: every evidence line in full, as `-o json` holds it (the default
+    /// form aggregates repeated events, cuts log lines to their message and fits one screen).
+    #[arg(long)]
+    pub verbose: bool,
+
     /// `--log-file FILE`: the operator's log from a file.
     #[command(flatten)]
     pub log_files: LogFileArgs,

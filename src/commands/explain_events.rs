@@ -5,8 +5,9 @@
 //! bundle (`--bundle DIR`); `--log-file FILE` adds the operator's log from a file to either
 //! (an operator without a Pod: `operate` on a laptop, or logs from a log store).
 
+use super::short_form;
 use crate::cli::{ExplainEventsArgs, GlobalArgs};
-use crate::diagnose::events::{self, Options, Report, Severity};
+use crate::diagnose::events::{self, Finding, Options, Report, Severity};
 use crate::error::AppError;
 use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
 use crate::evidence::{Evidence, Snapshot};
@@ -43,9 +44,10 @@ fn tone(s: Severity) -> Tone {
     }
 }
 
-/// The human view: the verdict line, then one block per finding (problems first): severity and
-/// id, title, evidence, fix. `ok` findings are listed briefly at the end. Control characters in
-/// cluster-sourced text are escaped.
+/// The human view, long form (`--verbose`): the verdict line, then one block per
+/// finding (problems first): severity and id, title, every evidence line in full, fix. `ok`
+/// findings are listed briefly at the end. Control characters in cluster-sourced text are
+/// escaped.
 pub fn human(report: &Report, color: bool) -> String {
     let mut out = String::new();
     let line = |out: &mut String, text: &str| {
@@ -61,12 +63,7 @@ pub fn human(report: &Report, color: bool) -> String {
         .partition(|f| f.severity == Severity::Ok && f.fix.is_none());
     for f in found {
         out.push('\n');
-        let label = render::paint(&f.severity.as_str().to_uppercase(), tone(f.severity), color);
-        out.push_str(&format!(
-            "{label}  {}: {}\n",
-            sanitize(f.id.as_str()),
-            sanitize(&f.title)
-        ));
+        finding_header(&mut out, f, color);
         if !f.evidence.is_empty() {
             line(&mut out, "  Evidence:");
             for e in &f.evidence {
@@ -74,47 +71,220 @@ pub fn human(report: &Report, color: bool) -> String {
             }
         }
         if let Some(fix) = &f.fix {
-            line(&mut out, "  Fix:");
-            for l in fix.lines() {
-                line(&mut out, &format!("    {l}"));
-            }
+            fix_block(&mut out, "  Fix:", fix);
         }
     }
-    if !checked.is_empty() {
+    checked_block(&mut out, &checked, color, None);
+    closing_blocks(&mut out, report, false);
+    out
+}
+
+/// `PROBLEM  id: title`.
+fn finding_header(out: &mut String, f: &Finding, color: bool) {
+    let label = render::paint(&f.severity.as_str().to_uppercase(), tone(f.severity), color);
+    out.push_str(&format!(
+        "{label}  {}: {}\n",
+        sanitize(f.id.as_str()),
+        sanitize(&f.title)
+    ));
+}
+
+/// A fix under `label`, each of its lines indented.
+fn fix_block(out: &mut String, label: &str, fix: &str) {
+    out.push_str(label);
+    out.push('\n');
+    for l in fix.lines() {
+        out.push_str(&sanitize(&format!("    {l}")));
         out.push('\n');
-        line(&mut out, "Checked, fine:");
-        for f in checked {
-            let label = render::paint("ok", Tone::Good, color);
-            out.push_str(&format!(
-                "  {label}  {}: {}\n",
-                sanitize(f.id.as_str()),
-                sanitize(&f.title)
-            ));
-        }
     }
+}
+
+/// `Checked, fine:` with one line per `ok` finding; in the short form (`width`) each title is
+/// cut at its clauses to fit one row.
+fn checked_block(out: &mut String, checked: &[&Finding], color: bool, width: Option<usize>) {
+    if checked.is_empty() {
+        return;
+    }
+    out.push_str("\nChecked, fine:\n");
+    for f in checked {
+        let label = render::paint("ok", Tone::Good, color);
+        let title = match width {
+            Some(w) => short_form::fit_line(&f.title, w.saturating_sub(f.id.as_str().len() + 8)),
+            None => f.title.clone(),
+        };
+        out.push_str(&format!(
+            "  {label}  {}: {}\n",
+            sanitize(f.id.as_str()),
+            sanitize(&title)
+        ));
+    }
+}
+
+/// The gaps and notes; `short` reduces the API errors the gaps quote.
+fn closing_blocks(out: &mut String, report: &Report, short: bool) {
     if !report.gaps.is_empty() {
-        out.push('\n');
-        line(&mut out, "Evidence gaps:");
-        for gap in &report.gaps {
-            line(&mut out, &format!("  - {gap}"));
+        out.push_str("\nEvidence gaps:\n");
+        let gaps: Vec<String> = report.gaps.iter().map(|g| g.to_string()).collect();
+        let gaps = if short {
+            short_form::aggregate_gaps(&gaps)
+                .iter()
+                .map(|g| short_form::fit_line(&short_form::reduce_api_errors(g), short_form::LINE_LIMIT))
+                .collect()
+        } else {
+            gaps
+        };
+        for gap in gaps {
+            out.push_str(&sanitize(&format!("  - {gap}")));
+            out.push('\n');
         }
     }
     for note in &report.notes {
+        let note = if short {
+            short_form::fit_line(note, short_form::LINE_LIMIT)
+        } else {
+            note.clone()
+        };
         out.push('\n');
-        line(&mut out, &format!("Note: {note}"));
+        out.push_str(&sanitize(&format!("Note: {note}")));
+        out.push('\n');
+    }
+}
+
+/// The commands a fix suggests ([`pasted_commands`]), as text.
+fn commands_of(fix: &str) -> Vec<String> {
+    pasted_commands(fix).into_iter().map(|r| fix[r].to_string()).collect()
+}
+
+/// The finding whose fix is printed under the headline: the first finding above ok, or the one
+/// its fix sends the reader to (`operator-not-leading says why, and its fix`), when that one
+/// has a fix of its own.
+fn top_fix<'a>(found: &[&'a Finding]) -> Option<&'a Finding> {
+    let first = *found.first()?;
+    let fix = first.fix.as_deref()?;
+    let pointed = found
+        .iter()
+        .skip(1)
+        .find(|f| f.fix.is_some() && fix.contains(f.id.as_str()));
+    Some(pointed.copied().unwrap_or(first))
+}
+
+/// The human view, short form (the default; issue 20: one screen): the headline within
+/// [`short_form::HEADLINE_LIMIT`] characters, the first finding's fix right below it, then each
+/// finding with its evidence aggregated and cut ([`short_form`]): events of one kind as one
+/// line, log records as their message, API errors as code, reason and message, no evidence line
+/// twice in the answer, at most [`short_form::EVIDENCE_LINES`] per finding; a finding that only
+/// says "see X" folded into X; `Checked, fine` one row each. When anything was left out, the
+/// last line says how to see it.
+pub fn human_short(report: &Report, color: bool) -> String {
+    let mut out = String::new();
+    let mut cut = false;
+    let headline = short_form::fit(
+        &format!("{}: ", report.object),
+        &report.summary,
+        short_form::HEADLINE_LIMIT,
+    );
+    cut |= headline.chars().count() < report.object.len() + 2 + report.summary.chars().count();
+    out.push_str(&sanitize(&headline));
+    out.push('\n');
+    let (checked, found): (Vec<&Finding>, Vec<&Finding>) =
+        report.findings.iter().partition(|f| f.severity == Severity::Ok);
+    let top = top_fix(&found);
+    if let Some(f) = top {
+        let label = if Some(f.id) == found.first().map(|first| first.id) {
+            "Fix:".to_string()
+        } else {
+            format!("Fix ({}):", f.id)
+        };
+        fix_block(
+            &mut out,
+            &label,
+            &short_form::compact_yaml_lists(f.fix.as_deref().unwrap_or_default()),
+        );
+    }
+    let operator = short_form::fit_line(
+        &short_form::operator_line(&report.operator_resolution.line()),
+        short_form::WIDTH - "Operator: ".len(),
+    );
+    cut |= operator != report.operator_resolution.line();
+    out.push_str(&sanitize(&format!("Operator: {operator}")));
+    out.push('\n');
+    // "see X" findings fold into X: left out here, X's block stands for them.
+    let folded = |f: &&Finding| {
+        report
+            .findings
+            .iter()
+            .any(|x| x.id != f.id && x.severity > Severity::Ok && f.title.contains(&format!("(see {})", x.id)))
+    };
+    let mut seen = short_form::Seen::default();
+    // The commands the fixes printed so far: a fix that repeats them all is not printed again.
+    let mut printed: Vec<String> = top.and_then(|t| t.fix.as_deref()).map(commands_of).unwrap_or_default();
+    for f in found.iter().filter(|f| !folded(f)) {
+        out.push('\n');
+        let title = short_form::fit_line(&f.title, short_form::WIDTH - f.id.as_str().len() - 11);
+        cut |= title != f.title;
+        finding_header(&mut out, &Finding { title, ..(*f).clone() }, color);
+        let lines = seen.evidence(f.id.as_str(), &f.title, &f.evidence);
+        cut |= lines.cut;
+        if !lines.lines.is_empty() {
+            for e in &lines.lines {
+                out.push_str(&sanitize(&format!("    - {e}")));
+                out.push('\n');
+            }
+        }
+        match &f.fix {
+            Some(_) if top.is_some_and(|t| t.id == f.id) => out.push_str("  Fix: above\n"),
+            Some(fix) => {
+                let commands = commands_of(fix);
+                if !commands.is_empty() && commands.iter().all(|c| printed.contains(c)) {
+                    cut = true;
+                    out.push_str("  Fix: the commands of the fix above\n");
+                } else {
+                    let compact = short_form::compact_yaml_lists(fix);
+                    if short_form::rows(&compact, short_form::WIDTH - 4) > short_form::LATER_FIX_ROWS {
+                        cut = true;
+                        let first = compact.lines().next().unwrap_or_default();
+                        let first = short_form::fit_line(first, short_form::LINE_LIMIT);
+                        fix_block(
+                            &mut out,
+                            "  Fix:",
+                            &format!("{first} … (--verbose prints this fix whole)"),
+                        );
+                    } else {
+                        fix_block(&mut out, "  Fix:", &compact);
+                        printed.extend(commands);
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    let checked: Vec<&Finding> = checked.into_iter().filter(|f| !folded(f)).collect();
+    checked_block(&mut out, &checked, color, Some(short_form::WIDTH));
+    closing_blocks(&mut out, report, true);
+    if cut || report.findings.iter().any(|f| folded(&f)) {
+        out.push_str(short_form::MORE_HINT);
+        out.push('\n');
     }
     out
 }
 
 /// Renders the report in the requested format: the human view, or the `-o json` document
-/// (also through `-o yaml` and the jsonpath templates). `-o wide` and `-o name` are usage
-/// errors: the answer is findings, not a table of objects.
+/// (also through `-o yaml` and the jsonpath templates), or the short form ([`human_short`]).
+/// `-o wide` and `-o name` are usage errors: the answer is findings, not a table of objects
+/// (`--verbose` gives the long form, [`render_report_as`]).
 pub fn render_report(report: &Report, global: &GlobalArgs, color: bool) -> Result<String, AppError> {
+    render_report_as(report, global, color, false)
+}
+
+/// [`render_report`], the human view in its long form ([`human`]) when `verbose`
+/// (`--verbose`) asks for it, else the short form ([`human_short`]).
+pub fn render_report_as(report: &Report, global: &GlobalArgs, color: bool, verbose: bool) -> Result<String, AppError> {
     if let Some(document) = render::document(report, global.output.as_ref())? {
         return Ok(document);
     }
     match &global.output {
-        None => Ok(human(report, color)),
+        None if verbose => Ok(human(report, color)),
+        None => Ok(human_short(report, color)),
         Some(other) => Err(refused_output(other)),
     }
 }
@@ -181,7 +351,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     if let Some(dir) = &args.bundle {
         point_at_bundle(&mut report, dir);
     }
-    super::write_stdout(&render_report(&report, global, color)?)?;
+    super::write_stdout(&render_report_as(&report, global, color, args.verbose)?)?;
     Ok(report.exit_code())
 }
 

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::short_form;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diagnose::staleness::{self, Assessment, Verdict};
 use crate::error::AppError;
@@ -395,17 +396,43 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
     render::table(&headers, &rows, no_headers, color)
 }
 
-/// The detail view of one object: the verdict in sentences, its evidence, gaps, and the next command.
+/// The detail view of one object, short form (the default; issue 20: one screen): the verdict
+/// in sentences, its evidence aggregated and cut ([`short_form`]: events of one kind as one
+/// line, log records as their message, API errors as code, reason and message, no line twice),
+/// gaps, and the next command; when anything was left out, the last line says how to see it.
 pub fn detail(report: &Report, item: &Item, color: bool) -> String {
+    detail_as(report, item, color, false)
+}
+
+/// The detail view, long form (`--verbose`): every evidence line in full.
+pub fn detail_long(report: &Report, item: &Item, color: bool) -> String {
+    detail_as(report, item, color, true)
+}
+
+fn detail_as(report: &Report, item: &Item, color: bool, long: bool) -> String {
     let verdict = render::paint(item.verdict.as_str(), verdict_tone(item.verdict), color);
     let mut out = format!("{}/{}: {verdict}\n", sanitize(&item.namespace), sanitize(&item.name));
-    let lines = detail_facts(item)
+    let mut facts = detail_facts(item);
+    let mut cut = false;
+    if !long {
+        for line in facts.iter_mut().filter(|l| l.starts_with("  Operator:")) {
+            let short = short_form::operator_line(line);
+            cut |= short != *line;
+            *line = short;
+        }
+    }
+    let (why, why_cut) = detail_why(item, long);
+    let lines = facts
         .into_iter()
         .chain(detail_changes(item))
-        .chain(detail_why(item))
-        .chain(detail_closing(report, item));
+        .chain(why)
+        .chain(detail_closing(report, item, long));
     for line in lines {
         out.push_str(&sanitize(&line));
+        out.push('\n');
+    }
+    if cut || why_cut {
+        out.push_str(short_form::MORE_HINT);
         out.push('\n');
     }
     out
@@ -475,8 +502,9 @@ fn detail_changes(item: &Item) -> Vec<String> {
     lines
 }
 
-/// The detail's `Why:`: each reason with its code and evidence.
-fn detail_why(item: &Item) -> Vec<String> {
+/// The detail's `Why:`: each reason with its code and evidence, in the short form
+/// ([`short_form::Seen`]) unless `long`; and whether the short form left anything out.
+fn detail_why(item: &Item, long: bool) -> (Vec<String>, bool) {
     let mut lines = vec!["  Why:".to_string()];
     if let Some(c) = &item.cause {
         lines.push(format!(
@@ -484,17 +512,28 @@ fn detail_why(item: &Item) -> Vec<String> {
             c.title, c.finding
         ));
     }
+    let mut seen = short_form::Seen::with_later(short_form::EVIDENCE_LINES);
+    let mut cut = false;
     for reason in &item.reasons {
         lines.push(format!("    {} [{}]", reason.message, reason.code));
-        for e in &reason.evidence {
+        let evidence = if long {
+            reason.evidence.clone()
+        } else {
+            let shown = seen.evidence(reason.code, &reason.message, &reason.evidence);
+            cut |= shown.cut;
+            shown.lines
+        };
+        for e in evidence {
             lines.push(format!("      - {e}"));
         }
     }
-    lines
+    (lines, cut)
 }
 
 /// The detail's closing lines: the Warning events, the report's gaps and notes, the next command.
-fn detail_closing(report: &Report, item: &Item) -> Vec<String> {
+/// The gaps quote API errors reduced unless `long`; `Next:` points at a gap rather than
+/// repeating it.
+fn detail_closing(report: &Report, item: &Item, long: bool) -> Vec<String> {
     let warnings = match item.warnings {
         Some(n) => format!("{} for this uid", crate::text::count(n as u64, "Warning/Error event")),
         None => "unknown (events could not be listed)".into(),
@@ -502,14 +541,27 @@ fn detail_closing(report: &Report, item: &Item) -> Vec<String> {
     let mut lines = vec![format!("  {:<16}{warnings}", "Warnings:")];
     if !report.gaps.is_empty() {
         lines.push("  Evidence gaps:".into());
-        for gap in &report.gaps {
+        let gaps: Vec<String> = report.gaps.iter().map(|g| g.to_string()).collect();
+        let gaps = if long {
+            gaps
+        } else {
+            short_form::aggregate_gaps(&gaps)
+                .iter()
+                .map(|g| short_form::fit_line(&short_form::reduce_api_errors(g), short_form::LINE_LIMIT))
+                .collect()
+        };
+        for gap in gaps {
             lines.push(format!("    - {gap}"));
         }
     }
     for note in &report.notes {
         lines.push(format!("  {:<16}{note}", "Note:"));
     }
-    lines.push(format!("  {:<16}{}", "Next:", next_command(item)));
+    let mut next = next_command(item);
+    for gap in &report.gaps {
+        next = next.replace(&gap.to_string(), "the evidence gap above");
+    }
+    lines.push(format!("  {:<16}{next}", "Next:"));
     lines
 }
 
@@ -638,6 +690,18 @@ pub fn render_report(
     name: Option<&str>,
     color: bool,
 ) -> Result<String, AppError> {
+    render_report_as(report, global, name, color, false)
+}
+
+/// [`render_report`], a NAME's detail view in its long form ([`detail_long`]) when `verbose`
+/// (`--verbose`) asks for it.
+pub fn render_report_as(
+    report: &Report,
+    global: &GlobalArgs,
+    name: Option<&str>,
+    color: bool,
+    verbose: bool,
+) -> Result<String, AppError> {
     if let Some(document) = render::document(report, global.output.as_ref())? {
         return Ok(document);
     }
@@ -653,7 +717,7 @@ pub fn render_report(
         _ if name.is_some() => report
             .items
             .iter()
-            .map(|item| detail(report, item, color))
+            .map(|item| detail_as(report, item, color, verbose))
             .collect::<Vec<_>>()
             .join("\n"),
         other => table(
@@ -834,10 +898,16 @@ fn run_bundle(
     let lookup_ns = namespace.or_else(|| args.name.as_ref().and(snapshot.namespace.clone()));
     let report = report(&snapshot, lookup_ns.as_deref(), args.name.as_deref(), args.skew);
     check_decidable(&report, &snapshot, lookup_ns.as_deref(), args.name.as_deref())?;
-    print_gaps(&report);
+    print_gaps(&report, global, args);
     note_if_empty(&report, lookup_ns.as_deref());
     let report = with_log_files(with_bundle_hint(report, dir), &args.log_files.paths);
-    super::write_stdout(&render_report(&report, global, args.name.as_deref(), color)?)?;
+    super::write_stdout(&render_report_as(
+        &report,
+        global,
+        args.name.as_deref(),
+        color,
+        args.verbose,
+    )?)?;
     Ok(exit_code(&report, args.exit_code))
 }
 
@@ -1015,7 +1085,11 @@ fn with_log_files(mut report: Report, paths: &[std::path::PathBuf]) -> Report {
     report
 }
 
-fn print_gaps(report: &Report) {
+/// The gaps on stderr, as notes; not beside a NAME's detail view, which lists them itself.
+fn print_gaps(report: &Report, global: &GlobalArgs, args: &StatusArgs) {
+    if args.name.is_some() && global.output.is_none() {
+        return;
+    }
     for gap in &report.gaps {
         crate::commands::say(format_args!("note: evidence gap: {}", sanitize(&gap.to_string())));
     }
@@ -1064,9 +1138,15 @@ async fn run_live(
     let gather = || live_report(&client, &plan, &access, args, names_operator, &where_);
     let gather = || async { gather().await.map(|r| with_log_files(r, &args.log_files.paths)) };
     let current = gather().await?;
-    print_gaps(&current);
+    print_gaps(&current, global, args);
     note_if_empty(&current, namespace.as_deref());
-    super::write_stdout(&render_report(&current, global, args.name.as_deref(), color)?)?;
+    super::write_stdout(&render_report_as(
+        &current,
+        global,
+        args.name.as_deref(),
+        color,
+        args.verbose,
+    )?)?;
     let code = exit_code(&current, args.exit_code);
     if !args.watch {
         return Ok(code);
@@ -1216,6 +1296,7 @@ mod tests {
             interval: Duration::from_secs(2),
             operator: None,
             skew: Duration::from_secs(2),
+            verbose: false,
             log_files: LogFileArgs::default(),
         }
     }

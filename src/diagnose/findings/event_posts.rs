@@ -122,10 +122,10 @@ pub(crate) fn after_the_grant(ctx: &Ctx<'_>) -> String {
         .collect();
     let next = match op.kind {
         OperatorKind::Ours => {
-            "the object's next handler run posts again (a spec change: an update; a restart is a resume, which writes and posts nothing)"
+            "the object's next handler run on a spec change posts again (a restart's resume posts nothing)"
         }
         OperatorKind::Kopf => {
-            "the object's next handler run posts its log records again (a spec change; a restart re-runs only the handlers registered with @kopf.on.resume, and Kopf 1.38 posts their records too)"
+            "the object's next handler run posts its records again (a spec change; a restart re-runs only @kopf.on.resume handlers, whose records Kopf 1.38 posts too)"
         }
     };
     format!(

@@ -52,7 +52,9 @@ fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
     // watches are in evidence: the general edit.
     let mut ways: Vec<String> = Vec::new();
     let mut edits: Vec<String> = Vec::new();
-    for c in resolution.candidates.iter().take(3) {
+    // One operator's change, the first candidate's: the evidence lists the others, and a fix
+    // that spells every team's edit runs past a screen (issue 20).
+    for c in resolution.candidates.iter().take(1) {
         let Some((ns, name)) = c.operator.split_once("/deployment/") else {
             continue;
         };
@@ -72,10 +74,17 @@ fn none_serves(ctx: &Ctx<'_>) -> Vec<Finding> {
             edits.join("; ")
         ));
     }
+    let others = match resolution.candidates.len() {
+        0 | 1 => String::new(),
+        n => format!(" (or another of the {n} operators listed above)"),
+    };
     let edit = if ways.is_empty() {
         String::new()
     } else {
-        format!(", or have the one that should serve it do so: {}", ways.join("; "))
+        format!(
+            ", or have the one that should serve it do so: {}{others}",
+            ways.join("; ")
+        )
     };
     vec![finding(
         FindingId::OperatorNotWatching,
