@@ -121,7 +121,7 @@ pub fn run(global: &GlobalArgs, args: &ManifestsArgs) -> Result<(), AppError> {
     let rendered = render(global, args, &cluster)?;
     super::write_stdout(&rendered.stdout)?;
     for line in &rendered.notes {
-        eprintln!("{line}");
+        super::say(line);
     }
     Ok(())
 }
