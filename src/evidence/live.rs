@@ -635,7 +635,8 @@ async fn leadership(
         .iter()
         .flat_map(|op| op.leadership_styles().into_iter().map(move |style| (Some(op), style)))
         .collect();
-    // The Lease `operate --namespace NS` elects on by default (a laptop's).
+    // The Lease `operate --namespace NS` elects on by default (a laptop's): asked by name in NS,
+    // or with `-A` listed by name in every namespace below (one call).
     if let Some(ns) = namespace {
         styles.push((
             None,
@@ -689,11 +690,36 @@ async fn leadership(
             }
         }
     }
+    if namespace.is_none() {
+        match default_leases_everywhere(client).await {
+            Ok(found) => leases.extend(found.into_iter().filter(|l| {
+                let key = (
+                    l.metadata.namespace.clone().unwrap_or_default(),
+                    l.metadata.name.clone().unwrap_or_default(),
+                );
+                !asked.contains(&key)
+            })),
+            Err(e) => lease_gap = Some(evidence::<Vec<Lease>>(super::LEASES, Err(e))),
+        }
+    }
     // Evidence no operator uses becomes "not collected" in `settle_leadership`.
     (
         lease_gap.unwrap_or(Evidence::Present(leases)),
         peering_gap.unwrap_or(Evidence::Present(peerings)),
     )
+}
+
+/// The Leases named as `operate`'s default ([`crate::vocab::lease::DEFAULT_LEASE_NAME`]) in every
+/// namespace: one cluster-wide list with a `metadata.name` field selector. With `-A` a process
+/// outside the cluster (a laptop `operate --namespace NS`) is known only by its Lease in NS; without
+/// this list `status -A` named another operator for its objects than `status -n NS` did (the
+/// fresh-user trial of issue 18: a cluster-wide Kopf operator of Backups instead of the laptop).
+async fn default_leases_everywhere(client: &Client) -> Result<Vec<Lease>, kube::Error> {
+    let selector = format!("metadata.name={}", crate::vocab::lease::DEFAULT_LEASE_NAME);
+    let list = Api::<Lease>::all(client.clone())
+        .list(&ListParams::default().fields(&selector))
+        .await?;
+    Ok(list.items)
 }
 
 /// Splits discovered Deployments into the operators that serve `namespace` (all with `None`,
@@ -1092,6 +1118,41 @@ where
 mod tests {
     use super::*;
 
+    /// The fresh-user trial of issue 18 (P1): with `-A`, a laptop `operate --namespace
+    /// team-foxtrot` is known by its Lease there alone; one cluster-wide list by name finds it
+    /// (never a GET per namespace), and a refused list is a gap, never "no Lease".
+    #[tokio::test]
+    async fn all_namespaces_finds_a_laptops_lease_with_one_list_by_name() {
+        let lease = serde_json::json!({"kind": "LeaseList", "apiVersion": "coordination.k8s.io/v1", "metadata": {},
+            "items": [{"metadata": {"name": "microservice-operator", "namespace": "team-foxtrot"},
+                "spec": {"holderIdentity": "vm_6d763f5860d059bc", "leaseDurationSeconds": 15}}]});
+        let (client, seen) = crate::logs::live::fake_api(move |path, query| match path {
+            "/apis/coordination.k8s.io/v1/leases"
+                if query.contains("fieldSelector=metadata.name%3Dmicroservice-operator") =>
+            {
+                (200, lease.to_string())
+            }
+            _ => (404, String::new()),
+        });
+        let (leases, _) = leadership(&client, &[], None).await;
+        let leases = leases.get().expect("listed");
+        assert_eq!(leases.len(), 1);
+        assert_eq!(leases[0].metadata.namespace.as_deref(), Some("team-foxtrot"));
+        let paths = seen.lock().unwrap().clone();
+        assert_eq!(paths.len(), 1, "one call: {paths:?}");
+
+        let (client, _) = crate::logs::live::fake_api(|_, _| {
+            (403, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"leases.coordination.k8s.io is forbidden","reason":"Forbidden","code":403}"#.to_string())
+        });
+        let (leases, _) = leadership(&client, &[], None).await;
+        assert!(leases.get().is_none(), "a refused list is a gap");
+        // With -n the Lease is asked by name in that namespace only: no list.
+        let (client, seen) = crate::logs::live::fake_api(|_, _| (404, String::new()));
+        let _ = leadership(&client, &[], Some("team-foxtrot")).await;
+        let paths = seen.lock().unwrap().join("\n");
+        assert!(!paths.contains("/apis/coordination.k8s.io/v1/leases?"), "{paths}");
+    }
+
     #[tokio::test]
     async fn leadership_evidence_tolerates_unserved_groups_and_missing_objects() {
         let responses = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/apiserver-responses/");
@@ -1105,6 +1166,10 @@ mod tests {
         let (client, seen) = crate::logs::live::fake_api(move |path, _| match path {
             "/apis/kopf.dev/v1/namespaces/todo/kopfpeerings/default" => (200, peering.to_string()),
             "/apis/coordination.k8s.io/v1/namespaces/todo/leases/microservice-operator" => (404, not_found.clone()),
+            "/apis/coordination.k8s.io/v1/leases" => (
+                200,
+                r#"{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{},"items":[]}"#.to_string(),
+            ),
             _ => (404, unserved.clone()),
         });
         let operator = |command: serde_json::Value| {
