@@ -170,28 +170,7 @@ fn kopf_sources(snapshot: &Snapshot, resolution: &Resolution) -> Option<Vec<(Str
         d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
             && d.metadata.name.as_deref() == Some(op.name.as_str())
     })?;
-    let mounted: Vec<&str> = deployment
-        .spec
-        .as_ref()
-        .and_then(|s| s.template.spec.as_ref())
-        .and_then(|s| s.volumes.as_ref())
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.config_map.as_ref().map(|c| c.name.as_str()))
-        .collect();
-    let files: Vec<(String, String)> = snapshot
-        .operator
-        .configmaps
-        .get()?
-        .iter()
-        .filter(|cm| {
-            cm.metadata.namespace.as_deref().is_none_or(|n| n == op.namespace)
-                && cm.metadata.name.as_deref().is_some_and(|n| mounted.contains(&n))
-        })
-        .flat_map(|cm| cm.data.iter().flatten())
-        .filter(|(k, _)| k.ends_with(".py"))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let files = crate::kopf::source::mounted_sources(deployment, snapshot.operator.configmaps.get()?);
     (!files.is_empty()).then_some(files)
 }
 

@@ -517,25 +517,8 @@ impl Snapshot {
             .get()?
             .iter()
             .find(|d| d.metadata.namespace.as_deref() == Some(ns) && d.metadata.name.as_deref() == Some(name))?;
-        let mounted: Vec<&str> = deployment
-            .spec
-            .as_ref()
-            .and_then(|s| s.template.spec.as_ref())
-            .and_then(|s| s.volumes.as_ref())
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.config_map.as_ref().map(|c| c.name.as_str()))
-            .collect();
-        self.operator
-            .configmaps
-            .get()?
+        crate::kopf::source::mounted_sources(deployment, self.operator.configmaps.get()?)
             .iter()
-            .filter(|cm| {
-                cm.metadata.namespace.as_deref().is_none_or(|n| n == ns)
-                    && cm.metadata.name.as_deref().is_some_and(|n| mounted.contains(&n))
-            })
-            .flat_map(|cm| cm.data.iter().flatten())
-            .filter(|(k, _)| k.ends_with(".py"))
             .find_map(|(k, v)| crate::kopf::diffbase::storage_in(k, v))
     }
 

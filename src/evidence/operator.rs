@@ -257,27 +257,12 @@ pub fn recognise_with(deployment: &Deployment, hints: &Hints<'_>) -> Option<Oper
 /// nothing is known of what it handles.
 pub fn handled_resources(deployment: &Deployment, configmaps: &[ConfigMap]) -> Option<Vec<String>> {
     use crate::kopf::source::handlers::{self, Static};
-    let spec = deployment.spec.as_ref()?.template.spec.as_ref()?;
-    let mounted: Vec<&str> = spec
-        .volumes
-        .iter()
-        .flatten()
-        .filter_map(|v| v.config_map.as_ref().map(|c| c.name.as_str()))
-        .collect();
-    let sources: Vec<(&String, &String)> = configmaps
-        .iter()
-        .filter(|cm| {
-            cm.metadata.namespace == deployment.metadata.namespace
-                && cm.metadata.name.as_deref().is_some_and(|n| mounted.contains(&n))
-        })
-        .flat_map(|cm| cm.data.iter().flatten())
-        .filter(|(k, _)| k.ends_with(".py"))
-        .collect();
+    let sources = crate::kopf::source::mounted_sources(deployment, configmaps);
     if sources.is_empty() {
         return None;
     }
     let mut resources = Vec::new();
-    for (file, text) in sources {
+    for (file, text) in &sources {
         let module = crate::kopf::source::Module::parse(file, text).ok()?;
         for handler in handlers::read(&module).handlers {
             let Some(r) = handler.resource else { continue };
