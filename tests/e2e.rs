@@ -20,10 +20,9 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{Event, Namespace, ServiceAccount};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::discovery::{ApiResource, Discovery};
-use kube::{Client, Config};
 use serde_json::{Value, json};
 
 use kubectl_microservice::resource::{CRD_NAME, crd};
@@ -34,26 +33,9 @@ const IMAGE: &str = "ghcr.io/yrw9281/it30-todo-api:0.1.0";
 /// Serialises the tests: they share the cluster-scoped CRD.
 static CLUSTER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The kubeconfig in `KMS_E2E_KUBECONFIG`. Panics, naming the variable, when it is unset: the
-/// tests are `#[ignore]`d, so reaching here means someone asked for them with `--ignored`.
-fn kubeconfig_path() -> PathBuf {
-    match std::env::var_os("KMS_E2E_KUBECONFIG") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => panic!(
-            "KMS_E2E_KUBECONFIG is not set: e2e tests run against a real cluster; point it at a \
-             disposable cluster's admin kubeconfig (KMS_E2E_KUBECONFIG=/path/admin.kubeconfig \
-             cargo test -- --ignored), or run `cargo test` without --ignored"
-        ),
-    }
-}
-
-async fn client_for(path: &Path) -> Client {
-    let kubeconfig = Kubeconfig::read_from(path).expect("KMS_E2E_KUBECONFIG is readable");
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .expect("kubeconfig is usable");
-    Client::try_from(config).expect("client builds")
-}
+#[path = "support/e2e_cluster.rs"]
+mod e2e_cluster;
+use e2e_cluster::{client_for, kubeconfig_path};
 
 fn unique(prefix: &str) -> String {
     let nanos = std::time::SystemTime::now()

@@ -7,13 +7,10 @@
 //! the Kopf CRD in place of the cluster's CRD for a few seconds (an open one: it refuses nothing
 //! the cluster's accepted) and puts the cluster's back after.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
 use serde_json::{Value, json};
 
 use kubectl_microservice::install::crd_merge::declarations;
@@ -21,24 +18,9 @@ use kubectl_microservice::resource::{CRD_NAME, crd};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
 
-fn kubeconfig_path() -> PathBuf {
-    match std::env::var_os("KMS_E2E_KUBECONFIG") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => panic!(
-            "KMS_E2E_KUBECONFIG is not set: e2e tests run against a real cluster; point it at a \
-             disposable cluster's admin kubeconfig (KMS_E2E_KUBECONFIG=/path/admin.kubeconfig \
-             cargo test -- --ignored), or run `cargo test` without --ignored"
-        ),
-    }
-}
-
-async fn client_for(path: &Path) -> Client {
-    let kubeconfig = Kubeconfig::read_from(path).expect("KMS_E2E_KUBECONFIG is readable");
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .expect("kubeconfig is usable");
-    Client::try_from(config).expect("client builds")
-}
+#[path = "support/e2e_cluster.rs"]
+mod e2e_cluster;
+use e2e_cluster::{client_for, kubeconfig_path};
 
 /// A Kopf operator's CRD of the resource (the Kopf tutorial's shape): spec and status open, its
 /// own printer columns, the short name `ms` kept (other users of the cluster type it).
