@@ -984,26 +984,25 @@ pub async fn live_report(
     }
     let events_date = snapshot.captured_at;
     let judged = judge_pages(client, plan, access, &snapshot, args.skew, None).await;
-    let mut items = match judged {
-        Ok((items, date)) => {
+    let (mut items, objects) = match judged {
+        Ok((items, objects, date)) => {
             snapshot.captured_at = date.or(events_date);
-            items
+            (items, objects)
         }
         Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
             snapshot.microservices = crate::evidence::live::evidence("microservices", Err(kube::Error::Api(status)));
-            Vec::new()
+            (Vec::new(), Vec::new())
         }
         Err(err) => return Err(list_error(err)),
     };
     if needs_operator_logs(&items) {
-        // The verdicts need the operator's logs: read them, then judge the list again.
+        // The verdicts need the operator's logs: read them, then judge the same objects again
+        // (kept from the one list: a second list would double the calls and the time).
         live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
         // add_operator replaced the logs with the Pods' (or a gap).
         super::log_files::add_to(&args.log_files, &mut snapshot)?;
-        let (again, _) = judge_pages(client, plan, access, &snapshot, args.skew, snapshot.captured_at)
-            .await
-            .map_err(list_error)?;
-        items = again;
+        let judge = Judge::at(&snapshot, args.skew, snapshot.captured_at);
+        items = objects.iter().map(|o| judge.item(o)).collect();
     }
     if let Some(events) = snapshot.events.get() {
         let index = WarningIndex::new(events);
@@ -1032,9 +1031,14 @@ pub fn needs_operator_logs(items: &[Item]) -> bool {
     })
 }
 
-/// The rows of `plan`'s Microservices, judged over `snapshot` page by page as the list arrives
-/// (each page's objects dropped once judged), and the API server's clock of the first page.
-/// `now` is the judges' "now"; `None`: that clock (else this machine's).
+/// The rows of `plan`'s Microservices, judged over `snapshot` page by page as the list arrives,
+/// the objects in scope (kept for a second judgement with the operator's logs), and the API
+/// server's clock of the first page. `now` is the judges' "now"; `None`: that clock (else this
+/// machine's).
+///
+/// A list whose continue token expired between pages (410 `Expired`: the API server compacted
+/// the history the token pointed into) is listed once more from the start, as client-go's pager
+/// does, rather than judged from an incomplete or inconsistent list; a second expiry is the error.
 async fn judge_pages(
     client: &kube::Client,
     plan: &crate::evidence::live::LiveScope,
@@ -1042,20 +1046,30 @@ async fn judge_pages(
     snapshot: &Snapshot,
     skew: Duration,
     now: Option<DateTime<Utc>>,
-) -> Result<(Vec<Item>, Option<DateTime<Utc>>), kube::Error> {
+) -> Result<(Vec<Item>, Vec<MicroserviceObject>, Option<DateTime<Utc>>), kube::Error> {
     let namespace = plan.namespace.as_deref();
-    let mut judge = None;
-    let mut items = Vec::new();
-    let date = crate::evidence::live::microservice_pages(client, plan, access, |page, date| {
-        let judge = judge.get_or_insert_with(|| Judge::at(snapshot, skew, now.or(date).or_else(|| Some(Utc::now()))));
-        items.extend(
-            page.iter()
+    let mut expired_once = false;
+    loop {
+        let mut judge = None;
+        let mut items = Vec::new();
+        let mut objects = Vec::new();
+        let listed = crate::evidence::live::microservice_pages(client, plan, access, |page, date| {
+            let judge =
+                judge.get_or_insert_with(|| Judge::at(snapshot, skew, now.or(date).or_else(|| Some(Utc::now()))));
+            for obj in page
+                .into_iter()
                 .filter(|o| namespace.is_none_or(|ns| o.metadata.namespace.as_deref() == Some(ns)))
-                .map(|o| judge.item(o)),
-        );
-    })
-    .await?;
-    Ok((items, date))
+            {
+                items.push(judge.item(&obj));
+                objects.push(obj);
+            }
+        })
+        .await;
+        match listed {
+            Err(kube::Error::Api(status)) if status.code == 410 && !expired_once => expired_once = true,
+            listed => return listed.map(|date| (items, objects, date)),
+        }
+    }
 }
 
 /// kubectl's note for an empty answer, on stderr.
@@ -1318,9 +1332,8 @@ mod tests {
         report(&snapshot, plan.namespace.as_deref(), None, args().skew)
     }
 
-    #[tokio::test]
-    async fn a_list_judged_page_by_page_is_the_report_of_the_whole_list() {
-        let (client, seen) = fake();
+    /// The namespace `store` of the fake, by a caller who may list everything.
+    fn store_scope() -> (LiveScope, CallerAccess) {
         let plan = LiveScope {
             namespace: Some("store".into()),
             server: "https://127.0.0.1:6443".into(),
@@ -1330,6 +1343,13 @@ mod tests {
             list_microservices: true,
             list_events: true,
         };
+        (plan, access)
+    }
+
+    #[tokio::test]
+    async fn a_list_judged_page_by_page_is_the_report_of_the_whole_list() {
+        let (client, seen) = fake();
+        let (plan, access) = store_scope();
         for wide in [false, true] {
             let expected = whole(&client, &plan, &access, wide).await;
             seen.lock().unwrap().clear();
@@ -1363,7 +1383,60 @@ mod tests {
             );
             let pages = calls.iter().filter(|c| c.contains("/microservices")).count();
             assert!(pages >= 3, "the list came in pages: {calls:#?}");
+            assert!(needs_operator_logs(&streamed.items), "the logs are read for these rows");
+            // Judged again with the logs from the objects of the one list: never listed twice.
+            assert_eq!(
+                pages,
+                cluster().0.len().div_ceil(2),
+                "one list, page by page: {calls:#?}"
+            );
         }
+    }
+
+    #[tokio::test]
+    async fn a_list_whose_continue_token_expired_is_listed_again_from_the_start() {
+        let (objects, _) = cluster();
+        let expired_once = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = expired_once.clone();
+        let (client, seen) = crate::logs::live::fake_api(move |path, query| {
+            if !path.ends_with("/microservices") {
+                let body = json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []});
+                return (200, body.to_string());
+            }
+            let page: usize = query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("continue=page-"))
+                .map(|n| n.parse().unwrap())
+                .unwrap_or(0);
+            // The API server's answer to a continue token from before its last compaction.
+            if page == 2 && !flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                let status = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                    "message": "The provided continue parameter is too old to display a consistent list result.",
+                    "reason": "Expired", "code": 410});
+                return (410, status.to_string());
+            }
+            let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
+            let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
+            let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
+                "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
+            (200, body.to_string())
+        });
+        let (plan, access) = store_scope();
+        let report = live_report(&client, &plan, &access, &args(), false, "the fake")
+            .await
+            .unwrap();
+        let mut names: Vec<&str> = report.items.iter().map(|i| i.name.as_str()).collect();
+        names.dedup();
+        assert_eq!(names.len(), cluster().0.len(), "every object once: {names:?}");
+        assert_eq!(report.items.len(), cluster().0.len());
+        assert!(expired_once.load(std::sync::atomic::Ordering::SeqCst));
+        let firsts = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|c| c.contains("/microservices") && !c.contains("continue="))
+            .count();
+        assert_eq!(firsts, 2, "listed from the start once more after the 410");
     }
 
     /// Every bundle of tests/fixtures (`bundles`, `bundles-captured`, `bundles-synthetic`).

@@ -67,13 +67,15 @@ pub fn log_facts(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String
 }
 
 /// The Kopf log-record events of each of the snapshot's Microservices ([`event_facts`]): its
-/// latest cycle end and retry, by `ns/name`.
+/// latest cycle end and retry, by `ns/name`. The events are indexed once ([`KopfEvents`]), so
+/// the work is one pass over the events plus one lookup per object.
 fn events_of_objects(snapshot: &Snapshot) -> (HashMap<String, CycleEnd>, HashMap<String, Retry>) {
     let mut event_cycle: HashMap<String, CycleEnd> = HashMap::new();
     let mut event_retry: HashMap<String, Retry> = HashMap::new();
     if let Some(events) = snapshot.events.get() {
+        let index = KopfEvents::of(events);
         for obj in snapshot.microservices.get().into_iter().flatten() {
-            let (cycle, retry) = event_facts(events, obj);
+            let (cycle, retry) = event_facts(index.of_object(obj));
             if let Some(cycle) = cycle {
                 event_cycle.insert(obj.key(), cycle);
             }
@@ -83,6 +85,42 @@ fn events_of_objects(snapshot: &Snapshot) -> (HashMap<String, CycleEnd>, HashMap
         }
     }
     (event_cycle, event_retry)
+}
+
+/// Kopf's log-record events (`reason: Logging`) about Microservices, by their
+/// `involvedObject.uid`: built in one pass over the events, so that judging N objects reads the
+/// events once rather than N times (issue 22: work per object is the object's own). Events
+/// without a uid are left out: they cannot be told from a predecessor's of the same name.
+#[derive(Debug, Default)]
+pub struct KopfEvents<'a> {
+    by_uid: HashMap<&'a str, Vec<&'a Event>>,
+}
+
+impl<'a> KopfEvents<'a> {
+    /// The index of `events` (any order; core/v1 events as the snapshot holds them).
+    pub fn of(events: &'a [Event]) -> Self {
+        let mut by_uid: HashMap<&'a str, Vec<&'a Event>> = HashMap::new();
+        for event in events {
+            if event.reason.as_deref() != Some("Logging")
+                || event.involved_object.kind.as_deref() != Some("Microservice")
+            {
+                continue;
+            }
+            if let Some(uid) = event.involved_object.uid.as_deref() {
+                by_uid.entry(uid).or_default().push(event);
+            }
+        }
+        KopfEvents { by_uid }
+    }
+
+    /// The events on `obj`'s own uid (none when it has no uid), in the snapshot's order.
+    pub fn of_object(&self, obj: &MicroserviceObject) -> &[&'a Event] {
+        obj.metadata
+            .uid
+            .as_deref()
+            .and_then(|uid| self.by_uid.get(uid))
+            .map_or(&[], Vec::as_slice)
+    }
 }
 
 /// What the logs say so far, as [`log_facts`] reads them source by source.
@@ -366,21 +404,14 @@ pub fn facts_of_unlisted(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> LogFac
 /// A retry line and its time.
 type Retry = (Option<DateTime<Utc>>, String);
 
-/// Kopf's log-record events (`reason: Logging`) on `obj`'s own uid, read as its cycles: the
-/// latest `... is processed` (a cycle end) and the latest temporary failure (a retry), each as
-/// evidence text on the API server's clock. Events on a predecessor's uid (a deleted object of
-/// the same name) or without uid are left out: they are not this object's cycles.
-fn event_facts(events: &[Event], obj: &MicroserviceObject) -> (Option<CycleEnd>, Option<Retry>) {
-    let Some(uid) = obj.metadata.uid.as_deref() else {
-        return (None, None);
-    };
+/// Kopf's log-record events (`reason: Logging`) on one object's own uid ([`KopfEvents::of_object`]),
+/// read as its cycles: the latest `... is processed` (a cycle end) and the latest temporary
+/// failure (a retry), each as evidence text on the API server's clock. Events on a
+/// predecessor's uid (a deleted object of the same name) or without uid are not among them:
+/// they are not this object's cycles.
+fn event_facts(own: &[&Event]) -> (Option<CycleEnd>, Option<Retry>) {
     let mut cycle: Option<CycleEnd> = None;
     let mut retry: Option<Retry> = None;
-    let own = events.iter().filter(|e| {
-        e.reason.as_deref() == Some("Logging")
-            && e.involved_object.kind.as_deref() == Some("Microservice")
-            && e.involved_object.uid.as_deref() == Some(uid)
-    });
     for event in own {
         let time = precise_event_time(event);
         let message = event.message.as_deref().unwrap_or("").trim();
@@ -425,11 +456,11 @@ fn event_facts(events: &[Event], obj: &MicroserviceObject) -> (Option<CycleEnd>,
 pub fn facts_for(
     logged: Option<&LogFacts>,
     unlisted: &LogFacts,
-    events: Option<&[Event]>,
+    events: &KopfEvents<'_>,
     obj: &MicroserviceObject,
 ) -> LogFacts {
     let base = logged.unwrap_or(unlisted).clone();
-    let (cycle, retry) = events.map_or((None, None), |events| event_facts(events, obj));
+    let (cycle, retry) = event_facts(events.of_object(obj));
     if cycle.is_none() && retry.is_none() {
         return base;
     }

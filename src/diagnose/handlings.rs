@@ -3,6 +3,10 @@
 //! double handling: a reason of the verdict ([`super::verdict::with_double_handling`]) and a
 //! warning of `operator-not-leading`.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use chrono::{DateTime, Duration, Utc};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
@@ -37,23 +41,128 @@ pub struct Handling {
 /// Empty unless two or more Deployments serve the namespace (one Deployment's replicas are
 /// `operator-not-leading`'s own). A `--log-file` belongs to no Deployment and is not read here.
 pub fn handlings(snapshot: &Snapshot, obj: &MicroserviceObject) -> Vec<Handling> {
-    let serving = serving(snapshot, obj.metadata.namespace.as_deref().unwrap_or(""));
-    if serving.len() < 2 {
-        return Vec::new();
+    Handlings::new(snapshot).of(obj)
+}
+
+/// [`handlings`] for many objects of one snapshot: who serves each namespace, and each log's
+/// lines that end a run or a cycle (by the object's name they are about), are read once, so
+/// that N objects cost one reading of the logs plus N lookups (issue 22). The same answer as
+/// [`handlings`] for every object.
+pub struct Handlings<'s> {
+    snapshot: &'s Snapshot,
+    /// Namespace → the Deployments that serve it, each with its own logs' ends.
+    serving: RefCell<HashMap<String, Rc<Serving>>>,
+    /// A log's ends, by the log's address in the snapshot (each log read once).
+    ends: RefCell<HashMap<usize, Rc<Ends>>>,
+}
+
+/// The Deployments that serve one namespace, each with its own logs' [`Ends`].
+type Serving = Vec<(OperatorRef, Vec<Rc<Ends>>)>;
+
+/// One log's lines that end a handler's run or a cycle, by the name of the object they are
+/// about: the namespace the line names (`None`: none), the uid it names, its time and the
+/// citation [`Handling::line`] shows.
+#[derive(Debug, Default)]
+pub struct Ends {
+    by_name: HashMap<String, Vec<End>>,
+}
+
+#[derive(Debug)]
+struct End {
+    namespace: Option<String>,
+    uid: Option<String>,
+    time: Option<DateTime<Utc>>,
+    cite: String,
+}
+
+impl Ends {
+    /// One pass over `source`'s records, its zoneless times read as the snapshot reads them.
+    fn of(snapshot: &Snapshot, source: &LogSource) -> Ends {
+        let mut ends = Ends::default();
+        for record in source.records_in(snapshot.log_zone(source)) {
+            let Some(object) = record.object.as_ref() else { continue };
+            if !matches!(
+                record.lifecycle(),
+                Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. }
+            ) {
+                continue;
+            }
+            let time = match record.stamp {
+                Some(s) => format!("{} ({})", crate::time::rfc3339_millis(s.at), s.clock.describe()),
+                None => "no time in the line".into(),
+            };
+            let text = record.lines.first().map(String::as_str).unwrap_or("").trim();
+            let cite = format!(
+                "{}/{} line {}, {time}: {text}",
+                source.pod, source.container, record.line_number
+            );
+            ends.by_name.entry(object.name.clone()).or_default().push(End {
+                namespace: object.namespace.clone(),
+                uid: record.uid.clone(),
+                time: record.time(),
+                cite,
+            });
+        }
+        ends
     }
-    serving
-        .into_iter()
-        .filter_map(|(op, sources)| {
-            let line = last_handled(snapshot, obj, &sources)?;
-            Some(Handling {
-                operator: op.display(),
-                namespace: op.namespace.clone(),
-                name: op.name.clone(),
-                command: op.argv.join(" "),
-                line,
+}
+
+impl<'s> Handlings<'s> {
+    /// Over `snapshot` as it is now.
+    pub fn new(snapshot: &'s Snapshot) -> Self {
+        Handlings {
+            snapshot,
+            serving: RefCell::new(HashMap::new()),
+            ends: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// [`handlings`] of `obj`.
+    pub fn of(&self, obj: &MicroserviceObject) -> Vec<Handling> {
+        let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+        let serving = self.serving_of(ns);
+        if serving.len() < 2 {
+            return Vec::new();
+        }
+        serving
+            .iter()
+            .filter_map(|(op, ends)| {
+                let line = last_handled(obj, ends)?;
+                Some(Handling {
+                    operator: op.display(),
+                    namespace: op.namespace.clone(),
+                    name: op.name.clone(),
+                    command: op.argv.join(" "),
+                    line,
+                })
             })
-        })
-        .collect()
+            .collect()
+    }
+
+    fn serving_of(&self, ns: &str) -> Rc<Serving> {
+        if let Some(known) = self.serving.borrow().get(ns) {
+            return known.clone();
+        }
+        let read: Serving = serving(self.snapshot, ns)
+            .into_iter()
+            .map(|(op, sources)| {
+                let ends = sources.iter().map(|source| self.ends_of(source)).collect();
+                (op, ends)
+            })
+            .collect();
+        let read = Rc::new(read);
+        self.serving.borrow_mut().insert(ns.to_string(), read.clone());
+        read
+    }
+
+    fn ends_of(&self, source: &LogSource) -> Rc<Ends> {
+        let address = std::ptr::from_ref(source) as usize;
+        self.ends
+            .borrow_mut()
+            .entry(address)
+            .or_insert_with(|| Rc::new(Ends::of(self.snapshot, source)))
+            .clone()
+    }
 }
 
 /// The operator Deployments that serve namespace `ns`, each with its own Pods' logs (a Pod it
@@ -98,48 +207,28 @@ fn serving<'s>(snapshot: &'s Snapshot, ns: &str) -> Vec<(OperatorRef, Vec<&'s Lo
     serving
 }
 
-/// The latest line of `sources` that ends a handler's run or a cycle of `obj` (of its uid when
-/// the line names one, not before its creation), cited with its log, line number and time.
-fn last_handled(snapshot: &Snapshot, obj: &MicroserviceObject, sources: &[&LogSource]) -> Option<String> {
+/// The latest line of `ends` (an operator's logs) that ends a handler's run or a cycle of `obj`
+/// (of its uid when the line names one, not before its creation), cited with its log, line
+/// number and time.
+fn last_handled(obj: &MicroserviceObject, ends: &[Rc<Ends>]) -> Option<String> {
     let (ns, name) = (
         obj.metadata.namespace.as_deref().unwrap_or(""),
         obj.metadata.name.as_deref().unwrap_or(""),
     );
     let created = obj.metadata.creation_timestamp.as_ref().map(|t| from_jiff(t.0));
-    let mut last: Option<(Option<DateTime<Utc>>, String)> = None;
-    for source in sources {
-        for record in source.records_in(snapshot.log_zone(source)) {
-            let about = record
-                .object
-                .as_ref()
-                .is_some_and(|o| o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns));
-            let other_uid = record
-                .uid
-                .as_ref()
-                .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
-            let before = matches!((record.time(), created), (Some(t), Some(c)) if t + Duration::seconds(2) < c);
-            let ends = matches!(
-                record.lifecycle(),
-                Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. }
-            );
-            if !about || other_uid || before || !ends {
-                continue;
-            }
-            let time = match record.stamp {
-                Some(s) => format!("{} ({})", crate::time::rfc3339_millis(s.at), s.clock.describe()),
-                None => "no time in the line".into(),
-            };
-            let text = record.lines.first().map(String::as_str).unwrap_or("").trim();
-            let cite = format!(
-                "{}/{} line {}, {time}: {text}",
-                source.pod, source.container, record.line_number
-            );
-            if last.as_ref().is_none_or(|(t, _)| *t <= record.time()) {
-                last = Some((record.time(), cite));
-            }
+    let mut last: Option<(Option<DateTime<Utc>>, &str)> = None;
+    for end in ends.iter().filter_map(|e| e.by_name.get(name)).flatten() {
+        let about = end.namespace.as_deref().is_none_or(|n| n == ns);
+        let other_uid = end.uid.as_ref().is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
+        let before = matches!((end.time, created), (Some(t), Some(c)) if t + Duration::seconds(2) < c);
+        if !about || other_uid || before {
+            continue;
+        }
+        if last.as_ref().is_none_or(|(t, _)| *t <= end.time) {
+            last = Some((end.time, &end.cite));
         }
     }
-    last.map(|(_, line)| line)
+    last.map(|(_, line)| line.to_string())
 }
 
 /// Whether Deployment `d` selects `pod` (its namespace and `matchLabels`).

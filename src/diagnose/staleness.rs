@@ -891,12 +891,10 @@ fn since_change(
         LogFacts::Read { last_retry_time, .. } => after(*last_retry_time),
         LogFacts::Unavailable(_) => false,
     };
-    let record_after = serde_json::to_value(obj).ok().is_some_and(|object| {
-        progress::read(&object)
-            .iter()
-            .filter(|r| r.retrying())
-            .any(|r| after(r.started) || after(r.delayed))
-    });
+    let record_after = progress_of(obj)
+        .iter()
+        .filter(|r| r.retrying())
+        .any(|r| after(r.started) || after(r.delayed));
     let retry = (log_retry_after || record_after)
         .then(|| retrying(obj, logs, fact))
         .flatten();
@@ -1004,13 +1002,23 @@ pub fn budget_fact(obj: &MicroserviceObject, failure: &ApiFailure) -> Option<Str
     ))
 }
 
+/// Kopf's progress records of `obj` ([`progress::read`]), read from its typed metadata and raw status.
+fn progress_of(obj: &MicroserviceObject) -> Vec<Progress> {
+    let annotations = obj
+        .metadata
+        .annotations
+        .iter()
+        .flatten()
+        .map(|(k, v)| (k.as_str(), v.as_str()));
+    progress::read_parts(obj.status.as_ref(), annotations)
+}
+
 /// The `retrying` reason: the handling of the current spec is still being retried, by Kopf's
 /// progress annotation (a record with retries and no success: Kopf purges records when a cycle
 /// ends) or by the logs (a retry line later than the last cycle end, e.g. a resume failing after
 /// a restart whose earlier cycle succeeded). `None` when neither shows a retry.
 fn retrying(obj: &MicroserviceObject, logs: &LogFacts, annotation_fact: &str) -> Option<Reason> {
-    let object = serde_json::to_value(obj).ok()?;
-    let records: Vec<Progress> = progress::read(&object).into_iter().filter(Progress::retrying).collect();
+    let records: Vec<Progress> = progress_of(obj).into_iter().filter(Progress::retrying).collect();
     let (retry_line, retry_time, cycle) = match logs {
         LogFacts::Read {
             last_retry,

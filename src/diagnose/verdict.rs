@@ -16,7 +16,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::cycles;
 use super::filtered::{self, Filtered, OperatorHandlers};
-use super::handlings::{Handling, handlings};
+use super::handlings::Handling;
 use super::log_facts::LogFacts;
 use super::staleness::{self, Assessment, Reason, Verdict};
 use crate::evidence::Snapshot;
@@ -94,6 +94,17 @@ pub struct Judge<'a> {
     by_logs: RefCell<HashMap<LogsKey, Rc<OperatorFacts>>>,
     /// Each Kopf operator's handlers, by its `NS/deployment/NAME`: its source parsed once.
     handlers: RefCell<HashMap<String, Option<Rc<OperatorHandlers>>>>,
+    /// Kopf's log-record events by the uid they are about: the events read once for all objects.
+    kopf_events: cycles::KopfEvents<'a>,
+    /// Who serves each object: the operators recognised once for all objects.
+    resolver: crate::evidence::resolve::Resolver<'a>,
+    /// Which operators handled each object: their logs' ends read once for all objects.
+    handlings: super::handlings::Handlings<'a>,
+    /// Each operator Deployment's diff-base storage (its mounted source read once), by
+    /// `NS/deployment/NAME`.
+    diffbases: RefCell<HashMap<String, Option<crate::kopf::diffbase::DiffbaseStorage>>>,
+    /// Each operator's log level above INFO ([`Judge::quiet`], read once), by its name.
+    quiet_by: RefCell<HashMap<String, Option<crate::kopf::log_level::Quiet>>>,
 }
 
 /// Which logs an object's facts come from: the addresses of its operator's log sources in the
@@ -138,6 +149,15 @@ impl<'a> Judge<'a> {
                 .map(|_| snapshot.operator.operators()),
             by_logs: RefCell::new(HashMap::new()),
             handlers: RefCell::new(HashMap::new()),
+            kopf_events: snapshot
+                .events
+                .get()
+                .map(|e| cycles::KopfEvents::of(e))
+                .unwrap_or_default(),
+            resolver: crate::evidence::resolve::Resolver::new(snapshot),
+            handlings: super::handlings::Handlings::new(snapshot),
+            diffbases: RefCell::new(HashMap::new()),
+            quiet_by: RefCell::new(HashMap::new()),
         }
     }
 
@@ -149,8 +169,8 @@ impl<'a> Judge<'a> {
     /// The verdict of `obj`, with the operator, facts and handlings it was made from. `obj`
     /// need not be among the snapshot's Microservices (a page of a live list).
     pub fn judge(&self, obj: &MicroserviceObject) -> Judged {
-        let resolution = self.snapshot.operator_for(obj);
-        let diffbase = self.snapshot.kopf_diffbase_for(&resolution);
+        let resolution = self.resolver.resolve(obj.metadata.namespace.as_deref(), Some(obj));
+        let diffbase = self.diffbase(&resolution);
         let options = staleness::Options {
             skew: self.skew,
             now: self.now,
@@ -159,17 +179,12 @@ impl<'a> Judge<'a> {
         };
         let read = self.facts_of(&resolution);
         let key = obj.key();
-        let facts = cycles::facts_for(
-            read.facts.get(&key),
-            &read.unlisted,
-            self.snapshot.events.get().map(Vec::as_slice),
-            obj,
-        );
+        let facts = cycles::facts_for(read.facts.get(&key), &read.unlisted, &self.kopf_events, obj);
         let assessed = staleness::assess(obj, &facts, options);
         let assessed = staleness::with_pruned_status(assessed, obj, read.pruned.get(&key));
-        let handlings = handlings(self.snapshot, obj);
+        let handlings = self.handlings.of(obj);
         let assessment = with_double_handling(assessed, &handlings);
-        let assessment = with_quiet_logs(assessment, || self.quiet(&resolution));
+        let assessment = with_quiet_logs(assessment, || self.quiet_once(&resolution));
         let filtered = self.filtered(&resolution, obj);
         let mut judged = Judged {
             resolution,
@@ -198,6 +213,27 @@ impl<'a> Judge<'a> {
 
     /// The level above INFO that the resolved Kopf operator logs at ([`crate::kopf::log_level`]):
     /// from its Deployment's command line and mounted source.
+    /// [`Snapshot::kopf_diffbase_for`] of `resolution`, read once per operator Deployment.
+    fn diffbase(&self, resolution: &Resolution) -> Option<crate::kopf::diffbase::DiffbaseStorage> {
+        let key = resolution.deployment()?.to_string();
+        self.diffbases
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| self.snapshot.kopf_diffbase_for(resolution))
+            .clone()
+    }
+
+    /// [`Judge::quiet`], read once per operator.
+    fn quiet_once(&self, resolution: &Resolution) -> Option<crate::kopf::log_level::Quiet> {
+        let name = resolution.operator.as_deref()?.to_string();
+        if let Some(known) = self.quiet_by.borrow().get(&name) {
+            return known.clone();
+        }
+        let read = self.quiet(resolution);
+        self.quiet_by.borrow_mut().insert(name, read.clone());
+        read
+    }
+
     fn quiet(&self, resolution: &Resolution) -> Option<crate::kopf::log_level::Quiet> {
         let name = resolution.operator.as_deref()?;
         let op = self.operators.as_deref()?.iter().find(|op| op.display() == name)?;

@@ -685,27 +685,6 @@ struct PodLogClues {
     neighbours: BTreeSet<String>,
 }
 
-impl PodLogClues {
-    /// The clues of `logs` (one Deployment's Pods' logs) about `key` (`ns/name`) and `namespace`.
-    fn of(logs: &[LogSource], key: Option<&str>, namespace: Option<&str>) -> PodLogClues {
-        let mut clues = PodLogClues::default();
-        for log in logs {
-            for record in log.records() {
-                let Some(o) = &record.object else { continue };
-                let ns = o.namespace.as_deref().unwrap_or("");
-                let k = format!("{ns}/{}", o.name);
-                if key == Some(k.as_str()) {
-                    let n = clues.object.as_ref().map_or(0, |(n, _)| *n);
-                    clues.object = Some((n + 1, log.pod.clone()));
-                } else if namespace == Some(ns) {
-                    clues.neighbours.insert(k);
-                }
-            }
-        }
-        clues
-    }
-}
-
 /// [`POD_LOG_NAMES_OBJECT`]: its own Pods' logs name the object.
 fn pod_log_names_the_object(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
     let (Origin::Deployment(i), Some(key)) = (c.origin, facts.key.as_deref()) else {
@@ -751,86 +730,173 @@ fn pod_log_names_the_namespace(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
 ///
 /// The candidates (the operator Deployments, those seen, and at most one process outside the
 /// cluster), then the signals of the module docs' table scored for each, then the decision.
+/// One answer of a [`Resolver`]: a table of many objects keeps one resolver instead.
 pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&MicroserviceObject>) -> Resolution {
-    let evidence_of = &snapshot.operator;
-    let operators: Vec<OperatorRef> = evidence_of.operators();
-    let mut contenders = in_evidence(&operators, &evidence_of.others, namespace);
-    not_microservice_operators(evidence_of, &operators, &mut contenders);
-    // --operator: the candidate it names serves, whatever it watches.
-    let chosen = evidence_of.chosen.as_deref();
-    let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
-    if let Some(at) = chosen_at {
-        contenders[at].candidate.serves = true;
+    Resolver::new(snapshot).resolve(namespace, obj)
+}
+
+/// [`resolve`] for many objects of one snapshot: what does not depend on the object (the
+/// operators recognised among the Deployments, the `--log-file` logs' clues, what each
+/// operator's own Pods' logs name) is read once, so that N objects cost one reading of the
+/// evidence plus N lookups, not N readings (issue 22: work per object is the object's own).
+/// The same answer as [`resolve`] for every object.
+pub struct Resolver<'a> {
+    snapshot: &'a Snapshot,
+    /// [`OperatorEvidence::operators`], recognised once.
+    operators: Vec<OperatorRef>,
+    /// The `--log-file` logs' clues, read once.
+    files: Vec<FileClues>,
+    /// What each operator's own Pods' logs name, by its index among `operators`; read on the
+    /// first object whose namespace several operators serve (`None` inside: the Deployments
+    /// are a gap).
+    mentions: std::cell::OnceCell<Option<Vec<LogMentions>>>,
+}
+
+/// What one Deployment's own Pods' logs name, indexed: per `ns/name`, how many records and the
+/// Pod of the last; per namespace, the `ns/name` of each object its records name.
+#[derive(Debug, Default)]
+struct LogMentions {
+    by_key: std::collections::HashMap<String, (usize, String)>,
+    by_namespace: std::collections::HashMap<String, BTreeSet<String>>,
+}
+
+impl LogMentions {
+    /// One pass over `logs` (one Deployment's Pods' logs).
+    fn of(logs: &[LogSource]) -> LogMentions {
+        let mut mentions = LogMentions::default();
+        for log in logs {
+            for record in log.records() {
+                let Some(o) = &record.object else { continue };
+                let ns = o.namespace.as_deref().unwrap_or("");
+                let key = format!("{ns}/{}", o.name);
+                let entry = mentions.by_key.entry(key.clone()).or_insert((0, String::new()));
+                *entry = (entry.0 + 1, log.pod.clone());
+                mentions.by_namespace.entry(ns.to_string()).or_default().insert(key);
+            }
+        }
+        mentions
     }
-    let leases = lease_facts(evidence_of, &operators, &contenders, namespace, snapshot.now());
-    let files: Vec<FileClues> = evidence_of
-        .logs
-        .get()
-        .into_iter()
-        .flatten()
-        .filter(|s| s.container == FILE_CONTAINER)
-        .map(FileClues::of)
-        .collect();
-    let key = obj.map(MicroserviceObject::key);
-    // Only where the logs can rank (several serve): one that alone serves needs no ranking, and
-    // reading every log for every object of a table is not free.
-    let ranked = contenders.iter().filter(|c| c.candidate.serves).count() > 1;
-    let pod_logs: Vec<PodLogClues> = evidence_of
-        .deployments
-        .get()
-        .filter(|_| ranked)
-        .map(|ds| {
-            operators
-                .iter()
-                .map(|op| {
-                    let own = ds
+
+    /// [`PodLogClues`] about `key` (`ns/name`) and `namespace`: the records naming the object,
+    /// and the other objects of the namespace they name.
+    fn clues(&self, key: Option<&str>, namespace: Option<&str>) -> PodLogClues {
+        PodLogClues {
+            object: key.and_then(|k| self.by_key.get(k)).cloned(),
+            neighbours: namespace
+                .and_then(|ns| self.by_namespace.get(ns))
+                .map(|keys| keys.iter().filter(|k| Some(k.as_str()) != key).cloned().collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+impl<'a> Resolver<'a> {
+    /// A resolver over `snapshot`'s operator evidence as it is now (a snapshot whose logs
+    /// change later needs a new one).
+    pub fn new(snapshot: &'a Snapshot) -> Self {
+        let evidence_of = &snapshot.operator;
+        let files = evidence_of
+            .logs
+            .get()
+            .into_iter()
+            .flatten()
+            .filter(|s| s.container == FILE_CONTAINER)
+            .map(FileClues::of)
+            .collect();
+        Resolver {
+            snapshot,
+            operators: evidence_of.operators(),
+            files,
+            mentions: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// What each operator's own Pods' logs name ([`LogMentions`]), read on first use.
+    fn mentions(&self) -> Option<&[LogMentions]> {
+        let evidence_of = &self.snapshot.operator;
+        self.mentions
+            .get_or_init(|| {
+                evidence_of.deployments.get().map(|ds| {
+                    self.operators
                         .iter()
-                        .find(|d| {
-                            d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-                                && d.metadata.name.as_deref() == Some(op.name.as_str())
+                        .map(|op| {
+                            let own = ds
+                                .iter()
+                                .find(|d| {
+                                    d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+                                        && d.metadata.name.as_deref() == Some(op.name.as_str())
+                                })
+                                .map(|d| evidence_of.logs_of(d))
+                                .unwrap_or_default();
+                            LogMentions::of(&own)
                         })
-                        .map(|d| evidence_of.logs_of(d))
-                        .unwrap_or_default();
-                    PodLogClues::of(&own, key.as_deref(), namespace)
+                        .collect()
                 })
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut facts = Facts {
-        key,
-        namespace,
-        chosen: chosen.zip(chosen_at),
-        operators,
-        leases,
-        files: Vec::new(),
-        writer: obj.and_then(handler_writer),
-        pod_logs,
-    };
-    let object_evidence = object_evidence(&facts, chosen.filter(|_| chosen_at.is_none()));
-    let outside = outside_process(
-        &mut facts,
-        files,
-        &contenders,
-        evidence_of.pods.get().map(Vec::as_slice),
-    );
-    if let Some(origin) = outside {
-        contenders.push(outside_candidate(&facts, origin, contenders.len()));
+            })
+            .as_deref()
     }
-    for signal in SIGNALS {
-        for c in &mut contenders {
-            for fact in (signal.read)(&facts, c) {
-                match fact {
-                    Fact::Counts(fact) => {
-                        c.candidate.score += signal.weight;
-                        c.candidate.evidence.push(format!("+{}: {fact}", signal.weight));
+
+    /// The operator of `namespace` for `obj`, as [`resolve`] says.
+    pub fn resolve(&self, namespace: Option<&str>, obj: Option<&MicroserviceObject>) -> Resolution {
+        let snapshot = self.snapshot;
+        let evidence_of = &snapshot.operator;
+        let operators: Vec<OperatorRef> = self.operators.clone();
+        let mut contenders = in_evidence(&operators, &evidence_of.others, namespace);
+        not_microservice_operators(evidence_of, &operators, &mut contenders);
+        // --operator: the candidate it names serves, whatever it watches.
+        let chosen = evidence_of.chosen.as_deref();
+        let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
+        if let Some(at) = chosen_at {
+            contenders[at].candidate.serves = true;
+        }
+        let leases = lease_facts(evidence_of, &operators, &contenders, namespace, snapshot.now());
+        let files: Vec<FileClues> = self.files.clone();
+        let key = obj.map(MicroserviceObject::key);
+        // Only where the logs can rank (several serve): one that alone serves needs no ranking.
+        let ranked = contenders.iter().filter(|c| c.candidate.serves).count() > 1;
+        let pod_logs: Vec<PodLogClues> = if ranked {
+            self.mentions()
+                .map(|all| all.iter().map(|m| m.clues(key.as_deref(), namespace)).collect())
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let mut facts = Facts {
+            key,
+            namespace,
+            chosen: chosen.zip(chosen_at),
+            operators,
+            leases,
+            files: Vec::new(),
+            writer: obj.and_then(handler_writer),
+            pod_logs,
+        };
+        let object_evidence = object_evidence(&facts, chosen.filter(|_| chosen_at.is_none()));
+        let outside = outside_process(
+            &mut facts,
+            files,
+            &contenders,
+            evidence_of.pods.get().map(Vec::as_slice),
+        );
+        if let Some(origin) = outside {
+            contenders.push(outside_candidate(&facts, origin, contenders.len()));
+        }
+        for signal in SIGNALS {
+            for c in &mut contenders {
+                for fact in (signal.read)(&facts, c) {
+                    match fact {
+                        Fact::Counts(fact) => {
+                            c.candidate.score += signal.weight;
+                            c.candidate.evidence.push(format!("+{}: {fact}", signal.weight));
+                        }
+                        Fact::Note(note) => c.candidate.evidence.push(note),
                     }
-                    Fact::Note(note) => c.candidate.evidence.push(note),
                 }
             }
         }
+        let process = outside.map(|origin| process_of(&facts, origin));
+        decide(evidence_of, namespace, contenders, object_evidence, process)
     }
-    let process = outside.map(|origin| process_of(&facts, origin));
-    decide(evidence_of, namespace, contenders, object_evidence, process)
 }
 
 /// The candidates in evidence: every operator Deployment, then the operators seen but not

@@ -49,6 +49,20 @@ impl Progress {
 /// value is not a JSON object with `purpose` or `started` are not progress records
 /// (`last-handled-configuration` is skipped by name).
 pub fn read(object: &Value) -> Vec<Progress> {
+    let annotations = object.pointer("/metadata/annotations").and_then(Value::as_object);
+    let annotations = annotations
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)));
+    read_parts(object.get("status"), annotations)
+}
+
+/// [`read`] of an object given as its `status` and its annotations (key, value), without
+/// building its JSON: a typed object's metadata are read as they are.
+pub fn read_parts<'v>(
+    status: Option<&Value>,
+    annotations: impl IntoIterator<Item = (&'v str, &'v str)>,
+) -> Vec<Progress> {
     let mut out = Vec::new();
     let from = |handler: String, v: &Value| Progress {
         handler,
@@ -60,32 +74,32 @@ pub fn read(object: &Value) -> Vec<Progress> {
         success: v.get("success").and_then(Value::as_bool),
         failure: v.get("failure").and_then(Value::as_bool),
     };
-    if let Some(progress) = object.pointer("/status/kopf/progress").and_then(Value::as_object) {
+    if let Some(progress) = status
+        .and_then(|s| s.pointer("/kopf/progress"))
+        .and_then(Value::as_object)
+    {
         for (id, v) in progress {
             if v.is_object() {
                 out.push(from(id.clone(), v));
             }
         }
     }
-    if let Some(annotations) = object.pointer("/metadata/annotations").and_then(Value::as_object) {
-        for (key, v) in annotations {
-            let Some((_, id)) = key.rsplit_once('/') else {
-                continue;
-            };
-            if id == "last-handled-configuration" || id == "kopf-managed" {
-                continue;
-            }
-            let Some(parsed) = v
-                .as_str()
-                .and_then(|s| serde_json::from_str::<Value>(s).ok())
-                .filter(|p| p.get("purpose").is_some() || p.get("started").is_some())
-            else {
-                continue;
-            };
-            let known = out.iter().any(|p| p.handler.replace('/', ".") == id);
-            if !known {
-                out.push(from(id.to_string(), &parsed));
-            }
+    for (key, v) in annotations {
+        let Some((_, id)) = key.rsplit_once('/') else {
+            continue;
+        };
+        if id == "last-handled-configuration" || id == "kopf-managed" {
+            continue;
+        }
+        let Some(parsed) = serde_json::from_str::<Value>(v)
+            .ok()
+            .filter(|p| p.get("purpose").is_some() || p.get("started").is_some())
+        else {
+            continue;
+        };
+        let known = out.iter().any(|p| p.handler.replace('/', ".") == id);
+        if !known {
+            out.push(from(id.to_string(), &parsed));
         }
     }
     out
