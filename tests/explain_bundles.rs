@@ -2104,6 +2104,17 @@ fn the_issue_18_live_captures_pin_each_object_through_the_binary() {
         let headline = strings(&expected["explain_summary"]).next().unwrap();
         assert!(summary.starts_with(headline), "{bundle}: headline {summary:?}");
         assert_eq!(report["operator"], operator, "{bundle}: explain-events' operator");
+        // Class 1: the command line as the kubelet runs it, `$(NAMESPACE)` expanded from its fieldRef.
+        if bundle.starts_with("i18live-args-") || bundle.starts_with("i18live-cluster-") {
+            let resolution = report["operatorResolution"].to_string();
+            assert!(
+                resolution.contains(
+                    "watches team-alpha (its command: <ENTRYPOINT of localhost/kopf-entry:1.38> run --standalone --namespace=team-alpha /src/handlers.py)"
+                ),
+                "{bundle}: {resolution}"
+            );
+            assert!(!resolution.contains("$(NAMESPACE)"), "{bundle}: {resolution}");
+        }
 
         // The handler's runs, as `logs` lists them (`TIME (CLOCK)  accept  NS/NAME  cause=C  outcome=O ...`).
         let (_, logs, _) = run(&["logs", "--handler", "accept", object, "--bundle", d]);
