@@ -239,12 +239,33 @@ fn every_operator_source_among_the_fixtures() {
     // that order (registered bottom first), no `field=`, the resource from module constants.
     let update_all = format!("update accept@X {RESOURCE}");
     let update_all_team = format!("update accept@X {RESOURCE} {team}");
+    // The messy shared cluster's other teams (bundles-captured/i18live-*): a label filter
+    // `team=bravo`, a cluster-wide operator of Backups, one of Kopf's examples resource.
+    let bravo = "labels={'team': 'bravo'}";
+    let (resume_bravo, update_bravo, create_bravo) = (
+        format!("resume accept@X {RESOURCE} {bravo}"),
+        format!("update accept/spec@X {RESOURCE} {bravo} field=spec"),
+        format!("create accept@X {RESOURCE} {bravo}"),
+    );
+    const BACKUPS: &str = "('platform.example.io', 'v1', 'backups')";
+    let (resume_backup, update_backup, create_backup) = (
+        format!("resume snapshot@X {BACKUPS}"),
+        format!("update snapshot/spec@X {BACKUPS} field=spec"),
+        format!("create snapshot@X {BACKUPS}"),
+    );
+    const EXAMPLES: &str = "('kopf.dev', 'v1', 'kopfexamples')";
+    let (resume_example, create_example) = (
+        format!("resume create_fn@X {EXAMPLES}"),
+        format!("create create_fn@X {EXAMPLES}"),
+    );
     let sources = operator_sources();
     assert!(sources.len() >= 50, "{}", sources.len());
     let mut shapes = std::collections::BTreeMap::<Vec<String>, usize>::new();
     for (name, src) in &sources {
-        // Issue 18's crash loop: its source is the one that does not parse, on purpose.
-        if name.contains("bundles-synthetic/kopf-crashloop-syntax-error/operator/configmaps.json") {
+        // Issue 18's crash loops: their source is the one that does not parse, on purpose.
+        if name.contains("bundles-synthetic/kopf-crashloop-syntax-error/operator/configmaps.json")
+            || name.contains("bundles-captured/i18live-crashloop-syntax-error/operator/configmaps.json")
+        {
             assert!(Module::parse("operator.py", src).is_err(), "{name} parses");
             continue;
         }
@@ -267,10 +288,11 @@ fn every_operator_source_among_the_fixtures() {
                 show(h).replacen(&format!("@{}", f.line), "@X", 1)
             })
             .collect();
-        // The fixtures' seven operators: with or without a startup function (scanning off) and
+        // The fixtures' ten operators: with or without a startup function (scanning off) and
         // `@kopf.on.resume`, kopf-finalizer-terminating's with a delete handler too,
-        // handler-filtered-labels' with a label filter on each handler, and the lab cluster's two.
-        let expected: [&[&String]; 7] = [
+        // handler-filtered-labels' with a label filter on each handler, the lab cluster's two, and
+        // the messy shared cluster's three others.
+        let expected: [&[&String]; 10] = [
             &[&startup, &resume, &update, &create],
             &[&startup, &update, &create],
             &[&resume, &update, &create],
@@ -278,6 +300,9 @@ fn every_operator_source_among_the_fixtures() {
             &[&startup, &resume_team, &update_team, &create_team],
             &[&update_all_team, &create_team, &resume_team],
             &[&startup, &update_all, &create, &resume],
+            &[&startup, &resume_bravo, &update_bravo, &create_bravo],
+            &[&startup, &resume_backup, &update_backup, &create_backup],
+            &[&startup, &resume_example, &create_example],
         ];
         assert!(
             expected
@@ -287,8 +312,8 @@ fn every_operator_source_among_the_fixtures() {
         );
         *shapes.entry(shown).or_default() += 1;
     }
-    // All seven shapes occur.
-    assert_eq!(shapes.len(), 7, "{shapes:#?}");
+    // All ten shapes occur.
+    assert_eq!(shapes.len(), 10, "{shapes:#?}");
 }
 
 /// The ids the reader gives the real Kopf 1.38 operator are the ids Kopf itself logged for it
