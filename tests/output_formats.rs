@@ -208,7 +208,16 @@ fn explain_events_jsonpath_reads_its_report_and_name_is_refused() {
 fn logs_jsonpath_is_evaluated_per_run_and_name_is_refused() {
     let log = fixture("kopf-1.38-real/d-temperr-posting-default.log");
     let log = log.to_str().unwrap();
-    let json = run(&["logs", "--handler", "accept", "--file", log, "-o", "json"]);
+    let json = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        log,
+        "-o",
+        "json",
+    ]);
     let runs: Vec<Value> = stdout(&json)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -218,7 +227,8 @@ fn logs_jsonpath_is_evaluated_per_run_and_name_is_refused() {
         "logs",
         "--handler",
         "accept",
-        "--file",
+        "--local",
+        "--log-file",
         log,
         "-o",
         r#"jsonpath={.object} {.cause} {.outcome}{"\n"}"#,
@@ -238,14 +248,24 @@ fn logs_jsonpath_is_evaluated_per_run_and_name_is_refused() {
     assert_eq!(stdout(&out), expected);
     // The closing report goes to stderr, as with -o json.
     assert!(stderr(&out).contains("Coverage:"), "{}", stderr(&out));
-    let out = run(&["logs", "--handler", "accept", "--file", log, "-o", "name"]);
+    let out = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        log,
+        "-o",
+        "name",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("logs prints handler runs, not objects: -o name has no meaning"));
     let out = run(&[
         "logs",
         "--handler",
         "accept",
-        "--file",
+        "--local",
+        "--log-file",
         log,
         "--raw",
         "-o",

@@ -576,7 +576,7 @@ fn commands_are_found_in_blocks_spans_and_usage_lines() {
     let page = "Run `kubectl microservice status -n todo`, or\n`kubectl microservice logs\n--handler accept`.\n\n\
                 ```sh\nkubectl microservice manifests --namespace ops | kubectl apply -f -  # apply\n\
                 source <(kubectl-microservice completion bash)\ncargo run -q -- --version\n```\n\n\
-                ```\n$ kubectl microservice status --bundle b\nNAME\nx\n$ kubectl microservice logs --handler a --file 'a b.log' 2> e\n```\n\n\
+                ```\n$ kubectl microservice status --bundle b\nNAME\nx\n$ kubectl microservice logs --handler a --log-file 'a b.log' 2> e\n```\n\n\
                 ```\nkubectl microservice operate [-n NS]...\n                      [--standalone]\n```\n";
     let found: Vec<(String, Vec<String>, bool, Option<String>)> = shown("p.md", page)
         .into_iter()
@@ -601,7 +601,7 @@ fn commands_are_found_in_blocks_spans_and_usage_lines() {
                     "logs".into(),
                     "--handler".into(),
                     "a".into(),
-                    "--file".into(),
+                    "--log-file".into(),
                     "a b.log".into()
                 ],
                 false,
@@ -622,10 +622,10 @@ fn commands_are_found_in_blocks_spans_and_usage_lines() {
         ["--tail"]
     );
     assert_eq!(
-        unknown_flags(&words("logs [--file PATH] [-o json|yaml] [--log-file=F] --zz<TAB>")),
+        unknown_flags(&words("logs [--local] [-o json|yaml] [--log-file=F] --zz<TAB>")),
         ["--zz<TAB>"]
     );
-    assert!(unknown_flags(&words("logs [--file PATH] [-o json|yaml] [--log-file=F] --fi<TAB>")).is_empty());
+    assert!(unknown_flags(&words("logs [--local] [-o json|yaml] [--log-file=F] --lo<TAB>")).is_empty());
     assert_eq!(
         command_in("kubectl logs -l app.kubernetes.io/name=kubectl-microservice --prefix"),
         None

@@ -114,7 +114,7 @@ impl GlobalArgs {
 
     /// The first cluster-connection flag given (`--kubeconfig`, `--context`, `--as`,
     /// `--as-group`, `--request-timeout`), for refusing it where nothing reads a cluster
-    /// (`--bundle`, `logs --file`).
+    /// (`--bundle`, `logs --local`).
     pub fn connection_flag(&self) -> Option<&'static str> {
         [
             (self.kubeconfig.is_some(), "--kubeconfig"),

@@ -579,7 +579,7 @@ fn next_target(item: &Item) -> String {
         None => format!("{} -n {}", item.name, item.namespace),
     };
     // `logs --log-file` reads the files beside the cluster's or the bundle's evidence, in the
-    // clock status read them in (`logs --file` alone would read them as UTC).
+    // clock status read them in (`logs --log-file --local` alone would read them as UTC).
     for file in &item.log_files {
         target.push_str(&format!(" --log-file {file}"));
     }

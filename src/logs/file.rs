@@ -1,5 +1,5 @@
-//! Operator logs read from files rather than from the operator's Pods: `logs --file PATH|-`
-//! streams them ([`open`]); `--log-file FILE` of `explain-events`, `status` and `collect` reads
+//! Operator logs read from files rather than from the operator's Pods: `logs --log-file
+//! FILE|- --local` streams them ([`open`]); `--log-file FILE` of `explain-events`, `status` and `collect` reads
 //! each whole into a [`LogSource`] ([`read_sources`]) that stands beside the Pods' logs (the
 //! evidence adds them there). This is how an operator without a Pod is diagnosed: `operate` run on a laptop
 //! (nothing behind `pods/log`), or logs exported from a log store.
@@ -43,7 +43,7 @@ pub fn source_field(pod: &str, container: Option<&str>) -> String {
     }
 }
 
-/// Opens `path` for reading, `-` meaning stdin. `flag` (e.g. `--file`) names the option in the
+/// Opens `path` for reading, `-` meaning stdin. `flag` (`--log-file`) names the option in the
 /// error: an unreadable path is a usage error (exit 2) naming the flag, the path and the cause.
 pub fn open(path: &str, flag: &str) -> Result<Box<dyn Read + Send>, AppError> {
     if path == "-" {
@@ -94,7 +94,7 @@ pub fn read_source(path: &Path) -> Result<LogSource, AppError> {
     let shown = path.display();
     if path.as_os_str() == "-" {
         return Err(AppError::Usage(
-            "--log-file -: expected a file; stdin is not read here (save the log to a file, or use `logs --file -`)"
+            "--log-file -: expected a file; stdin is not read here (save the log to a file, or read it alone: `logs --handler NAME --log-file - --local`)"
                 .into(),
         ));
     }
