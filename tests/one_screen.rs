@@ -171,3 +171,52 @@ fn verbose_prints_every_evidence_line_of_the_json_in_full() {
         }
     }
 }
+
+/// Issue 20: the short form's last line (`short_form::MORE_HINT`: "... --verbose prints every
+/// line in full") is printed exactly when the short form left something out: when some line of
+/// the long form (`--verbose`; its YAML lists written as the short form writes them) is not in
+/// the short form. Both cases occur among the bundles, for `explain-events NAME` and `status
+/// NAME` alike.
+#[test]
+fn the_short_form_says_how_to_see_more_only_when_it_cut_something() {
+    use kubectl_microservice::commands::short_form::{MORE_HINT, compact_yaml_lists};
+    let mut failures = Vec::new();
+    let mut cases: BTreeMap<(&str, bool), usize> = BTreeMap::new();
+    for (dir, ns, name) in bundles() {
+        for command in ["explain-events", "status"] {
+            let (short, _) = run(command, &dir, &ns, &name, &[]);
+            let (long, _) = run(command, &dir, &ns, &name, &["--verbose"]);
+            let at = format!("{command} {} ({ns}/{name})", dir.display());
+            assert!(!long.contains(MORE_HINT), "{at}: the long form cut nothing");
+            let long = compact_yaml_lists(&long);
+            let missing: Vec<&str> = long
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !matches!(*l, "Evidence:" | "Fix:"))
+                .filter(|l| !short.contains(l))
+                .collect();
+            let hint = short.lines().last() == Some(MORE_HINT);
+            assert_eq!(
+                short.matches(MORE_HINT).count(),
+                usize::from(hint),
+                "{at}: the hint is the last line, once"
+            );
+            *cases.entry((command, hint)).or_default() += 1;
+            if hint && missing.is_empty() {
+                failures.push(format!("{at}: says how to see more, but nothing was cut:\n{short}"));
+            }
+            if !hint && !missing.is_empty() {
+                failures.push(format!("{at}: cut {missing:#?} without saying how to see it:\n{short}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    for command in ["explain-events", "status"] {
+        for hint in [true, false] {
+            assert!(
+                cases.contains_key(&(command, hint)),
+                "{command}: no bundle with hint={hint}: {cases:?}"
+            );
+        }
+    }
+}
