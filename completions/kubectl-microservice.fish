@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_microservice_global_optspecs
-    string join \n kubeconfig= context= n/namespace= A/all-namespaces o/output= l/selector= no-headers as= as-group= request-timeout= color= h/help V/version
+    string join \n kubeconfig= context= n/namespace= A/all-namespaces o/output= allow-missing-template-keys= l/selector= no-headers as= as-group= request-timeout= color= h/help V/version
 end
 
 function __fish_kubectl_microservice_needs_command
@@ -33,6 +33,8 @@ wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -81,12 +83,14 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s n -l namespace -d 'The namespace (default: the context\'s namespace; with --bundle, the whole bundle)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates evaluate over the -o json document' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates walk the -o json document: {.items[*].name}, not kubectl\'s {.items[*].metadata.name}' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -127,6 +131,8 @@ wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
@@ -147,12 +153,14 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s n -l namespace -d 'The Microservice\'s namespace (default: the context\'s namespace; with --bundle, the bundle\'s)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences)' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences); templates walk the -o json document: {.findings[*].id}' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
@@ -188,6 +196,8 @@ wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
@@ -208,6 +218,8 @@ wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r

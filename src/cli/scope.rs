@@ -112,7 +112,7 @@ fn status_use(id: &str) -> Use {
         )),
         "no_headers" => Takes(Some("Do not print the table's headers")),
         "output" => Takes(Some(
-            "Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates evaluate over the -o json document",
+            "Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates walk the -o json document: {.items[*].name}, not kubectl's {.items[*].metadata.name}",
         )),
         _ => Takes(None),
     }
@@ -148,7 +148,7 @@ fn explain_events_use(id: &str) -> Use {
         )),
         "all_namespaces" => Refuses("it explains one object: give -n NAMESPACE"),
         "output" => Takes(Some(
-            "Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences)",
+            "Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences); templates walk the -o json document: {.findings[*].id}",
         )),
         "selector" => Refuses("it does not select Microservices by label: give the NAME of one Microservice"),
         "no_headers" => Refuses("it prints no table"),
@@ -162,7 +162,7 @@ fn collect_use(id: &str) -> Use {
     match id {
         "namespaces" => Takes(Some("The namespace to collect (default: the context's namespace)")),
         "all_namespaces" => Takes(Some("Collect all namespaces; beats -n, as in kubectl")),
-        "output" | "no_headers" | "color" => {
+        "output" | "allow_missing_template_keys" | "no_headers" | "color" => {
             Refuses("it writes a bundle directory (JSON files and logs), not a listing")
         }
         _ => Takes(None),
@@ -181,6 +181,7 @@ fn manifests_use(id: &str, connection: bool) -> Use {
             "Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)",
         )),
         "selector" => Refuses("it does not select Microservices by label"),
+        "allow_missing_template_keys" => Takes(None),
         // The cluster's CRD is read, to print one that removes nothing from it.
         _ if connection => Takes(None),
         _ => Refuses("it prints YAML or JSON documents, not a table"),

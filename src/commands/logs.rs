@@ -1165,7 +1165,9 @@ fn render_run(output: &Output, run: &Run) -> Result<String, AppError> {
         Output::Json => view::json_line(run),
         Output::Template { template, as_json } => {
             let document = serde_json::to_value(view::run_json(run)).expect("a run always serialises");
-            template.render(&document, *as_json).map_err(AppError::Usage)?
+            template
+                .render(&document, *as_json)
+                .map_err(|e| AppError::Usage(e.to_string()))?
         }
     })
 }
