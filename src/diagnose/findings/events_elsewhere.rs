@@ -63,7 +63,8 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         Severity::Warning,
         title.into(),
         evidence,
-        Some(format!("list them: {}", list_commands(ctx.name, &places).join("; "))),
+        // The commands alone: a lead ("list them: ") would wrap the usual one to two rows.
+        Some(list_commands(ctx.name, &places).join("; ")),
     )]
 }
 
