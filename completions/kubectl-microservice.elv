@@ -104,7 +104,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         }
         &'kubectl-microservice;logs'= {
             cand --handler 'The handler id; `accept` also matches Kopf''s field handler `accept/spec` (`accept/*`)'
-            cand --log-file 'The operator''s log, read from FILE (repeatable) beside the cluster''s (or `--bundle`''s) evidence, as `status` and `explain-events` read it: its clock is theirs (the Kopf operator''s `TZ`, checked against the API server), and the answer names the operator and what ran since the spec changed. With `--local`, the files alone (`-`: stdin). With or without kubelet `--timestamps` prefixes'
+            cand --log-file 'The operator''s log, read from FILE (`-`: stdin; repeatable) beside the cluster''s (or `--bundle`''s) evidence, as `status` and `explain-events` read it: its clock is theirs (the Kopf operator''s `TZ`, checked against the API server), and the answer names the operator and what ran since the spec changed. With `--local`, the files alone. With or without kubelet `--timestamps` prefixes'
             cand --bundle 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)'
             cand --operator 'The operator Deployment (default: the one the resolver decides for the object''s namespace, among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`); with `--bundle`, the bundle''s Deployment whose logs are read'
             cand -c 'The operator''s container (default: the one running the operator)'

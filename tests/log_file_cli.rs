@@ -296,15 +296,15 @@ fn no_help_text_or_error_spells_file_for_the_log_file() {
     // (args, what the error must name)
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            logs(&["--kubeconfig", &kubeconfig, "--log-file", "-"]),
-            "--log-file - --local",
+            logs(&["--kubeconfig", &kubeconfig, "--log-file", "-", "--log-file", "-"]),
+            "--log-file - given twice",
         ),
         (
             logs(&["--kubeconfig", &kubeconfig, "--log-file", &missing]),
             "cannot read --log-file",
         ),
         (logs(&["--log-file", &missing, "--local"]), "cannot read --log-file"),
-        (logs(&["--bundle", &healthy, "--log-file", "-"]), "--log-file -"),
+        (logs(&["--bundle", &healthy, "--log-file", "-", "-f"]), "not a bundle"),
         (logs(&["--local"]), "--log-file <FILE|->"),
         (logs(&["--local", "--log-file", &log, "--bundle", &healthy]), "--local"),
         (
@@ -331,7 +331,7 @@ fn no_help_text_or_error_spells_file_for_the_log_file() {
         ),
         (
             owned(&["status", "--kubeconfig", &kubeconfig, "--log-file", "-"]),
-            "--log-file - --local",
+            "`logs --handler NAME --log-file -` reads stdin",
         ),
         (
             owned(&["explain-events", "x", "--bundle", &healthy, "--log-file", &missing]),

@@ -557,8 +557,15 @@ fn two_standalone_operators_that_both_handled_the_object_are_double_handling() {
     let summary = report["summary"].as_str().unwrap();
     // The ambiguity is said once, after the double handling that names both operators (issue
     // 20: not "2 operators serve namespace kms-tr-two" twice); the Operator: line gives the rest.
-    assert!(summary.ends_with("(double handling); the operator is ambiguous"), "{summary}");
-    assert_eq!(summary.matches("2 operators serve namespace kms-tr-two").count(), 1, "{summary}");
+    assert!(
+        summary.ends_with("(double handling); the operator is ambiguous"),
+        "{summary}"
+    );
+    assert_eq!(
+        summary.matches("2 operators serve namespace kms-tr-two").count(),
+        1,
+        "{summary}"
+    );
     let (code, text, err) = run(&["status", "two-api", "-n", "kms-tr-two", "--bundle", d, "--exit-code"]);
     assert_eq!(code, 0, "fresh: each cycle succeeded; {err}");
     assert!(

@@ -31,11 +31,11 @@ pub struct LogsArgs {
     #[arg(value_name = "OBJECT", value_parser = crate::names::object_ref_arg)]
     pub object: Option<String>,
 
-    /// The operator's log, read from FILE (repeatable) beside the cluster's (or `--bundle`'s)
-    /// evidence, as `status` and `explain-events` read it: its clock is theirs (the Kopf
-    /// operator's `TZ`, checked against the API server), and the answer names the operator and
-    /// what ran since the spec changed. With `--local`, the files alone (`-`: stdin). With or
-    /// without kubelet `--timestamps` prefixes.
+    /// The operator's log, read from FILE (`-`: stdin; repeatable) beside the cluster's (or
+    /// `--bundle`'s) evidence, as `status` and `explain-events` read it: its clock is theirs (the
+    /// Kopf operator's `TZ`, checked against the API server), and the answer names the operator
+    /// and what ran since the spec changed. With `--local`, the files alone. With or without
+    /// kubelet `--timestamps` prefixes.
     #[arg(id = "log_file", long = "log-file", value_name = "FILE|-", value_hint = clap::ValueHint::FilePath)]
     pub log_file: Vec<String>,
 

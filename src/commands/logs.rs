@@ -225,13 +225,18 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
     let mut query = LogsQuery::new(global, args, crate::render::use_color(global.color))?;
     // The files read beside the evidence (none with `--local`): read first, so that a bad path
     // is a usage error before any cluster call, as in the other commands.
-    let files = super::log_files::read(&args.log_files())?;
+    if args.follow && args.bundle.is_some() {
+        return Err(AppError::Usage(
+            "--follow reads a cluster or a file, not a bundle".into(),
+        ));
+    }
+    if args.follow && args.local_files().is_none() && !args.log_file.is_empty() {
+        return Err(AppError::Usage(
+            "--follow reads the Pods, or one --log-file with --local; without --local a --log-file is read once, beside the cluster's evidence".into(),
+        ));
+    }
+    let files = beside_files(args)?;
     if let Some(dir) = &args.bundle {
-        if args.follow {
-            return Err(AppError::Usage(
-                "--follow reads a cluster or a file, not a bundle".into(),
-            ));
-        }
         let namespace = query.given_namespace(global);
         return from_bundle(
             &mut query,
@@ -243,11 +248,6 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
         );
     }
     let Some(local) = args.local_files() else {
-        if args.follow && !files.is_empty() {
-            return Err(AppError::Usage(
-                "--follow reads the Pods, or one --log-file with --local; without --local a --log-file is read once, beside the cluster's evidence".into(),
-            ));
-        }
         let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
             context: "start the async runtime".into(),
             source: e,
@@ -286,6 +286,35 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
     // "Now" for a file is its latest line: the file may have been written long ago.
     let now = latest_line(&coverage);
     finish_batch(&mut query, runs, &coverage, now, None)
+}
+
+/// The `--log-file` files read beside the cluster's or the bundle's evidence (none with
+/// `--local`), as the other commands read them; `-` is stdin, read here to its end (once: `logs`
+/// does not read them again, and `--follow` does not take them). Errors (exit 2): a bad path,
+/// `-` twice, a file named like stdin's log.
+fn beside_files(args: &LogsArgs) -> Result<Vec<crate::logs::LogSource>, AppError> {
+    use crate::logs::file;
+    let flag = args.log_files();
+    let (stdin, paths): (Vec<&std::path::PathBuf>, Vec<&std::path::PathBuf>) =
+        flag.paths.iter().partition(|p| p.as_os_str() == "-");
+    if stdin.len() > 1 {
+        return Err(AppError::Usage("--log-file - given twice: stdin is read once".into()));
+    }
+    let mut sources = file::read_sources(&paths)?;
+    if !stdin.is_empty() {
+        if let Some(clash) = sources.iter().find(|s| s.pod == file::STDIN_NAME) {
+            return Err(AppError::Usage(format!(
+                "--log-file -: stdin's log is named {:?}, as another --log-file is ({}): copy that file under another name",
+                file::STDIN_NAME,
+                clash.pod
+            )));
+        }
+        sources.push(file::read_stream_source(
+            std::io::stdin().lock(),
+            file::TAIL_LIMIT_BYTES,
+        )?);
+    }
+    Ok(sources)
 }
 
 fn latest_line(coverage: &[ContainerCoverage]) -> Option<DateTime<Utc>> {
@@ -547,18 +576,19 @@ fn from_bundle(
             ..evidence_plan(Vec::new())
         },
     )?;
-    from_snapshot(query, &snapshot, &dir.display().to_string(), container)
+    from_snapshot(query, &snapshot, &dir.display().to_string(), container, log_files)
 }
 
 /// The runs of the operator the resolver names in `snapshot` (a bundle's, or the cluster's with
 /// `--log-file`): its logs held there (and the `--log-file`s), each read in the zone every
 /// command reads it in ([`crate::evidence::Snapshot::log_zone`]). `place` names where the logs
-/// are, for the errors.
+/// are, for the errors; `given` are the `--log-file`s of this command line.
 fn from_snapshot(
     query: &mut LogsQuery,
     snapshot: &crate::evidence::Snapshot,
     place: &str,
     container: Option<&str>,
+    given: &[crate::logs::LogSource],
 ) -> Result<ExitCode, AppError> {
     let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
     let hints = hints_of(objects);
@@ -598,7 +628,7 @@ fn from_snapshot(
             context: "read a bundle log".into(),
             source: e,
         })?);
-        let notes = source_notes(snapshot, source, &sources, deployment_created);
+        let notes = source_notes(snapshot, source, &sources, deployment_created, given);
         coverage.push(ContainerCoverage::of(&stream, None, notes));
     }
     let now = snapshot.now().or_else(|| latest_line(&coverage));
@@ -666,13 +696,18 @@ fn snapshot_sources<'a>(
 
 /// What the coverage says of one log of `snapshot` beside its lines: its Pod's state (restarts,
 /// a previous container's log, `deployment_created`), or that it was read from a file, or that
-/// its Pod is not in evidence. `sources` are the logs read.
+/// its Pod is not in evidence. `sources` are the logs read; `given` the `--log-file`s of this
+/// command line (a bundle's other files were given to collect).
 fn source_notes(
     snapshot: &crate::evidence::Snapshot,
     source: &crate::logs::LogSource,
     sources: &[&crate::logs::LogSource],
     deployment_created: Option<DateTime<Utc>>,
+    given: &[crate::logs::LogSource],
 ) -> Vec<String> {
+    let given_now = given
+        .iter()
+        .any(|g| g.pod == source.pod && g.container == source.container);
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
     let has_previous = sources
         .iter()
@@ -686,10 +721,10 @@ fn source_notes(
         }
         Some(_) => Vec::new(),
         None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
-            crate::evidence::Provenance::Bundle(_) => {
+            crate::evidence::Provenance::Bundle(_) if !given_now => {
                 vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
             }
-            crate::evidence::Provenance::Live { .. } => {
+            crate::evidence::Provenance::Bundle(_) | crate::evidence::Provenance::Live { .. } => {
                 vec!["read from a file (`--log-file`), not from a Pod".into()]
             }
         },
@@ -1049,7 +1084,7 @@ async fn beside_cluster(
     if let Some(note) = &objects_note {
         crate::commands::say(format_args!("note: {}", sanitize(note)));
     }
-    from_snapshot(query, &snapshot, place, args.container.as_deref())
+    from_snapshot(query, &snapshot, place, args.container.as_deref(), files)
 }
 
 /// The runs in the logs of the operator's Pods ([`resolve_target`] finds them), read to the end
