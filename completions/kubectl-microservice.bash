@@ -77,7 +77,7 @@ _kubectl__microservice() {
 
     case "${cmd}" in
         kubectl__microservice)
-            opts="-n -A -o -l -h -V --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version operate status logs explain-events collect manifests completion version help"
+            opts="-n -A -o -l -h -V --kubeconfig --context --namespace --all-namespaces --output --allow-missing-template-keys --selector --no-headers --as --as-group --request-timeout --color --help --version operate status logs explain-events collect manifests completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -105,6 +105,10 @@ _kubectl__microservice() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow-missing-template-keys)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -211,7 +215,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__explain__subcmd__events)
-            opts="-n -o -h -V --bundle --operator --event-ttl --skew --verbose --log-file --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
+            opts="-n -o -h -V --bundle --operator --event-ttl --skew --verbose --log-file --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -262,6 +266,10 @@ _kubectl__microservice() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow-missing-template-keys)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --as)
@@ -428,7 +436,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__logs)
-            opts="-c -f -n -o -h -V --handler --file --log-file --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
+            opts="-c -f -n -o -h -V --handler --log-file --local --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -438,12 +446,19 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --log-file)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
                     COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
                     return 0
                     ;;
                 --bundle)
@@ -513,6 +528,10 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
+                --allow-missing-template-keys)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
                 --as)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -537,7 +556,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__manifests)
-            opts="-n -A -o -h -V --watch-namespace --image --standalone --events --without-crd --without-shared --kubeconfig --context --namespace --all-namespaces --output --as --as-group --request-timeout --help --version"
+            opts="-n -A -o -h -V --watch-namespace --image --standalone --events --without-crd --without-shared --kubeconfig --context --namespace --all-namespaces --output --allow-missing-template-keys --as --as-group --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -577,6 +596,10 @@ _kubectl__microservice() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow-missing-template-keys)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --as)
@@ -665,7 +688,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__status)
-            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --verbose --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --verbose --log-file --kubeconfig --context --namespace --all-namespaces --output --allow-missing-template-keys --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -718,6 +741,10 @@ _kubectl__microservice() {
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
                     return 0
                     ;;
+                --allow-missing-template-keys)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
                 --selector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -750,7 +777,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__version)
-            opts="-n -o -h -V --client --kubeconfig --context --namespace --output --as --as-group --request-timeout --help --version"
+            opts="-n -o -h -V --client --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -778,6 +805,10 @@ _kubectl__microservice() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "json yaml wide name jsonpath= jsonpath-as-json=" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow-missing-template-keys)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --as)

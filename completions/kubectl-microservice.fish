@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_microservice_global_optspecs
-    string join \n kubeconfig= context= n/namespace= A/all-namespaces o/output= l/selector= no-headers as= as-group= request-timeout= color= h/help V/version
+    string join \n kubeconfig= context= n/namespace= A/all-namespaces o/output= allow-missing-template-keys= l/selector= no-headers as= as-group= request-timeout= color= h/help V/version
 end
 
 function __fish_kubectl_microservice_needs_command
@@ -33,6 +33,8 @@ wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_needs_command" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -81,12 +83,14 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s n -l namespace -d 'The namespace (default: the context\'s namespace; with --bundle, the whole bundle)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates evaluate over the -o json document' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s o -l output -d 'Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates walk the -o json document: {.items[*].name}, not kubectl\'s {.items[*].metadata.name}' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s l -l selector -d 'Label selector, as kubectl\'s (`app=todo,tier!=db`)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l as-group -d 'Group to impersonate (repeatable)' -r
@@ -102,13 +106,12 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s V -l version -d 'Print version'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l handler -d 'The handler id; `accept` also matches Kopf\'s field handler `accept/spec` (`accept/*`)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l file -d 'Read an operator log file instead of a cluster (`-` for stdin); repeatable. With or without kubelet `--timestamps` prefixes. Nothing else is read: Kopf\'s zoneless times are read as UTC, said so; `--log-file` reads the file beside the cluster\'s (or a bundle\'s) evidence, as `status` and `explain-events` do' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l log-file -d 'The operator\'s log, read from FILE beside the Pods\' logs (repeatable)' -r -F
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l log-file -d 'The operator\'s log, read from FILE (`-`: stdin; repeatable) beside the cluster\'s (or `--bundle`\'s) evidence, as `status` and `explain-events` read it: its clock is theirs (the Kopf operator\'s `TZ`, checked against the API server), and the answer names the operator and what ran since the spec changed. With `--local`, the files alone. With or without kubelet `--timestamps` prefixes' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l bundle -d 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)' -r -f -a "(__fish_complete_directories)"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l operator -d 'The operator Deployment (default: the one the resolver decides for the object\'s namespace, among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`); with `--bundle`, the bundle\'s Deployment whose logs are read' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s c -l container -d 'The operator\'s container (default: the one running the operator)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l tail -d 'Read only the last N lines of each container log, as `kubectl logs --tail` (the kubelet\'s `tailLines`; -1: all). For the last N runs, see --last. (`--log-lines` is an old name of this flag.)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l since -d 'Only runs started within this long before now (`10m`, `1h`); with `--file`, "now" is the file\'s last time (a file has no other clock)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l since -d 'Only runs started within this long before now (`10m`, `1h`); with `--local`, "now" is the files\' last time (a file has no other clock)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l last -d 'Only the last N runs (after the other filters; not with --follow). For the last lines of each log, see --tail' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l cause -d 'Only runs with this cause (repeatable or comma-separated)' -r -f -a "create\t'Creation'
 update\t'Updating (a spec change)'
@@ -121,19 +124,22 @@ unknown\t'No outcome logged'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l run-timeout -d 'A run with no outcome after this long is closed with outcome `unknown`' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace of OBJECT, and of the operator read (default: the context\'s namespace, as every command; with --file or --bundle, a bare NAME matches in any namespace)' -r
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s n -l namespace -d 'Namespace of OBJECT, and of the operator read (default: the context\'s namespace, as every command; with --local or --bundle, a bare NAME matches in any namespace)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s o -l output -d 'Output format: json, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (json: one object per run, one per line; templates over each run\'s object); default: runs as text' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l local -d 'Read only the `--log-file` files (`-`: stdin), no cluster and no bundle, as `kubectl set --local` reads no API server: Kopf\'s zoneless times are read as UTC, said so, and no operator or spec change is named'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l previous -d 'Also read the container before its last restart (live; a bundle\'s `.previous.log` files are always read)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l raw -d 'Print the matching runs\' log lines as they are, without grouping'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s f -l follow -d 'Keep following the logs; runs are printed as they end'
@@ -147,12 +153,14 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)' -r -F
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s n -l namespace -d 'The Microservice\'s namespace (default: the context\'s namespace; with --bundle, the bundle\'s)' -r
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences)' -r -f -a "json\t'JSON documents'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -s o -l output -d 'Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences); templates walk the -o json document: {.findings[*].id}' -r -f -a "json\t'JSON documents'
 yaml\t'YAML documents'
 wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand explain-events" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
@@ -188,6 +196,8 @@ wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand manifests" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r
@@ -208,6 +218,8 @@ wide\t'A wider table'
 name\t'RESOURCE.GROUP/NAME per object'
 jsonpath=\t'kubectl\'s JSONPath template, e.g. jsonpath=\'{.items[*].name}\''
 jsonpath-as-json=\t'The template\'s values as JSON arrays'"
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l allow-missing-template-keys -d 'With -o jsonpath: a key the template names that the -o json document lacks prints nothing (true, kubectl\'s default), or is an error naming it (false; exit 2, where kubectl exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object (kubectl\'s `.items[*].metadata.name` finds no `metadata` there)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l as-group -d 'Group to impersonate (repeatable)' -r
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand version" -l request-timeout -d 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)' -r

@@ -859,7 +859,7 @@ image() {
     rm -rf "$stage"
     stage=""
     say "wrote $out ($(size_of "$out") bytes): $ref, manifest $manifest_digest, linux/amd64, user $image_uid"
-    say "load it with one of: docker load -i $out; podman load -i $out; ctr -n k8s.io images import $out;" \
+    say "load it with one of: docker load -i $out; podman load -i $out; ctr -a /run/containerd/containerd.sock -n k8s.io images import $out (k3s: -a /run/k3s/containerd/containerd.sock);" \
         "kind load image-archive $out; k3d image import $out; minikube image load $out"
 }
 

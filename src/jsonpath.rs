@@ -20,7 +20,18 @@
 //!
 //! Printing, as kubectl's: the values of one action are joined by one space; strings print bare,
 //! numbers and booleans as JSON, `null` as `<nil>`, objects and arrays as compact JSON; a key
-//! that is missing prints nothing (kubectl's `--allow-missing-template-keys`, on by default).
+//! that is missing prints nothing (kubectl's `--allow-missing-template-keys`, true by default),
+//! or, with `--allow-missing-template-keys=false` ([`Template::allowing_missing_keys`]), is an
+//! error naming it as kubectl's does (`error executing jsonpath "{.metadata.name}": Error
+//! executing template: metadata is not found`): a field that none of the values it is read from
+//! has, or an index that none has. As kubectl, a path with no value to read from (`.items[*]` of
+//! an empty list) or a filter that selects none is no error. kubectl then exits 1; here that
+//! error is a usage error (exit 2): the Contracts' exit 1 says a problem was diagnosed, and a
+//! script must not read a template's missing key as that.
+//!
+//! The paths walk the `-o json` document of the command (docs/contracts.md), not the
+//! Kubernetes objects: `status -o jsonpath='{.items[*].name}'`, where kubectl's
+//! `{.items[*].metadata.name}` finds no `metadata` (and prints nothing, or fails with the flag).
 //! Unlike kubectl, terminal control characters inside values are escaped
 //! ([`crate::text::sanitize`], as in all our text output); `-o json` gives exact values.
 //! `jsonpath-as-json` prints each action's values as a JSON array, indented by four spaces.
@@ -29,11 +40,56 @@ use jsonpath_rust::parser::parse_json_path;
 use jsonpath_rust::query::js_path_process;
 use serde_json::Value;
 
-/// A parsed template. Equal templates have equal source text.
+/// Why a template cannot be parsed or evaluated; each names the template as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JsonPathError {
+    /// The template is not kubectl's syntax, or uses what this module does not support.
+    #[error("jsonpath template {template:?}: {what}")]
+    Parse {
+        /// The template as given.
+        template: String,
+        /// What is wrong or unsupported in it.
+        what: String,
+    },
+    /// With `--allow-missing-template-keys=false`: a field the template names is not in the
+    /// document (kubectl's words).
+    #[error("error executing jsonpath {template:?}: Error executing template: {key} is not found")]
+    MissingKey {
+        /// The template as given.
+        template: String,
+        /// The field (`metadata`) that no value it was read from has.
+        key: String,
+    },
+    /// With `--allow-missing-template-keys=false`: an index past the end of the lists it was
+    /// read from (kubectl's words).
+    #[error(
+        "error executing jsonpath {template:?}: Error executing template: array index out of bounds: index {index}, length {length}"
+    )]
+    IndexOutOfBounds {
+        /// The template as given.
+        template: String,
+        /// The index as written (`5`, `-3`).
+        index: i64,
+        /// The length of the (first) list it was read from.
+        length: usize,
+    },
+    /// The path engine failed on the document.
+    #[error("jsonpath template {template:?}: {what}")]
+    Evaluate {
+        /// The template as given.
+        template: String,
+        /// The engine's error.
+        what: String,
+    },
+}
+
+/// A parsed template. Equal templates have equal source text (and the same missing-key rule).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     source: String,
     nodes: Vec<Node>,
+    /// kubectl's `--allow-missing-template-keys` (default true): a missing key prints nothing.
+    allow_missing_keys: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,17 +102,33 @@ enum Node {
     Range(Query, Vec<Node>),
 }
 
-/// One kubectl path and its RFC 9535 translation (checked to compile with `jsonpath-rust`).
+/// One kubectl path and its RFC 9535 translation (checked to compile with `jsonpath-rust`), with
+/// its steps (the query up to each, and what the step reads) to name a missing key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Query {
     rfc: String,
+    steps: Vec<(String, Step)>,
+}
+
+/// What one step of a path reads, for naming a missing key as kubectl does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    /// A field (`.name`, `['name']`, `..name`): missing when none of the values has it.
+    Field(String),
+    /// One index (`[3]`, `[-1]`): missing when none of the lists has it.
+    Index(i64),
+    /// A wildcard, slice, union or filter: selecting nothing is no error (kubectl's too).
+    Other,
 }
 
 impl Template {
     /// Parses kubectl's template syntax (see the module docs). The error names the template and
     /// what is wrong or unsupported in it.
-    pub fn parse(source: &str) -> Result<Template, String> {
-        let fail = |what: String| format!("jsonpath template {source:?}: {what}");
+    pub fn parse(source: &str) -> Result<Template, JsonPathError> {
+        let fail = |what: String| JsonPathError::Parse {
+            template: source.to_string(),
+            what,
+        };
         if source.is_empty() {
             return Err(fail("empty: give a template, e.g. jsonpath='{.items[*].name}'".into()));
         }
@@ -97,7 +169,17 @@ impl Template {
         Ok(Template {
             source: source.to_string(),
             nodes,
+            allow_missing_keys: true,
         })
+    }
+
+    /// The template with kubectl's `--allow-missing-template-keys=ALLOW`: `false` makes a
+    /// missing key an error ([`JsonPathError::MissingKey`]) instead of nothing printed.
+    pub fn allowing_missing_keys(self, allow: bool) -> Template {
+        Template {
+            allow_missing_keys: allow,
+            ..self
+        }
     }
 
     /// The template as given.
@@ -107,11 +189,24 @@ impl Template {
 
     /// Evaluates the template over `document`: text as kubectl prints it, or with `as_json`
     /// each action's values as an indented JSON array (kubectl's `jsonpath-as-json`). Errors
-    /// name the template.
-    pub fn render(&self, document: &Value, as_json: bool) -> Result<String, String> {
+    /// name the template: the engine's, and a missing key when missing keys are not allowed.
+    pub fn render(&self, document: &Value, as_json: bool) -> Result<String, JsonPathError> {
         let mut groups = Vec::new();
-        evaluate(&self.nodes, document, &mut groups)
-            .map_err(|e| format!("jsonpath template {:?}: {e}", self.source))?;
+        evaluate(&self.nodes, document, &mut groups, self.allow_missing_keys).map_err(|e| match e {
+            Failed::Missing(key) => JsonPathError::MissingKey {
+                template: self.source.clone(),
+                key,
+            },
+            Failed::OutOfBounds(index, length) => JsonPathError::IndexOutOfBounds {
+                template: self.source.clone(),
+                index,
+                length,
+            },
+            Failed::Engine(what) => JsonPathError::Evaluate {
+                template: self.source.clone(),
+                what,
+            },
+        })?;
         let mut out = String::new();
         for group in groups {
             match group {
@@ -139,14 +234,29 @@ enum Group<'a> {
     Values(Vec<&'a Value>),
 }
 
-fn evaluate<'a>(nodes: &'a [Node], current: &'a Value, groups: &mut Vec<Group<'a>>) -> Result<(), String> {
+/// Why evaluating a template stopped.
+enum Failed {
+    /// A missing field, named (missing keys not allowed).
+    Missing(String),
+    /// An index past the end: the index and the list's length (missing keys not allowed).
+    OutOfBounds(i64, usize),
+    /// The path engine's error.
+    Engine(String),
+}
+
+fn evaluate<'a>(
+    nodes: &'a [Node],
+    current: &'a Value,
+    groups: &mut Vec<Group<'a>>,
+    allow_missing: bool,
+) -> Result<(), Failed> {
     for node in nodes {
         match node {
             Node::Text(t) => groups.push(Group::Text(t)),
-            Node::Path(q) => groups.push(Group::Values(q.values(current)?)),
+            Node::Path(q) => groups.push(Group::Values(q.values_checked(current, allow_missing)?)),
             Node::Range(q, body) => {
-                for item in q.values(current)? {
-                    evaluate(body, item, groups)?;
+                for item in q.values_checked(current, allow_missing)? {
+                    evaluate(body, item, groups, allow_missing)?;
                 }
             }
         }
@@ -155,19 +265,56 @@ fn evaluate<'a>(nodes: &'a [Node], current: &'a Value, groups: &mut Vec<Group<'a
 }
 
 impl Query {
-    fn compile(rfc: String) -> Result<Query, String> {
+    fn compile(steps: Vec<(String, Step)>) -> Result<Query, String> {
+        let mut rfc = "$".to_string();
+        let mut prefixes = Vec::with_capacity(steps.len());
+        for (segment, step) in steps {
+            rfc.push_str(&segment);
+            prefixes.push((rfc.clone(), step));
+        }
         parse_json_path(&rfc).map_err(|e| format!("cannot evaluate {rfc:?}: {e}"))?;
-        Ok(Query { rfc })
+        Ok(Query { rfc, steps: prefixes })
     }
 
     fn values<'a>(&self, current: &'a Value) -> Result<Vec<&'a Value>, String> {
-        let query = parse_json_path(&self.rfc).map_err(|e| e.to_string())?;
-        Ok(js_path_process(&query, current)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|r| r.val())
-            .collect())
+        run_query(&self.rfc, current)
     }
+
+    /// The values, and with `allow_missing` false the first missing key as an error: the
+    /// first field or index step that selects nothing from values that exist.
+    fn values_checked<'a>(&self, current: &'a Value, allow_missing: bool) -> Result<Vec<&'a Value>, Failed> {
+        let values = self.values(current).map_err(Failed::Engine)?;
+        if allow_missing || !values.is_empty() {
+            return Ok(values);
+        }
+        let mut before: Vec<&'a Value> = vec![current];
+        for (prefix, step) in &self.steps {
+            let got = run_query(prefix, current).map_err(Failed::Engine)?;
+            if !got.is_empty() {
+                before = got;
+                continue;
+            }
+            return match step {
+                Step::Field(name) => Err(Failed::Missing(name.clone())),
+                Step::Index(index) => {
+                    let length = before.iter().find_map(|v| v.as_array()).map_or(0, Vec::len);
+                    Err(Failed::OutOfBounds(*index, length))
+                }
+                Step::Other => Ok(values),
+            };
+        }
+        Ok(values)
+    }
+}
+
+/// The values the RFC 9535 query `rfc` selects from `current`.
+fn run_query<'a>(rfc: &str, current: &'a Value) -> Result<Vec<&'a Value>, String> {
+    let query = parse_json_path(rfc).map_err(|e| e.to_string())?;
+    Ok(js_path_process(&query, current)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|r| r.val())
+        .collect())
 }
 
 /// A value as kubectl prints it in a template (see the module docs).
@@ -275,16 +422,20 @@ fn ends_name(c: char) -> bool {
 
 /// Translates a kubectl path to an RFC 9535 query from the root `$` (the current value).
 fn translate(path: &str) -> Result<Query, String> {
-    let segments = segments(path)?;
-    Query::compile(format!("${segments}"))
+    Query::compile(steps(path)?)
 }
 
 /// The RFC 9535 segments of a kubectl path (without the leading `$` or `@`).
 fn segments(path: &str) -> Result<String, String> {
+    Ok(steps(path)?.into_iter().map(|(segment, _)| segment).collect())
+}
+
+/// The steps of a kubectl path: each one's RFC 9535 segment and what it reads.
+fn steps(path: &str) -> Result<Vec<(String, Step)>, String> {
     if path.is_empty() {
         return Err("empty path".into());
     }
-    let mut out = String::new();
+    let mut out: Vec<(String, Step)> = Vec::new();
     let mut rest = path;
     // `@` and `$` name the current value, as in kubectl (which skips them anywhere).
     rest = rest.strip_prefix(['@', '$']).unwrap_or(rest);
@@ -297,19 +448,23 @@ fn segments(path: &str) -> Result<String, String> {
         match c {
             '.' if rest.starts_with("..") => {
                 rest = &rest[2..];
-                out.push_str("..");
                 if rest.starts_with(['.', '[']) {
                     if rest.starts_with('.') {
                         return Err(format!("{path:?}: '...' is not a path"));
                     }
+                    // `..[...]`: the descent and the bracket are one step.
+                    let close = bracket_end(rest).ok_or_else(|| format!("{path:?}: '[' without ']'"))?;
+                    let (segment, _) = bracket_step(&rest[1..close], path)?;
+                    out.push((format!("..{segment}"), Step::Other));
+                    rest = &rest[close + 1..];
                     continue;
                 }
                 let (name, after) = field_name(rest);
                 rest = after;
                 match name.as_str() {
                     "" => return Err(format!("{path:?}: '..' needs a name, '*' or '[...]' after it")),
-                    "*" => out.push('*'),
-                    _ => out.push_str(&format!("[{}]", rfc_string(&name))),
+                    "*" => out.push(("..*".into(), Step::Other)),
+                    _ => out.push((format!("..[{}]", rfc_string(&name)), Step::Field(name))),
                 }
             }
             '.' => {
@@ -322,13 +477,13 @@ fn segments(path: &str) -> Result<String, String> {
                 rest = after;
                 match name.as_str() {
                     "" => return Err(format!("{path:?}: a '.' needs a name after it")),
-                    "*" => out.push_str("[*]"),
-                    _ => out.push_str(&format!("[{}]", rfc_string(&name))),
+                    "*" => out.push(("[*]".into(), Step::Other)),
+                    _ => out.push((format!("[{}]", rfc_string(&name)), Step::Field(name))),
                 }
             }
             '[' => {
                 let close = bracket_end(rest).ok_or_else(|| format!("{path:?}: '[' without ']'"))?;
-                out.push_str(&bracket(&rest[1..close], path)?);
+                out.push(bracket_step(&rest[1..close], path)?);
                 rest = &rest[close + 1..];
             }
             c if c.is_whitespace() => {
@@ -390,6 +545,22 @@ fn bracket_end(s: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// One kubectl `[...]` (its content without the brackets) as one step: its RFC 9535
+/// segments ([`bracket`]) and what it reads: `['name']` a field, `[N]` an index, the rest
+/// (`*`, slices, unions, filters) neither.
+fn bracket_step(content: &str, path: &str) -> Result<(String, Step), String> {
+    let segment = bracket(content, path)?;
+    let trimmed = content.trim();
+    let step = if let Some(key) = quoted_key(trimmed) {
+        Step::Field(key.to_string())
+    } else if let Some(index) = trimmed.parse::<i64>().ok().filter(|_| is_slice(trimmed)) {
+        Step::Index(index)
+    } else {
+        Step::Other
+    };
+    Ok((segment, step))
 }
 
 /// One kubectl `[...]` (its content without the brackets) as RFC 9535 segments.
@@ -596,6 +767,55 @@ mod tests {
         assert_eq!(render("a}b"), "a}b");
     }
 
+    /// kubectl's `--allow-missing-template-keys=false`: a field none of the values has, or an
+    /// index past the end, is an error in kubectl's words; a path with nothing to read from
+    /// (`[*]` of an empty list), a filter or wildcard selecting none, and a null value are not.
+    #[test]
+    fn missing_keys_are_errors_when_not_allowed() {
+        let strict = |template: &str| {
+            Template::parse(template)
+                .unwrap()
+                .allowing_missing_keys(false)
+                .render(&doc(), false)
+        };
+        let missing = |template: &str| strict(template).unwrap_err().to_string();
+        assert_eq!(
+            missing("{.items[*].metadata.name}"),
+            r#"error executing jsonpath "{.items[*].metadata.name}": Error executing template: metadata is not found"#
+        );
+        assert_eq!(
+            strict("{.items[*].metadata.name}").unwrap_err(),
+            JsonPathError::MissingKey {
+                template: "{.items[*].metadata.name}".into(),
+                key: "metadata".into()
+            }
+        );
+        assert!(missing("{.items[0]['nope']}").ends_with("nope is not found"));
+        assert!(missing("{..nope}").ends_with("nope is not found"));
+        assert!(missing("{range .items[*]}{.nope}{end}").ends_with("nope is not found"));
+        assert!(missing("x{.name}").ends_with("name is not found"));
+        assert_eq!(
+            strict("{.items[5].name}").unwrap_err(),
+            JsonPathError::IndexOutOfBounds {
+                template: "{.items[5].name}".into(),
+                index: 5,
+                length: 2
+            }
+        );
+        assert!(missing("{.items[5].name}").ends_with("array index out of bounds: index 5, length 2"));
+        // Not errors: `reasons` of the second item is empty, no verdict is "x", `labels` of the
+        // second item has no keys, a null prints as <nil>; and present keys print as before.
+        assert_eq!(strict("{.items[1].reasons[*].code}").unwrap(), "");
+        assert_eq!(strict(r#"{.items[?(@.verdict=="x")].name}"#).unwrap(), "");
+        assert_eq!(strict("{.items[1].labels.*}").unwrap(), "");
+        assert_eq!(strict("{.items[0].observedGeneration}").unwrap(), "<nil>");
+        assert_eq!(strict("{.items[*].name}").unwrap(), "todo-api todo-db");
+        // Some items have it: no error, as kubectl (the others print nothing).
+        assert_eq!(strict("{.items[*].labels.tier}").unwrap(), "web");
+        // Allowed (the default): nothing printed.
+        assert_eq!(render("{.items[*].metadata.name}"), "");
+    }
+
     #[test]
     fn range_repeats_its_body_per_value() {
         assert_eq!(
@@ -650,7 +870,7 @@ mod tests {
             ("{.items[?@.name]}", "written [?(...)]"),
             ("{.a.}", "needs a name"),
         ] {
-            let err = Template::parse(template).unwrap_err();
+            let err = Template::parse(template).unwrap_err().to_string();
             assert!(err.contains(&format!("{template:?}")), "{template}: {err}");
             assert!(err.contains(needle), "{template}: {err}");
         }

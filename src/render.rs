@@ -64,11 +64,21 @@ impl OutputFormat {
         }
     }
 
+    /// The format with kubectl's `--allow-missing-template-keys=ALLOW` applied to its template
+    /// ([`crate::jsonpath::Template::allowing_missing_keys`]); the other formats as they are.
+    pub fn allowing_missing_keys(self, allow: bool) -> OutputFormat {
+        match self {
+            OutputFormat::JsonPath(t) => OutputFormat::JsonPath(t.allowing_missing_keys(allow)),
+            OutputFormat::JsonPathAsJson(t) => OutputFormat::JsonPathAsJson(t.allowing_missing_keys(allow)),
+            other => other,
+        }
+    }
+
     /// Parses a `-o` value as kubectl spells it: `json`, `yaml`, `wide`, `name`,
     /// `jsonpath=TEMPLATE`, `jsonpath-as-json=TEMPLATE`. Errors name the value and list the
     /// formats; a template error names the template.
     pub fn parse(value: &str) -> Result<OutputFormat, String> {
-        let template = |t: &str| crate::jsonpath::Template::parse(t);
+        let template = |t: &str| crate::jsonpath::Template::parse(t).map_err(|e| e.to_string());
         match value {
             "json" => Ok(OutputFormat::Json),
             "yaml" => Ok(OutputFormat::Yaml),
@@ -198,7 +208,9 @@ pub fn json<T: Serialize>(value: &T) -> String {
 pub fn document<T: Serialize>(value: &T, output: Option<&OutputFormat>) -> Result<Option<String>, AppError> {
     let template = |t: &crate::jsonpath::Template, as_json: bool| {
         let doc = serde_json::to_value(value).expect("output serialises");
-        t.render(&doc, as_json).map(Some).map_err(AppError::Usage)
+        t.render(&doc, as_json)
+            .map(Some)
+            .map_err(|e| AppError::Usage(e.to_string()))
     };
     match output {
         Some(OutputFormat::Json) => Ok(Some(json(value))),

@@ -247,6 +247,7 @@ const OWN: &[(&str, &[(&str, Value)])] = &[
         &[
             ("--handler", Value::Choice(&["accept", "accept/spec"], &["", " "])),
             ("--file", Value::Path(&["{LOG}", "-"], &["{MISSING}"])),
+            ("--local", Value::None),
             ("--log-file", Value::Path(&["{LOG}", "-"], &[])),
             ("--bundle", Value::Path(&["{BUNDLE}"], &["{MISSING}"])),
             ("--operator", Value::Operator),

@@ -1037,7 +1037,8 @@ async fn e2e_logs_reads_operate_output() {
             "todo-api",
             "-o",
             "json",
-            "--file",
+            "--local",
+            "--log-file",
         ])
         .arg(&path)
         .output()

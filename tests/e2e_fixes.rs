@@ -718,12 +718,16 @@ async fn e2e_fixes_node_kopf_posting_disabled_by_env_set_env_turns_it_on() {
     let elsewhere = finding(&doc, "events-elsewhere");
     let commands = fix_commands(elsewhere);
     assert_eq!(commands.len(), 1, "{elsewhere:#}");
-    assert!(commands[0].starts_with("kubectl get events -A "), "{elsewhere:#}");
-    let listed = node.sh(&commands[0]);
+    // Scoped to the namespace and the object's uid (issue 20): no other team's object of the
+    // same name is listed (kubectl prints no namespace column with -n).
     assert!(
-        listed.contains(&ns) && listed.contains("image pull check failed"),
-        "{listed}"
+        commands[0].starts_with(&format!(
+            "kubectl get events -n {ns} --field-selector involvedObject.uid="
+        )),
+        "{elsewhere:#}"
     );
+    let listed = node.sh(&commands[0]);
+    assert!(listed.contains("image pull check failed"), "{listed}");
     done("e2e_fixes_node_kopf_posting_disabled_by_env_set_env_turns_it_on", start);
 }
 

@@ -536,7 +536,7 @@ async fn e2e_node_the_image_archive_imports_and_runs_under_another_name() {
     let import = required(
         "KMS_E2E_NODE_IMPORT",
         "give a shell command that imports an image archive, whose path is appended to it, into \
-         every node (e.g. `ctr -n k8s.io images import` on the node)",
+         every node (e.g. `ctr -a /run/containerd/containerd.sock -n k8s.io images import` on the node)",
     );
     let _cluster = CLUSTER.lock().await;
     let version = env!("CARGO_PKG_VERSION");

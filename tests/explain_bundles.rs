@@ -1662,6 +1662,29 @@ fn status_logs_and_explain_events_read_a_log_file_on_one_clock() {
         "{logs}"
     );
     assert!(logs.contains("read in Asia/Taipei"), "{logs}");
+    // Given on this command line, not by collect.
+    assert!(
+        logs.contains("read from a file (`--log-file`), not from a Pod") && !logs.contains("of collect"),
+        "{logs}"
+    );
+    // The same file on stdin (`kubectl logs ... | kubectl microservice logs ... --log-file -`):
+    // the same clock, operator and since-change line; the log is named stdin.
+    let mut piped = words.clone();
+    let at = piped.iter().position(|w| *w == f).unwrap();
+    piped[at] = "-";
+    let piped = Command::new(BIN)
+        .args(&piped)
+        .env("NO_COLOR", "1")
+        .stdin(fs::File::open(&file).unwrap())
+        .output()
+        .unwrap();
+    let piped_out = String::from_utf8(piped.stdout).unwrap();
+    assert_eq!(piped.status.code(), Some(0), "{piped_out}");
+    assert_eq!(
+        piped_out.replace("stdin", "kopf-tz.log"),
+        logs.replace(f, "kopf-tz.log"),
+        "stdin is read as the file is"
+    );
     let (code, explain) = run(&["explain-events", "tz-api", "--bundle", b, "--log-file", f, "-o", "json"]);
     assert_eq!(code, Some(0), "{explain}");
     let explain: Value = serde_json::from_str(&explain).unwrap();

@@ -373,3 +373,115 @@ fn the_checker_flags_what_it_must() {
         ]
     );
 }
+
+/// What is wrong with one `kubectl get events` command the program printed, if anything: it
+/// must name its namespace (`-n`, never `-A`) and select by `involvedObject.uid`, or by
+/// `involvedObject.kind` and `involvedObject.name` together, so that it cannot list another
+/// team's object of the same name.
+fn unscoped_get_events(command: &str) -> Option<&'static str> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    if words.iter().any(|w| *w == "-A" || *w == "--all-namespaces") {
+        return Some("lists every namespace");
+    }
+    if !words
+        .iter()
+        .any(|w| *w == "-n" || *w == "--namespace" || w.starts_with("-n=") || w.starts_with("--namespace="))
+    {
+        return Some("names no namespace");
+    }
+    let selector = words
+        .windows(2)
+        .find(|w| w[0] == "--field-selector")
+        .map(|w| w[1].to_string())
+        .or_else(|| {
+            words
+                .iter()
+                .find_map(|w| w.strip_prefix("--field-selector=").map(str::to_string))
+        })
+        .unwrap_or_default();
+    let by_uid = selector.split(',').any(|s| s.starts_with("involvedObject.uid="));
+    let by_name = selector.split(',').any(|s| s.starts_with("involvedObject.name="))
+        && selector.split(',').any(|s| s.starts_with("involvedObject.kind="));
+    (!by_uid && !by_name).then_some("selects neither involvedObject.uid nor involvedObject.kind and name")
+}
+
+/// Issue 20: every `kubectl get events` the program prints for an object of a bundle (in a
+/// fix, human or `-o json`, in the short and the long human form of `explain-events`, in
+/// `status NAME`'s `Next:` and its `--verbose` form) carries `-n NS` and an involvedObject
+/// selector.
+#[test]
+fn every_printed_get_events_is_scoped_to_the_object() {
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for dir in all_bundles() {
+        let d = dir.strip_prefix(fixtures()).unwrap().display().to_string();
+        let snapshot = bundle::read(&dir).unwrap();
+        for (ns, name) in objects(&dir) {
+            let Ok(report) = report(&snapshot, &ns, &name, Options::default()) else {
+                continue;
+            };
+            let mut texts: Vec<(String, String)> = printed_fixes(&dir, &ns, &name, &report);
+            texts.push(("explain-events, long".into(), human(&report, false)));
+            for (label, args) in [
+                ("explain-events", vec!["explain-events", &name]),
+                ("status NAME --verbose", vec!["status", &name, "--verbose"]),
+            ] {
+                let out = Command::new(BIN)
+                    .args(args)
+                    .args(["-n", &ns, "--bundle", dir.to_str().unwrap()])
+                    .env("NO_COLOR", "1")
+                    .output()
+                    .unwrap();
+                texts.push((label.into(), String::from_utf8_lossy(&out.stdout).into_owned()));
+            }
+            for (from, text) in texts {
+                for span in pasted_commands(&text) {
+                    let command = &text[span];
+                    if !command
+                        .split_whitespace()
+                        .any(|w| w == "events" || w == "ev" || w == "event")
+                    {
+                        continue;
+                    }
+                    if !command.starts_with("kubectl get ") {
+                        continue;
+                    }
+                    seen += 1;
+                    if let Some(why) = unscoped_get_events(command) {
+                        problems.push(format!("{d}: {ns}/{name}: {from}: {why}: {command}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        seen > 0,
+        "no bundle printed a kubectl get events: the walk finds nothing"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_get_events_checker_flags_what_it_must() {
+    assert_eq!(
+        unscoped_get_events(
+            "kubectl get events -A --field-selector involvedObject.kind=Microservice,involvedObject.name=a"
+        ),
+        Some("lists every namespace")
+    );
+    assert_eq!(
+        unscoped_get_events("kubectl get events --field-selector involvedObject.uid=u"),
+        Some("names no namespace")
+    );
+    assert!(unscoped_get_events("kubectl get events -n a --field-selector involvedObject.name=a").is_some());
+    assert_eq!(
+        unscoped_get_events("kubectl get events -n a --field-selector involvedObject.uid=u"),
+        None
+    );
+    assert_eq!(
+        unscoped_get_events(
+            "kubectl get events -n a --field-selector=involvedObject.kind=Microservice,involvedObject.name=x"
+        ),
+        None
+    );
+}

@@ -245,8 +245,16 @@ fn flag_dependencies_are_refused() {
         "error: the following required arguments were not provided:",
     );
     usage_error(
-        &["logs", "--handler", "accept", "--previous", "--file", &file],
-        "error: the argument '--previous' cannot be used with '--file <PATH|->'",
+        &[
+            "logs",
+            "--handler",
+            "accept",
+            "--previous",
+            "--local",
+            "--log-file",
+            &file,
+        ],
+        "error: the argument '--previous' cannot be used with '--local'",
     );
     usage_error(
         &["logs", "--handler", "accept", "--previous", "--bundle", &healthy],
@@ -268,8 +276,17 @@ fn flag_dependencies_are_refused() {
         "error: --request-timeout does not apply to explain-events --bundle: it reads no cluster",
     );
     usage_error(
-        &["logs", "--handler", "accept", "--file", &file, "--kubeconfig", "/x"],
-        "error: --kubeconfig does not apply to logs --file: it reads no cluster",
+        &[
+            "logs",
+            "--handler",
+            "accept",
+            "--local",
+            "--log-file",
+            &file,
+            "--kubeconfig",
+            "/x",
+        ],
+        "error: --kubeconfig does not apply to logs --local: it reads no cluster",
     );
     usage_error(
         &["logs", "--handler", "accept", "--bundle", &healthy, "--as", "jane"],

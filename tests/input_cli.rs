@@ -55,7 +55,8 @@ fn since_of_9999999999999h_is_a_usage_error() {
             "logs",
             "--handler",
             "accept",
-            "--file",
+            "--local",
+            "--log-file",
             &file,
             "--since",
             "9999999999999h",
@@ -128,7 +129,16 @@ fn every_duration_flag_stops_at_kubectls_maximum() {
 fn the_longest_since_keeps_every_run() {
     let (_dir, kubeconfig) = unreachable();
     let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
-    let base = ["logs", "--handler", "accept", "--file", &file, "-o", "json"];
+    let base = [
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        &file,
+        "-o",
+        "json",
+    ];
     let all = run(&base, &kubeconfig);
     let longest = run(
         &[&base[..], &["--since", "2562047h47m16.854775807s"]].concat(),
@@ -246,7 +256,16 @@ fn negative_durations_and_numbers_are_the_flags_values_and_refused() {
 fn last_zero_is_a_usage_error() {
     let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
     usage_error(
-        &["logs", "--handler", "accept", "--file", &file, "--last", "0"],
+        &[
+            "logs",
+            "--handler",
+            "accept",
+            "--local",
+            "--log-file",
+            &file,
+            "--last",
+            "0",
+        ],
         "error: invalid value '0' for '--last <RUNS>': expected a number of runs ≥ 1",
     );
 }

@@ -238,3 +238,115 @@ fn bad_log_file_paths_are_usage_errors_before_any_cluster_call() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the same file name \"op.log\""), "{err}");
 }
+
+/// Where `text` spells the old flag `--file` (not `--file-...`, not `--log-file`).
+fn spells_file_flag(text: &str) -> Vec<String> {
+    text.match_indices("--file")
+        .filter(|(at, _)| {
+            let after = text[at + "--file".len()..].chars().next();
+            !after.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        })
+        .map(|(at, _)| {
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+            text[line_start..line_end].to_string()
+        })
+        .collect()
+}
+
+/// Issue 20 acceptance 3: `--log-file` is the one spelling of the operator's log file. No
+/// `--help` or `-h` of any subcommand (nor the top level) spells `--file`, nor does any error a
+/// file flag gives; the errors that concern it name `--log-file` (or `logs --local`). `logs`'s
+/// old `--file` is hidden and still reads the files alone (tests/logs_cli.rs
+/// `json_output_is_one_run_per_line_with_the_contract_fields`).
+#[test]
+fn no_help_text_or_error_spells_file_for_the_log_file() {
+    let mut command = kubectl_microservice::cli::command();
+    command.build();
+    let mut helps = vec![("(top)".to_string(), command.render_long_help().to_string())];
+    helps.push(("(top) -h".to_string(), command.render_help().to_string()));
+    for sub in command.get_subcommands_mut() {
+        let name = sub.get_name().to_string();
+        helps.push((format!("{name} --help"), sub.render_long_help().to_string()));
+        helps.push((format!("{name} -h"), sub.render_help().to_string()));
+    }
+    assert!(
+        helps
+            .iter()
+            .any(|(n, h)| n == "logs --help" && h.contains("--log-file <FILE|->") && h.contains("--local"))
+    );
+    for (name, help) in &helps {
+        assert_eq!(spells_file_flag(help), Vec::<String>::new(), "{name}");
+    }
+
+    let tmp = tempfile::tempdir().unwrap();
+    // A cluster that refuses connections: a file error must come first (exit 2).
+    let kubeconfig = kubeconfig::write(tmp.path(), "https://127.0.0.1:1")
+        .display()
+        .to_string();
+    let missing = tmp.path().join("no-such-operate.log").display().to_string();
+    let healthy = fixtures().join("bundles/healthy").display().to_string();
+    let log = real("ab-run1-create-update-shutdown.log").display().to_string();
+    let logs = |rest: &[&str]| {
+        let mut all = vec!["logs", "--handler", "accept"];
+        all.extend_from_slice(rest);
+        all.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let owned = |args: &[&str]| args.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // (args, what the error must name)
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            logs(&["--kubeconfig", &kubeconfig, "--log-file", "-", "--log-file", "-"]),
+            "--log-file - given twice",
+        ),
+        (
+            logs(&["--kubeconfig", &kubeconfig, "--log-file", &missing]),
+            "cannot read --log-file",
+        ),
+        (logs(&["--log-file", &missing, "--local"]), "cannot read --log-file"),
+        (logs(&["--bundle", &healthy, "--log-file", "-", "-f"]), "not a bundle"),
+        (logs(&["--local"]), "--log-file <FILE|->"),
+        (logs(&["--local", "--log-file", &log, "--bundle", &healthy]), "--local"),
+        (
+            logs(&["--local", "--log-file", &log, "-c", "operator"]),
+            "--log-file read with --local",
+        ),
+        (
+            logs(&["--local", "--log-file", &log, "--log-file", &log, "-f"]),
+            "--follow --local reads one --log-file",
+        ),
+        (logs(&["--local", "--log-file", &log, "--previous"]), "--local"),
+        (logs(&["--local", "--log-file", &log, "--tail", "3"]), "--local"),
+        (
+            logs(&["--local", "--log-file", &log, "--operator", "ops/deployment/op"]),
+            "--local",
+        ),
+        (
+            logs(&["--local", "--log-file", &log, "--context", "prod"]),
+            "logs --local",
+        ),
+        (
+            logs(&["--kubeconfig", &kubeconfig, "--log-file", &log, "-f"]),
+            "one --log-file with --local",
+        ),
+        (
+            owned(&["status", "--kubeconfig", &kubeconfig, "--log-file", "-"]),
+            "`logs --handler NAME --log-file -` reads stdin",
+        ),
+        (
+            owned(&["explain-events", "x", "--bundle", &healthy, "--log-file", &missing]),
+            "cannot read --log-file",
+        ),
+        (
+            owned(&["collect", "d", "--kubeconfig", &kubeconfig, "--log-file", "-"]),
+            "--log-file -",
+        ),
+    ];
+    for (args, names) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+        assert_eq!(spells_file_flag(&err), Vec::<String>::new(), "{args:?}");
+    }
+}

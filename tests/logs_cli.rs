@@ -33,11 +33,24 @@ fn json_runs(stdout: &str) -> Vec<Value> {
 #[test]
 fn json_output_is_one_run_per_line_with_the_contract_fields() {
     let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
-    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--file", &file, "-o", "json"]);
+    let (code, stdout, stderr) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        &file,
+        "-o",
+        "json",
+    ]);
     assert_eq!(code, 0, "{stderr}");
-    // `--log-file` is no longer `--file`: it reads the file beside the cluster's or a bundle's
+    // `--file` (hidden) is the old name of `--log-file FILE --local`: the same answer.
+    let (code, old, err) = run(&["logs", "--handler", "accept", "--file", &file, "-o", "json"]);
+    assert_eq!((code, old.as_str()), (0, stdout.as_str()), "{err}");
+    // Without `--local`, `--log-file` reads the file beside the cluster's or a bundle's
     // evidence, as the other subcommands do (tests/explain_bundles.rs
-    // `status_logs_and_explain_events_read_a_log_file_on_one_clock`); the two exclude each other.
+    // `status_logs_and_explain_events_read_a_log_file_on_one_clock`); the old `--file` and it
+    // exclude each other.
     let (code, _, err) = run(&["logs", "--handler", "accept", "--file", &file, "--log-file", &file]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--log-file"), "{err}");
@@ -74,7 +87,16 @@ fn json_output_is_one_run_per_line_with_the_contract_fields() {
 fn filters_select_runs() {
     let file = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
     let count = |extra: &[&str]| {
-        let mut args = vec!["logs", "--handler", "accept", "--file", file.as_str(), "-o", "json"];
+        let mut args = vec![
+            "logs",
+            "--handler",
+            "accept",
+            "--local",
+            "--log-file",
+            file.as_str(),
+            "-o",
+            "json",
+        ];
         args.extend_from_slice(extra);
         let (code, stdout, stderr) = run(&args);
         assert_eq!(code, 0, "{stderr}");
@@ -89,16 +111,34 @@ fn filters_select_runs() {
     assert_eq!(count(&["todo/todo-api"]), 3);
     // "now" for a file is its last line (16:21:35.958): the two updates started within 12 s.
     assert_eq!(count(&["--since", "12s"]), 2);
-    let (_, stdout, _) = run(&["logs", "--handler", "accept/spec", "--file", &file, "-o", "json"]);
+    let (_, stdout, _) = run(&[
+        "logs",
+        "--handler",
+        "accept/spec",
+        "--local",
+        "--log-file",
+        &file,
+        "-o",
+        "json",
+    ]);
     assert_eq!(json_runs(&stdout).len(), 2);
-    let (code, stdout, stderr) = run(&["logs", "--handler", "other", "--file", &file]);
+    let (code, stdout, stderr) = run(&["logs", "--handler", "other", "--local", "--log-file", &file]);
     assert!(
         stdout.contains("No run of handler other in these logs.\nHandlers in these logs: accept, accept/spec.\n"),
         "{stdout}{stderr}"
     );
     assert_eq!(code, 0);
     // A known handler filtered to nothing is not a mistyped one: no list.
-    let (_, stdout, _) = run(&["logs", "--handler", "accept", "--outcome", "failed", "--file", &file]);
+    let (_, stdout, _) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--outcome",
+        "failed",
+        "--local",
+        "--log-file",
+        &file,
+    ]);
     assert!(
         stdout.contains("No run of handler accept in these logs matches --outcome failed."),
         "{stdout}"
@@ -111,7 +151,18 @@ fn several_files_and_stdin_merge_by_time() {
     let a = fixture("kopf-1.38-real/c-run2-restart-resume.log");
     let b = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log");
     let mut child = Command::new(BIN)
-        .args(["logs", "--handler", "accept", "--file", &a, "--file", "-", "-o", "json"])
+        .args([
+            "logs",
+            "--handler",
+            "accept",
+            "--local",
+            "--log-file",
+            &a,
+            "--log-file",
+            "-",
+            "-o",
+            "json",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -134,7 +185,7 @@ fn several_files_and_stdin_merge_by_time() {
 #[test]
 fn colour_follows_the_flag_and_no_color() {
     let file = fixture("bundles/failed-cycle/operator/logs/catalog-operator-6d4f9f788f-gdc4g.operator.log");
-    let base = ["logs", "--handler", "accept", "--file", file.as_str()];
+    let base = ["logs", "--handler", "accept", "--local", "--log-file", file.as_str()];
     // A pipe: no colour.
     let (_, plain, _) = run(&base);
     assert!(!plain.contains('\u{1b}'));
@@ -168,7 +219,8 @@ fn control_characters_in_logs_are_escaped_in_human_and_raw_output() {
             "logs",
             "--handler",
             "accept",
-            "--file",
+            "--local",
+            "--log-file",
             path.to_str().unwrap(),
             "--color",
             "never",
@@ -186,39 +238,95 @@ fn usage_errors_exit_2_and_name_the_input() {
     let file = fixture("kopf-1.38-real/c-run2-restart-resume.log");
     for (args, needle) in [
         (
-            vec!["logs", "--handler", "accept", "--file", "/no/such/file"],
+            vec!["logs", "--handler", "accept", "--local", "--log-file", "/no/such/file"],
             "/no/such/file",
         ),
         (
-            vec!["logs", "--handler", "accept", "--file", &file, "a/b/c"],
+            vec!["logs", "--handler", "accept", "--local", "--log-file", &file, "a/b/c"],
             "'a/b/c' for '[OBJECT]'",
         ),
         (
-            vec!["logs", "--handler", "accept", "--file", &file, "--raw", "-o", "json"],
+            vec![
+                "logs",
+                "--handler",
+                "accept",
+                "--local",
+                "--log-file",
+                &file,
+                "--raw",
+                "-o",
+                "json",
+            ],
             "--raw",
         ),
         (
-            vec!["logs", "--handler", "accept", "--file", &file, "-o", "yaml"],
+            vec![
+                "logs",
+                "--handler",
+                "accept",
+                "--local",
+                "--log-file",
+                &file,
+                "-o",
+                "yaml",
+            ],
             "-o yaml",
         ),
         (
-            vec!["logs", "--handler", "accept", "--file", &file, "--since", "ten"],
+            vec![
+                "logs",
+                "--handler",
+                "accept",
+                "--local",
+                "--log-file",
+                &file,
+                "--since",
+                "ten",
+            ],
             "ten",
         ),
         (
-            vec!["logs", "--handler", "accept", "--file", &file, "-f", "--last", "2"],
+            vec![
+                "logs",
+                "--handler",
+                "accept",
+                "--local",
+                "--log-file",
+                &file,
+                "-f",
+                "--last",
+                "2",
+            ],
             "--last",
         ),
         // --tail is lines of a container log (kubectl's), which a file does not have.
         (
-            vec!["logs", "--handler", "accept", "--file", &file, "--tail", "2"],
+            vec![
+                "logs",
+                "--handler",
+                "accept",
+                "--local",
+                "--log-file",
+                &file,
+                "--tail",
+                "2",
+            ],
             "--tail",
         ),
         (
-            vec!["logs", "--handler", "accept", "--file", &file, "--outcome", "meh"],
+            vec![
+                "logs",
+                "--handler",
+                "accept",
+                "--local",
+                "--log-file",
+                &file,
+                "--outcome",
+                "meh",
+            ],
             "meh",
         ),
-        (vec!["logs", "--file", &file], "--handler"),
+        (vec!["logs", "--local", "--log-file", &file], "--handler"),
     ] {
         let (code, _, stderr) = run(&args);
         assert_eq!(code, 2, "{args:?}: {stderr}");
@@ -234,7 +342,8 @@ fn follow_prints_runs_as_they_end() {
             "logs",
             "--handler",
             "accept",
-            "--file",
+            "--local",
+            "--log-file",
             "-",
             "-f",
             "-o",
@@ -448,7 +557,16 @@ fn a_collected_log_file_is_described_as_a_file() {
 #[test]
 fn what_operator_local_time_means_is_said_once() {
     let file = fixture("kopf-1.38-real/d-temperr-posting-default.log");
-    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--file", &file, "--file", &file]);
+    let (code, stdout, stderr) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        &file,
+        "--log-file",
+        &file,
+    ]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stdout.matches("(operator's local time), 14 lines").count(),
@@ -472,7 +590,14 @@ fn a_one_line_log_is_one_line() {
         "[2026-11-29 16:22:38,707] kopf.activities.star [INFO    ] Activity 'startup' succeeded.\n",
     )
     .unwrap();
-    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--file", path.to_str().unwrap()]);
+    let (code, stdout, stderr) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        path.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("(operator's local time), 1 line\n"), "{stdout}");
     assert!(!stdout.contains("1 lines"), "{stdout}");

@@ -171,3 +171,112 @@ fn verbose_prints_every_evidence_line_of_the_json_in_full() {
         }
     }
 }
+
+/// Issue 20: the short form's last line (`short_form::MORE_HINT`: "... --verbose prints every
+/// line in full") is printed exactly when the short form left something out: when some line of
+/// the long form (`--verbose`; its YAML lists written as the short form writes them) is not in
+/// the short form. Both cases occur among the bundles, for `explain-events NAME` and `status
+/// NAME` alike.
+#[test]
+fn the_short_form_says_how_to_see_more_only_when_it_cut_something() {
+    use kubectl_microservice::commands::short_form::{MORE_HINT, compact_yaml_lists};
+    let mut failures = Vec::new();
+    let mut cases: BTreeMap<(&str, bool), usize> = BTreeMap::new();
+    for (dir, ns, name) in bundles() {
+        for command in ["explain-events", "status"] {
+            let (short, _) = run(command, &dir, &ns, &name, &[]);
+            let (long, _) = run(command, &dir, &ns, &name, &["--verbose"]);
+            let at = format!("{command} {} ({ns}/{name})", dir.display());
+            assert!(!long.contains(MORE_HINT), "{at}: the long form cut nothing");
+            let long = compact_yaml_lists(&long);
+            let missing: Vec<&str> = long
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !matches!(*l, "Evidence:" | "Fix:"))
+                .filter(|l| !short.contains(l))
+                .collect();
+            let hint = short.lines().last() == Some(MORE_HINT);
+            assert_eq!(
+                short.matches(MORE_HINT).count(),
+                usize::from(hint),
+                "{at}: the hint is the last line, once"
+            );
+            *cases.entry((command, hint)).or_default() += 1;
+            if hint && missing.is_empty() {
+                failures.push(format!("{at}: says how to see more, but nothing was cut:\n{short}"));
+            }
+            if !hint && !missing.is_empty() {
+                failures.push(format!("{at}: cut {missing:#?} without saying how to see it:\n{short}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    for command in ["explain-events", "status"] {
+        for hint in [true, false] {
+            assert!(
+                cases.contains_key(&(command, hint)),
+                "{command}: no bundle with hint={hint}: {cases:?}"
+            );
+        }
+    }
+}
+
+/// The phrases of three or more words that `line` says twice: its words outside brackets,
+/// parentheses' codes, quotes and backticks (a finding's `[id]`, quoted source, commands), names
+/// (words with `/`, `-`, `.`, `_` or digits) left out.
+fn said_twice(line: &str) -> Vec<String> {
+    let quoted = regex::Regex::new(r#"\[[^\]]*\]|"[^"]*"|'[^']*'|`[^`]*`"#).unwrap();
+    let prose = quoted.replace_all(line, " | ");
+    let mut words = Vec::new();
+    for token in prose.split_whitespace() {
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
+        if bare.is_empty() || bare.contains(['/', '-', '.', '_']) || bare.chars().any(|c| c.is_ascii_digit()) {
+            words.push("|".to_string());
+            continue;
+        }
+        if bare.len() > 2 {
+            words.push(bare.to_lowercase());
+        }
+    }
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for w in words.windows(3).filter(|w| w.iter().all(|x| x != "|")) {
+        *counts.entry(w.join(" ")).or_default() += 1;
+    }
+    counts.into_iter().filter(|(_, n)| *n > 1).map(|(g, _)| g).collect()
+}
+
+/// Issue 20: no sentence says the same thing twice (`a process outside the cluster, whose log
+/// is not in the cluster`; `The handler has not accepted the current spec: the handler's last
+/// cycle for the current spec failed`): no line of `explain-events NAME` or `status NAME` (the
+/// short form, and the long form's headline; the long form's other lines quote log records and
+/// API errors whole) says a phrase of three words twice, over every bundle.
+#[test]
+fn no_line_says_the_same_thing_twice() {
+    assert_eq!(
+        said_twice("Operator: x: an `operate` outside the cluster: a process outside the cluster, whose log"),
+        ["outside the cluster"]
+    );
+    assert!(
+        said_twice("the spec equals the one last handled [last-cycle-succeeded] and the last cycle succeeded")
+            .is_empty()
+    );
+    let mut failures = Vec::new();
+    for (dir, ns, name) in bundles() {
+        for command in ["explain-events", "status"] {
+            for extra in [&[][..], &["--verbose"][..]] {
+                let (stdout, stderr) = run(command, &dir, &ns, &name, extra);
+                let lines: Vec<&str> = match extra {
+                    [] => stdout.lines().chain(stderr.lines()).collect(),
+                    _ => stdout.lines().take(1).collect(),
+                };
+                for line in lines {
+                    let twice = said_twice(line);
+                    if !twice.is_empty() {
+                        failures.push(format!("{command} {extra:?} {}: {twice:?} in {line}", dir.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

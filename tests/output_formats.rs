@@ -208,7 +208,16 @@ fn explain_events_jsonpath_reads_its_report_and_name_is_refused() {
 fn logs_jsonpath_is_evaluated_per_run_and_name_is_refused() {
     let log = fixture("kopf-1.38-real/d-temperr-posting-default.log");
     let log = log.to_str().unwrap();
-    let json = run(&["logs", "--handler", "accept", "--file", log, "-o", "json"]);
+    let json = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        log,
+        "-o",
+        "json",
+    ]);
     let runs: Vec<Value> = stdout(&json)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -218,7 +227,8 @@ fn logs_jsonpath_is_evaluated_per_run_and_name_is_refused() {
         "logs",
         "--handler",
         "accept",
-        "--file",
+        "--local",
+        "--log-file",
         log,
         "-o",
         r#"jsonpath={.object} {.cause} {.outcome}{"\n"}"#,
@@ -238,14 +248,24 @@ fn logs_jsonpath_is_evaluated_per_run_and_name_is_refused() {
     assert_eq!(stdout(&out), expected);
     // The closing report goes to stderr, as with -o json.
     assert!(stderr(&out).contains("Coverage:"), "{}", stderr(&out));
-    let out = run(&["logs", "--handler", "accept", "--file", log, "-o", "name"]);
+    let out = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        log,
+        "-o",
+        "name",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("logs prints handler runs, not objects: -o name has no meaning"));
     let out = run(&[
         "logs",
         "--handler",
         "accept",
-        "--file",
+        "--local",
+        "--log-file",
         log,
         "--raw",
         "-o",
@@ -303,4 +323,108 @@ fn manifests_name_and_jsonpath() {
         "jsonpath={.items[?(@.kind==\"Deployment\")].spec.replicas}",
     ]);
     assert_eq!(stdout(&out), "2");
+}
+
+/// Issue 20: a kubectl user's `{.items[*].metadata.name}` walks the `-o json` document, which has
+/// no `metadata`: nothing printed, exit 0, as kubectl's `--allow-missing-template-keys` default;
+/// with `--allow-missing-template-keys=false` (before or after the subcommand) an error in
+/// kubectl's words naming the key, nothing on stdout, exit 2 (the Contracts' usage error; kubectl
+/// exits 1, which here means a problem was diagnosed). The flag alone means true; each command
+/// with `-o jsonpath` takes it (`logs` per run); `collect`, which prints no document, refuses it.
+#[test]
+fn missing_template_keys_print_nothing_or_fail_with_the_flag() {
+    let healthy = fixture("bundles/healthy").display().to_string();
+    let kubectl_path = "jsonpath={.items[*].metadata.name}";
+    let out = run(&["status", "--bundle", &healthy, "-o", kubectl_path]);
+    assert_eq!(
+        (out.status.code(), stdout(&out).as_str()),
+        (Some(0), ""),
+        "{}",
+        stderr(&out)
+    );
+    for args in [
+        vec![
+            "status",
+            "--bundle",
+            &healthy,
+            "-o",
+            kubectl_path,
+            "--allow-missing-template-keys=false",
+        ],
+        vec![
+            "--allow-missing-template-keys=false",
+            "status",
+            "--bundle",
+            &healthy,
+            "-o",
+            kubectl_path,
+        ],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{args:?}");
+        assert_eq!(
+            stderr(&out).trim_end(),
+            r#"error: error executing jsonpath "{.items[*].metadata.name}": Error executing template: metadata is not found"#,
+            "{args:?}"
+        );
+    }
+    for allow in ["--allow-missing-template-keys", "--allow-missing-template-keys=true"] {
+        let out = run(&["status", "--bundle", &healthy, "-o", kubectl_path, allow]);
+        assert_eq!(
+            (out.status.code(), stdout(&out).as_str()),
+            (Some(0), ""),
+            "{allow}: {}",
+            stderr(&out)
+        );
+    }
+    // The document's own paths print with the flag too.
+    let out = run(&[
+        "status",
+        "--bundle",
+        &healthy,
+        "-o",
+        "jsonpath={.items[*].name}",
+        "--allow-missing-template-keys=false",
+    ]);
+    assert_eq!(
+        (out.status.code(), stdout(&out).as_str()),
+        (Some(0), "catalog-api"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&[
+        "explain-events",
+        "catalog-api",
+        "--bundle",
+        &healthy,
+        "-o",
+        "jsonpath={.metadata.name}",
+        "--allow-missing-template-keys=false",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("metadata is not found"), "{}", stderr(&out));
+    let log = fixture("kopf-1.38-real/ab-run1-create-update-shutdown.log")
+        .display()
+        .to_string();
+    let out = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "--local",
+        "--log-file",
+        &log,
+        "-o",
+        "jsonpath={.runId}",
+        "--allow-missing-template-keys=false",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("runId is not found"), "{}", stderr(&out));
+    let out = run(&["collect", "d", "--allow-missing-template-keys=false"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--allow-missing-template-keys does not apply to collect"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -42,6 +42,7 @@ const README_CLUSTER_COMMANDS: &[&str] = &[
 const README_QUOTES: &[&str] = &[
     "explain-events basket-api --bundle examples/warnings-hidden",
     "status -n store --bundle tests/fixtures/bundles/stale-port",
+    r#"status -n store --bundle tests/fixtures/bundles/stale-port -o jsonpath={range .items[*]}{.name} {.verdict} {.reasons[0].code}{"\n"}{end}"#,
     "logs --handler accept catalog-api --bundle examples/healthy",
 ];
 
@@ -101,8 +102,9 @@ fn command_in(text: &str) -> Option<(Vec<String>, bool)> {
     let rest = &text[start..];
     let rest = rest.split(" #").next().unwrap();
     // A usage line keeps its alternatives ` | ` and brackets; a command ends at a pipe or a
-    // redirection, and `<(...)` / `$(...)` around it.
-    let usage = rest.contains('[') || rest.contains("...");
+    // redirection, and `<(...)` / `$(...)` around it. Brackets and braces inside quotes are a
+    // value's (`-o jsonpath='{.items[*].name}'`), not a usage line's.
+    let usage = outside_quotes(rest).contains('[') || rest.contains("...");
     let mut command = rest;
     if !usage {
         for end in [" | ", " 2>", " >", ">\"", "; ", " && "] {
@@ -114,7 +116,7 @@ fn command_in(text: &str) -> Option<(Vec<String>, bool)> {
             command = command.trim_end_matches(')');
         }
     }
-    let usage = usage || command.contains(['<', '(', '|', '{']);
+    let usage = usage || outside_quotes(command).contains(['<', '(', '|', '{']);
     let mut words = split_words(command);
     if words.first().map(String::as_str) == Some("cargo") {
         let dashes = words.iter().position(|w| w == "--")?;
@@ -123,6 +125,28 @@ fn command_in(text: &str) -> Option<(Vec<String>, bool)> {
         words.drain(..if words[0] == "kubectl" { 2 } else { 1 });
     }
     Some((words, usage))
+}
+
+/// `text` without what its single or double quotes hold (the quotes kept).
+fn outside_quotes(text: &str) -> String {
+    let mut out = String::new();
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => {
+                quote = None;
+                out.push(c);
+            }
+            Some(_) => {}
+            None => {
+                if c == '\'' || c == '"' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// Splits a command line into words as a shell would for the plain quoting used in the pages
@@ -576,7 +600,7 @@ fn commands_are_found_in_blocks_spans_and_usage_lines() {
     let page = "Run `kubectl microservice status -n todo`, or\n`kubectl microservice logs\n--handler accept`.\n\n\
                 ```sh\nkubectl microservice manifests --namespace ops | kubectl apply -f -  # apply\n\
                 source <(kubectl-microservice completion bash)\ncargo run -q -- --version\n```\n\n\
-                ```\n$ kubectl microservice status --bundle b\nNAME\nx\n$ kubectl microservice logs --handler a --file 'a b.log' 2> e\n```\n\n\
+                ```\n$ kubectl microservice status --bundle b\nNAME\nx\n$ kubectl microservice logs --handler a --log-file 'a b.log' 2> e\n```\n\n\
                 ```\nkubectl microservice operate [-n NS]...\n                      [--standalone]\n```\n";
     let found: Vec<(String, Vec<String>, bool, Option<String>)> = shown("p.md", page)
         .into_iter()
@@ -601,7 +625,7 @@ fn commands_are_found_in_blocks_spans_and_usage_lines() {
                     "logs".into(),
                     "--handler".into(),
                     "a".into(),
-                    "--file".into(),
+                    "--log-file".into(),
                     "a b.log".into()
                 ],
                 false,
@@ -622,10 +646,19 @@ fn commands_are_found_in_blocks_spans_and_usage_lines() {
         ["--tail"]
     );
     assert_eq!(
-        unknown_flags(&words("logs [--file PATH] [-o json|yaml] [--log-file=F] --zz<TAB>")),
+        unknown_flags(&words("logs [--local] [-o json|yaml] [--log-file=F] --zz<TAB>")),
         ["--zz<TAB>"]
     );
-    assert!(unknown_flags(&words("logs [--file PATH] [-o json|yaml] [--log-file=F] --fi<TAB>")).is_empty());
+    assert!(unknown_flags(&words("logs [--local] [-o json|yaml] [--log-file=F] --lo<TAB>")).is_empty());
+    // A template in quotes is a value, not a usage line's brackets: the command is run.
+    assert_eq!(
+        command_in("$ kubectl microservice status -o jsonpath='{.items[*].name}{\"\\n\"}'"),
+        Some((words("status -o jsonpath={.items[*].name}{\"\\n\"}"), false))
+    );
+    assert_eq!(
+        command_in("kubectl microservice status [NAME] -o 'x'"),
+        Some((words("status [NAME] -o x"), true))
+    );
     assert_eq!(
         command_in("kubectl logs -l app.kubernetes.io/name=kubectl-microservice --prefix"),
         None

@@ -42,6 +42,23 @@ pub struct GlobalArgs {
     #[arg(short = 'o', long = "output", global = true, value_parser = OutputFormatParser, value_name = "FORMAT", help_heading = scope::OUTPUT)]
     pub output: Option<OutputFormat>,
 
+    /// With -o jsonpath: a key the template names that the -o json document lacks prints
+    /// nothing (true, kubectl's default), or is an error naming it (false; exit 2, where kubectl
+    /// exits 1). The paths walk that document (`.items[*].name`), not the Kubernetes object
+    /// (kubectl's `.items[*].metadata.name` finds no `metadata` there).
+    #[arg(
+        long,
+        global = true,
+        value_name = "BOOL",
+        default_value_t = true,
+        action = clap::ArgAction::Set,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        help_heading = scope::OUTPUT
+    )]
+    pub allow_missing_template_keys: bool,
+
     /// Label selector, as kubectl's (`app=todo,tier!=db`).
     #[arg(short = 'l', long = "selector", global = true, value_name = "SELECTOR", help_heading = scope::SCOPE)]
     pub selector: Option<String>,
@@ -114,7 +131,7 @@ impl GlobalArgs {
 
     /// The first cluster-connection flag given (`--kubeconfig`, `--context`, `--as`,
     /// `--as-group`, `--request-timeout`), for refusing it where nothing reads a cluster
-    /// (`--bundle`, `logs --file`).
+    /// (`--bundle`, `logs --local`).
     pub fn connection_flag(&self) -> Option<&'static str> {
         [
             (self.kubeconfig.is_some(), "--kubeconfig"),

@@ -79,7 +79,11 @@ where
     let mut command = command();
     let matches = command.try_get_matches_from_mut(args)?;
     scope::check(&mut command, &matches)?;
-    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+    // `--allow-missing-template-keys` applies to the template `-o` parsed.
+    let allow = cli.global.allow_missing_template_keys;
+    cli.global.output = cli.global.output.take().map(|o| o.allowing_missing_keys(allow));
+    Ok(cli)
 }
 
 /// The command-line definition as parsed, shown by `--help` and walked by `__complete`: each

@@ -112,7 +112,7 @@ fn status_use(id: &str) -> Use {
         )),
         "no_headers" => Takes(Some("Do not print the table's headers")),
         "output" => Takes(Some(
-            "Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates evaluate over the -o json document",
+            "Output format: json, yaml, wide, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: a table; with NAME, sentences, and no wide); templates walk the -o json document: {.items[*].name}, not kubectl's {.items[*].metadata.name}",
         )),
         _ => Takes(None),
     }
@@ -123,7 +123,7 @@ fn logs_use(id: &str) -> Use {
     use Use::{Refuses, Takes};
     match id {
         "namespaces" => Takes(Some(
-            "Namespace of OBJECT, and of the operator read (default: the context's namespace, as every command; with --file or --bundle, a bare NAME matches in any namespace)",
+            "Namespace of OBJECT, and of the operator read (default: the context's namespace, as every command; with --local or --bundle, a bare NAME matches in any namespace)",
         )),
         "all_namespaces" => {
             Refuses("logs reads the operator of one namespace: -n NS (default: the context's namespace)")
@@ -148,7 +148,7 @@ fn explain_events_use(id: &str) -> Use {
         )),
         "all_namespaces" => Refuses("it explains one object: give -n NAMESPACE"),
         "output" => Takes(Some(
-            "Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences)",
+            "Output format: json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: sentences); templates walk the -o json document: {.findings[*].id}",
         )),
         "selector" => Refuses("it does not select Microservices by label: give the NAME of one Microservice"),
         "no_headers" => Refuses("it prints no table"),
@@ -162,7 +162,7 @@ fn collect_use(id: &str) -> Use {
     match id {
         "namespaces" => Takes(Some("The namespace to collect (default: the context's namespace)")),
         "all_namespaces" => Takes(Some("Collect all namespaces; beats -n, as in kubectl")),
-        "output" | "no_headers" | "color" => {
+        "output" | "allow_missing_template_keys" | "no_headers" | "color" => {
             Refuses("it writes a bundle directory (JSON files and logs), not a listing")
         }
         _ => Takes(None),
@@ -181,6 +181,7 @@ fn manifests_use(id: &str, connection: bool) -> Use {
             "Output format: yaml, json, name, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE (default: yaml; json: one v1 List)",
         )),
         "selector" => Refuses("it does not select Microservices by label"),
+        "allow_missing_template_keys" => Takes(None),
         // The cluster's CRD is read, to print one that removes nothing from it.
         _ if connection => Takes(None),
         _ => Refuses("it prints YAML or JSON documents, not a table"),
@@ -222,6 +223,9 @@ pub fn scoped(root: Command) -> Command {
 /// The definition for static completion scripts: the shared flags are no longer global, and
 /// each subcommand has its own copy of those it takes (with its help text), none of the others.
 /// It does not parse a line as [`scoped`] does (a flag before the subcommand stays there).
+/// A subcommand's own hidden flags (`logs`'s old `--file`) are left out: the generators would
+/// complete them (clap_complete completes hidden flags); no visible flag may name one in its
+/// `conflicts_with` (the hidden one names them).
 pub fn flattened(root: Command) -> Command {
     let shared: Vec<String> = shared_args().iter().map(|a| a.get_id().to_string()).collect();
     root.mut_args(|arg| {
@@ -232,6 +236,7 @@ pub fn flattened(root: Command) -> Command {
         }
     })
     .mut_subcommands(|sub| {
+        let sub = without_hidden_args(sub);
         let name = sub.get_name().to_string();
         shared_args()
             .into_iter()
@@ -241,6 +246,26 @@ pub fn flattened(root: Command) -> Command {
                 Use::Refuses(_) => sub,
             })
     })
+}
+
+/// `sub` without its hidden arguments: its name, about texts and visible arguments (what a
+/// completion script reads of it).
+fn without_hidden_args(sub: Command) -> Command {
+    let name = SUBCOMMANDS.iter().find(|n| **n == sub.get_name());
+    let (Some(name), true) = (name, sub.get_arguments().any(|a| a.is_hide_set())) else {
+        return sub;
+    };
+    let mut out = Command::new(*name);
+    if let Some(about) = sub.get_about() {
+        out = out.about(about.clone());
+    }
+    if let Some(about) = sub.get_long_about() {
+        out = out.long_about(about.clone());
+    }
+    for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+        out = out.arg(arg.clone());
+    }
+    out
 }
 
 fn scope_shared_flags(subcommand: Command) -> Command {

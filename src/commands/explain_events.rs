@@ -74,8 +74,8 @@ pub fn human(report: &Report, color: bool) -> String {
             fix_block(&mut out, "  Fix:", fix);
         }
     }
-    checked_block(&mut out, &checked, color, None);
-    closing_blocks(&mut out, report, false);
+    let _ = checked_block(&mut out, &checked, color, None);
+    let _ = closing_blocks(&mut out, report, false);
     out
 }
 
@@ -101,9 +101,12 @@ fn fix_block(out: &mut String, label: &str, fix: &str) {
 
 /// `Checked, fine:` with one line per `ok` finding; in the short form (`width`) each title is
 /// cut at its clauses to fit one row.
-fn checked_block(out: &mut String, checked: &[&Finding], color: bool, width: Option<usize>) {
+/// The `Checked, fine` block: one row each, each title fitted to `width` when given. Whether a
+/// title was cut.
+fn checked_block(out: &mut String, checked: &[&Finding], color: bool, width: Option<usize>) -> bool {
+    let mut cut = false;
     if checked.is_empty() {
-        return;
+        return cut;
     }
     out.push_str("\nChecked, fine:\n");
     for f in checked {
@@ -112,42 +115,49 @@ fn checked_block(out: &mut String, checked: &[&Finding], color: bool, width: Opt
             Some(w) => short_form::fit_line(&f.title, w.saturating_sub(f.id.as_str().len() + 8)),
             None => f.title.clone(),
         };
+        cut |= title != f.title;
         out.push_str(&format!(
             "  {label}  {}: {}\n",
             sanitize(f.id.as_str()),
             sanitize(&title)
         ));
     }
+    cut
 }
 
-/// The gaps and notes; `short` reduces the API errors the gaps quote.
-fn closing_blocks(out: &mut String, report: &Report, short: bool) {
+/// The gaps and notes; `short` reduces the API errors the gaps quote, aggregates the gaps of
+/// one kind and fits each line. Whether anything was cut.
+fn closing_blocks(out: &mut String, report: &Report, short: bool) -> bool {
+    let mut cut = false;
     if !report.gaps.is_empty() {
         out.push_str("\nEvidence gaps:\n");
         let gaps: Vec<String> = report.gaps.iter().map(|g| g.to_string()).collect();
-        let gaps = if short {
+        let shown: Vec<String> = if short {
             short_form::aggregate_gaps(&gaps)
                 .iter()
                 .map(|g| short_form::fit_line(&short_form::reduce_api_errors(g), short_form::LINE_LIMIT))
                 .collect()
         } else {
-            gaps
+            gaps.clone()
         };
-        for gap in gaps {
+        cut |= shown != gaps;
+        for gap in shown {
             out.push_str(&sanitize(&format!("  - {gap}")));
             out.push('\n');
         }
     }
-    for note in &report.notes {
+    for note_in in &report.notes {
         let note = if short {
-            short_form::fit_line(note, short_form::LINE_LIMIT)
+            short_form::fit_line(note_in, short_form::LINE_LIMIT)
         } else {
-            note.clone()
+            note_in.clone()
         };
+        cut |= note != *note_in;
         out.push('\n');
         out.push_str(&sanitize(&format!("Note: {note}")));
         out.push('\n');
     }
+    cut
 }
 
 /// The commands a fix suggests ([`pasted_commands`]), as text.
@@ -259,8 +269,8 @@ pub fn human_short(report: &Report, color: bool) -> String {
         }
     }
     let checked: Vec<&Finding> = checked.into_iter().filter(|f| !folded(f)).collect();
-    checked_block(&mut out, &checked, color, Some(short_form::WIDTH));
-    closing_blocks(&mut out, report, true);
+    cut |= checked_block(&mut out, &checked, color, Some(short_form::WIDTH));
+    cut |= closing_blocks(&mut out, report, true);
     if cut || report.findings.iter().any(|f| folded(&f)) {
         out.push_str(short_form::MORE_HINT);
         out.push('\n');

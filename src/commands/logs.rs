@@ -1,10 +1,13 @@
 //! `kubectl microservice logs --handler NAME [OBJECT]`: every run of a handler, with its cause
 //! and outcome, from operator logs (Kopf's or ours).
 //!
-//! Sources: `--file PATH|-` (repeatable), `--bundle DIR` (the logs of the operator the resolver
+//! Sources: `--log-file FILE|-` with `--local` (repeatable; the files alone, `--file` is its old
+//! name), `--bundle DIR` (the logs of the operator the resolver
 //! names, or `--operator`'s), else the operator's Pods (`--operator NS/deployment/NAME`, or the
 //! one [`crate::evidence::resolve`] decides for the namespace, as `status` and `explain-events`
-//! do; every Pod of the Deployment is read and merged, the Lease holder's marked).
+//! do; every Pod of the Deployment is read and merged, the Lease holder's marked). Without
+//! `--local`, `--log-file FILE` is read beside the cluster's or the bundle's evidence, as
+//! `status` and `explain-events` read it.
 //!
 //! Flow: sources → one [`LogStream`] per container log (bytes → records → runs) → filters
 //! ([`RunFilter`], `--last`) → output (grouped human blocks, `--raw` lines, or `-o json` one
@@ -17,7 +20,7 @@
 //! logs begin before that change ([`crate::logs::coverage::since`]).
 //!
 //! Exit codes (docs/contracts.md): 0 whether or not runs were found; 2 for usage errors (bad
-//! flag, unreadable `--file` path, bad `--bundle` path); 3 when the operator or the object
+//! flag, unreadable `--log-file` path, bad `--bundle` path); 3 when the operator or the object
 //! cannot be found, the cluster cannot be asked, or no log at all could be read.
 
 use std::io::Read;
@@ -88,7 +91,7 @@ pub struct LogsQuery {
     /// Grouping settings (`--run-timeout`).
     pub config: GroupConfig,
     /// The operator whose logs are read, as every command names it (the resolver's label:
-    /// `NS/deployment/NAME`, `process/...`, `<none serves NS>`, ...); `None` for `--file`.
+    /// `NS/deployment/NAME`, `process/...`, `<none serves NS>`, ...); `None` for `--local`.
     pub operator: Option<String>,
 }
 
@@ -111,8 +114,8 @@ impl LogsQuery {
         let namespace = global.one_namespace("logs")?;
         if args.bundle.is_some() {
             global.refuse_connection_flags("logs --bundle")?;
-        } else if !args.file.is_empty() {
-            global.refuse_connection_flags("logs --file")?;
+        } else if args.local_files().is_some() {
+            global.refuse_connection_flags("logs --local")?;
         }
         let object = args
             .object
@@ -220,14 +223,21 @@ fn run_filter(args: &LogsArgs, object: Option<ObjectSelector>) -> RunFilter {
 /// Runs `logs`.
 pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
     let mut query = LogsQuery::new(global, args, crate::render::use_color(global.color))?;
+    // The files read beside the evidence (none with `--local`): read first, so that a bad path
+    // is a usage error before any cluster call, as in the other commands.
+    if args.follow && args.bundle.is_some() {
+        return Err(AppError::Usage(
+            "--follow reads a cluster or a file, not a bundle".into(),
+        ));
+    }
+    if args.follow && args.local_files().is_none() && !args.log_file.is_empty() {
+        return Err(AppError::Usage(
+            "--follow reads the Pods, or one --log-file with --local; without --local a --log-file is read once, beside the cluster's evidence".into(),
+        ));
+    }
+    let files = beside_files(args)?;
     if let Some(dir) = &args.bundle {
-        if args.follow {
-            return Err(AppError::Usage(
-                "--follow reads a cluster or a file, not a bundle".into(),
-            ));
-        }
         let namespace = query.given_namespace(global);
-        let files = super::log_files::read(&args.log_files)?;
         return from_bundle(
             &mut query,
             dir,
@@ -237,38 +247,33 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
             &files,
         );
     }
-    if args.file.is_empty() {
-        if args.follow && !args.log_files.paths.is_empty() {
-            return Err(AppError::Usage(
-                "--follow reads the Pods or one --file; --log-file is read once, beside the cluster's evidence".into(),
-            ));
-        }
+    let Some(local) = args.local_files() else {
         let runtime = tokio::runtime::Runtime::new().map_err(|e| AppError::Io {
             context: "start the async runtime".into(),
             source: e,
         })?;
-        return runtime.block_on(from_cluster(global, args, &mut query));
-    }
+        return runtime.block_on(from_cluster(global, args, &mut query, &files));
+    };
     if args.container.is_some() {
         return Err(AppError::Usage(
-            "-c/--container selects a container of the operator's Pods, not of a --file".into(),
+            "-c/--container selects a container of the operator's Pods, not of a --log-file read with --local".into(),
         ));
     }
     if args.follow {
-        let [path] = args.file.as_slice() else {
-            return Err(AppError::Usage("--follow reads one --file".into()));
+        let [path] = local else {
+            return Err(AppError::Usage("--follow --local reads one --log-file".into()));
         };
         return follow_file(&mut query, path);
     }
     let mut runs = Vec::new();
     let mut coverage = Vec::new();
-    for path in &args.file {
+    for path in local {
         let label = SourceLabel {
             path: Some(path.clone()),
             ..Default::default()
         };
         let mut stream = LogStream::new(label.clone(), query.config.clone(), Vec::new());
-        let result = stream.read_all(crate::logs::file::open(path, "--file")?);
+        let result = stream.read_all(crate::logs::file::open(path, "--log-file")?);
         let error = match result {
             Ok(found) => {
                 runs.extend(found);
@@ -281,6 +286,35 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
     // "Now" for a file is its latest line: the file may have been written long ago.
     let now = latest_line(&coverage);
     finish_batch(&mut query, runs, &coverage, now, None)
+}
+
+/// The `--log-file` files read beside the cluster's or the bundle's evidence (none with
+/// `--local`), as the other commands read them; `-` is stdin, read here to its end (once: `logs`
+/// does not read them again, and `--follow` does not take them). Errors (exit 2): a bad path,
+/// `-` twice, a file named like stdin's log.
+fn beside_files(args: &LogsArgs) -> Result<Vec<crate::logs::LogSource>, AppError> {
+    use crate::logs::file;
+    let flag = args.log_files();
+    let (stdin, paths): (Vec<&std::path::PathBuf>, Vec<&std::path::PathBuf>) =
+        flag.paths.iter().partition(|p| p.as_os_str() == "-");
+    if stdin.len() > 1 {
+        return Err(AppError::Usage("--log-file - given twice: stdin is read once".into()));
+    }
+    let mut sources = file::read_sources(&paths)?;
+    if !stdin.is_empty() {
+        if let Some(clash) = sources.iter().find(|s| s.pod == file::STDIN_NAME) {
+            return Err(AppError::Usage(format!(
+                "--log-file -: stdin's log is named {:?}, as another --log-file is ({}): copy that file under another name",
+                file::STDIN_NAME,
+                clash.pod
+            )));
+        }
+        sources.push(file::read_stream_source(
+            std::io::stdin().lock(),
+            file::TAIL_LIMIT_BYTES,
+        )?);
+    }
+    Ok(sources)
 }
 
 fn latest_line(coverage: &[ContainerCoverage]) -> Option<DateTime<Utc>> {
@@ -542,18 +576,19 @@ fn from_bundle(
             ..evidence_plan(Vec::new())
         },
     )?;
-    from_snapshot(query, &snapshot, &dir.display().to_string(), container)
+    from_snapshot(query, &snapshot, &dir.display().to_string(), container, log_files)
 }
 
 /// The runs of the operator the resolver names in `snapshot` (a bundle's, or the cluster's with
 /// `--log-file`): its logs held there (and the `--log-file`s), each read in the zone every
 /// command reads it in ([`crate::evidence::Snapshot::log_zone`]). `place` names where the logs
-/// are, for the errors.
+/// are, for the errors; `given` are the `--log-file`s of this command line.
 fn from_snapshot(
     query: &mut LogsQuery,
     snapshot: &crate::evidence::Snapshot,
     place: &str,
     container: Option<&str>,
+    given: &[crate::logs::LogSource],
 ) -> Result<ExitCode, AppError> {
     let objects: &[MicroserviceObject] = snapshot.microservices.get().map_or(&[], Vec::as_slice);
     let hints = hints_of(objects);
@@ -593,7 +628,7 @@ fn from_snapshot(
             context: "read a bundle log".into(),
             source: e,
         })?);
-        let notes = source_notes(snapshot, source, &sources, deployment_created);
+        let notes = source_notes(snapshot, source, &sources, deployment_created, given);
         coverage.push(ContainerCoverage::of(&stream, None, notes));
     }
     let now = snapshot.now().or_else(|| latest_line(&coverage));
@@ -661,13 +696,18 @@ fn snapshot_sources<'a>(
 
 /// What the coverage says of one log of `snapshot` beside its lines: its Pod's state (restarts,
 /// a previous container's log, `deployment_created`), or that it was read from a file, or that
-/// its Pod is not in evidence. `sources` are the logs read.
+/// its Pod is not in evidence. `sources` are the logs read; `given` the `--log-file`s of this
+/// command line (a bundle's other files were given to collect).
 fn source_notes(
     snapshot: &crate::evidence::Snapshot,
     source: &crate::logs::LogSource,
     sources: &[&crate::logs::LogSource],
     deployment_created: Option<DateTime<Utc>>,
+    given: &[crate::logs::LogSource],
 ) -> Vec<String> {
+    let given_now = given
+        .iter()
+        .any(|g| g.pod == source.pod && g.container == source.container);
     let pods: &[Pod] = snapshot.operator.pods.get().map_or(&[], Vec::as_slice);
     let has_previous = sources
         .iter()
@@ -681,10 +721,10 @@ fn source_notes(
         }
         Some(_) => Vec::new(),
         None if source.container == crate::logs::file::FILE_CONTAINER => match snapshot.source {
-            crate::evidence::Provenance::Bundle(_) => {
+            crate::evidence::Provenance::Bundle(_) if !given_now => {
                 vec!["read from a file (`--log-file` of collect), not from a Pod".into()]
             }
-            crate::evidence::Provenance::Live { .. } => {
+            crate::evidence::Provenance::Bundle(_) | crate::evidence::Provenance::Live { .. } => {
                 vec!["read from a file (`--log-file`), not from a Pod".into()]
             }
         },
@@ -698,7 +738,7 @@ fn source_notes(
 /// the Deployments, their Pods and the Leases. `objects` are the Microservices in evidence (the
 /// named one gives its managedFields). Errors (exit 3) when no operator serves the namespace
 /// (naming what exists and what each watches), when several serve it alike, when the operator
-/// is a process outside the cluster (its log is not in the cluster: `--file`), or when the
+/// is a process outside the cluster (no Pod log: `--log-file`), or when the
 /// Deployments cannot be read.
 async fn resolve_target(
     client: &Client,
@@ -804,7 +844,7 @@ async fn operator_evidence(
 
 /// The operator Deployment the resolver decides in `snapshot` for `object` (else for
 /// `namespace`), as `status` and `explain-events` decide it. Errors (exit 3) say why there is
-/// none to read: a process outside the cluster (read its log with `--file`), none serves, several
+/// none to read: a process outside the cluster (read its log with `--log-file`), none serves, several
 /// serve alike, the operators are unknown, or the chosen one is not among the Deployments read.
 fn resolved_deployment(
     snapshot: &crate::evidence::Snapshot,
@@ -820,7 +860,7 @@ fn resolved_deployment(
         Verdict::Deployment => resolution.deployment().map(str::to_string),
         Verdict::Process => {
             return Err(AppError::Undecided(format!(
-                "Operator: {}: a process outside the cluster, whose log is not in the cluster; read it with --file FILE",
+                "Operator: {}; its log is in no Pod: read it with --log-file FILE",
                 resolution.line()
             )));
         }
@@ -958,7 +998,12 @@ fn fetch(args: &LogsArgs, query: &LogsQuery) -> Fetch {
 
 /// The operator's Pods, read to the end or followed; with `--log-file`, the files beside the
 /// cluster's evidence instead.
-async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, query: &mut LogsQuery) -> Result<ExitCode, AppError> {
+async fn from_cluster(
+    global: &GlobalArgs,
+    args: &LogsArgs,
+    query: &mut LogsQuery,
+    files: &[crate::logs::LogSource],
+) -> Result<ExitCode, AppError> {
     let usage = if args.follow {
         Usage::Controller
     } else {
@@ -984,10 +1029,19 @@ async fn from_cluster(global: &GlobalArgs, args: &LogsArgs, query: &mut LogsQuer
     let mut global = global.clone();
     global.namespaces = vec![ns.clone()];
     let objects = objects_in_evidence(&client, query, Some(&ns)).await?;
-    if args.log_files.paths.is_empty() {
+    if files.is_empty() {
         from_pods(&client, &global, args, query, objects).await
     } else {
-        beside_cluster(&client, args, query, &ns, objects, &config.cluster_url.to_string()).await
+        beside_cluster(
+            &client,
+            args,
+            query,
+            files,
+            &ns,
+            objects,
+            &config.cluster_url.to_string(),
+        )
+        .await
     }
 }
 
@@ -999,11 +1053,11 @@ async fn beside_cluster(
     client: &Client,
     args: &LogsArgs,
     query: &mut LogsQuery,
+    files: &[crate::logs::LogSource],
     ns: &str,
     (objects, objects_note): (Vec<MicroserviceObject>, Option<String>),
     place: &str,
 ) -> Result<ExitCode, AppError> {
-    let files = super::log_files::read(&args.log_files)?;
     let scope = crate::evidence::live::LiveScope {
         namespace: Some(ns.to_string()),
         operator: args.operator.clone(),
@@ -1021,7 +1075,7 @@ async fn beside_cluster(
     let snapshot = gather(
         source,
         Needs {
-            log_files: &files,
+            log_files: files,
             ..evidence_plan(objects)
         },
     )
@@ -1030,7 +1084,7 @@ async fn beside_cluster(
     if let Some(note) = &objects_note {
         crate::commands::say(format_args!("note: {}", sanitize(note)));
     }
-    from_snapshot(query, &snapshot, place, args.container.as_deref())
+    from_snapshot(query, &snapshot, place, args.container.as_deref(), files)
 }
 
 /// The runs in the logs of the operator's Pods ([`resolve_target`] finds them), read to the end
@@ -1146,7 +1200,9 @@ fn render_run(output: &Output, run: &Run) -> Result<String, AppError> {
         Output::Json => view::json_line(run),
         Output::Template { template, as_json } => {
             let document = serde_json::to_value(view::run_json(run)).expect("a run always serialises");
-            template.render(&document, *as_json).map_err(AppError::Usage)?
+            template
+                .render(&document, *as_json)
+                .map_err(|e| AppError::Usage(e.to_string()))?
         }
     })
 }
@@ -1218,7 +1274,7 @@ fn follow_file(query: &mut LogsQuery, path: &str) -> Result<ExitCode, AppError> 
         path: Some(path.to_string()),
         ..Default::default()
     };
-    let mut reader = crate::logs::file::open(path, "--file")?;
+    let mut reader = crate::logs::file::open(path, "--log-file")?;
     let is_stdin = path == "-";
     let (tx, rx) = mpsc::sync_channel::<Option<Vec<u8>>>(4);
     std::thread::spawn(move || {

@@ -422,16 +422,13 @@ fn detail_as(report: &Report, item: &Item, color: bool, long: bool) -> String {
         }
     }
     let (why, why_cut) = detail_why(item, long);
-    let lines = facts
-        .into_iter()
-        .chain(detail_changes(item))
-        .chain(why)
-        .chain(detail_closing(report, item, long));
+    let (closing, closing_cut) = detail_closing(report, item, long);
+    let lines = facts.into_iter().chain(detail_changes(item)).chain(why).chain(closing);
     for line in lines {
         out.push_str(&sanitize(&line));
         out.push('\n');
     }
-    if cut || why_cut {
+    if cut || why_cut || closing_cut {
         out.push_str(short_form::MORE_HINT);
         out.push('\n');
     }
@@ -530,27 +527,29 @@ fn detail_why(item: &Item, long: bool) -> (Vec<String>, bool) {
     (lines, cut)
 }
 
-/// The detail's closing lines: the Warning events, the report's gaps and notes, the next command.
-/// The gaps quote API errors reduced unless `long`; `Next:` points at a gap rather than
-/// repeating it.
-fn detail_closing(report: &Report, item: &Item, long: bool) -> Vec<String> {
+/// The detail's closing lines: the Warning events, the report's gaps and notes, the next command,
+/// and whether anything was cut. The gaps quote API errors reduced, aggregated and fitted unless
+/// `long`; `Next:` points at a gap rather than repeating it.
+fn detail_closing(report: &Report, item: &Item, long: bool) -> (Vec<String>, bool) {
     let warnings = match item.warnings {
         Some(n) => format!("{} for this uid", crate::text::count(n as u64, "Warning/Error event")),
         None => "unknown (events could not be listed)".into(),
     };
     let mut lines = vec![format!("  {:<16}{warnings}", "Warnings:")];
+    let mut cut = false;
     if !report.gaps.is_empty() {
         lines.push("  Evidence gaps:".into());
         let gaps: Vec<String> = report.gaps.iter().map(|g| g.to_string()).collect();
-        let gaps = if long {
-            gaps
+        let shown: Vec<String> = if long {
+            gaps.clone()
         } else {
             short_form::aggregate_gaps(&gaps)
                 .iter()
                 .map(|g| short_form::fit_line(&short_form::reduce_api_errors(g), short_form::LINE_LIMIT))
                 .collect()
         };
-        for gap in gaps {
+        cut |= shown != gaps;
+        for gap in shown {
             lines.push(format!("    - {gap}"));
         }
     }
@@ -562,7 +561,7 @@ fn detail_closing(report: &Report, item: &Item, long: bool) -> Vec<String> {
         next = next.replace(&gap.to_string(), "the evidence gap above");
     }
     lines.push(format!("  {:<16}{next}", "Next:"));
-    lines
+    (lines, cut)
 }
 
 /// The `Next:` of the detail view: the command to run next, for the verdict and its reasons.
@@ -579,7 +578,7 @@ fn next_target(item: &Item) -> String {
         None => format!("{} -n {}", item.name, item.namespace),
     };
     // `logs --log-file` reads the files beside the cluster's or the bundle's evidence, in the
-    // clock status read them in (`logs --file` alone would read them as UTC).
+    // clock status read them in (`logs --log-file --local` alone would read them as UTC).
     for file in &item.log_files {
         target.push_str(&format!(" --log-file {file}"));
     }

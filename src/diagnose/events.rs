@@ -407,7 +407,11 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
     };
     // Several operators serve alike (the resolver's tie): said in the headline, never
     // "Nothing is hidden" about an operator that was not decided.
+    // Double handling names the operators that serve the namespace already: the ambiguity is
+    // said without naming them twice (issue 20; the `Operator:` line gives the resolution).
+    let double_handling = |f: &Finding| f.id == FindingId::OperatorNotLeading && f.title.ends_with("(double handling)");
     let tail = match ctx.resolution().verdict {
+        Resolved::Ambiguous if top.is_some_and(double_handling) => format!("{tail}; the operator is ambiguous"),
         Resolved::Ambiguous => format!("{tail}; the operator is ambiguous: {}", ctx.resolution().summary),
         _ => tail,
     };
@@ -417,7 +421,7 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
             format!("Could not decide which operator handles the object{tail}")
         }
         Some(f) if f.severity == Severity::Problem => format!("{}: {}{cause}{tail}", headline(f.id, false), f.title),
-        Some(f) if f.id == FindingId::OperatorNotLeading && f.title.ends_with("(double handling)") => {
+        Some(f) if double_handling(f) => {
             format!("Every object is handled more than once: {}{tail}", f.title)
         }
         Some(f) => format!("{}: {}{cause}{tail}", headline(f.id, true), f.title),

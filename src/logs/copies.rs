@@ -1,5 +1,5 @@
 //! One run read twice is one run: the same operator log read from its Pod (kubelet
-//! timestamps) and from a file (`--log-file`, a `*.file.log` of a bundle, another `--file`: no
+//! timestamps) and from a file (`--log-file`, a `*.file.log` of a bundle, another `--log-file`: no
 //! kubelet prefix, or another one, such as a log store's) gives the same runs twice. A run read
 //! from a file is a copy of a run read elsewhere when it is of the same handler, object and
 //! outcome and its lines are the other's line for line, up to a prefix: each line is the other's

@@ -1,5 +1,5 @@
-//! Operator logs read from files rather than from the operator's Pods: `logs --file PATH|-`
-//! streams them ([`open`]); `--log-file FILE` of `explain-events`, `status` and `collect` reads
+//! Operator logs read from files rather than from the operator's Pods: `logs --log-file
+//! FILE|- --local` streams them ([`open`]); `--log-file FILE` of `explain-events`, `status` and `collect` reads
 //! each whole into a [`LogSource`] ([`read_sources`]) that stands beside the Pods' logs (the
 //! evidence adds them there). This is how an operator without a Pod is diagnosed: `operate` run on a laptop
 //! (nothing behind `pods/log`), or logs exported from a log store.
@@ -43,7 +43,7 @@ pub fn source_field(pod: &str, container: Option<&str>) -> String {
     }
 }
 
-/// Opens `path` for reading, `-` meaning stdin. `flag` (e.g. `--file`) names the option in the
+/// Opens `path` for reading, `-` meaning stdin. `flag` (`--log-file`) names the option in the
 /// error: an unreadable path is a usage error (exit 2) naming the flag, the path and the cause.
 pub fn open(path: &str, flag: &str) -> Result<Box<dyn Read + Send>, AppError> {
     if path == "-" {
@@ -87,14 +87,15 @@ fn read_tail(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 /// Reads the operator log at `path` (its last [`TAIL_LIMIT_BYTES`]) as a [`LogSource`] named
 /// after the file (module docs).
 ///
-/// Errors (exit 2, naming `--log-file` and the path): `-` (stdin is not read: the file may be
-/// read again, e.g. on every poll of `status --watch`), a path that cannot be opened or read (a
-/// directory, missing, no permission).
+/// Errors (exit 2, naming `--log-file` and the path): `-` (stdin is not read here: the file may
+/// be read again, e.g. on every poll of `status --watch`; `logs`, which reads it once, reads it
+/// with [`read_stream_source`]), a path that cannot be opened or read (a directory, missing, no
+/// permission).
 pub fn read_source(path: &Path) -> Result<LogSource, AppError> {
     let shown = path.display();
     if path.as_os_str() == "-" {
         return Err(AppError::Usage(
-            "--log-file -: expected a file; stdin is not read here (save the log to a file, or use `logs --file -`)"
+            "--log-file -: expected a file; stdin is not read here (save the log to a file; `logs --handler NAME --log-file -` reads stdin)"
                 .into(),
         ));
     }
@@ -106,6 +107,51 @@ pub fn read_source(path: &Path) -> Result<LogSource, AppError> {
         .map_err(|e| AppError::Usage(format!("cannot read --log-file {shown}: {e}")))?;
     Ok(LogSource {
         pod: name,
+        container: FILE_CONTAINER.to_string(),
+        previous: false,
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+    })
+}
+
+/// How a log read from stdin is named (`logs --log-file -`): cited as `file stdin`.
+pub const STDIN_NAME: &str = "stdin";
+
+/// Reads `reader` to its end (stdin for `logs --log-file -` beside the evidence, read once) as a
+/// [`LogSource`] named [`STDIN_NAME`]: its last `limit` bytes from a whole line, as a file's
+/// tail is read, in memory bounded by about twice `limit`. Errors (exit 2) name `--log-file -`.
+pub fn read_stream_source(mut reader: impl Read, limit: u64) -> Result<LogSource, AppError> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut cut = false;
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(AppError::Usage(format!("cannot read --log-file - (stdin): {e}"))),
+        };
+        bytes.extend_from_slice(&chunk[..n]);
+        // Keep one byte more than the limit, to see whether the tail starts after a line break.
+        if bytes.len() > limit.saturating_mul(2).max(limit.saturating_add(1)) {
+            bytes.drain(..bytes.len() - (limit + 1));
+            cut = true;
+        }
+    }
+    if bytes.len() > limit {
+        bytes.drain(..bytes.len() - (limit + 1));
+        cut = true;
+    }
+    if cut {
+        let start = bytes.iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| i + 1);
+        bytes.drain(..start);
+        tracing::warn!(
+            "stdin: longer than {limit} bytes; reading its last {} (the evidence begins there)",
+            bytes.len()
+        );
+    }
+    Ok(LogSource {
+        pod: STDIN_NAME.to_string(),
         container: FILE_CONTAINER.to_string(),
         previous: false,
         text: String::from_utf8_lossy(&bytes).into_owned(),
@@ -162,6 +208,27 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    /// stdin (`logs --log-file -`) is read as a file's tail is: whole, or its last `limit` bytes
+    /// from a whole line; named `stdin`.
+    #[test]
+    fn stdin_is_read_to_its_end_and_cut_as_a_file() {
+        let text = b"2026-11-29T17:00:00.000Z  INFO first\n2026-11-29T17:00:01.000Z  INFO second\n2026-11-29T17:00:02.000Z  INFO third\n";
+        let whole = read_stream_source(&text[..], 1000).unwrap();
+        assert_eq!((whole.pod.as_str(), whole.container.as_str()), ("stdin", "file"));
+        assert_eq!(whole.text.as_bytes(), text);
+        let tail = read_stream_source(&text[..], 40).unwrap();
+        assert_eq!(tail.text, "2026-11-29T17:00:02.000Z  INFO third\n");
+        // Bounded while reading: a long stream in small reads keeps only its end.
+        let long: Vec<u8> = (0..2000).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+        let tail = read_stream_source(std::io::Cursor::new(&long), 100).unwrap();
+        assert!(
+            tail.text.ends_with("line 1999\n") && tail.text.starts_with("line 19"),
+            "{}",
+            tail.text
+        );
+        assert!(tail.text.len() <= 100);
     }
 
     #[test]

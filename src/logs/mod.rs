@@ -11,7 +11,7 @@
 //! - [`stream`]: one container log end to end (bytes → runs), for blocking and async readers;
 //! - [`coverage`]: what a log can and cannot show (first and last line per container);
 //! - [`copies`]: one run read from a Pod and from a file (or two files) is one run;
-//! - [`file`]: logs read from files (`logs --file`, `--log-file`) instead of the Pods;
+//! - [`file`]: logs read from files (`--log-file`, alone with `logs --local`) instead of the Pods;
 //! - [`live`]: the operator's Pods through `pods/log`, once or followed;
 //! - [`filter`] and [`view`]: which runs `logs --handler` shows, and how.
 //!
@@ -74,8 +74,8 @@ impl Clock {
 }
 
 /// What [`Clock::OperatorLocal`] times are, said once in an answer that shows one, when how
-/// they were read is not known (`logs --file`, where no Pod says its `TZ`).
-pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: read as UTC, which a file cannot confirm (status and explain-events --log-file check it against the API server's clock); logs read with kubelet timestamps have a better clock";
+/// they were read is not known (`logs --local`, where no Pod says its `TZ`).
+pub const LOCAL_TIME_NOTE: &str = "\"operator's local time\" (operator-local) is the time Kopf's full format writes, without a zone: read as UTC, which a file alone cannot confirm (--log-file without --local, as status and explain-events read it, checks it against the API server's clock); logs read with kubelet timestamps have a better clock";
 
 /// The note an answer gives once when any of `texts` shows a time in the operator's local time
 /// (as [`Clock::describe`] words it), else nothing: what such times are, and how each log's

@@ -34,6 +34,7 @@ pub fn global(output: Option<OutputFormat>) -> GlobalArgs {
         namespaces: vec![],
         all_namespaces: false,
         output,
+        allow_missing_template_keys: true,
         selector: None,
         no_headers: false,
         as_user: None,

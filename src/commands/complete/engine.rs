@@ -353,7 +353,7 @@ impl<'a> Walk<'a> {
             // a PathBuf the hint AnyPath).
             ValueHint::AnyPath | ValueHint::Unknown if names.contains("DIR") => Directive::FILTER_DIRS,
             ValueHint::AnyPath | ValueHint::FilePath | ValueHint::ExecutablePath => Directive::DEFAULT,
-            // A String argument that says what it holds in its value name (`--file <PATH|->`).
+            // A String argument that says what it holds in its value name (`--log-file <FILE|->`).
             ValueHint::Unknown if names.contains("PATH") || names.contains("FILE") => Directive::DEFAULT,
             _ => Directive::NO_FILE_COMP,
         };
@@ -556,6 +556,10 @@ mod tests {
             Directive::DEFAULT
         );
         // A String path that says so in its value name.
+        assert_eq!(
+            values(request_of(&["logs", "--log-file", ""]).source).1,
+            Directive::DEFAULT
+        );
         assert_eq!(values(request_of(&["logs", "--file", ""]).source).1, Directive::DEFAULT);
         // A free-form value: nothing to offer, and no file names either.
         assert_eq!(

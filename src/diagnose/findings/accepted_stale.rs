@@ -26,13 +26,14 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     let verdict = a.verdict.as_str();
     let title = match first.code {
         "retrying" => {
-            format!("the handler is failing and being retried for the current spec (status: {verdict} [retrying])")
+            // Not "for the current spec": the headline says it (issue 20: nothing said twice).
+            format!("the handler is failing and being retried (status: {verdict} [retrying])")
         }
         "never-handled" => {
-            format!("the handler has tried and not yet succeeded for this object (status: {verdict} [never-handled])")
+            format!("the handler's runs have not yet succeeded for this object (status: {verdict} [never-handled])")
         }
         "last-handling-failed" => {
-            format!("the handler's last cycle for the current spec failed (status: {verdict} [last-handling-failed])")
+            format!("the handler's last cycle failed (status: {verdict} [last-handling-failed])")
         }
         // Issue 11 item 6: the operator alive but not handling; the reason says what the logs show.
         code @ ("handler-running" | "nothing-logged-since-change") => {

@@ -21,11 +21,20 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     // Events elsewhere for a reason other than a predecessor's uid (another namespace, no uid,
     // a type a filter hides).
     let mut hiding = false;
+    // Where they are, one `kubectl get events` each: (the event's namespace, its uid if any).
+    let mut places: Vec<(String, Option<String>)> = Vec::new();
     for e in events {
         let Some(place) = elsewhere(ctx, e) else { continue };
         stale |= place.other_object;
         hiding |= place.hidden;
         evidence.push(place.cited);
+        let at = (
+            e.metadata.namespace.clone().unwrap_or_else(|| ctx.ns.to_string()),
+            e.involved_object.uid.clone(),
+        );
+        if !places.contains(&at) {
+            places.push(at);
+        }
     }
     if evidence.is_empty() {
         return Vec::new();
@@ -54,11 +63,24 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         Severity::Warning,
         title.into(),
         evidence,
-        Some(format!(
-            "list them all: kubectl get events -A --field-selector involvedObject.kind=Microservice,involvedObject.name={}",
-            ctx.name
-        )),
+        // The commands alone: a lead ("list them: ") would wrap the usual one to two rows.
+        Some(list_commands(ctx.name, &places).join("; ")),
     )]
+}
+
+/// One `kubectl get events` per place (the event's namespace, its `involvedObject.uid`): in
+/// that namespace (`-n`), by the uid, else (no uid) by kind and name; never `-A` or a bare
+/// name, which would also list another team's Microservice of the same name.
+fn list_commands(name: &str, places: &[(String, Option<String>)]) -> Vec<String> {
+    places
+        .iter()
+        .map(|(ns, uid)| match uid {
+            Some(uid) => format!("kubectl get events -n {ns} --field-selector involvedObject.uid={uid}"),
+            None => format!(
+                "kubectl get events -n {ns} --field-selector involvedObject.kind=Microservice,involvedObject.name={name}"
+            ),
+        })
+        .collect()
 }
 
 /// Why an event about the object's name is not plainly its own.
@@ -147,5 +169,19 @@ mod tests {
     fn events_of_another_uid_or_namespace_are_found() {
         assert_eq!(run("bundles/recreated-uid", check), [(EventsElsewhere, Warning)]);
         assert_eq!(run("bundles/healthy", check), []);
+    }
+
+    /// Issue 20: the listing is scoped to the events' namespace and to the uid they carry (kind
+    /// and name only when they carry none), so it cannot list another team's object.
+    #[test]
+    fn the_listing_names_the_namespace_and_the_uid() {
+        let places = [("store".to_string(), Some("u0".to_string())), ("ops".to_string(), None)];
+        assert_eq!(
+            list_commands("api", &places),
+            [
+                "kubectl get events -n store --field-selector involvedObject.uid=u0",
+                "kubectl get events -n ops --field-selector involvedObject.kind=Microservice,involvedObject.name=api",
+            ]
+        );
     }
 }
