@@ -804,6 +804,100 @@ mod tests {
             assert_eq!(report.exit_code(), 0);
         }
 
+        /// Issue 18 trial P2, live against a mocked API: team-delta/api's own Kopf Deployment
+        /// (scaled to 0, `--namespace=team-delta`), a cluster-wide Kopf operator whose mounted
+        /// source handles Backups only, and one whose scope stayed a literal `$(WATCH)`. What
+        /// `status NAME` gathers (the operator, no logs) and what `explain-events` gathers (the
+        /// operator, then everything) give the same operator and the same candidates: the
+        /// Backups operator is no candidate in either (status read no ConfigMap before, so it
+        /// listed 3 candidates to explain-events' 2).
+        #[tokio::test]
+        async fn status_and_explain_events_gather_the_same_candidates() {
+            let source =
+                "import kopf\n\n@kopf.on.create('backups.example.io', 'v1', 'backups')\ndef make(**_):\n    pass\n";
+            let kopf = |ns: &str, name: &str, args: serde_json::Value, replicas: i32, cm: Option<&str>| {
+                let volumes: Vec<serde_json::Value> = cm
+                    .map(|c| json!({"name": "code", "configMap": {"name": c}}))
+                    .into_iter()
+                    .collect();
+                json!({"metadata": {"name": name, "namespace": ns},
+                    "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                        "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                            "containers": [{"name": "operator", "image": "python:3.12", "command": args}],
+                            "volumes": volumes}}}})
+            };
+            let deployments = json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": [
+                kopf("backups", "backup-operator", json!(["kopf", "run", "--all-namespaces", "/src/op.py"]), 1, Some("backup-code")),
+                kopf("team-echo", "kopf-op", json!(["kopf", "run", "--namespace=$(WATCH)", "/src/op.py"]), 1, None),
+                kopf("team-delta", "api-operator", json!(["kopf", "run", "--standalone", "--namespace=team-delta", "/src/op.py"]), 0, None),
+            ]});
+            let configmap = json!({"kind": "ConfigMap", "apiVersion": "v1",
+                "metadata": {"name": "backup-code", "namespace": "backups"}, "data": {"op.py": source}});
+            let not_found = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": "not found", "reason": "NotFound", "code": 404});
+            let empty = |kind: &str| json!({"kind": kind, "apiVersion": "v1", "metadata": {}, "items": []});
+            let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
+                "/apis/apps/v1/deployments" => (200, deployments.to_string()),
+                "/api/v1/namespaces/backups/configmaps/backup-code" => (200, configmap.to_string()),
+                p if p.ends_with("/pods") => (200, empty("PodList").to_string()),
+                p if p.ends_with("/leases") => (200, empty("LeaseList").to_string()),
+                _ => (404, not_found.to_string()),
+            });
+            let plan = crate::evidence::live::LiveScope {
+                namespace: Some("team-delta".into()),
+                selector: None,
+                name: Some("api".into()),
+                operator: None,
+                context: None,
+                server: "https://127.0.0.1:1".into(),
+            };
+            let mut obj = todo_api();
+            obj.metadata.namespace = Some("team-delta".into());
+            obj.metadata.name = Some("api".into());
+            let mut status = crate::evidence::live::skeleton(&plan);
+            status.microservices = Evidence::Present(vec![obj.clone()]);
+            crate::evidence::live::add_operator(&client, &mut status, &plan, crate::evidence::live::Logs::None).await;
+            let mut explain = crate::evidence::live::skeleton(&plan);
+            explain.microservices = Evidence::Present(vec![obj.clone()]);
+            crate::evidence::live::add_operator(
+                &client,
+                &mut explain,
+                &plan,
+                crate::evidence::live::Logs::WithPrevious,
+            )
+            .await;
+            crate::evidence::live::add_everything(&client, &mut explain).await;
+            let (by_status, by_explain) = (status.operator_for(&obj), explain.operator_for(&obj));
+            let serving = |r: &crate::evidence::resolve::Resolution| -> Vec<String> {
+                r.serving().map(|c| c.operator.clone()).collect()
+            };
+            assert_eq!(
+                serving(&by_status),
+                ["team-delta/deployment/api-operator", "team-echo/deployment/kopf-op"],
+                "{by_status:?}"
+            );
+            assert_eq!(serving(&by_status), serving(&by_explain));
+            assert_eq!(by_status.candidates, by_explain.candidates);
+            for r in [&by_status, &by_explain] {
+                assert_eq!(
+                    r.operator.as_deref(),
+                    Some("team-delta/deployment/api-operator"),
+                    "{r:?}"
+                );
+            }
+            // The report names it, and its first finding is the cause: scaled to 0.
+            let report = crate::diagnose::events::explain(&explain, &obj, Default::default());
+            assert_eq!(report.operator.as_deref(), Some("team-delta/deployment/api-operator"));
+            let first = &report.findings[0];
+            assert_eq!(
+                (first.id.as_str(), first.severity),
+                ("operator-not-running", crate::diagnose::events::Severity::Problem),
+                "{:?}",
+                report.findings
+            );
+            assert!(first.title.contains("0"), "{}", first.title);
+        }
+
         /// A Deployment the caller may not read is a gap, not "no operator" (which says "install it").
         #[tokio::test]
         async fn an_unreadable_operator_deployment_is_a_gap() {

@@ -18,6 +18,7 @@
 //! | a `--log-file` carries the identity it acquired the Lease with | [`LOG_IDENTITY`] |
 //! | its own Pods' logs name the object | [`POD_LOG_NAMES_OBJECT`] |
 //! | its own Pods' logs name objects of the namespace (not this one) | [`POD_LOG_NAMES_NAMESPACE`] |
+//! | its command line names the namespace (`--namespace=NS`), where another's says all or nothing | [`NAMES_NAMESPACE`] |
 //!
 //! The object's managedFields name the framework of its latest status/annotation writer
 //! (`kubectl-microservice`, `kopf`): every Kopf operator writes as `kopf`, so that is said as a
@@ -57,6 +58,13 @@ pub const LOG_IDENTITY: u32 = 20;
 pub const POD_LOG_NAMES_OBJECT: u32 = 30;
 /// Points for a candidate whose own Pods' logs name objects of the namespace, not this one.
 pub const POD_LOG_NAMES_NAMESPACE: u32 = 15;
+
+/// Points for a candidate whose effective command line names the namespace in its scope flags
+/// (`--namespace=NS`): explicitly this namespace, stronger than a cluster-wide scope (`-A`, or
+/// Kopf without a flag) or one the command line does not say (the image's, a literal
+/// `$(VAR)`), weaker than its logs naming the object or its Lease (issue 18 trial P2). Two
+/// that both name it tie on it.
+pub const NAMES_NAMESPACE: u32 = 20;
 
 /// Times closer than this are not ordered (Lease renewals are written on the holder's clock).
 const SKEW: Duration = Duration::seconds(2);
@@ -470,6 +478,10 @@ const SIGNALS: &[Signal] = &[
         weight: POD_LOG_NAMES_NAMESPACE,
         read: pod_log_names_the_namespace,
     },
+    Signal {
+        weight: NAMES_NAMESPACE,
+        read: command_line_names_the_namespace,
+    },
 ];
 
 /// Where a candidate comes from.
@@ -538,6 +550,9 @@ struct Facts<'a> {
     writer: Option<(OperatorKind, String)>,
     /// What each Deployment's own Pods' logs name, by its index among [`Facts::operators`].
     pod_logs: Vec<PodLogClues>,
+    /// Whether several candidates serve the namespace, so that the ranking rows that only
+    /// tell them apart ([`NAMES_NAMESPACE`], the Pod-log rows) are read.
+    ranked: bool,
 }
 
 impl Facts<'_> {
@@ -746,6 +761,30 @@ fn pod_log_names_the_namespace(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
     ))]
 }
 
+/// [`NAMES_NAMESPACE`]: its effective command line's scope flags name the namespace (a
+/// Deployment's, `$(VAR)`s expanded; a seen operator's summary does not say how), when it serves it
+/// and another does too (alone, "the only operator that watches it" says more). Not asked
+/// without a namespace (`logs` across namespaces).
+fn command_line_names_the_namespace(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    let Some(ns) = facts.namespace else { return Vec::new() };
+    if !facts.ranked || !c.candidate.serves || !c.watches_namespace {
+        return Vec::new();
+    }
+    let named = match c.origin {
+        Origin::Deployment(i) => facts.operators.get(i).is_some_and(|op| {
+            op.scope_by == super::operator::ScopeBy::Flags
+                && op.watches.as_ref().is_some_and(|w| w.iter().any(|n| n == ns))
+        }),
+        _ => false,
+    };
+    if !named {
+        return Vec::new();
+    }
+    vec![Fact::Counts(format!(
+        "its command line names namespace {ns} (--namespace): it watches it by name"
+    ))]
+}
+
 /// Resolves the operator of `namespace` (`None`: any namespace) for `obj` (when one object is
 /// asked about: its managedFields and the logs naming it count) from `snapshot`. Pure.
 ///
@@ -805,6 +844,7 @@ pub fn resolve(snapshot: &Snapshot, namespace: Option<&str>, obj: Option<&Micros
         files: Vec::new(),
         writer: obj.and_then(handler_writer),
         pod_logs,
+        ranked,
     };
     let object_evidence = object_evidence(&facts, chosen.filter(|_| chosen_at.is_none()));
     let outside = outside_process(
@@ -1373,6 +1413,57 @@ pub(crate) mod tests {
         ]
     }
 
+    /// Issue 18 trial P2 (team-delta/api): the namespace's own Kopf Deployment, scaled to 0,
+    /// whose command line says `--namespace=team-delta`, beside a cluster-wide Kopf operator
+    /// (`-A`, its source not in evidence) and one whose scope stayed a literal `$(WATCH)`: the
+    /// explicit namespace outranks them, so it is chosen (not `ambiguous`); a second Deployment
+    /// that names the namespace as explicitly ties with it: `ambiguous`.
+    #[test]
+    fn an_explicit_namespace_outranks_cluster_wide_and_unknown_scopes() {
+        let mut own = deployment(
+            "team-delta",
+            "api-operator",
+            json!(["kopf", "run", "--standalone", "--namespace=team-delta", "/src/op.py"]),
+        );
+        own.spec.as_mut().unwrap().replicas = Some(0);
+        let mut deployments = vec![
+            deployment(
+                "backups",
+                "backup-operator",
+                json!(["kopf", "run", "--all-namespaces", "/src/backups.py"]),
+            ),
+            deployment(
+                "team-echo",
+                "kopf-op",
+                json!(["kopf", "run", "--namespace=$(WATCH)", "/src/op.py"]),
+            ),
+            own,
+        ];
+        let r = resolve(&snapshot(deployments.clone()), Some("team-delta"), None);
+        assert_eq!(r.verdict, Verdict::Deployment, "{r:?}");
+        assert_eq!(r.operator.as_deref(), Some("team-delta/deployment/api-operator"));
+        assert_eq!(
+            r.summary,
+            "team-delta/deployment/api-operator serves namespace team-delta: its command line names namespace team-delta (--namespace): it watches it by name"
+        );
+        assert_eq!(r.serving().count(), 3, "{:?}", r.candidates);
+        assert!(r.candidates[1..].iter().all(|c| c.score == 0), "{:?}", r.candidates);
+        // Another that names the namespace as explicitly: equal evidence, no pick.
+        deployments.push(deployment(
+            "team-delta",
+            "api-operator-v2",
+            json!(["kopf", "run", "--standalone", "-n", "team-delta", "/src/op.py"]),
+        ));
+        let r = resolve(&snapshot(deployments), Some("team-delta"), None);
+        assert_eq!(r.verdict, Verdict::Ambiguous, "{r:?}");
+        assert!(
+            r.summary
+                .contains("team-delta/deployment/api-operator, team-delta/deployment/api-operator-v2"),
+            "{}",
+            r.summary
+        );
+    }
+
     #[test]
     fn an_operator_of_another_namespace_is_never_chosen() {
         let s = snapshot(others());
@@ -1621,11 +1712,11 @@ pub(crate) mod tests {
     }
 
     /// Issue 18: managedFields' `kopf` names the framework every Kopf operator shares, never
-    /// one operator: two Kopf operators serving the namespace stay ambiguous by it.
+    /// one operator: two Kopf operators serving the namespace alike stay ambiguous by it.
     #[test]
     fn the_field_manager_names_a_framework_not_an_operator() {
         let s = snapshot(vec![
-            deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
+            deployment("a", "op", json!(["kopf", "run", "-n", "todo", "op.py"])),
             deployment("b", "op", json!(["kopf", "run", "--namespace=todo", "op.py"])),
         ]);
         let mut obj = todo_api();
@@ -1638,7 +1729,11 @@ pub(crate) mod tests {
         ]);
         let r = resolve(&s, Some("todo"), Some(&obj));
         assert_eq!(r.verdict, Verdict::Ambiguous, "{r:?}");
-        assert!(r.candidates.iter().all(|c| c.score == 0), "{:?}", r.candidates);
+        assert!(
+            r.candidates.iter().all(|c| c.score == NAMES_NAMESPACE),
+            "{:?}",
+            r.candidates
+        );
         assert!(
             r.evidence
                 .iter()
@@ -1678,10 +1773,12 @@ pub(crate) mod tests {
         ]);
         let r = resolve(&s, Some("todo"), Some(&todo_api()));
         assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
-        // No log decides: ambiguous with both candidates, never a pick.
+        // No log decides: the one whose command line names the namespace, over the
+        // cluster-wide one (issue 18 trial P2); both still candidates.
         s.operator.logs = Evidence::Present(vec![]);
         let r = resolve(&s, Some("todo"), Some(&todo_api()));
-        assert_eq!(r.verdict, Verdict::Ambiguous);
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
+        assert!(r.summary.contains("names namespace todo"), "{}", r.summary);
         assert_eq!(r.serving().count(), 2);
         // The cluster-wide one whose logs name the object wins over the namespaced one.
         s.operator.logs = Evidence::Present(vec![kopf_log("wide-5d7f9c-aaaaa", "todo/todo-api")]);
@@ -1758,10 +1855,13 @@ pub(crate) mod tests {
                     .any(|e| e.contains("backups.example.io v1 backups only")),
             "{other:?}"
         );
-        // A source that also handles Microservices keeps it a candidate.
+        // A source that also handles Microservices keeps it a candidate (ranked below the one
+        // whose command line names the namespace).
         s.operator.configmaps = Evidence::Present(vec![cm(
             "import kopf\n\n@kopf.on.create('platform.example.io', 'v1alpha1', 'microservices')\ndef accept(**_):\n    pass\n",
         )]);
-        assert_eq!(resolve(&s, Some("todo"), None).verdict, Verdict::Ambiguous);
+        let r = resolve(&s, Some("todo"), None);
+        assert_eq!(r.serving().count(), 2, "{r:?}");
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
     }
 }
