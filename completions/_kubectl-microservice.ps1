@@ -93,7 +93,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR')
-            [CompletionResult]::new('--exit-code', '--exit-code', [CompletionResultType]::ParameterName, 'Exit 1 when any shown object is stale, never-handled, invalid or terminating')
+            [CompletionResult]::new('--exit-code', '--exit-code', [CompletionResultType]::ParameterName, 'Exit 1 when any shown object is stale, never-handled, invalid or terminating; without it `status` exits 0 whatever the verdicts, as `kubectl get` does (docs/contracts.md)')
             [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'After the table, print a row whenever an object''s phase, generation or verdict changes')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'After the table, print a row whenever an object''s phase, generation or verdict changes')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'With NAME: print the long form, every evidence line in full, as `-o json` holds it (the default form aggregates repeated events, cuts log lines to their message, fits one screen)')

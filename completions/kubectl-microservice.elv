@@ -88,7 +88,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --as-group 'Group to impersonate (repeatable)'
             cand --request-timeout 'Time to wait for one API request, e.g. `10s`, `1m`, `500ms` (`0` = no limit; default 10s)'
             cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
-            cand --exit-code 'Exit 1 when any shown object is stale, never-handled, invalid or terminating'
+            cand --exit-code 'Exit 1 when any shown object is stale, never-handled, invalid or terminating; without it `status` exits 0 whatever the verdicts, as `kubectl get` does (docs/contracts.md)'
             cand -w 'After the table, print a row whenever an object''s phase, generation or verdict changes'
             cand --watch 'After the table, print a row whenever an object''s phase, generation or verdict changes'
             cand --verbose 'With NAME: print the long form, every evidence line in full, as `-o json` holds it (the default form aggregates repeated events, cuts log lines to their message, fits one screen)'

@@ -223,6 +223,36 @@ fn a_pending_deletions_why_says_terminating_once() {
     );
 }
 
+/// Issue 18 trial P3: docs/contracts.md says `status` exits 1 for a problem only with
+/// `--exit-code` (0 otherwise, as `kubectl get`): `status NAME` of a never-handled object exits
+/// 0, with `--exit-code` 1, and `--help` says both.
+#[test]
+fn status_name_exits_0_for_a_never_handled_object_unless_exit_code() {
+    let dir = fixtures().join("bundles-synthetic/kopf-1.44-errors-not-posted");
+    let code = |extra: &[&str]| {
+        Command::new(BIN)
+            .args(["status", "basket-api", "-n", "store", "--bundle"])
+            .arg(&dir)
+            .args(extra)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(code(&[]), Some(0));
+    assert_eq!(code(&["--exit-code"]), Some(1));
+    let help = Command::new(BIN).args(["status", "--help"]).output().unwrap();
+    // Words, whatever the terminal width wraps.
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("--exit-code") && help.contains("without it `status` exits 0 whatever the verdicts"),
+        "{help}"
+    );
+}
+
 /// Copies a real bundle to a temporary directory and lets `edit` change its microservices.
 fn derived(from: &str, edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
