@@ -572,11 +572,20 @@ fn from_snapshot(
     };
     query.operator = Some(resolution.label());
     let sources = snapshot_sources(snapshot, &resolution, place, container)?;
-    let deployment_created = snapshot
-        .operator
-        .deployments
-        .get()
-        .and_then(|d| d.first())
+    // The resolved operator's Deployment, never the first one of the evidence (another
+    // team's, whose creation would date this one's Pods).
+    let deployment_created = resolution
+        .deployment()
+        .and_then(|op| op.split_once("/deployment/"))
+        .and_then(|(ns, name)| {
+            snapshot
+                .operator
+                .deployments
+                .get()
+                .into_iter()
+                .flatten()
+                .find(|d| d.metadata.namespace.as_deref() == Some(ns) && d.metadata.name.as_deref() == Some(name))
+        })
         .and_then(|d| d.metadata.creation_timestamp.as_ref())
         .map(|t| crate::time::from_jiff(t.0));
     let mut runs = Vec::new();

@@ -185,7 +185,8 @@ impl Resolution {
 
     /// Whether `source` (a log in `snapshot`) is the resolved operator's, the only logs an answer
     /// reads: for a Deployment, its Pods' (every Pod log when the evidence holds one Deployment,
-    /// else those named `NAME-...`, replaced Pods too); for a process outside the cluster, the
+    /// else [`super::OperatorEvidence::is_log_of`]'s: its namespace and selector, replaced Pods
+    /// by their name); for a process outside the cluster, the
     /// Pods' of the Deployments that serve the namespace too (they stand by on its Lease); for
     /// anything else none of the Pods'. `--log-file` logs always count (the user gave them);
     /// every log does when the operators are unknown (a bundle without
@@ -203,21 +204,20 @@ impl Resolution {
         if names.is_empty() {
             return false;
         }
-        let several = snapshot.operator.deployments.get().is_some_and(|d| d.len() > 1);
-        // Deployments of one name in several namespaces (`-A`: `microservice-operator` in
-        // each): the Pod's namespace decides, when the evidence holds the Pod.
-        let pod_namespace = snapshot
-            .operator
-            .pods
-            .get()
-            .into_iter()
-            .flatten()
-            .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
-            .and_then(|p| p.metadata.namespace.as_deref());
-        !several
-            || names
+        let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
+        if deployments.len() <= 1 {
+            return true;
+        }
+        // Several: a Pod in evidence is one's by its namespace and that Deployment's selector,
+        // a Pod no longer in evidence by its name (`NAME-<hash>-<suffix>`): Deployments of one
+        // name in several namespaces (`-A`: `microservice-operator` in each), or `api` beside
+        // `api-operator`, never share a log (issue 18 trial P5b).
+        names.iter().any(|(ns, n)| {
+            deployments
                 .iter()
-                .any(|(ns, n)| source.pod.starts_with(&format!("{n}-")) && pod_namespace.is_none_or(|pns| pns == *ns))
+                .find(|d| d.metadata.namespace.as_deref() == Some(*ns) && d.metadata.name.as_deref() == Some(*n))
+                .is_some_and(|d| snapshot.operator.is_log_of(d, &source.pod))
+        })
     }
 
     /// The logs every log-derived fact about this resolution's object is read from (runs,
@@ -249,7 +249,7 @@ impl Resolution {
                         && p.metadata
                             .name
                             .as_deref()
-                            .is_some_and(|n| n.starts_with(&format!("{name}-")))
+                            .is_some_and(|n| super::named_as_pod_of(n, name))
                 });
                 if has_pods {
                     format!("no log of {op}'s Pods in evidence")
@@ -281,10 +281,12 @@ impl Resolution {
                 && d.metadata.name.as_deref() == Some(name)
                 && d.spec.as_ref().and_then(|s| s.replicas) == Some(0)
         });
-        let prefix = format!("{name}-");
         zero && !snapshot.operator.pods.get().into_iter().flatten().any(|p| {
             p.metadata.namespace.as_deref() == Some(ns)
-                && p.metadata.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
+                && p.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| super::named_as_pod_of(n, name))
         })
     }
 
@@ -1608,8 +1610,11 @@ pub(crate) mod tests {
             previous: false,
             text: "2026-12-01T08:50:00.000Z INFO Handler 'accept' succeeded.\n".into(),
         };
+        // With its Deployment's labels, as the API server requires of a Deployment's Pods.
         let pod = |ns: &str, name: &str| -> k8s_openapi::api::core::v1::Pod {
-            serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns}})).unwrap()
+            let app = name.rsplitn(3, '-').nth(2).unwrap_or(name);
+            serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns, "labels": {"app": app}}}))
+                .unwrap()
         };
         // Another operator's Pod and log only (ours in `ops` is scaled to 0): a Kopf one, and
         // one of ours of the same name in another namespace (`-A`).
@@ -1709,6 +1714,40 @@ pub(crate) mod tests {
 
     fn pod_of(ns: &str, name: &str, app: &str) -> k8s_openapi::api::core::v1::Pod {
         serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns, "labels": {"app": app}}})).unwrap()
+    }
+
+    /// Issue 18 trial P5b: `logs --handler` (and every answer) reads only the resolved
+    /// operator's Pods: `todo/deployment/api`'s, never the Pods of another team's
+    /// `api-operator` (a replaced Pod named `api-operator-...` starts with `api-` too) nor a Pod
+    /// of the same name prefix in another namespace.
+    #[test]
+    fn only_the_resolved_operators_pods_are_its_logs() {
+        let mut s = snapshot(vec![
+            deployment("todo", "api", json!(["kopf", "run", "--namespace=todo", "op.py"])),
+            deployment(
+                "team-b",
+                "api-operator",
+                json!(["kopf", "run", "--namespace=team-b", "op.py"]),
+            ),
+        ]);
+        s.operator.pods = Evidence::Present(vec![
+            pod_of("todo", "api-5d7f9c-bbbbb", "api"),
+            pod_of("team-c", "api-5d7f9c-ccccc", "api"),
+        ]);
+        s.operator.logs = Evidence::Present(vec![
+            kopf_log("api-5d7f9c-bbbbb", "todo/todo-api"),
+            kopf_log("api-7d9c5f-x2x4z", "todo/todo-api"),
+            kopf_log("api-operator-7d9c5f-abcde", "team-b/api"),
+            kopf_log("api-5d7f9c-ccccc", "team-c/api"),
+        ]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/api"), "{r:?}");
+        let pods: Vec<&str> = r.logs(&s).unwrap().iter().map(|l| l.pod.as_str()).collect();
+        // Its Pod in evidence, and a replaced one named as its ReplicaSets name Pods.
+        assert_eq!(pods, ["api-5d7f9c-bbbbb", "api-7d9c5f-x2x4z"]);
+        assert!(super::super::named_as_pod_of("api-7d9c5f-x2x4z", "api"));
+        assert!(!super::super::named_as_pod_of("api-operator-7d9c5f-abcde", "api"));
+        assert!(!super::super::named_as_pod_of("api", "api"));
     }
 
     /// Issue 18: managedFields' `kopf` names the framework every Kopf operator shares, never
