@@ -132,6 +132,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-microservice' -ScriptBl
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR')
             [CompletionResult]::new('--previous', '--previous', [CompletionResultType]::ParameterName, 'Also read the container before its last restart (live; a bundle''s `.previous.log` files are always read)')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the matching runs'' log lines as they are, without grouping')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print every run in full (the default prints runs of one object, handler, outcome and message that repeat as one line with their count, as kubectl aggregates events; `-o json` always holds every run)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep following the logs; runs are printed as they end')
             [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep following the logs; runs are printed as they end')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

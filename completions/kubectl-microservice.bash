@@ -428,7 +428,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__logs)
-            opts="-c -f -n -o -h -V --handler --file --log-file --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
+            opts="-c -f -n -o -h -V --handler --file --log-file --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --verbose --follow --run-timeout --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -126,6 +126,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --color 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR'
             cand --previous 'Also read the container before its last restart (live; a bundle''s `.previous.log` files are always read)'
             cand --raw 'Print the matching runs'' log lines as they are, without grouping'
+            cand --verbose 'Print every run in full (the default prints runs of one object, handler, outcome and message that repeat as one line with their count, as kubectl aggregates events; `-o json` always holds every run)'
             cand -f 'Keep following the logs; runs are printed as they end'
             cand --follow 'Keep following the logs; runs are printed as they end'
             cand -h 'Print help (see more with ''--help'')'

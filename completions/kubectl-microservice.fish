@@ -136,6 +136,7 @@ always\t'Always colour'
 never\t'Never colour'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l previous -d 'Also read the container before its last restart (live; a bundle\'s `.previous.log` files are always read)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l raw -d 'Print the matching runs\' log lines as they are, without grouping'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l verbose -d 'Print every run in full (the default prints runs of one object, handler, outcome and message that repeat as one line with their count, as kubectl aggregates events; `-o json` always holds every run)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s f -l follow -d 'Keep following the logs; runs are printed as they end'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s V -l version -d 'Print version'

@@ -179,6 +179,95 @@ pub fn human_block(run: &Run, color: bool) -> String {
     out
 }
 
+/// One entry of the default human answer ([`aggregate`]): a run in full, or runs that repeat.
+#[derive(Debug)]
+pub enum Entry<'r> {
+    /// A run of a kind that ran once: its block ([`human_block`]).
+    One(&'r Run),
+    /// Two or more runs of one kind (object, handler, cause, outcome, message), in time order:
+    /// one line ([`repeated_line`]).
+    Repeated(Vec<&'r Run>),
+}
+
+/// `runs` (in time order) as the default human answer shows them, as kubectl aggregates
+/// repeated events: runs of one object, handler, cause, outcome and message (`detail`) that
+/// repeat are one entry, listed where the last of them ran; a kind that ran once is its run.
+/// `--verbose` and `-o json` show every run instead (issue 18 trial P6: a handler retrying for
+/// hours printed 2,268 lines).
+pub fn aggregate<'r>(runs: &'r [Run]) -> Vec<Entry<'r>> {
+    type Kind<'a> = (String, &'a str, &'static str, Outcome, Option<&'a str>);
+    let kind = |r: &'r Run| -> Kind<'r> {
+        (
+            r.object.to_string(),
+            r.handler.as_str(),
+            r.cause.map_or("unknown", |c| c.as_str()),
+            r.outcome,
+            r.detail.as_deref(),
+        )
+    };
+    let mut groups: Vec<(Kind<'r>, Vec<&'r Run>)> = Vec::new();
+    for run in runs {
+        let k = kind(run);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, members)) => members.push(run),
+            None => groups.push((k, vec![run])),
+        }
+    }
+    // Where the last run of each kind ran: the runs' order (time order) of those last runs.
+    let position = |r: &Run| runs.iter().position(|x| std::ptr::eq(x, r)).unwrap_or(0);
+    groups.sort_by_key(|(_, members)| members.last().map_or(0, |r| position(r)));
+    groups
+        .into_iter()
+        .map(|(_, members)| match members.as_slice() {
+            [one] => Entry::One(one),
+            _ => Entry::Repeated(members),
+        })
+        .collect()
+}
+
+/// One line for runs that repeat ([`Entry::Repeated`]), kubectl's way: the last run's start
+/// and clock, handler, object, cause, `outcome=O xN over SPAN (first T)`, the message quoted,
+/// the last run's Pod.
+pub fn repeated_line(group: &[&Run], color: bool) -> String {
+    let (Some(first), Some(last)) = (group.first(), group.last()) else {
+        return String::new();
+    };
+    let when = match last.started {
+        Some(s) => format!(
+            "{} ({})",
+            s.at.to_rfc3339_opts(SecondsFormat::Millis, true),
+            s.clock.as_str()
+        ),
+        None => "time unknown".to_string(),
+    };
+    let handler = sanitize(&last.handler);
+    let handler = if color { handler.bold().to_string() } else { handler };
+    let cause = last.cause.map_or("unknown", |c| c.as_str());
+    let span = match (first.started, last.finished.or(last.started)) {
+        (Some(a), Some(b)) => format!(
+            " over {} (first {})",
+            crate::time::human(b.at - a.at, crate::time::DurationStyle::Kubectl),
+            a.at.to_rfc3339_opts(SecondsFormat::Millis, true)
+        ),
+        _ => String::new(),
+    };
+    let mut out = format!(
+        "{when}  {handler}  {}  cause={cause}  outcome={} x{}{span}",
+        sanitize(&last.object.to_string()),
+        paint_outcome(last.outcome, color),
+        group.len()
+    );
+    if let Some(d) = &last.detail {
+        out.push_str(&format!(": \"{}\"", sanitize(d)));
+    }
+    if let Some(pod) = &last.pod {
+        let field = crate::logs::file::source_field(pod, last.container.as_deref());
+        out.push_str(&format!("  {}", sanitize(&field)));
+    }
+    out.push('\n');
+    out
+}
+
 /// Counts of runs by outcome, for the closing line (`3 runs: 2 succeeded, 1 failed`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -276,6 +365,32 @@ mod tests {
         let raw = raw_lines(&runs[0]);
         assert_eq!(raw.lines().count(), 2);
         assert!(!raw.contains('\u{1b}'));
+    }
+
+    /// Issue 18 trial P6: runs of one kind that repeat are one entry and one line (the count,
+    /// the span, the message quoted, the last run's Pod), listed where the last ran; a kind
+    /// that ran once stays its run.
+    #[test]
+    fn repeated_runs_of_one_kind_are_one_line() {
+        let retry = |t: &str| {
+            format!(
+                "2026-11-29T17:{t}.000000000Z [2026-11-29 17:{t},000] kopf.objects         [ERROR   ] [store/basket-api] Handler 'accept' failed temporarily: registry unreachable\n"
+            )
+        };
+        let ok = "2026-11-29T17:20:00.000000000Z [2026-11-29 17:20:00,000] kopf.objects         [INFO    ] [store/other-api] Handler 'accept' succeeded.\n";
+        let log = format!("{}{}{ok}{}", retry("13:32"), retry("13:37"), retry("14:08"));
+        let runs = runs(&log);
+        let entries = aggregate(&runs);
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert!(matches!(entries[0], Entry::One(r) if r.object.to_string() == "store/other-api"));
+        let Entry::Repeated(group) = &entries[1] else {
+            panic!("{entries:?}")
+        };
+        assert_eq!(group.len(), 3);
+        assert_eq!(
+            repeated_line(group, false),
+            "2026-11-29T17:14:08.000Z (kubelet)  accept  store/basket-api  cause=unknown  outcome=retrying x3 over 36s (first 2026-11-29T17:13:32.000Z): \"registry unreachable\"  pod=op-1/operator\n"
+        );
     }
 
     #[test]
