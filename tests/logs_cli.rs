@@ -333,7 +333,12 @@ fn runs_whose_patch_was_rejected_are_failed() {
 #[test]
 fn repeated_retries_are_one_line_and_exit_1_while_the_handler_fails() {
     let dir = fixture("bundles/conditional-posting");
-    let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "basket-api", "--bundle", &dir]);
+    let logs = |extra: &[&str]| {
+        let mut args = vec!["logs", "--handler", "accept", "basket-api", "--bundle", &dir];
+        args.extend(extra);
+        run(&args)
+    };
+    let (code, stdout, stderr) = logs(&[]);
     assert_eq!(code, 1, "{stderr}");
     let runs: Vec<&str> = stdout
         .lines()
@@ -345,28 +350,11 @@ fn repeated_retries_are_one_line_and_exit_1_while_the_handler_fails() {
         "{stdout}"
     );
     assert!(stdout.contains("--verbose prints every run"), "{stdout}");
-    let (code, verbose, _) = run(&[
-        "logs",
-        "--handler",
-        "accept",
-        "basket-api",
-        "--bundle",
-        &dir,
-        "--verbose",
-    ]);
+    let (code, verbose, _) = logs(&["--verbose"]);
     assert_eq!(code, 1);
     assert_eq!(verbose.matches("outcome=retrying").count(), 8, "{verbose}");
     assert!(!verbose.contains(" x8 "), "{verbose}");
-    let (_, json, _) = run(&[
-        "logs",
-        "--handler",
-        "accept",
-        "basket-api",
-        "--bundle",
-        &dir,
-        "-o",
-        "json",
-    ]);
+    let (_, json, _) = logs(&["-o", "json"]);
     assert_eq!(json_runs(&json).len(), 8);
     // The handler's latest run succeeded: 0.
     let (code, _, stderr) = run(&["logs", "--handler", "accept", "--bundle", &fixture("bundles/healthy")]);

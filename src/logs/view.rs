@@ -116,9 +116,9 @@ fn paint_level(level: Option<Level>, color: bool) -> String {
     }
 }
 
-/// A grouped, human block for one run: a header (start time and its clock, handler, object,
-/// cause, outcome, Pod), the detail, then the run's lines with their times and levels.
-pub fn human_block(run: &Run, color: bool) -> String {
+/// `TIME (CLOCK)  HANDLER  NS/NAME  cause=CAUSE  outcome=OUTCOME` of `run`, `outcome` as given
+/// (painted, and for repeated runs with their count).
+fn header(run: &Run, outcome: &str, color: bool) -> String {
     let when = match run.started {
         Some(s) => format!(
             "{} ({})",
@@ -130,15 +130,27 @@ pub fn human_block(run: &Run, color: bool) -> String {
     let handler = sanitize(&run.handler);
     let handler = if color { handler.bold().to_string() } else { handler };
     let cause = run.cause.map_or("unknown", |c| c.as_str());
-    let mut out = format!(
-        "{when}  {handler}  {}  cause={cause}  outcome={}",
-        sanitize(&run.object.to_string()),
-        paint_outcome(run.outcome, color)
-    );
-    if let Some(pod) = &run.pod {
-        let field = crate::logs::file::source_field(pod, run.container.as_deref());
-        out.push_str(&format!("  {}", sanitize(&field)));
-    }
+    format!(
+        "{when}  {handler}  {}  cause={cause}  outcome={outcome}",
+        sanitize(&run.object.to_string())
+    )
+}
+
+/// `  pod=POD/CONTAINER` (or `  file=NAME`) of `run`, when known.
+fn pod_field(run: &Run) -> String {
+    run.pod.as_ref().map_or_else(String::new, |pod| {
+        format!(
+            "  {}",
+            sanitize(&crate::logs::file::source_field(pod, run.container.as_deref()))
+        )
+    })
+}
+
+/// A grouped, human block for one run: a header (start time and its clock, handler, object,
+/// cause, outcome, Pod), the detail, then the run's lines with their times and levels.
+pub fn human_block(run: &Run, color: bool) -> String {
+    let mut out = header(run, &paint_outcome(run.outcome, color), color);
+    out.push_str(&pod_field(run));
     if !run.also_read_from.is_empty() {
         out.push_str(&format!(
             "  (also read from {})",
@@ -232,17 +244,6 @@ pub fn repeated_line(group: &[&Run], color: bool) -> String {
     let (Some(first), Some(last)) = (group.first(), group.last()) else {
         return String::new();
     };
-    let when = match last.started {
-        Some(s) => format!(
-            "{} ({})",
-            s.at.to_rfc3339_opts(SecondsFormat::Millis, true),
-            s.clock.as_str()
-        ),
-        None => "time unknown".to_string(),
-    };
-    let handler = sanitize(&last.handler);
-    let handler = if color { handler.bold().to_string() } else { handler };
-    let cause = last.cause.map_or("unknown", |c| c.as_str());
     let span = match (first.started, last.finished.or(last.started)) {
         (Some(a), Some(b)) => format!(
             " over {} (first {})",
@@ -251,19 +252,12 @@ pub fn repeated_line(group: &[&Run], color: bool) -> String {
         ),
         _ => String::new(),
     };
-    let mut out = format!(
-        "{when}  {handler}  {}  cause={cause}  outcome={} x{}{span}",
-        sanitize(&last.object.to_string()),
-        paint_outcome(last.outcome, color),
-        group.len()
-    );
+    let outcome = format!("{} x{}{span}", paint_outcome(last.outcome, color), group.len());
+    let mut out = header(last, &outcome, color);
     if let Some(d) = &last.detail {
         out.push_str(&format!(": \"{}\"", sanitize(d)));
     }
-    if let Some(pod) = &last.pod {
-        let field = crate::logs::file::source_field(pod, last.container.as_deref());
-        out.push_str(&format!("  {}", sanitize(&field)));
-    }
+    out.push_str(&pod_field(last));
     out.push('\n');
     out
 }
