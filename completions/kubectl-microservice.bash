@@ -436,7 +436,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__logs)
-            opts="-c -f -n -o -h -V --handler --log-file --local --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --color --help --version"
+            opts="-c -f -n -o -h -V --handler --log-file --local --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --verbose --follow --run-timeout --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

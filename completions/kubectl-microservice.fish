@@ -98,7 +98,7 @@ complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcomman
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l color -d 'When to colour human output. The flag beats NO_COLOR; `auto` colours only a terminal and honours a non-empty NO_COLOR' -r -f -a "auto\t'Colour a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l exit-code -d 'Exit 1 when any shown object is stale, never-handled, invalid or terminating'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l exit-code -d 'Exit 1 when any shown object is stale, never-handled, invalid or terminating; without it `status` exits 0 whatever the verdicts, as `kubectl get` does (docs/contracts.md)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s w -l watch -d 'After the table, print a row whenever an object\'s phase, generation or verdict changes'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -l verbose -d 'With NAME: print the long form, every evidence line in full, as `-o json` holds it (the default form aggregates repeated events, cuts log lines to their message, fits one screen)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand status" -s A -l all-namespaces -d 'All namespaces; beats -n, as in kubectl'
@@ -142,6 +142,7 @@ never\t'Never colour'"
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l local -d 'Read only the `--log-file` files (`-`: stdin), no cluster and no bundle, as `kubectl set --local` reads no API server: Kopf\'s zoneless times are read as UTC, said so, and no operator or spec change is named'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l previous -d 'Also read the container before its last restart (live; a bundle\'s `.previous.log` files are always read)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l raw -d 'Print the matching runs\' log lines as they are, without grouping'
+complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -l verbose -d 'Print every run in full (the default prints runs of one object, handler, outcome and message that repeat as one line with their count, as kubectl aggregates events; `-o json` always holds every run)'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s f -l follow -d 'Keep following the logs; runs are printed as they end'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-microservice -n "__fish_kubectl_microservice_using_subcommand logs" -s V -l version -d 'Print version'

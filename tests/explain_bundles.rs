@@ -547,11 +547,21 @@ fn the_event_ttl_decides_what_expired() {
 
 #[test]
 fn kopf_1_44_failures_are_unposted_even_once_their_events_would_have_expired() {
-    // The version proves them unposted; the expired TTL does not excuse them.
+    // The version proves them unposted; the expired TTL does not excuse them. Never posted, they
+    // did not expire either: no `events-expired` beside it (issue 18 trial P5), the problem
+    // says so of the old failures.
     let dir = fixtures().join("bundles-synthetic/kopf-1.44-errors-not-posted");
     let r = explain_with(&dir, "basket-api", chrono::Duration::seconds(1));
-    assert!(find(&r, "events-expired").is_some(), "{:?}", r.findings);
+    assert!(find(&r, "events-expired").is_none(), "{:?}", r.findings);
     let f = find(&r, "errors-not-posted").unwrap();
+    assert_eq!(f.severity, Severity::Problem);
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.contains("events-expired left out: they were never posted")),
+        "{:?}",
+        f.evidence
+    );
     assert!(
         f.title.contains("Kopf 1.44 does not post log records by default"),
         "{}",
@@ -1877,8 +1887,9 @@ fn each_class_leads_status_and_explain_events_with_its_cause() {
             "bundles-synthetic/kopf-events-webhook-denied",
             "kms-tr-norbac/retry-api",
             "never-handled",
-            Some("event-post-denied"),
-            "Events are not posted: the operator's event POSTs are refused by admission webhook \"deny-kopf-events.i18ca.example.com\"",
+            // The handler's own error first, then who refused its events (issue 18 trial P4).
+            Some("handler-failing"),
+            "The handler fails: \"registry unreachable\" from handler 'accept': 27 failures since 2026-12-01T12:30:32Z, retrying; also: events are not posted: the operator's event POSTs are refused by admission webhook \"deny-kopf-events.i18ca.example.com\"",
         ),
         (
             "bundles-synthetic/kopf-events-rule-removed-no-failure",
@@ -1891,8 +1902,8 @@ fn each_class_leads_status_and_explain_events_with_its_cause() {
             "bundles-captured/kopf-posting-env-decided",
             "kms-k11k-env/cart-api",
             "never-handled",
-            Some("posting-disabled"),
-            "Events are not posted: Kopf posting is turned off",
+            Some("handler-failing"),
+            "The handler fails: \"image pull check failed\" from handler 'accept': 32 failures since 2026-12-01T08:52:51Z, retrying; also: events are not posted: Kopf posting is turned off",
         ),
         (
             "bundles-captured/lease-expired",
@@ -1983,7 +1994,8 @@ fn each_class_leads_status_and_explain_events_with_its_cause() {
 /// Issue 18 items 7 and 9, captured live (bundles-captured/i18fx-*): per object, `status`'s
 /// verdict and first reason, `explain-events`' first finding, exit code and the fix text (each
 /// fix was pasted live afterwards and worked: CAPTURED.md). basket-api's first finding is the
-/// cause, posting turned off (the causal order), before the verdict it explains.
+/// handler's own error (`handler-failing`), then why it has no event, posting turned off (the
+/// causal order), before the verdict it explains.
 #[test]
 fn the_handler_filter_and_only_statement_captures_pin_each_object() {
     let cases = [
@@ -2011,7 +2023,7 @@ fn the_handler_filter_and_only_statement_captures_pin_each_object() {
             "basket-api",
             "never-handled",
             "never-handled",
-            ("posting-disabled", 1),
+            ("handler-failing", 1),
             Some(
                 "replace line 9 of operator.py with `pass` (Kopf posts by default), then restart: kubectl -n i18fx-posting rollout restart deployment ms-operator",
             ),
@@ -2030,6 +2042,9 @@ fn the_handler_filter_and_only_statement_captures_pin_each_object() {
         );
         let report = explain_in(&dir, ns, name);
         assert_eq!(report.findings[0].id.as_str(), first, "{name}: {:?}", report.findings);
+        if first == "handler-failing" {
+            assert_eq!(report.findings[1].id.as_str(), "posting-disabled", "{name}");
+        }
         assert_eq!(i64::from(report.exit_code()), exit, "{name}");
         if let Some(fix) = fix {
             let all: Vec<&str> = report.findings.iter().filter_map(|f| f.fix.as_deref()).collect();

@@ -227,7 +227,8 @@ fn control_characters_in_logs_are_escaped_in_human_and_raw_output() {
         ];
         args.extend(extra);
         let (code, stdout, _) = run(&args);
-        assert_eq!(code, 0);
+        // The latest run failed: a problem diagnosed (docs/contracts.md, `logs`).
+        assert_eq!(code, 1);
         assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{7}'), "{stdout}");
         assert!(stdout.contains("\\u{1b}[2J"), "{stdout}");
     }
@@ -402,7 +403,8 @@ fn follow_prints_runs_as_they_end() {
 fn runs_whose_patch_was_rejected_are_failed() {
     let dir = fixture("bundles-captured/kopf-patch-rejected-annotations");
     let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--bundle", &dir, "-o", "json"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The latest runs failed: exit 1 (docs/contracts.md, `logs`).
+    assert_eq!(code, 1, "{stderr}");
     let got: Vec<(String, String, String)> = json_runs(&stdout)
         .iter()
         .map(|r| {
@@ -434,23 +436,59 @@ fn runs_whose_patch_was_rejected_are_failed() {
     }
 }
 
+/// Issue 18 trial P6: a handler retrying (8 `failed temporarily`): the default answer is one
+/// line for the 8 runs, `--verbose` every run in full, `-o json` every run; and the exit code
+/// is 1 while the latest run is a retry (docs/contracts.md, `logs`), 0 once it succeeded.
+#[test]
+fn repeated_retries_are_one_line_and_exit_1_while_the_handler_fails() {
+    let dir = fixture("bundles/conditional-posting");
+    let logs = |extra: &[&str]| {
+        let mut args = vec!["logs", "--handler", "accept", "basket-api", "--bundle", &dir];
+        args.extend(extra);
+        run(&args)
+    };
+    let (code, stdout, stderr) = logs(&[]);
+    assert_eq!(code, 1, "{stderr}");
+    let runs: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("  accept  store/basket-api  "))
+        .collect();
+    assert_eq!(runs.len(), 1, "{stdout}");
+    assert!(
+        runs[0].contains("outcome=retrying x8 over 35s (first 2026-11-29T17:13:32.227Z): \"registry unreachable\""),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--verbose prints every run"), "{stdout}");
+    let (code, verbose, _) = logs(&["--verbose"]);
+    assert_eq!(code, 1);
+    assert_eq!(verbose.matches("outcome=retrying").count(), 8, "{verbose}");
+    assert!(!verbose.contains(" x8 "), "{verbose}");
+    let (_, json, _) = logs(&["-o", "json"]);
+    assert_eq!(json_runs(&json).len(), 8);
+    // The handler's latest run succeeded: 0.
+    let (code, _, stderr) = run(&["logs", "--handler", "accept", "--bundle", &fixture("bundles/healthy")]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
 /// Every bundle: the runs its expected.json `logs_runs` gives, causes from progress annotations
 /// included (conditional-posting's retries are a create cycle that never ended).
 #[test]
 fn bundles_give_the_expected_runs() {
-    for bundle in [
-        "healthy",
-        "stale-port",
-        "failed-cycle",
-        "conditional-posting",
-        "recreated-uid",
-        "ours-style-rbac",
+    // (bundle, exit): 1 where an object's latest run of a handler failed or is retrying
+    // (failed-cycle's accept/spec failed, conditional-posting's retries), else 0.
+    for (bundle, exit) in [
+        ("healthy", 0),
+        ("stale-port", 0),
+        ("failed-cycle", 1),
+        ("conditional-posting", 1),
+        ("recreated-uid", 0),
+        ("ours-style-rbac", 0),
     ] {
         let dir = fixture(&format!("bundles/{bundle}"));
         let expected: Value =
             serde_json::from_str(&std::fs::read_to_string(format!("{dir}/expected.json")).unwrap()).unwrap();
         let (code, stdout, stderr) = run(&["logs", "--handler", "accept", "--bundle", &dir, "-o", "json"]);
-        assert_eq!(code, 0, "{bundle}: {stderr}");
+        assert_eq!(code, exit, "{bundle}: {stderr}");
         let got: Vec<Value> = json_runs(&stdout)
             .iter()
             .map(|r| serde_json::json!({"handler": r["handler"], "object": r["object"], "cause": r["cause"], "outcome": r["outcome"]}))
@@ -567,7 +605,8 @@ fn what_operator_local_time_means_is_said_once() {
         "--log-file",
         &file,
     ]);
-    assert_eq!(code, 0, "{stderr}");
+    // Its last run is a retry: exit 1 (docs/contracts.md, `logs`).
+    assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         stdout.matches("(operator's local time), 14 lines").count(),
         2,

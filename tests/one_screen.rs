@@ -85,8 +85,11 @@ fn repeated(text: &str) -> Vec<String> {
         if in_fix {
             continue;
         }
+        // `… N more (--verbose)` says what was left out of one finding: no evidence of its own,
+        // two findings may each leave out as many.
         if let Some(evidence) = trimmed.strip_prefix("- ")
             && line.len() - trimmed.len() >= 4
+            && !(evidence.starts_with("… ") && evidence.ends_with(" more (--verbose)"))
         {
             *counts.entry(evidence.to_string()).or_default() += 1;
         }

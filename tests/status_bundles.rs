@@ -184,6 +184,75 @@ fn a_kopf_finalizer_left_behind_is_terminating() {
     );
 }
 
+/// Issue 18 trial P7: the pending deletion is both the verdict's reason and explain-events'
+/// first finding: `status NAME`'s Why says it once (the `Cause:` line, its evidence under it),
+/// never "Terminating: ..." twice.
+#[test]
+fn a_pending_deletions_why_says_terminating_once() {
+    let dir = fixtures().join("bundles-captured/kopf-finalizer-terminating");
+    let out = Command::new(BIN)
+        .args(["status", "todo-api", "--bundle"])
+        .arg(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let why: Vec<&str> = text
+        .lines()
+        .skip_while(|l| l.trim() != "Why:")
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .collect();
+    assert!(
+        why[0].starts_with("    Cause: Terminating: deletion requested at 2026-12-01T03:55:38Z")
+            && why[0].contains("[deletion-pending]"),
+        "{text}"
+    );
+    assert_eq!(
+        why.iter()
+            .filter(|l| l.contains("Terminating: deletion requested"))
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        why[1]
+            .trim_start()
+            .starts_with("- metadata.deletionTimestamp=2026-12-01T03:55:38Z"),
+        "{text}"
+    );
+}
+
+/// Issue 18 trial P3: docs/contracts.md says `status` exits 1 for a problem only with
+/// `--exit-code` (0 otherwise, as `kubectl get`): `status NAME` of a never-handled object exits
+/// 0, with `--exit-code` 1, and `--help` says both.
+#[test]
+fn status_name_exits_0_for_a_never_handled_object_unless_exit_code() {
+    let dir = fixtures().join("bundles-synthetic/kopf-1.44-errors-not-posted");
+    let code = |extra: &[&str]| {
+        Command::new(BIN)
+            .args(["status", "basket-api", "-n", "store", "--bundle"])
+            .arg(&dir)
+            .args(extra)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(code(&[]), Some(0));
+    assert_eq!(code(&["--exit-code"]), Some(1));
+    let help = Command::new(BIN).args(["status", "--help"]).output().unwrap();
+    // Words, whatever the terminal width wraps.
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("--exit-code") && help.contains("without it `status` exits 0 whatever the verdicts"),
+        "{help}"
+    );
+}
+
 /// Copies a real bundle to a temporary directory and lets `edit` change its microservices.
 fn derived(from: &str, edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();

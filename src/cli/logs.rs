@@ -98,6 +98,12 @@ pub struct LogsArgs {
     #[arg(long)]
     pub raw: bool,
 
+    /// Print every run in full (the default prints runs of one object, handler, outcome and
+    /// message that repeat as one line with their count, as kubectl aggregates events; `-o
+    /// json` always holds every run).
+    #[arg(long, conflicts_with = "raw")]
+    pub verbose: bool,
+
     /// Keep following the logs; runs are printed as they end.
     #[arg(short = 'f', long)]
     pub follow: bool,

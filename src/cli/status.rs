@@ -37,7 +37,8 @@ pub struct StatusArgs {
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub bundle: Option<PathBuf>,
 
-    /// Exit 1 when any shown object is stale, never-handled, invalid or terminating.
+    /// Exit 1 when any shown object is stale, never-handled, invalid or terminating; without
+    /// it `status` exits 0 whatever the verdicts, as `kubectl get` does (docs/contracts.md).
     #[arg(long)]
     pub exit_code: bool,
 

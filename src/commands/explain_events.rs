@@ -7,7 +7,7 @@
 
 use super::short_form;
 use crate::cli::{ExplainEventsArgs, GlobalArgs};
-use crate::diagnose::events::{self, Finding, Options, Report, Severity};
+use crate::diagnose::events::{self, Finding, FindingId, Options, Report, Severity};
 use crate::error::AppError;
 use crate::evidence::gather::{Bundle, EvidenceSource, Needs, Objects, gather, gather_bundle};
 use crate::evidence::{Evidence, Snapshot};
@@ -167,15 +167,54 @@ fn commands_of(fix: &str) -> Vec<String> {
 
 /// The finding whose fix is printed under the headline: the first finding above ok, or the one
 /// its fix sends the reader to (`operator-not-leading says why, and its fix`), when that one
-/// has a fix of its own.
+/// has a fix of its own. A failing handler (`handler-failing`, whose fix is to read its runs)
+/// gives way to the next finding with a fix that is not the verdict's: why its errors have no
+/// event, the question explain-events answers (the headline names both).
 fn top_fix<'a>(found: &[&'a Finding]) -> Option<&'a Finding> {
     let first = *found.first()?;
+    if first.id == FindingId::HandlerFailing
+        && let Some(next) = found
+            .iter()
+            .skip(1)
+            .find(|f| f.fix.is_some() && f.id != FindingId::AcceptedStale)
+    {
+        return Some(next);
+    }
     let fix = first.fix.as_deref()?;
     let pointed = found
         .iter()
         .skip(1)
-        .find(|f| f.fix.is_some() && fix.contains(f.id.as_str()));
+        .find(|f| f.fix.is_some() && names_finding(fix, f.id.as_str()));
     Some(pointed.copied().unwrap_or(first))
+}
+
+/// Whether `text` names the finding `id` as a word: not inside a longer name or a path (a
+/// bundle directory `kopf-1.44-errors-not-posted` in a pasted command names no finding).
+fn names_finding(text: &str, id: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '/' | '.');
+    text.match_indices(id).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + id.len()..].chars().next();
+        !before.is_some_and(part) && !after.is_some_and(|c| c != '.' && part(c))
+    })
+}
+
+/// The line that stands for a fix whose commands were all printed above: which fix printed
+/// them, by its finding (the one under the headline is "the fix under the headline"), so that
+/// it never points at a fix above that has no commands (issue 18 trial P5).
+fn repeated_fix(holders: &[FindingId], top: Option<FindingId>) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for id in holders {
+        let name = if Some(*id) == top {
+            "the fix under the headline".to_string()
+        } else {
+            format!("{id}'s fix")
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    format!("  Fix: the same commands as {} (above)\n", names.join(" and "))
 }
 
 /// The human view, short form (the default; issue 20: one screen): the headline within
@@ -226,8 +265,20 @@ pub fn human_short(report: &Report, color: bool) -> String {
             .any(|x| x.id != f.id && x.severity > Severity::Ok && f.title.contains(&format!("(see {})", x.id)))
     };
     let mut seen = short_form::Seen::default();
-    // The commands the fixes printed so far: a fix that repeats them all is not printed again.
-    let mut printed: Vec<String> = top.and_then(|t| t.fix.as_deref()).map(commands_of).unwrap_or_default();
+    // The commands the fixes printed so far, with the finding whose fix printed them: a fix
+    // that repeats them all is not printed again, and says whose fix holds them.
+    let mut printed: Vec<(String, FindingId)> = top
+        .and_then(|t| {
+            Some(
+                t.fix
+                    .as_deref()
+                    .map(commands_of)?
+                    .into_iter()
+                    .map(|c| (c, t.id))
+                    .collect(),
+            )
+        })
+        .unwrap_or_default();
     for f in found.iter().filter(|f| !folded(f)) {
         out.push('\n');
         let title = short_form::fit_line(&f.title, short_form::WIDTH - f.id.as_str().len() - 11);
@@ -245,9 +296,13 @@ pub fn human_short(report: &Report, color: bool) -> String {
             Some(_) if top.is_some_and(|t| t.id == f.id) => out.push_str("  Fix: above\n"),
             Some(fix) => {
                 let commands = commands_of(fix);
-                if !commands.is_empty() && commands.iter().all(|c| printed.contains(c)) {
+                let holders: Vec<FindingId> = commands
+                    .iter()
+                    .filter_map(|c| printed.iter().find(|(p, _)| p == c).map(|(_, id)| *id))
+                    .collect();
+                if !commands.is_empty() && holders.len() == commands.len() {
                     cut = true;
-                    out.push_str("  Fix: the commands of the fix above\n");
+                    out.push_str(&repeated_fix(&holders, top.map(|t| t.id)));
                 } else {
                     let compact = short_form::compact_yaml_lists(fix);
                     if short_form::rows(&compact, short_form::WIDTH - 4) > short_form::LATER_FIX_ROWS {
@@ -261,7 +316,7 @@ pub fn human_short(report: &Report, color: bool) -> String {
                         );
                     } else {
                         fix_block(&mut out, "  Fix:", &compact);
-                        printed.extend(commands);
+                        printed.extend(commands.into_iter().map(|c| (c, f.id)));
                     }
                 }
             }
@@ -521,6 +576,37 @@ async fn gather_live(
 mod tests {
     use super::*;
     use crate::diagnose::events::Finding;
+
+    /// Issue 18 trial P5: a finding id inside a path (a bundle directory in a pasted command)
+    /// names no finding, so the headline's fix is never taken from it; a word does.
+    #[test]
+    fn a_finding_is_named_as_a_word_never_inside_a_path() {
+        let fix = "its runs: kubectl microservice logs --handler accept basket-api -n store --bundle tests/fixtures/bundles-synthetic/kopf-1.44-errors-not-posted";
+        assert!(!names_finding(fix, "errors-not-posted"));
+        assert!(names_finding(
+            "the operator is kept from handling: operator-not-leading says why",
+            "operator-not-leading"
+        ));
+        assert!(names_finding("posted now (see rbac-events).", "rbac-events"));
+        assert!(!names_finding("see rbac-events-extra", "rbac-events"));
+    }
+
+    /// Issue 18 trial P5: a fix whose commands were printed above says whose fix printed them,
+    /// never "the fix above" where the fix right above has no commands.
+    #[test]
+    fn a_repeated_fix_names_the_fix_that_printed_its_commands() {
+        assert_eq!(
+            repeated_fix(&[FindingId::HandlerFailing], Some(FindingId::PostingDisabled)),
+            "  Fix: the same commands as handler-failing's fix (above)\n"
+        );
+        assert_eq!(
+            repeated_fix(
+                &[FindingId::RbacEvents, FindingId::RbacEvents],
+                Some(FindingId::RbacEvents)
+            ),
+            "  Fix: the same commands as the fix under the headline (above)\n"
+        );
+    }
 
     /// What a user pastes from a fix: whole commands, a backticked pipeline as one, a JSON patch
     /// as one word, never the prose after a command (` (it prints yes)`, ` (one replica: ...)`).

@@ -61,6 +61,8 @@ pub enum Output {
     Human {
         /// Colour on.
         color: bool,
+        /// `--verbose`: every run in full, none aggregated ([`crate::logs::view::aggregate`]).
+        verbose: bool,
     },
     /// `--raw`: the runs' lines as read.
     Raw,
@@ -161,7 +163,10 @@ impl LogsQuery {
 /// format, and the formats a stream of runs cannot be (`-o name|yaml|wide`).
 fn output(global: &GlobalArgs, args: &LogsArgs, color: bool) -> Result<Output, AppError> {
     match (&global.output, args.raw) {
-        (None, false) => Ok(Output::Human { color }),
+        (None, false) => Ok(Output::Human {
+            color,
+            verbose: args.verbose,
+        }),
         (None, true) => Ok(Output::Raw),
         (Some(other @ (OutputFormat::Json | OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_))), true) => {
             Err(AppError::Usage(format!(
@@ -381,7 +386,30 @@ fn finish_batch(
     if !coverage.is_empty() && coverage.iter().all(|c| c.error.is_some()) {
         return Err(AppError::Undecided("no operator log could be read".into()));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit_code(&selected))
+}
+
+/// docs/contracts.md: 1 when a problem was diagnosed — the latest run shown of some object's
+/// handler is a failure or a retry (the handler is failing now); else 0.
+fn exit_code(runs: &[Run]) -> ExitCode {
+    let mut latest: std::collections::BTreeMap<(String, &str), &Run> = std::collections::BTreeMap::new();
+    for run in runs {
+        let key = (run.object.to_string(), run.handler.as_str());
+        let later = latest
+            .get(&key)
+            .is_none_or(|l| run.started.map(|s| s.at) >= l.started.map(|s| s.at));
+        if later {
+            latest.insert(key, run);
+        }
+    }
+    if latest
+        .values()
+        .any(|r| matches!(r.outcome, Outcome::Retrying | Outcome::Failed))
+    {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// When the spec last changed, by the object's own records: `metadata.creationTimestamp` for
@@ -607,11 +635,20 @@ fn from_snapshot(
     };
     query.operator = Some(resolution.label());
     let sources = snapshot_sources(snapshot, &resolution, place, container)?;
-    let deployment_created = snapshot
-        .operator
-        .deployments
-        .get()
-        .and_then(|d| d.first())
+    // The resolved operator's Deployment, never the first one of the evidence (another
+    // team's, whose creation would date this one's Pods).
+    let deployment_created = resolution
+        .deployment()
+        .and_then(|op| op.split_once("/deployment/"))
+        .and_then(|(ns, name)| {
+            snapshot
+                .operator
+                .deployments
+                .get()
+                .into_iter()
+                .flatten()
+                .find(|d| d.metadata.namespace.as_deref() == Some(ns) && d.metadata.name.as_deref() == Some(name))
+        })
         .and_then(|d| d.metadata.creation_timestamp.as_ref())
         .map(|t| crate::time::from_jiff(t.0));
     let mut runs = Vec::new();
@@ -1174,10 +1211,29 @@ async fn follow_cluster(
 /// stderr otherwise.
 fn print_batch(query: &LogsQuery, runs: &[Run], closing: &str) -> Result<(), AppError> {
     let mut out = String::new();
-    for run in runs {
-        out.push_str(&render_run(&query.output, run)?);
-        if matches!(query.output, Output::Human { .. }) {
-            out.push('\n');
+    match query.output {
+        // Repeated runs of one kind as one line each (issue 18 trial P6: 2,268 lines of one
+        // retry), the others in full.
+        Output::Human { color, verbose: false } => {
+            let entries = view::aggregate(runs);
+            for entry in &entries {
+                match entry {
+                    view::Entry::One(run) => out.push_str(&view::human_block(run, color)),
+                    view::Entry::Repeated(group) => out.push_str(&view::repeated_line(group, color)),
+                }
+                out.push('\n');
+            }
+            if entries.iter().any(|e| matches!(e, view::Entry::Repeated(_))) {
+                out.push_str("Repeated runs are one line each: --verbose prints every run, -o json holds them all.\n");
+            }
+        }
+        _ => {
+            for run in runs {
+                out.push_str(&render_run(&query.output, run)?);
+                if matches!(query.output, Output::Human { .. }) {
+                    out.push('\n');
+                }
+            }
         }
     }
     match query.output {
@@ -1195,7 +1251,7 @@ fn print_batch(query: &LogsQuery, runs: &[Run], closing: &str) -> Result<(), App
 
 fn render_run(output: &Output, run: &Run) -> Result<String, AppError> {
     Ok(match output {
-        Output::Human { color } => view::human_block(run, *color),
+        Output::Human { color, .. } => view::human_block(run, *color),
         Output::Raw => view::raw_lines(run),
         Output::Json => view::json_line(run),
         Output::Template { template, as_json } => {

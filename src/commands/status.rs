@@ -512,7 +512,15 @@ fn detail_why(item: &Item, long: bool) -> (Vec<String>, bool) {
     let mut seen = short_form::Seen::with_later(short_form::EVIDENCE_LINES);
     let mut cut = false;
     for reason in &item.reasons {
-        lines.push(format!("    {} [{}]", reason.message, reason.code));
+        // The cause is this reason itself (a pending deletion is the verdict and its cause):
+        // its evidence under the Cause line, its words not said twice (issue 18 trial P7).
+        let is_cause = item
+            .cause
+            .as_ref()
+            .is_some_and(|c| c.finding == reason.code && c.title == reason.message);
+        if !is_cause {
+            lines.push(format!("    {} [{}]", reason.message, reason.code));
+        }
         let evidence = if long {
             reason.evidence.clone()
         } else {

@@ -13,9 +13,9 @@ pub use super::finding::{Finding, FindingId, Severity};
 pub use super::findings::ctx::Options;
 use super::findings::{
     Ctx, accepted_stale, caller_cannot_list_events, deletion_pending, errors_not_posted, event_post_denied,
-    event_post_failed, events_elsewhere, events_expired, handler_filtered, operator_not_found, operator_not_leading,
-    operator_not_running, operator_not_watching, patch_rejected, posting_disabled, rbac_events, rbac_resource,
-    status_pruned,
+    event_post_failed, events_elsewhere, events_expired, handler_failing, handler_filtered, operator_not_found,
+    operator_not_leading, operator_not_running, operator_not_watching, patch_rejected, posting_disabled, rbac_events,
+    rbac_resource, status_pruned,
 };
 use crate::evidence::resolve::Verdict as Resolved;
 use crate::evidence::{Gap, GapReason, Snapshot};
@@ -79,7 +79,8 @@ pub(crate) type Check = fn(&Ctx<'_>) -> Vec<Finding>;
 /// this order within a severity): the one place that orders them, in causal order (issue 18):
 /// what keeps the object from being handled first (a pending deletion, no operator, the operator
 /// not running — a crash loop, scaled to 0, unschedulable, an image pull —, not watching the
-/// namespace, not leading, not allowed to handle it), then the handler's cycle failing to save
+/// namespace, not leading, not allowed to handle it), then the handler failing (its own error),
+/// then the handler's cycle failing to save
 /// (a refused PATCH, a status the CRD's schema drops), then why its events are missing (refused, and by whom; posting off;
 /// expired; under another object or type), and last the verdict that follows from them
 /// (`accepted-stale`), so that the headline names the cause first. An id may have more than one
@@ -99,6 +100,9 @@ pub(crate) const ORDER: &[(FindingId, Check)] = &[
     (FindingId::OperatorNotLeading, operator_not_leading::check),
     (FindingId::OperatorNotLeading, operator_not_leading::several_operators),
     (FindingId::RbacResource, rbac_resource::check),
+    // The handler runs and fails: its own error, the failure whose events the checks below
+    // look for (issue 18 trial P4: before `errors-not-posted`, never after).
+    (FindingId::HandlerFailing, handler_failing::check),
     // The handler's cycle runs but is not saved, or not as written (a cycle that cannot
     // complete, a status the CRD's schema drops: `status`'s first reason too).
     (FindingId::PatchRejected, patch_rejected::check),
@@ -124,6 +128,7 @@ pub(crate) type PostPass = fn(&Ctx<'_>, &mut Vec<Finding>);
 pub(crate) const POST_PASSES: &[PostPass] = &[
     double_handling_replaces_leading_ok,
     refused_posts_explain_errors_not_posted,
+    never_posted_is_not_expired,
     no_ok_a_problem_refutes,
     stale_names_the_blocking_operator,
     sort_by_severity,
@@ -215,6 +220,40 @@ fn refused_posts_explain_errors_not_posted(ctx: &Ctx<'_>, findings: &mut Vec<Fin
     for f in findings.iter_mut().filter(|f| f.id == FindingId::ErrorsNotPosted) {
         *f = because.clone();
     }
+}
+
+/// The problems that say the object's handler errors were never posted as events: the errors
+/// only logged (`errors-not-posted`), posting off (`posting-disabled`), the POSTs failing or
+/// refused by the operator's own log lines (`event-post-failed`, `event-post-denied`).
+const NEVER_POSTED: &[FindingId] = &[
+    FindingId::ErrorsNotPosted,
+    FindingId::PostingDisabled,
+    FindingId::EventPostFailed,
+    FindingId::EventPostDenied,
+];
+
+/// `events-expired` says the old failures' events were posted and are gone; a problem of
+/// [`NEVER_POSTED`] says they were never posted. Both cannot hold (issue 18 trial P5): the
+/// problem rests on the operator's settings or its own log lines about posting, the expiry only
+/// on the failures' age, so `events-expired` goes, and the problem says what became of the
+/// old failures.
+fn never_posted_is_not_expired(_: &Ctx<'_>, findings: &mut Vec<Finding>) {
+    let Some(expired) = findings.iter().position(|f| f.id == FindingId::EventsExpired) else {
+        return;
+    };
+    let Some(never) = findings
+        .iter()
+        .position(|f| f.severity == Severity::Problem && NEVER_POSTED.contains(&f.id))
+    else {
+        return;
+    };
+    let old = findings[expired].title.clone();
+    let note = format!(
+        "{} (events-expired left out: they were never posted, so none expired)",
+        old.split_once(';').map_or(old.as_str(), |(failures, _)| failures)
+    );
+    findings[never].evidence.push(note);
+    findings.remove(expired);
 }
 
 /// A problem of the operator itself (not running, not leading, not watching) is why nothing
@@ -386,8 +425,26 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
     let stale = findings
         .iter()
         .find(|c| c.severity == Severity::Problem && c.id == FindingId::AcceptedStale);
+    // The handler's own error first, then why it has no event (the question explain-events
+    // answers): the next finding above ok, in its own words.
+    let unposted = top.filter(|f| f.id == FindingId::HandlerFailing).and_then(|f| {
+        findings
+            .iter()
+            .find(|c| c.severity > Severity::Ok && c.id != f.id && c.id != FindingId::AcceptedStale)
+    });
     let cause = match top {
         Some(f) if f.id == FindingId::AcceptedStale => String::new(),
+        Some(_) if let Some(next) = unposted => {
+            let what = headline(next.id, next.severity < Severity::Problem);
+            let mut chars = what.chars();
+            let what: String = chars
+                .next()
+                .map(|c| c.to_lowercase().chain(chars).collect())
+                .unwrap_or_default();
+            let so = stale.map(|stale| format!("; so {}", stale.title)).unwrap_or_default();
+            // `also:` keeps it in the short form's fitted headline (the question is the events').
+            format!("; also: {what}: {}{so}", next.title)
+        }
         Some(f) => match stale.filter(|_| f.id != FindingId::DeletionPending) {
             Some(stale) => format!("; so {}", stale.title),
             None => findings
@@ -420,13 +477,13 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
         None if ctx.resolution().verdict == Resolved::Ambiguous => {
             format!("Could not decide which operator handles the object{tail}")
         }
-        Some(f) if f.severity == Severity::Problem => format!("{}: {}{cause}{tail}", headline(f.id, false), f.title),
+        Some(f) if f.severity == Severity::Problem => format!("{}{cause}{tail}", lead(headline(f.id, false), &f.title)),
         Some(f) if double_handling(f) => {
             format!("Every object is handled more than once: {}{tail}", f.title)
         }
-        Some(f) => format!("{}: {}{cause}{tail}", headline(f.id, true), f.title),
+        Some(f) => format!("{}{cause}{tail}", lead(headline(f.id, true), &f.title)),
         // The handlers exclude the object by design: an explanation, never "Nothing is hidden".
-        None if let Some(f) = by_design => format!("{}: {}{tail}", headline(f.id, false), f.title),
+        None if let Some(f) = by_design => format!("{}{tail}", lead(headline(f.id, false), &f.title)),
         None if quiet_logs(ctx).is_some() => format!(
             "Nothing found hidden, but {} (status: {} [operator-logs-quiet]){tail}",
             quiet_logs(ctx).map_or("", |r| r.message.as_str()),
@@ -447,6 +504,18 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
             )
         }
     }
+}
+
+/// `HEADLINE: TITLE`, without saying a word twice: a title that opens with the headline's last
+/// word and a colon (`deletion-pending`'s `Terminating: deletion requested ...` under `The
+/// object is Terminating`) loses that opening (issue 18 trial P7).
+fn lead(headline: &str, title: &str) -> String {
+    let last = headline.rsplit(' ').next().unwrap_or(headline);
+    let title = match title.split_once(": ") {
+        Some((opening, rest)) if opening.eq_ignore_ascii_case(last) || opening.eq_ignore_ascii_case(headline) => rest,
+        _ => title,
+    };
+    format!("{headline}: {title}")
 }
 
 /// What the first finding means for the user, for the headline: the verdict its family states
@@ -487,6 +556,7 @@ fn headline(id: FindingId, maybe: bool) -> &'static str {
             "The object may not be handled"
         }
         (FindingId::RbacResource, _) => "The operator may not handle the object",
+        (FindingId::HandlerFailing, _) => "The handler fails",
         (FindingId::HandlerFiltered, false) => "Not handled by design",
         (FindingId::HandlerFiltered, true) => "The operator's handler filters may exclude the object",
     }
@@ -540,6 +610,105 @@ mod tests {
         assert_eq!(
             headline(FindingId::AcceptedStale, false),
             "The handler has not accepted the current spec"
+        );
+    }
+
+    fn bundle(dir: &str) -> Snapshot {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(dir);
+        crate::evidence::bundle::read(&path).unwrap()
+    }
+
+    /// Issue 18 trial P7: a pending deletion's headline says "Terminating" once, the finding's
+    /// title keeps its words; other titles are left whole.
+    #[test]
+    fn a_pending_deletions_headline_says_terminating_once() {
+        let s = bundle("bundles-captured/kopf-finalizer-terminating");
+        let obj = s.microservices.get().unwrap()[0].clone();
+        let report = explain(&s, &obj, Default::default());
+        assert!(
+            report
+                .summary
+                .starts_with("The object is Terminating: deletion requested at 2026-12-01T03:55:38Z"),
+            "{}",
+            report.summary
+        );
+        assert_eq!(report.summary.matches("Terminating").count(), 1, "{}", report.summary);
+        assert!(report.findings[0].title.starts_with("Terminating: deletion requested"));
+        assert_eq!(
+            lead("Events are not posted", "handler errors are only logged: x"),
+            "Events are not posted: handler errors are only logged: x"
+        );
+    }
+
+    /// Issue 18 trial P4: a handler retrying whose errors Kopf 1.44 does not post: the handler's
+    /// own error first (`handler-failing`, quoted), then why it has no event, then the verdict;
+    /// the headline names the error, then the unposted errors.
+    #[test]
+    fn the_handlers_own_error_precedes_errors_not_posted() {
+        let s = bundle("bundles-synthetic/kopf-1.44-errors-not-posted");
+        let obj = s.microservices.get().unwrap()[0].clone();
+        let report = explain(&s, &obj, Default::default());
+        let ids: Vec<(&str, Severity)> = report.findings.iter().map(|f| (f.id.as_str(), f.severity)).collect();
+        assert_eq!(
+            ids[..3],
+            [
+                ("handler-failing", Severity::Problem),
+                ("errors-not-posted", Severity::Problem),
+                ("accepted-stale", Severity::Problem)
+            ]
+        );
+        assert!(
+            report.summary.starts_with(
+                "The handler fails: \"registry unreachable\" from handler 'accept': 8 failures since 2026-11-29T17:13:32Z, retrying; also: events are not posted: handler errors are only logged — Kopf 1.44"
+            ),
+            "{}",
+            report.summary
+        );
+        assert_eq!(cause(&report).map(|f| f.id), Some(FindingId::HandlerFailing));
+    }
+
+    /// Issue 18 trial P5: the same failures 2 h later. Kopf 1.44 never posted them
+    /// (`errors-not-posted` a problem, by the version's default), so `events-expired` ("their
+    /// events are gone") is not printed beside it; the problem says what became of them.
+    #[test]
+    fn never_posted_errors_are_not_also_expired() {
+        let mut s = bundle("bundles-synthetic/kopf-1.44-errors-not-posted");
+        let obj = s.microservices.get().unwrap()[0].clone();
+        s.captured_at = s.now().map(|t| t + chrono::Duration::hours(2));
+        let report = explain(&s, &obj, Default::default());
+        let unposted = report
+            .findings
+            .iter()
+            .find(|f| f.id == FindingId::ErrorsNotPosted)
+            .expect("errors-not-posted");
+        assert_eq!(unposted.severity, Severity::Problem, "{unposted:?}");
+        assert!(
+            report.findings.iter().all(|f| f.id != FindingId::EventsExpired),
+            "{:?}",
+            report.findings
+        );
+        assert!(
+            unposted.evidence.iter().any(|e| e
+                == "8 handler failures are older than the event TTL (1h) (events-expired left out: they were never posted, so none expired)"),
+            "{:?}",
+            unposted.evidence
+        );
+        // Posting that works (the real bundle's failures, 2 h later, no setting that keeps them
+        // out): events-expired stands, errors-not-posted is ok.
+        let report = explain(
+            &bundle("bundles-synthetic/events-expired"),
+            &bundle("bundles-synthetic/events-expired").microservices.get().unwrap()[0].clone(),
+            Default::default(),
+        );
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.id == FindingId::EventsExpired && f.severity == Severity::Warning),
+            "{:?}",
+            report.findings
         );
     }
 
@@ -637,6 +806,100 @@ mod tests {
                 report.findings
             );
             assert_eq!(report.exit_code(), 0);
+        }
+
+        /// Issue 18 trial P2, live against a mocked API: team-delta/api's own Kopf Deployment
+        /// (scaled to 0, `--namespace=team-delta`), a cluster-wide Kopf operator whose mounted
+        /// source handles Backups only, and one whose scope stayed a literal `$(WATCH)`. What
+        /// `status NAME` gathers (the operator, no logs) and what `explain-events` gathers (the
+        /// operator, then everything) give the same operator and the same candidates: the
+        /// Backups operator is no candidate in either (status read no ConfigMap before, so it
+        /// listed 3 candidates to explain-events' 2).
+        #[tokio::test]
+        async fn status_and_explain_events_gather_the_same_candidates() {
+            let source =
+                "import kopf\n\n@kopf.on.create('backups.example.io', 'v1', 'backups')\ndef make(**_):\n    pass\n";
+            let kopf = |ns: &str, name: &str, args: serde_json::Value, replicas: i32, cm: Option<&str>| {
+                let volumes: Vec<serde_json::Value> = cm
+                    .map(|c| json!({"name": "code", "configMap": {"name": c}}))
+                    .into_iter()
+                    .collect();
+                json!({"metadata": {"name": name, "namespace": ns},
+                    "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                        "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                            "containers": [{"name": "operator", "image": "python:3.12", "command": args}],
+                            "volumes": volumes}}}})
+            };
+            let deployments = json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": [
+                kopf("backups", "backup-operator", json!(["kopf", "run", "--all-namespaces", "/src/op.py"]), 1, Some("backup-code")),
+                kopf("team-echo", "kopf-op", json!(["kopf", "run", "--namespace=$(WATCH)", "/src/op.py"]), 1, None),
+                kopf("team-delta", "api-operator", json!(["kopf", "run", "--standalone", "--namespace=team-delta", "/src/op.py"]), 0, None),
+            ]});
+            let configmap = json!({"kind": "ConfigMap", "apiVersion": "v1",
+                "metadata": {"name": "backup-code", "namespace": "backups"}, "data": {"op.py": source}});
+            let not_found = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": "not found", "reason": "NotFound", "code": 404});
+            let empty = |kind: &str| json!({"kind": kind, "apiVersion": "v1", "metadata": {}, "items": []});
+            let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
+                "/apis/apps/v1/deployments" => (200, deployments.to_string()),
+                "/api/v1/namespaces/backups/configmaps/backup-code" => (200, configmap.to_string()),
+                p if p.ends_with("/pods") => (200, empty("PodList").to_string()),
+                p if p.ends_with("/leases") => (200, empty("LeaseList").to_string()),
+                _ => (404, not_found.to_string()),
+            });
+            let plan = crate::evidence::live::LiveScope {
+                namespace: Some("team-delta".into()),
+                selector: None,
+                name: Some("api".into()),
+                operator: None,
+                context: None,
+                server: "https://127.0.0.1:1".into(),
+            };
+            let mut obj = todo_api();
+            obj.metadata.namespace = Some("team-delta".into());
+            obj.metadata.name = Some("api".into());
+            let mut status = crate::evidence::live::skeleton(&plan);
+            status.microservices = Evidence::Present(vec![obj.clone()]);
+            crate::evidence::live::add_operator(&client, &mut status, &plan, crate::evidence::live::Logs::None).await;
+            let mut explain = crate::evidence::live::skeleton(&plan);
+            explain.microservices = Evidence::Present(vec![obj.clone()]);
+            crate::evidence::live::add_operator(
+                &client,
+                &mut explain,
+                &plan,
+                crate::evidence::live::Logs::WithPrevious,
+            )
+            .await;
+            crate::evidence::live::add_everything(&client, &mut explain).await;
+            let (by_status, by_explain) = (status.operator_for(&obj), explain.operator_for(&obj));
+            let serving = |r: &crate::evidence::resolve::Resolution| -> Vec<String> {
+                r.serving().map(|c| c.operator.clone()).collect()
+            };
+            assert_eq!(
+                serving(&by_status),
+                ["team-delta/deployment/api-operator", "team-echo/deployment/kopf-op"],
+                "{by_status:?}"
+            );
+            assert_eq!(serving(&by_status), serving(&by_explain));
+            assert_eq!(by_status.candidates, by_explain.candidates);
+            for r in [&by_status, &by_explain] {
+                assert_eq!(
+                    r.operator.as_deref(),
+                    Some("team-delta/deployment/api-operator"),
+                    "{r:?}"
+                );
+            }
+            // The report names it, and its first finding is the cause: scaled to 0.
+            let report = crate::diagnose::events::explain(&explain, &obj, Default::default());
+            assert_eq!(report.operator.as_deref(), Some("team-delta/deployment/api-operator"));
+            let first = &report.findings[0];
+            assert_eq!(
+                (first.id.as_str(), first.severity),
+                ("operator-not-running", crate::diagnose::events::Severity::Problem),
+                "{:?}",
+                report.findings
+            );
+            assert!(first.title.contains("0"), "{}", first.title);
         }
 
         /// A Deployment the caller may not read is a gap, not "no operator" (which says "install it").

@@ -49,11 +49,13 @@ pub enum FindingId {
     HandlerFiltered,
     /// `event-post-denied`: The operator's event POSTs are refused by an admission webhook or policy, a quota, a terminating namespace or validation (not RBAC).
     EventPostDenied,
+    /// `handler-failing`: The object's handler fails: its latest outcome in the operator's log a retry or a permanent failure, its error quoted.
+    HandlerFailing,
 }
 
 impl FindingId {
     /// Every id, in the order the Contracts list grew.
-    pub const ALL: [FindingId; 18] = [
+    pub const ALL: [FindingId; 19] = [
         FindingId::RbacEvents,
         FindingId::EventPostFailed,
         FindingId::PostingDisabled,
@@ -72,6 +74,7 @@ impl FindingId {
         FindingId::PatchRejected,
         FindingId::HandlerFiltered,
         FindingId::EventPostDenied,
+        FindingId::HandlerFailing,
     ];
 
     /// The stable kebab-case id, e.g. `rbac-events`.
@@ -95,6 +98,7 @@ impl FindingId {
             FindingId::PatchRejected => "patch-rejected",
             FindingId::HandlerFiltered => "handler-filtered",
             FindingId::EventPostDenied => "event-post-denied",
+            FindingId::HandlerFailing => "handler-failing",
         }
     }
 }
@@ -197,6 +201,7 @@ mod tests {
             FindingId::PatchRejected => 15,
             FindingId::HandlerFiltered => 16,
             FindingId::EventPostDenied => 17,
+            FindingId::HandlerFailing => 18,
         }
     }
 

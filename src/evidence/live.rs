@@ -433,7 +433,14 @@ pub async fn add_operator(client: &Client, snapshot: &mut Snapshot, plan: &LiveS
         .filter(|d| recognise_with(d, &hints).is_some())
         .collect();
     let operators: Vec<OperatorRef> = find_operators_with(&matched, &hints);
-    let (pods, by_operator) = operator_pods(client, &matched, &operators).await;
+    // The ConfigMaps they mount and read env from, with the Pods: the resolver reads them
+    // (a source that handles only other resources, `$(VAR)`s from ConfigMaps), so every
+    // command that reads the operator sees the same candidates (issue 18 trial P2).
+    let ((pods, by_operator), configmaps) = futures::join!(
+        operator_pods(client, &matched, &operators),
+        operator_configmaps(client, &matched)
+    );
+    snapshot.operator.configmaps = configmaps;
     let logs = operator_logs(
         client,
         logs_for(logs, &operators, plan),
@@ -918,7 +925,15 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
         .get()
         .map(Vec::as_slice)
         .unwrap_or_default();
-    snapshot.operator.configmaps = operator_configmaps(client, deployments).await;
+    // Read with the operator already ([`add_operator`]), unless it was not asked for.
+    if snapshot
+        .operator
+        .configmaps
+        .gap()
+        .is_some_and(|g| matches!(g.reason, GapReason::NotCollected(_)))
+    {
+        snapshot.operator.configmaps = operator_configmaps(client, deployments).await;
+    }
     // With the ConfigMaps read: the `$(VAR)`s of the command lines that come from them.
     let operators: Vec<OperatorRef> = snapshot.operator.operators();
 

@@ -194,6 +194,22 @@ pub struct OperatorEvidence {
     pub unchosen: Vec<(operator::OperatorRef, Vec<LogSource>)>,
 }
 
+/// Whether `pod` is named as a Pod of the Deployment `deployment` is: `NAME-<hash>-<suffix>`,
+/// the ReplicaSet's pod-template hash and a random suffix, neither with a `-`.
+pub(crate) fn named_as_pod_of(pod: &str, deployment: &str) -> bool {
+    !deployment.is_empty()
+        && pod
+            .strip_prefix(deployment)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|rest| {
+                let parts: Vec<&str> = rest.split('-').collect();
+                parts.len() == 2
+                    && parts
+                        .iter()
+                        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
+            })
+}
+
 impl OperatorEvidence {
     /// Every operator among the Deployments in evidence, recognised as Kubernetes runs them
     /// ([`operator::recognise_with`]: with the Pods, ConfigMaps and logs in evidence, and the
@@ -284,6 +300,40 @@ impl OperatorEvidence {
         }
     }
 
+    /// The logs of `d`'s Pods ([`OperatorEvidence::is_log_of`]).
+    pub(crate) fn logs_of(&self, d: &Deployment) -> Vec<LogSource> {
+        self.logs
+            .get()
+            .into_iter()
+            .flatten()
+            .filter(|log| log.container != crate::logs::file::FILE_CONTAINER && self.is_log_of(d, &log.pod))
+            .cloned()
+            .collect()
+    }
+
+    /// Whether the log of Pod `pod` is one of `d`'s Pods': a Pod in evidence that is in `d`'s
+    /// namespace and that its `spec.selector` selects; a Pod no longer in evidence (replaced,
+    /// its log kept) when named as `d`'s ReplicaSets name their Pods, `NAME-<hash>-<suffix>`
+    /// (so `api-operator-7d9c-x2x4z` is never a Pod of a Deployment `api`). The one rule of
+    /// which logs are an operator's: every answer reads only its operator's (issue 18).
+    pub(crate) fn is_log_of(&self, d: &Deployment, pod: &str) -> bool {
+        use kube::core::{Selector, SelectorExt};
+        let pods = self.pods.get().map(Vec::as_slice).unwrap_or(&[]);
+        match pods.iter().find(|p| p.metadata.name.as_deref() == Some(pod)) {
+            Some(p) => {
+                let selector = d
+                    .spec
+                    .as_ref()
+                    .and_then(|s| Selector::try_from(s.selector.clone()).ok());
+                p.metadata.namespace == d.metadata.namespace
+                    && selector
+                        .as_ref()
+                        .is_some_and(|s| s.matches(&p.metadata.labels.clone().unwrap_or_default()))
+            }
+            None => named_as_pod_of(pod, d.metadata.name.as_deref().unwrap_or("")),
+        }
+    }
+
     /// Keeps only the operator Deployment `namespace/name` (`--operator` with a bundle, which
     /// may hold several), its Pods (those in its namespace that its `spec.selector` selects,
     /// matched with kube's `Selector`) and their logs; a log of a Pod the evidence does not list
@@ -292,41 +342,6 @@ impl OperatorEvidence {
     /// (and what the evidence holds), and its Pods and logs are unknown: another operator is
     /// never diagnosed in its place. `source` names where the Deployments were read, e.g.
     /// `operator/deployment.json`. A gap in the Deployments stays as it is.
-    /// The logs of `d`'s Pods: those it selects (its namespace and selector), and of Pods no
-    /// longer in evidence named `NAME-...` (replaced ones).
-    pub(crate) fn logs_of(&self, d: &Deployment) -> Vec<LogSource> {
-        use kube::core::{Selector, SelectorExt};
-        let selector = d
-            .spec
-            .as_ref()
-            .and_then(|s| Selector::try_from(s.selector.clone()).ok());
-        let pods = self.pods.get().map(Vec::as_slice).unwrap_or(&[]);
-        let mine: Vec<&str> = pods
-            .iter()
-            .filter(|p| {
-                p.metadata.namespace == d.metadata.namespace
-                    && selector
-                        .as_ref()
-                        .is_some_and(|s| s.matches(&p.metadata.labels.clone().unwrap_or_default()))
-            })
-            .filter_map(|p| p.metadata.name.as_deref())
-            .collect();
-        let prefix = format!("{}-", d.metadata.name.as_deref().unwrap_or(""));
-        self.logs
-            .get()
-            .into_iter()
-            .flatten()
-            .filter(|log| {
-                mine.contains(&log.pod.as_str())
-                    || (!pods
-                        .iter()
-                        .any(|p| p.metadata.name.as_deref() == Some(log.pod.as_str()))
-                        && log.pod.starts_with(&prefix))
-            })
-            .cloned()
-            .collect()
-    }
-
     pub fn select_deployment(&mut self, namespace: &str, name: &str, source: &str) {
         use kube::core::{Selector, SelectorExt};
         self.chosen = Some(format!("{namespace}/deployment/{name}"));

@@ -18,6 +18,7 @@
 //! | a `--log-file` carries the identity it acquired the Lease with | [`LOG_IDENTITY`] |
 //! | its own Pods' logs name the object | [`POD_LOG_NAMES_OBJECT`] |
 //! | its own Pods' logs name objects of the namespace (not this one) | [`POD_LOG_NAMES_NAMESPACE`] |
+//! | its command line names the namespace (`--namespace=NS`), where another's says all or nothing | [`NAMES_NAMESPACE`] |
 //!
 //! The object's managedFields name the framework of its latest status/annotation writer
 //! (`kubectl-microservice`, `kopf`): every Kopf operator writes as `kopf`, so that is said as a
@@ -57,6 +58,13 @@ pub const LOG_IDENTITY: u32 = 20;
 pub const POD_LOG_NAMES_OBJECT: u32 = 30;
 /// Points for a candidate whose own Pods' logs name objects of the namespace, not this one.
 pub const POD_LOG_NAMES_NAMESPACE: u32 = 15;
+
+/// Points for a candidate whose effective command line names the namespace in its scope flags
+/// (`--namespace=NS`): explicitly this namespace, stronger than a cluster-wide scope (`-A`, or
+/// Kopf without a flag) or one the command line does not say (the image's, a literal
+/// `$(VAR)`), weaker than its logs naming the object or its Lease (issue 18 trial P2). Two
+/// that both name it tie on it.
+pub const NAMES_NAMESPACE: u32 = 20;
 
 /// Times closer than this are not ordered (Lease renewals are written on the holder's clock).
 const SKEW: Duration = Duration::seconds(2);
@@ -177,7 +185,8 @@ impl Resolution {
 
     /// Whether `source` (a log in `snapshot`) is the resolved operator's, the only logs an answer
     /// reads: for a Deployment, its Pods' (every Pod log when the evidence holds one Deployment,
-    /// else those named `NAME-...`, replaced Pods too); for a process outside the cluster, the
+    /// else [`super::OperatorEvidence::is_log_of`]'s: its namespace and selector, replaced Pods
+    /// by their name); for a process outside the cluster, the
     /// Pods' of the Deployments that serve the namespace too (they stand by on its Lease); for
     /// anything else none of the Pods'. `--log-file` logs always count (the user gave them);
     /// every log does when the operators are unknown (a bundle without
@@ -195,21 +204,20 @@ impl Resolution {
         if names.is_empty() {
             return false;
         }
-        let several = snapshot.operator.deployments.get().is_some_and(|d| d.len() > 1);
-        // Deployments of one name in several namespaces (`-A`: `microservice-operator` in
-        // each): the Pod's namespace decides, when the evidence holds the Pod.
-        let pod_namespace = snapshot
-            .operator
-            .pods
-            .get()
-            .into_iter()
-            .flatten()
-            .find(|p| p.metadata.name.as_deref() == Some(source.pod.as_str()))
-            .and_then(|p| p.metadata.namespace.as_deref());
-        !several
-            || names
+        let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
+        if deployments.len() <= 1 {
+            return true;
+        }
+        // Several: a Pod in evidence is one's by its namespace and that Deployment's selector,
+        // a Pod no longer in evidence by its name (`NAME-<hash>-<suffix>`): Deployments of one
+        // name in several namespaces (`-A`: `microservice-operator` in each), or `api` beside
+        // `api-operator`, never share a log (issue 18 trial P5b).
+        names.iter().any(|(ns, n)| {
+            deployments
                 .iter()
-                .any(|(ns, n)| source.pod.starts_with(&format!("{n}-")) && pod_namespace.is_none_or(|pns| pns == *ns))
+                .find(|d| d.metadata.namespace.as_deref() == Some(*ns) && d.metadata.name.as_deref() == Some(*n))
+                .is_some_and(|d| snapshot.operator.is_log_of(d, &source.pod))
+        })
     }
 
     /// The logs every log-derived fact about this resolution's object is read from (runs,
@@ -241,7 +249,7 @@ impl Resolution {
                         && p.metadata
                             .name
                             .as_deref()
-                            .is_some_and(|n| n.starts_with(&format!("{name}-")))
+                            .is_some_and(|n| super::named_as_pod_of(n, name))
                 });
                 if has_pods {
                     format!("no log of {op}'s Pods in evidence")
@@ -273,10 +281,12 @@ impl Resolution {
                 && d.metadata.name.as_deref() == Some(name)
                 && d.spec.as_ref().and_then(|s| s.replicas) == Some(0)
         });
-        let prefix = format!("{name}-");
         zero && !snapshot.operator.pods.get().into_iter().flatten().any(|p| {
             p.metadata.namespace.as_deref() == Some(ns)
-                && p.metadata.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
+                && p.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| super::named_as_pod_of(n, name))
         })
     }
 
@@ -470,6 +480,10 @@ const SIGNALS: &[Signal] = &[
         weight: POD_LOG_NAMES_NAMESPACE,
         read: pod_log_names_the_namespace,
     },
+    Signal {
+        weight: NAMES_NAMESPACE,
+        read: command_line_names_the_namespace,
+    },
 ];
 
 /// Where a candidate comes from.
@@ -538,6 +552,9 @@ struct Facts<'a> {
     writer: Option<(OperatorKind, String)>,
     /// What each Deployment's own Pods' logs name, by its index among [`Facts::operators`].
     pod_logs: Vec<PodLogClues>,
+    /// Whether several candidates serve the namespace, so that the ranking rows that only
+    /// tell them apart ([`NAMES_NAMESPACE`], the Pod-log rows) are read.
+    ranked: bool,
 }
 
 impl Facts<'_> {
@@ -725,6 +742,30 @@ fn pod_log_names_the_namespace(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
     ))]
 }
 
+/// [`NAMES_NAMESPACE`]: its effective command line's scope flags name the namespace (a
+/// Deployment's, `$(VAR)`s expanded; a seen operator's summary does not say how), when it serves it
+/// and another does too (alone, "the only operator that watches it" says more). Not asked
+/// without a namespace (`logs` across namespaces).
+fn command_line_names_the_namespace(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
+    let Some(ns) = facts.namespace else { return Vec::new() };
+    if !facts.ranked || !c.candidate.serves || !c.watches_namespace {
+        return Vec::new();
+    }
+    let named = match c.origin {
+        Origin::Deployment(i) => facts.operators.get(i).is_some_and(|op| {
+            op.scope_by == super::operator::ScopeBy::Flags
+                && op.watches.as_ref().is_some_and(|w| w.iter().any(|n| n == ns))
+        }),
+        _ => false,
+    };
+    if !named {
+        return Vec::new();
+    }
+    vec![Fact::Counts(format!(
+        "its command line names namespace {ns} (--namespace): it watches it by name"
+    ))]
+}
+
 /// Resolves the operator of `namespace` (`None`: any namespace) for `obj` (when one object is
 /// asked about: its managedFields and the logs naming it count) from `snapshot`. Pure.
 ///
@@ -870,6 +911,7 @@ impl<'a> Resolver<'a> {
             files: Vec::new(),
             writer: obj.and_then(handler_writer),
             pod_logs,
+            ranked,
         };
         let object_evidence = object_evidence(&facts, chosen.filter(|_| chosen_at.is_none()));
         let outside = outside_process(
@@ -1439,6 +1481,57 @@ pub(crate) mod tests {
         ]
     }
 
+    /// Issue 18 trial P2 (team-delta/api): the namespace's own Kopf Deployment, scaled to 0,
+    /// whose command line says `--namespace=team-delta`, beside a cluster-wide Kopf operator
+    /// (`-A`, its source not in evidence) and one whose scope stayed a literal `$(WATCH)`: the
+    /// explicit namespace outranks them, so it is chosen (not `ambiguous`); a second Deployment
+    /// that names the namespace as explicitly ties with it: `ambiguous`.
+    #[test]
+    fn an_explicit_namespace_outranks_cluster_wide_and_unknown_scopes() {
+        let mut own = deployment(
+            "team-delta",
+            "api-operator",
+            json!(["kopf", "run", "--standalone", "--namespace=team-delta", "/src/op.py"]),
+        );
+        own.spec.as_mut().unwrap().replicas = Some(0);
+        let mut deployments = vec![
+            deployment(
+                "backups",
+                "backup-operator",
+                json!(["kopf", "run", "--all-namespaces", "/src/backups.py"]),
+            ),
+            deployment(
+                "team-echo",
+                "kopf-op",
+                json!(["kopf", "run", "--namespace=$(WATCH)", "/src/op.py"]),
+            ),
+            own,
+        ];
+        let r = resolve(&snapshot(deployments.clone()), Some("team-delta"), None);
+        assert_eq!(r.verdict, Verdict::Deployment, "{r:?}");
+        assert_eq!(r.operator.as_deref(), Some("team-delta/deployment/api-operator"));
+        assert_eq!(
+            r.summary,
+            "team-delta/deployment/api-operator serves namespace team-delta: its command line names namespace team-delta (--namespace): it watches it by name"
+        );
+        assert_eq!(r.serving().count(), 3, "{:?}", r.candidates);
+        assert!(r.candidates[1..].iter().all(|c| c.score == 0), "{:?}", r.candidates);
+        // Another that names the namespace as explicitly: equal evidence, no pick.
+        deployments.push(deployment(
+            "team-delta",
+            "api-operator-v2",
+            json!(["kopf", "run", "--standalone", "-n", "team-delta", "/src/op.py"]),
+        ));
+        let r = resolve(&snapshot(deployments), Some("team-delta"), None);
+        assert_eq!(r.verdict, Verdict::Ambiguous, "{r:?}");
+        assert!(
+            r.summary
+                .contains("team-delta/deployment/api-operator, team-delta/deployment/api-operator-v2"),
+            "{}",
+            r.summary
+        );
+    }
+
     #[test]
     fn an_operator_of_another_namespace_is_never_chosen() {
         let s = snapshot(others());
@@ -1583,8 +1676,11 @@ pub(crate) mod tests {
             previous: false,
             text: "2026-12-01T08:50:00.000Z INFO Handler 'accept' succeeded.\n".into(),
         };
+        // With its Deployment's labels, as the API server requires of a Deployment's Pods.
         let pod = |ns: &str, name: &str| -> k8s_openapi::api::core::v1::Pod {
-            serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns}})).unwrap()
+            let app = name.rsplitn(3, '-').nth(2).unwrap_or(name);
+            serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns, "labels": {"app": app}}}))
+                .unwrap()
         };
         // Another operator's Pod and log only (ours in `ops` is scaled to 0): a Kopf one, and
         // one of ours of the same name in another namespace (`-A`).
@@ -1686,12 +1782,46 @@ pub(crate) mod tests {
         serde_json::from_value(json!({"metadata": {"name": name, "namespace": ns, "labels": {"app": app}}})).unwrap()
     }
 
+    /// Issue 18 trial P5b: `logs --handler` (and every answer) reads only the resolved
+    /// operator's Pods: `todo/deployment/api`'s, never the Pods of another team's
+    /// `api-operator` (a replaced Pod named `api-operator-...` starts with `api-` too) nor a Pod
+    /// of the same name prefix in another namespace.
+    #[test]
+    fn only_the_resolved_operators_pods_are_its_logs() {
+        let mut s = snapshot(vec![
+            deployment("todo", "api", json!(["kopf", "run", "--namespace=todo", "op.py"])),
+            deployment(
+                "team-b",
+                "api-operator",
+                json!(["kopf", "run", "--namespace=team-b", "op.py"]),
+            ),
+        ]);
+        s.operator.pods = Evidence::Present(vec![
+            pod_of("todo", "api-5d7f9c-bbbbb", "api"),
+            pod_of("team-c", "api-5d7f9c-ccccc", "api"),
+        ]);
+        s.operator.logs = Evidence::Present(vec![
+            kopf_log("api-5d7f9c-bbbbb", "todo/todo-api"),
+            kopf_log("api-7d9c5f-x2x4z", "todo/todo-api"),
+            kopf_log("api-operator-7d9c5f-abcde", "team-b/api"),
+            kopf_log("api-5d7f9c-ccccc", "team-c/api"),
+        ]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/api"), "{r:?}");
+        let pods: Vec<&str> = r.logs(&s).unwrap().iter().map(|l| l.pod.as_str()).collect();
+        // Its Pod in evidence, and a replaced one named as its ReplicaSets name Pods.
+        assert_eq!(pods, ["api-5d7f9c-bbbbb", "api-7d9c5f-x2x4z"]);
+        assert!(super::super::named_as_pod_of("api-7d9c5f-x2x4z", "api"));
+        assert!(!super::super::named_as_pod_of("api-operator-7d9c5f-abcde", "api"));
+        assert!(!super::super::named_as_pod_of("api", "api"));
+    }
+
     /// Issue 18: managedFields' `kopf` names the framework every Kopf operator shares, never
-    /// one operator: two Kopf operators serving the namespace stay ambiguous by it.
+    /// one operator: two Kopf operators serving the namespace alike stay ambiguous by it.
     #[test]
     fn the_field_manager_names_a_framework_not_an_operator() {
         let s = snapshot(vec![
-            deployment("a", "op", json!(["kopf", "run", "-A", "op.py"])),
+            deployment("a", "op", json!(["kopf", "run", "-n", "todo", "op.py"])),
             deployment("b", "op", json!(["kopf", "run", "--namespace=todo", "op.py"])),
         ]);
         let mut obj = todo_api();
@@ -1704,7 +1834,11 @@ pub(crate) mod tests {
         ]);
         let r = resolve(&s, Some("todo"), Some(&obj));
         assert_eq!(r.verdict, Verdict::Ambiguous, "{r:?}");
-        assert!(r.candidates.iter().all(|c| c.score == 0), "{:?}", r.candidates);
+        assert!(
+            r.candidates.iter().all(|c| c.score == NAMES_NAMESPACE),
+            "{:?}",
+            r.candidates
+        );
         assert!(
             r.evidence
                 .iter()
@@ -1744,10 +1878,12 @@ pub(crate) mod tests {
         ]);
         let r = resolve(&s, Some("todo"), Some(&todo_api()));
         assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
-        // No log decides: ambiguous with both candidates, never a pick.
+        // No log decides: the one whose command line names the namespace, over the
+        // cluster-wide one (issue 18 trial P2); both still candidates.
         s.operator.logs = Evidence::Present(vec![]);
         let r = resolve(&s, Some("todo"), Some(&todo_api()));
-        assert_eq!(r.verdict, Verdict::Ambiguous);
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
+        assert!(r.summary.contains("names namespace todo"), "{}", r.summary);
         assert_eq!(r.serving().count(), 2);
         // The cluster-wide one whose logs name the object wins over the namespaced one.
         s.operator.logs = Evidence::Present(vec![kopf_log("wide-5d7f9c-aaaaa", "todo/todo-api")]);
@@ -1824,10 +1960,13 @@ pub(crate) mod tests {
                     .any(|e| e.contains("backups.example.io v1 backups only")),
             "{other:?}"
         );
-        // A source that also handles Microservices keeps it a candidate.
+        // A source that also handles Microservices keeps it a candidate (ranked below the one
+        // whose command line names the namespace).
         s.operator.configmaps = Evidence::Present(vec![cm(
             "import kopf\n\n@kopf.on.create('platform.example.io', 'v1alpha1', 'microservices')\ndef accept(**_):\n    pass\n",
         )]);
-        assert_eq!(resolve(&s, Some("todo"), None).verdict, Verdict::Ambiguous);
+        let r = resolve(&s, Some("todo"), None);
+        assert_eq!(r.serving().count(), 2, "{r:?}");
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
     }
 }

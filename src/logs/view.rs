@@ -116,9 +116,9 @@ fn paint_level(level: Option<Level>, color: bool) -> String {
     }
 }
 
-/// A grouped, human block for one run: a header (start time and its clock, handler, object,
-/// cause, outcome, Pod), the detail, then the run's lines with their times and levels.
-pub fn human_block(run: &Run, color: bool) -> String {
+/// `TIME (CLOCK)  HANDLER  NS/NAME  cause=CAUSE  outcome=OUTCOME` of `run`, `outcome` as given
+/// (painted, and for repeated runs with their count).
+fn header(run: &Run, outcome: &str, color: bool) -> String {
     let when = match run.started {
         Some(s) => format!(
             "{} ({})",
@@ -130,15 +130,27 @@ pub fn human_block(run: &Run, color: bool) -> String {
     let handler = sanitize(&run.handler);
     let handler = if color { handler.bold().to_string() } else { handler };
     let cause = run.cause.map_or("unknown", |c| c.as_str());
-    let mut out = format!(
-        "{when}  {handler}  {}  cause={cause}  outcome={}",
-        sanitize(&run.object.to_string()),
-        paint_outcome(run.outcome, color)
-    );
-    if let Some(pod) = &run.pod {
-        let field = crate::logs::file::source_field(pod, run.container.as_deref());
-        out.push_str(&format!("  {}", sanitize(&field)));
-    }
+    format!(
+        "{when}  {handler}  {}  cause={cause}  outcome={outcome}",
+        sanitize(&run.object.to_string())
+    )
+}
+
+/// `  pod=POD/CONTAINER` (or `  file=NAME`) of `run`, when known.
+fn pod_field(run: &Run) -> String {
+    run.pod.as_ref().map_or_else(String::new, |pod| {
+        format!(
+            "  {}",
+            sanitize(&crate::logs::file::source_field(pod, run.container.as_deref()))
+        )
+    })
+}
+
+/// A grouped, human block for one run: a header (start time and its clock, handler, object,
+/// cause, outcome, Pod), the detail, then the run's lines with their times and levels.
+pub fn human_block(run: &Run, color: bool) -> String {
+    let mut out = header(run, &paint_outcome(run.outcome, color), color);
+    out.push_str(&pod_field(run));
     if !run.also_read_from.is_empty() {
         out.push_str(&format!(
             "  (also read from {})",
@@ -176,6 +188,77 @@ pub fn human_block(run: &Run, color: bool) -> String {
             crate::text::count(run.omitted_records as u64, "more record")
         ));
     }
+    out
+}
+
+/// One entry of the default human answer ([`aggregate`]): a run in full, or runs that repeat.
+#[derive(Debug)]
+pub enum Entry<'r> {
+    /// A run of a kind that ran once: its block ([`human_block`]).
+    One(&'r Run),
+    /// Two or more runs of one kind (object, handler, cause, outcome, message), in time order:
+    /// one line ([`repeated_line`]).
+    Repeated(Vec<&'r Run>),
+}
+
+/// `runs` (in time order) as the default human answer shows them, as kubectl aggregates
+/// repeated events: runs of one object, handler, cause, outcome and message (`detail`) that
+/// repeat are one entry, listed where the last of them ran; a kind that ran once is its run.
+/// `--verbose` and `-o json` show every run instead (issue 18 trial P6: a handler retrying for
+/// hours printed 2,268 lines).
+pub fn aggregate<'r>(runs: &'r [Run]) -> Vec<Entry<'r>> {
+    type Kind<'a> = (String, &'a str, &'static str, Outcome, Option<&'a str>);
+    let kind = |r: &'r Run| -> Kind<'r> {
+        (
+            r.object.to_string(),
+            r.handler.as_str(),
+            r.cause.map_or("unknown", |c| c.as_str()),
+            r.outcome,
+            r.detail.as_deref(),
+        )
+    };
+    let mut groups: Vec<(Kind<'r>, Vec<&'r Run>)> = Vec::new();
+    for run in runs {
+        let k = kind(run);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, members)) => members.push(run),
+            None => groups.push((k, vec![run])),
+        }
+    }
+    // Where the last run of each kind ran: the runs' order (time order) of those last runs.
+    let position = |r: &Run| runs.iter().position(|x| std::ptr::eq(x, r)).unwrap_or(0);
+    groups.sort_by_key(|(_, members)| members.last().map_or(0, |r| position(r)));
+    groups
+        .into_iter()
+        .map(|(_, members)| match members.as_slice() {
+            [one] => Entry::One(one),
+            _ => Entry::Repeated(members),
+        })
+        .collect()
+}
+
+/// One line for runs that repeat ([`Entry::Repeated`]), kubectl's way: the last run's start
+/// and clock, handler, object, cause, `outcome=O xN over SPAN (first T)`, the message quoted,
+/// the last run's Pod.
+pub fn repeated_line(group: &[&Run], color: bool) -> String {
+    let (Some(first), Some(last)) = (group.first(), group.last()) else {
+        return String::new();
+    };
+    let span = match (first.started, last.finished.or(last.started)) {
+        (Some(a), Some(b)) => format!(
+            " over {} (first {})",
+            crate::time::human(b.at - a.at, crate::time::DurationStyle::Kubectl),
+            a.at.to_rfc3339_opts(SecondsFormat::Millis, true)
+        ),
+        _ => String::new(),
+    };
+    let outcome = format!("{} x{}{span}", paint_outcome(last.outcome, color), group.len());
+    let mut out = header(last, &outcome, color);
+    if let Some(d) = &last.detail {
+        out.push_str(&format!(": \"{}\"", sanitize(d)));
+    }
+    out.push_str(&pod_field(last));
+    out.push('\n');
     out
 }
 
@@ -276,6 +359,32 @@ mod tests {
         let raw = raw_lines(&runs[0]);
         assert_eq!(raw.lines().count(), 2);
         assert!(!raw.contains('\u{1b}'));
+    }
+
+    /// Issue 18 trial P6: runs of one kind that repeat are one entry and one line (the count,
+    /// the span, the message quoted, the last run's Pod), listed where the last ran; a kind
+    /// that ran once stays its run.
+    #[test]
+    fn repeated_runs_of_one_kind_are_one_line() {
+        let retry = |t: &str| {
+            format!(
+                "2026-11-29T17:{t}.000000000Z [2026-11-29 17:{t},000] kopf.objects         [ERROR   ] [store/basket-api] Handler 'accept' failed temporarily: registry unreachable\n"
+            )
+        };
+        let ok = "2026-11-29T17:20:00.000000000Z [2026-11-29 17:20:00,000] kopf.objects         [INFO    ] [store/other-api] Handler 'accept' succeeded.\n";
+        let log = format!("{}{}{ok}{}", retry("13:32"), retry("13:37"), retry("14:08"));
+        let runs = runs(&log);
+        let entries = aggregate(&runs);
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert!(matches!(entries[0], Entry::One(r) if r.object.to_string() == "store/other-api"));
+        let Entry::Repeated(group) = &entries[1] else {
+            panic!("{entries:?}")
+        };
+        assert_eq!(group.len(), 3);
+        assert_eq!(
+            repeated_line(group, false),
+            "2026-11-29T17:14:08.000Z (kubelet)  accept  store/basket-api  cause=unknown  outcome=retrying x3 over 36s (first 2026-11-29T17:13:32.000Z): \"registry unreachable\"  pod=op-1/operator\n"
+        );
     }
 
     #[test]

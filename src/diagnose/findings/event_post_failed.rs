@@ -164,10 +164,17 @@ fn dated_403s(ctx: &Ctx<'_>, mut evidence: Vec<String>, title: String, forbidden
         Severity::Problem,
         title,
         evidence,
-        Some(format!(
-            "grant the events rule named by rbac-events (the 403 above), then {}",
-            after_the_grant(ctx)
-        )),
+        Some(match fixed.allowed_now {
+            // The rule allows the POSTs now (rbac-events ok): the 403s are not what to fix.
+            Some(_) => format!(
+                "the events rule allows the POSTs now (see rbac-events); {others} of them failed for a reason other than RBAC: check the API server's reachability from the operator Pod and its events quota, then {}",
+                after_the_grant(ctx)
+            ),
+            None => format!(
+                "grant the events rule named by rbac-events (the 403 above), then {}",
+                after_the_grant(ctx)
+            ),
+        }),
     )
 }
 

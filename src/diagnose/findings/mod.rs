@@ -17,6 +17,7 @@ pub(crate) mod event_post_failed;
 pub(crate) mod event_posts;
 pub(crate) mod events_elsewhere;
 pub(crate) mod events_expired;
+pub(crate) mod handler_failing;
 pub(crate) mod handler_filtered;
 pub(crate) mod leading_facts;
 pub(crate) mod operator_facts;
