@@ -45,6 +45,10 @@ pub struct LogsArgs {
     #[command(flatten)]
     pub log_files: LogFileArgs,
 
+    /// `--resource TYPE`: the resource diagnosed (default: the Microservice).
+    #[command(flatten)]
+    pub resource: super::resource::ResourceArgs,
+
     /// Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`).
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub bundle: Option<std::path::PathBuf>,

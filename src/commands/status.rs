@@ -746,7 +746,9 @@ pub fn check_decidable(
         return Err(AppError::Undecided(format!("cannot decide: {gap}")));
     }
     if let (Some(name), true) = (name, report.items.is_empty()) {
-        return Err(AppError::Undecided(crate::resource::not_found_message(namespace, name)));
+        return Err(AppError::Undecided(
+            snapshot.resource.not_found_message(namespace, name),
+        ));
     }
     Ok(())
 }
@@ -794,7 +796,11 @@ pub fn watch_rows(first: &Report, changed: &Report, wide: bool, all_namespaces: 
 /// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
 pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
-    let (namespace, args) = name_in_scope(global, args)?;
+    let typed = args.resource.resource.as_deref();
+    let resource = super::resource_arg::resolve(global, typed, args.bundle.as_deref())?;
+    let mut args = args.clone();
+    args.name = super::resource_arg::object(args.name.as_deref(), typed, &resource)?;
+    let (namespace, args) = name_in_scope(global, &args)?;
     let selector = check_flags(global, &args)?;
     let args = &args;
     let mut global = global.clone();
@@ -805,13 +811,21 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     // Read now so that a bad path is a usage error before any cluster call.
     let files = super::log_files::read(&args.log_files)?;
     if let Some(dir) = &args.bundle {
-        return run_bundle(global, args, dir, namespace, selector.as_ref(), &files, color);
+        return run_bundle(
+            global,
+            (args, &resource),
+            dir,
+            namespace,
+            selector.as_ref(),
+            &files,
+            color,
+        );
     }
     let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
         context: "start the async runtime".into(),
         source,
     })?;
-    runtime.block_on(run_live(global, args, namespace, color))
+    runtime.block_on(run_live(global, (args, resource), namespace, color))
 }
 
 /// The namespace of the flags (`-n`, or the `NS/` of `NS/NAME`, as `explain-events` and
@@ -874,7 +888,7 @@ fn check_flags(global: &GlobalArgs, args: &StatusArgs) -> Result<Option<crate::s
 /// printed; a bundle without `-n` is judged whole, a NAME looked up in the bundle's namespace.
 fn run_bundle(
     global: &GlobalArgs,
-    args: &StatusArgs,
+    (args, resource): (&StatusArgs, &crate::resource::identity::ResourceId),
     dir: &std::path::Path,
     namespace: Option<String>,
     selector: Option<&crate::selector::LabelSelector>,
@@ -892,6 +906,7 @@ fn run_bundle(
         namespace: namespace.as_deref(),
         operator: args.operator.as_deref(),
         selector,
+        resource,
     };
     let snapshot = gather_bundle(source, plan(args, true, files))?;
     // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
@@ -1111,7 +1126,7 @@ fn print_gaps(report: &Report, global: &GlobalArgs, args: &StatusArgs) {
 
 async fn run_live(
     global: &GlobalArgs,
-    args: &StatusArgs,
+    (args, resource): (&StatusArgs, crate::resource::identity::ResourceId),
     namespace: Option<String>,
     color: bool,
 ) -> Result<u8, AppError> {
@@ -1126,6 +1141,7 @@ async fn run_live(
         operator: args.operator.clone(),
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
+        resource,
     };
     let scope = match &namespace {
         Some(ns) => format!("in namespace {ns}"),
@@ -1136,7 +1152,7 @@ async fn run_live(
         config.cluster_url,
         crate::client::context_name(&connection).as_deref().unwrap_or("unknown")
     );
-    let access = crate::evidence::live::caller_access(&client, namespace.as_deref())
+    let access = crate::evidence::live::caller_access_for(&client, namespace.as_deref(), &plan.resource)
         .await
         .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     let printed = if args.name.is_some() {
@@ -1312,6 +1328,7 @@ mod tests {
             skew: Duration::from_secs(2),
             verbose: false,
             log_files: LogFileArgs::default(),
+            resource: Default::default(),
         }
     }
 

@@ -657,6 +657,7 @@ mod tests {
                 operator: operator.map(str::to_string),
                 context: None,
                 server: "https://127.0.0.1:1".into(),
+                resource: Default::default(),
             };
             for operator in [Some("ops/deployment/microservice-operator"), None] {
                 let mut snapshot = crate::evidence::bundle::read(&bundle).unwrap();

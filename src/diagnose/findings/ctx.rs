@@ -104,7 +104,11 @@ impl<'a> Ctx<'a> {
             .get()
             .into_iter()
             .flatten()
-            .filter(|e| about(e, obj) && e.involved_object.uid.is_some() && e.involved_object.uid == obj.metadata.uid)
+            .filter(|e| {
+                about(e, obj, &snapshot.resource.kind)
+                    && e.involved_object.uid.is_some()
+                    && e.involved_object.uid == obj.metadata.uid
+            })
             .collect();
         Ctx {
             snapshot,
@@ -234,9 +238,10 @@ fn records(
     (lines, unattributed)
 }
 
-/// Whether `e` names this object by kind, name and namespace (any uid).
-fn about(e: &Event, obj: &MicroserviceObject) -> bool {
-    e.involved_object.kind.as_deref() == Some("Microservice")
+/// Whether `e` names this object by kind (`kind`: the snapshot's resource's, `Microservice` by
+/// default), name and namespace (any uid).
+fn about(e: &Event, obj: &MicroserviceObject, kind: &str) -> bool {
+    e.involved_object.kind.as_deref() == Some(kind)
         && e.involved_object.name == obj.metadata.name
         && e.involved_object.namespace.as_ref().or(e.metadata.namespace.as_ref()) == obj.metadata.namespace.as_ref()
 }

@@ -76,7 +76,7 @@ struct Elsewhere {
 /// its own (its namespace, its uid, type Normal or Warning); `None` otherwise.
 fn elsewhere(ctx: &Ctx<'_>, e: &Event) -> Option<Elsewhere> {
     let io = &e.involved_object;
-    if io.kind.as_deref() != Some("Microservice") || io.name.as_deref() != Some(ctx.name) {
+    if io.kind.as_deref() != Some(ctx.snapshot.resource.kind.as_str()) || io.name.as_deref() != Some(ctx.name) {
         return None;
     }
     let ns = io.namespace.as_ref().or(e.metadata.namespace.as_ref());
