@@ -10,13 +10,15 @@
 //! kopf-example-1 -o json` over the bundle to count as many succeeded and failed runs for
 //! every handler.
 
+#[path = "support/kopf_oracle.rs"]
+mod kopf_oracle;
 #[allow(dead_code)] // this file uses fixtures() only
 mod support;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use kopf_oracle::{count, example_py, kopf_check, mark};
 use support::fixtures;
 
 /// The captures: `NN-VER/`, each a bundle collected after the object was deleted and Kopf stopped.
@@ -28,59 +30,6 @@ fn captures() -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-/// The example's `example.py` (the 1.38.0 copies every capture ran).
-fn example_py(capture: &Path) -> String {
-    let nn = &capture.file_name().unwrap().to_string_lossy()[..2];
-    let dir = std::fs::read_dir(fixtures().join("kopf-examples"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{nn}-")))
-        .unwrap_or_else(|| panic!("no example {nn}"));
-    std::fs::read_to_string(dir.join("example.py")).unwrap()
-}
-
-/// `E2E_NAME = {'a': 1, 'b': 2}` of an example (a dict literal of string keys and int values,
-/// over one or more lines, as Kopf's examples write them), or `None` when it sets no such mark.
-fn mark(source: &str, name: &str) -> Option<BTreeMap<String, usize>> {
-    let start = source.find(&format!("{name} = {{"))?;
-    let body = &source[start..];
-    let body = &body[body.find('{').unwrap() + 1..body.find('}').unwrap()];
-    let entry = regex::Regex::new(r"'([^']+)'\s*:\s*(\d+)").unwrap();
-    Some(
-        entry
-            .captures_iter(body)
-            .map(|c| (c[1].to_string(), c[2].parse().unwrap()))
-            .collect(),
-    )
-}
-
-/// Kopf's `re.findall(pattern, runner.output)` counted per name.
-fn count(log: &str, pattern: &str) -> BTreeMap<String, usize> {
-    let re = regex::Regex::new(pattern).unwrap();
-    let mut counts = BTreeMap::new();
-    for c in re.captures_iter(log) {
-        *counts.entry(c[1].to_string()).or_insert(0) += 1;
-    }
-    counts
-}
-
-/// test_examples.py's check of one kind of mark: the counts of the names the mark lists equal
-/// it; without a mark, `expect_without` (successes: every count is 1; failures: none).
-fn kopf_check(counts: &BTreeMap<String, usize>, mark: Option<&BTreeMap<String, usize>>, successes: bool) -> bool {
-    match mark {
-        Some(mark) => {
-            let checked: BTreeMap<String, usize> = counts
-                .iter()
-                .filter(|(name, _)| mark.contains_key(*name))
-                .map(|(n, c)| (n.clone(), *c))
-                .collect();
-            &checked == mark
-        }
-        None if successes => counts.values().all(|c| *c == 1) && !counts.is_empty(),
-        None => counts.is_empty(),
-    }
 }
 
 /// Our counts of `outcome` `succeeded` and `failed` runs of `handler` for kopf-example-1.
@@ -105,18 +54,11 @@ fn ours(capture: &Path, handler: &str) -> (usize, usize) {
         "{handler}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut counts = (0, 0);
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let run: serde_json::Value = serde_json::from_str(line).unwrap();
-        assert_eq!(run["object"], "default/kopf-example-1", "{line}");
-        assert_eq!(run["handler"], handler, "{line}");
-        match run["outcome"].as_str().unwrap() {
-            "succeeded" => counts.0 += 1,
-            "failed" => counts.1 += 1,
-            _ => {}
-        }
-    }
-    counts
+    kopf_oracle::our_counts(
+        &String::from_utf8(out.stdout).unwrap(),
+        handler,
+        "default/kopf-example-1",
+    )
 }
 
 #[test]
@@ -135,11 +77,8 @@ fn handler_counts_equal_kopfs_e2e_marks_computed_from_the_same_log() {
     for capture in &captures {
         let log = std::fs::read_to_string(capture.join("operator/logs/kopf.log.file.log")).unwrap();
         let source = example_py(capture);
-        let succeeded = count(&log, r"'(.+?)' succeeded");
-        let failed = count(
-            &log,
-            r"'(.+?)' failed (?:permanently|with an exception. Will stop.|with an exception and will stop)",
-        );
+        let succeeded = count(&log, kopf_oracle::SUCCEEDED);
+        let failed = count(&log, kopf_oracle::FAILED);
         // The log is a passing run of Kopf's own test.
         let (success_mark, failure_mark) = (mark(&source, "E2E_SUCCESS_COUNTS"), mark(&source, "E2E_FAILURE_COUNTS"));
         assert!(
@@ -151,10 +90,7 @@ fn handler_counts_equal_kopfs_e2e_marks_computed_from_the_same_log() {
             "{capture:?}: {failed:?} vs {failure_mark:?}"
         );
         // Every handler of the object (Kopf's count also holds its activities, `login_via_pykube`).
-        let handlers: std::collections::BTreeSet<String> =
-            count(&log, r"\[default/kopf-example-1\] Handler '(.+?)' (?:succeeded|failed)")
-                .into_keys()
-                .collect();
+        let handlers = kopf_oracle::object_handlers(&log, "default/kopf-example-1");
         assert!(!handlers.is_empty(), "{capture:?}: no handler outcome in the log");
         for handler in handlers {
             let expected = (
@@ -182,11 +118,8 @@ fn the_oracle_reads_marks_and_wording_as_kopfs_test_does() {
     let log = "[x] kopf.objects [ERROR] [default/kopf-example-1] Handler 'a' failed with an exception. Will stop.\n\
                [x] kopf.objects [ERROR] [default/kopf-example-1] Handler 'b' failed with an exception and will stop now: boom\n\
                [x] kopf.activities.auth [INFO] Activity 'login_via_pykube' succeeded.\n";
-    let failed = count(
-        log,
-        r"'(.+?)' failed (?:permanently|with an exception. Will stop.|with an exception and will stop)",
-    );
+    let failed = count(log, kopf_oracle::FAILED);
     assert_eq!(failed.len(), 2);
-    assert!(kopf_check(&count(log, r"'(.+?)' succeeded"), None, true));
+    assert!(kopf_check(&count(log, kopf_oracle::SUCCEEDED), None, true));
     assert!(!kopf_check(&failed, None, false));
 }
