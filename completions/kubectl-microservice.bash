@@ -139,7 +139,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__collect)
-            opts="-n -A -l -h -V --operator --log-file --kubeconfig --context --namespace --all-namespaces --selector --as --as-group --request-timeout --help --version"
+            opts="-n -A -l -h -V --operator --log-file --resource --kubeconfig --context --namespace --all-namespaces --selector --as --as-group --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -150,6 +150,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --log-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -211,7 +215,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__explain__subcmd__events)
-            opts="-n -o -h -V --bundle --operator --event-ttl --skew --verbose --log-file --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
+            opts="-n -o -h -V --bundle --operator --event-ttl --skew --verbose --log-file --resource --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,6 +241,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --log-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -428,7 +436,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__logs)
-            opts="-c -f -n -o -h -V --handler --file --log-file --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
+            opts="-c -f -n -o -h -V --handler --file --log-file --resource --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --follow --run-timeout --kubeconfig --context --namespace --output --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -443,6 +451,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --log-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -665,7 +677,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__status)
-            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --verbose --log-file --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --verbose --log-file --resource --kubeconfig --context --namespace --all-namespaces --output --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -691,6 +703,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --log-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
