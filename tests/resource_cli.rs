@@ -208,3 +208,60 @@ fn explain_events_on_03_says_the_errors_are_type_error_events() {
     // the resource's, KopfExample).
     assert!(!doc.to_string().contains("0 Warning/Error events"), "{doc}");
 }
+
+/// For another resource than the Microservice, the counts and the commands speak of it: the
+/// Error events of 03's object are its WARNINGS (kind KopfExample), and `accepted-stale`'s fix is
+/// a `logs --resource ... --handler` of the handler that failed, a command that runs.
+#[test]
+fn counts_and_fixes_speak_of_the_resource() {
+    let dir = capture("03-1.38-created");
+    let dir = dir.to_str().unwrap();
+    let out = run(&["status", "--bundle", dir, "-o", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["items"][0]["warnings"], 9, "{doc}");
+    let out = run(&[
+        "explain-events",
+        "kopf-example-1",
+        "--bundle",
+        dir,
+        "--resource",
+        "kex",
+        "-o",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let fix = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "accepted-stale")
+        .and_then(|f| f["fix"].as_str())
+        .unwrap_or_else(|| panic!("{doc}"))
+        .to_string();
+    let command = fix
+        .strip_prefix("see the handler's runs and their errors: kubectl microservice ")
+        .unwrap_or_else(|| panic!("{fix}"));
+    assert!(
+        command.starts_with(
+            "logs --resource kopfexamples.kopf.dev --handler eventual_failure_with_tracebacks kopf-example-1 -n default --bundle "
+        ),
+        "{command}"
+    );
+    let words: Vec<&str> = command.split(' ').collect();
+    let out = run(&words);
+    assert!(out.status.success(), "{command}: {}", stderr(&out));
+    assert!(stdout(&out).contains("outcome=failed"), "{}", stdout(&out));
+    let elsewhere = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "events-elsewhere")
+        .unwrap();
+    assert!(
+        elsewhere["fix"]
+            .as_str()
+            .unwrap()
+            .contains("involvedObject.kind=KopfExample,involvedObject.name=kopf-example-1"),
+        "{elsewhere}"
+    );
+}

@@ -182,7 +182,10 @@ impl<'a> Judge<'a> {
         Judge {
             snapshot,
             verdicts: crate::diagnose::verdict::Judge::at(snapshot, crate::time::delta(skew), now),
-            warnings: snapshot.events.get().map(|events| WarningIndex::new(events)),
+            warnings: snapshot
+                .events
+                .get()
+                .map(|events| WarningIndex::new(events, &snapshot.resource.kind)),
         }
     }
 
@@ -279,7 +282,8 @@ fn item(
     }
 }
 
-/// Warning-or-Error events about Microservices, by (event namespace, involved object name):
+/// Warning-or-Error events about the snapshot's resource (`involvedObject.kind`: `Microservice`,
+/// or the `--resource` one's), by (event namespace, involved object name):
 /// each with the involved object's uid (if recorded) and its count.
 struct WarningIndex<'a> {
     by_object: HashMap<ObjectKey<'a>, Vec<UidCount<'a>>>,
@@ -292,13 +296,11 @@ type ObjectKey<'a> = (&'a str, &'a str);
 type UidCount<'a> = (Option<&'a str>, usize);
 
 impl<'a> WarningIndex<'a> {
-    fn new(events: &'a [k8s_openapi::api::core::v1::Event]) -> Self {
+    fn new(events: &'a [k8s_openapi::api::core::v1::Event], kind: &str) -> Self {
         let mut by_object: HashMap<_, Vec<_>> = HashMap::new();
         for e in events {
             let involved = &e.involved_object;
-            if involved.kind.as_deref() == Some("Microservice")
-                && matches!(e.type_.as_deref(), Some("Warning") | Some("Error"))
-            {
+            if involved.kind.as_deref() == Some(kind) && matches!(e.type_.as_deref(), Some("Warning") | Some("Error")) {
                 by_object
                     .entry((
                         e.metadata.namespace.as_deref().unwrap_or(""),
@@ -1020,7 +1022,7 @@ pub async fn live_report(
         items = objects.iter().map(|o| judge.item(o)).collect();
     }
     if let Some(events) = snapshot.events.get() {
-        let index = WarningIndex::new(events);
+        let index = WarningIndex::new(events, &snapshot.resource.kind);
         for item in &mut items {
             item.warnings = Some(index.count(&item.namespace, &item.name, item.uid.as_deref()));
         }
@@ -1546,7 +1548,7 @@ mod tests {
              "involvedObject": {"kind": "Pod", "name": "a", "uid": "u1"}}
         ]))
         .unwrap();
-        let index = WarningIndex::new(&events);
+        let index = WarningIndex::new(&events, "Microservice");
         assert_eq!(
             index.count("store", "a", Some("u1")),
             3,

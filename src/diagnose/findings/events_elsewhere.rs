@@ -55,8 +55,8 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         title.into(),
         evidence,
         Some(format!(
-            "list them all: kubectl get events -A --field-selector involvedObject.kind=Microservice,involvedObject.name={}",
-            ctx.name
+            "list them all: kubectl get events -A --field-selector involvedObject.kind={},involvedObject.name={}",
+            ctx.snapshot.resource.kind, ctx.name
         )),
     )]
 }
