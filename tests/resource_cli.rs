@@ -265,3 +265,26 @@ fn counts_and_fixes_speak_of_the_resource() {
         "{elsewhere}"
     );
 }
+
+/// `status NAME`'s `Next:` for another resource names it (`--resource`) and reads the runs
+/// through `explain-events`, whose fixes name the handler: never `logs --handler accept`.
+#[test]
+fn status_next_names_the_resource() {
+    let dir = capture("03-1.38-created");
+    let out = run(&["status", "kopf-example-1", "--bundle", dir.to_str().unwrap()]);
+    let text = stdout(&out);
+    let next = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Next:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(!next.contains("--handler accept"), "{next}");
+    let command = &next[next.find("kubectl microservice ").unwrap() + "kubectl microservice ".len()..];
+    assert!(
+        command.starts_with("explain-events kopf-example-1 -n default --bundle ")
+            && command.ends_with(" --resource kopfexamples.kopf.dev"),
+        "{command}"
+    );
+    let words: Vec<&str> = command.split(' ').collect();
+    let out = run(&words);
+    assert_eq!(out.status.code(), Some(1), "{command}: {}", stderr(&out));
+}

@@ -78,6 +78,10 @@ pub struct Item {
     /// read the same logs (not in JSON).
     #[serde(skip)]
     pub log_files: Vec<String>,
+    /// The resource as the next commands name it (`PLURAL.GROUP`, their `--resource`), `None`
+    /// for the Microservice (not in JSON).
+    #[serde(skip)]
+    pub resource: Option<String>,
     /// The cause `explain-events` names first ([`crate::diagnose::events::cause`]): its first
     /// finding when that is a warning or a problem other than the verdict itself
     /// (`accepted-stale`), `{"finding", "severity", "title"}`; only for `status NAME` (added
@@ -202,6 +206,8 @@ impl<'a> Judge<'a> {
         });
         let mut item = item(obj, judged.assessment, warnings, judged.resolution);
         item.logs_missing = logs_missing;
+        let resource = &self.snapshot.resource;
+        item.resource = (!resource.is_microservice()).then(|| resource.qualified());
         item
     }
 }
@@ -277,6 +283,7 @@ fn item(
         deletion: a.deletion,
         bundle: None,
         log_files: Vec::new(),
+        resource: None,
         logs_missing: None,
         cause: None,
     }
@@ -585,7 +592,20 @@ fn next_target(item: &Item) -> String {
     for file in &item.log_files {
         target.push_str(&format!(" --log-file {file}"));
     }
+    if let Some(resource) = &item.resource {
+        target.push_str(&format!(" --resource {resource}"));
+    }
     target
+}
+
+/// The command that shows the handler's runs: `logs --handler accept` for a Microservice; for
+/// another resource `explain-events`, whose fixes name the handler its log names as failing
+/// (`status` knows no handler id of it).
+fn runs_command(item: &Item, target: &str) -> String {
+    match item.resource {
+        None => format!("kubectl microservice logs --handler accept {target}"),
+        Some(_) => format!("kubectl microservice explain-events {target}"),
+    }
 }
 
 /// The next command that a reason or missing logs decide, whatever the verdict: explain-events'
@@ -638,10 +658,13 @@ fn next_for_verdict(item: &Item, target: &str) -> String {
             )
         }
         Verdict::Fresh => {
-            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}")
+            format!("nothing to do; the handler's runs: {}", runs_command(item, target))
         }
         Verdict::Stale => {
-            format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {target}")
+            format!(
+                "see whether the handler ran since the change: {}",
+                runs_command(item, target)
+            )
         }
         // Not handled by design: the operator's handler filters exclude the object.
         Verdict::NeverHandled if item.reasons.first().is_some_and(|r| r.code == "handler-filtered") => {
@@ -659,7 +682,7 @@ fn next_for_verdict(item: &Item, target: &str) -> String {
             }
         }
         Verdict::NeverHandled => {
-            format!("see the handler's attempts: kubectl microservice logs --handler accept {target}")
+            format!("see the handler's attempts: {}", runs_command(item, target))
         }
         Verdict::Invalid => match &item.bundle {
             Some(_) => "fix the spec named above (kubectl edit microservice NAME -n NS on the cluster)".into(),
@@ -671,8 +694,11 @@ fn next_for_verdict(item: &Item, target: &str) -> String {
             )
         }
         Verdict::Unknown => format!(
-            "collect evidence for a closer look: kubectl microservice collect DIR -n {}",
-            item.namespace
+            "collect evidence for a closer look: kubectl microservice collect DIR -n {}{}",
+            item.namespace,
+            item.resource
+                .as_ref()
+                .map_or(String::new(), |r| format!(" --resource {r}"))
         ),
         Verdict::Terminating => item
             .deletion
