@@ -73,6 +73,36 @@ pub fn in_bundle(dir: &Path, typed: Option<&str>) -> Result<ResourceId, AppError
     })
 }
 
+/// The resources of the bundle `dir` (its CRDs' and the Microservice) whose objects carry one of
+/// Kopf's annotations (`kopf.zalando.org/...`: progress records, the finalizer's peers; or a
+/// `*/last-handled-configuration` diff-base of any prefix), as
+/// `PLURAL.GROUP`: what `--resource` completes to. Unreadable files give none.
+pub fn kopf_handled_in_bundle(dir: &Path) -> Vec<String> {
+    let mut ids: Vec<ResourceId> = super::bundle::resource_candidates(dir)
+        .into_iter()
+        .filter(|(_, held)| *held)
+        .map(|(id, _)| id)
+        .collect();
+    if !ids.iter().any(ResourceId::is_microservice) {
+        ids.push(ResourceId::microservice());
+    }
+    ids.into_iter()
+        .filter(|id| {
+            let snapshot = super::bundle::read_resource(dir, id);
+            snapshot.ok().is_some_and(|s| {
+                s.microservices.get().is_some_and(|objects| {
+                    objects.iter().any(|o| {
+                        o.metadata.annotations.iter().flatten().any(|(k, _)| {
+                            k.starts_with("kopf.zalando.org/") || k.ends_with(crate::vocab::cause::LAST_HANDLED_SUFFIX)
+                        })
+                    })
+                })
+            })
+        })
+        .map(|id| id.qualified())
+        .collect()
+}
+
 fn pick(typed: &str, ids: &[ResourceId], none: impl FnOnce() -> String) -> Result<ResourceId, AppError> {
     identity::pick(typed, ids).map_err(|e| match e {
         PickError::None => AppError::Undecided(none()),
@@ -142,6 +172,18 @@ mod tests {
             err.to_string(),
             "expected NAME, TYPE/NAME (TYPE: kopfexamples, kopfexample, kex, kopfexamples.kopf.dev) or NAMESPACE/NAME: \"microservices.platform.example.io\" is not a type of kopfexamples.kopf.dev"
         );
+    }
+
+    #[test]
+    fn completion_offers_the_resources_whose_objects_kopf_annotated() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let kopf = root.join("tests/fixtures/kopf-examples-captured/03-1.38-created");
+        assert_eq!(kopf_handled_in_bundle(&kopf), ["kopfexamples.kopf.dev"]);
+        // The object is gone: nothing to complete to.
+        assert!(kopf_handled_in_bundle(&root.join("tests/fixtures/kopf-examples-captured/03-1.38")).is_empty());
+        // A Kopf-handled Microservice bundle offers the Microservice.
+        let ms = root.join("tests/fixtures/bundles-captured/kopf-finalizer-terminating");
+        assert_eq!(kopf_handled_in_bundle(&ms), ["microservices.platform.example.io"]);
     }
 
     #[test]
