@@ -288,3 +288,38 @@ fn status_next_names_the_resource() {
     let out = run(&words);
     assert_eq!(out.status.code(), Some(1), "{command}: {}", stderr(&out));
 }
+
+/// `logs --file` reads no cluster and no CRD: `--resource`'s own word is the one `TYPE` its
+/// `TYPE/NAME` takes, and a dotted type it cannot check is refused, saying what it takes.
+#[test]
+fn logs_file_takes_the_type_word_given() {
+    let log = capture("03-1.38").join("operator/logs/kopf.log.file.log");
+    let log = log.to_str().unwrap();
+    let logs = |object: &str| {
+        run(&[
+            "logs",
+            "--file",
+            log,
+            "--resource",
+            "kex",
+            "--handler",
+            "instant_failure_with_traceback",
+            object,
+            "-o",
+            "json",
+        ])
+    };
+    let out = logs("kex/kopf-example-1");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let runs: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["outcome"], "failed");
+    assert_eq!(runs[0]["object"], "default/kopf-example-1");
+    let out = logs("kopfexamples.kopf.dev/kopf-example-1");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\"kopfexamples.kopf.dev\" is not a type of kex"),
+        "{}",
+        stderr(&out)
+    );
+}
