@@ -152,6 +152,7 @@ async fn counted_calls(config: &Config, names_operator: bool) -> (BTreeMap<Strin
         operator: None,
         skew: Duration::from_secs(2),
         log_files: Default::default(),
+        resource: Default::default(),
         verbose: false,
     };
     let access = caller_access(&client, None).await.expect("the API server answers");

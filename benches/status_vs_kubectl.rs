@@ -232,6 +232,7 @@ async fn main() {
         skew: Duration::from_secs(2),
         verbose: false,
         log_files: Default::default(),
+        resource: Default::default(),
     };
     let access = caller_access(&counted, Some(&ns))
         .await

@@ -143,7 +143,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__collect)
-            opts="-n -A -l -h -V --operator --log-file --kubeconfig --context --namespace --all-namespaces --selector --as --as-group --request-timeout --help --version"
+            opts="-n -A -l -h -V --operator --log-file --resource --kubeconfig --context --namespace --all-namespaces --selector --as --as-group --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,6 +154,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --log-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -215,7 +219,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__explain__subcmd__events)
-            opts="-n -o -h -V --bundle --operator --event-ttl --skew --verbose --log-file --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --color --help --version"
+            opts="-n -o -h -V --bundle --operator --event-ttl --skew --verbose --log-file --resource --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,6 +245,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --log-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -436,7 +444,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__logs)
-            opts="-c -f -n -o -h -V --handler --log-file --local --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --verbose --follow --run-timeout --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --color --help --version"
+            opts="-c -f -n -o -h -V --handler --log-file --local --resource --bundle --operator --container --previous --tail --since --last --cause --outcome --raw --verbose --follow --run-timeout --kubeconfig --context --namespace --output --allow-missing-template-keys --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,6 +467,10 @@ _kubectl__microservice() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --resource)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --bundle)
@@ -688,7 +700,7 @@ _kubectl__microservice() {
             return 0
             ;;
         kubectl__microservice__subcmd__status)
-            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --verbose --log-file --kubeconfig --context --namespace --all-namespaces --output --allow-missing-template-keys --selector --no-headers --as --as-group --request-timeout --color --help --version"
+            opts="-w -n -A -o -l -h -V --bundle --exit-code --watch --interval --operator --skew --verbose --log-file --resource --kubeconfig --context --namespace --all-namespaces --output --allow-missing-template-keys --selector --no-headers --as --as-group --request-timeout --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -714,6 +726,10 @@ _kubectl__microservice() {
                     return 0
                     ;;
                 --log-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

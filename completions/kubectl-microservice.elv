@@ -77,6 +77,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
             cand --skew 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)'
             cand --log-file 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)'
+            cand --resource 'The resource to diagnose, as kubectl names a type: PLURAL[.GROUP] (`kopfexamples.kopf.dev`), the singular, a short name (`kex`) or the kind; resolved through the API server''s discovery, or a bundle''s CRD (default: microservices.platform.example.io). With it, an object argument TYPE/NAME takes that resource''s type names'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'The namespace (default: the context''s namespace; with --bundle, the whole bundle)'
@@ -105,6 +106,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         &'kubectl-microservice;logs'= {
             cand --handler 'The handler id; `accept` also matches Kopf''s field handler `accept/spec` (`accept/*`)'
             cand --log-file 'The operator''s log, read from FILE (`-`: stdin; repeatable) beside the cluster''s (or `--bundle`''s) evidence, as `status` and `explain-events` read it: its clock is theirs (the Kopf operator''s `TZ`, checked against the API server), and the answer names the operator and what ran since the spec changed. With `--local`, the files alone. With or without kubelet `--timestamps` prefixes'
+            cand --resource 'The resource to diagnose, as kubectl names a type: PLURAL[.GROUP] (`kopfexamples.kopf.dev`), the singular, a short name (`kex`) or the kind; resolved through the API server''s discovery, or a bundle''s CRD (default: microservices.platform.example.io). With it, an object argument TYPE/NAME takes that resource''s type names'
             cand --bundle 'Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`)'
             cand --operator 'The operator Deployment (default: the one the resolver decides for the object''s namespace, among Deployments running `kopf run`, `python -m kopf` or `kubectl-microservice operate`); with `--bundle`, the bundle''s Deployment whose logs are read'
             cand -c 'The operator''s container (default: the one running the operator)'
@@ -143,6 +145,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
             cand --event-ttl 'The API server''s event TTL (kube-apiserver `--event-ttl`): failures older than this have no events left'
             cand --skew 'Times closer than this cannot be ordered (clock skew, 1 s managedFields resolution)'
             cand --log-file 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)'
+            cand --resource 'The resource to diagnose, as kubectl names a type: PLURAL[.GROUP] (`kopfexamples.kopf.dev`), the singular, a short name (`kex`) or the kind; resolved through the API server''s discovery, or a bundle''s CRD (default: microservices.platform.example.io). With it, an object argument TYPE/NAME takes that resource''s type names'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'The Microservice''s namespace (default: the context''s namespace; with --bundle, the bundle''s)'
@@ -163,6 +166,7 @@ set edit:completion:arg-completer[kubectl-microservice] = {|@words|
         &'kubectl-microservice;collect'= {
             cand --operator 'The operator, as NAMESPACE/deployment/NAME (default: discovered)'
             cand --log-file 'The operator''s log, read from FILE beside the Pods'' logs (repeatable)'
+            cand --resource 'The resource to diagnose, as kubectl names a type: PLURAL[.GROUP] (`kopfexamples.kopf.dev`), the singular, a short name (`kex`) or the kind; resolved through the API server''s discovery, or a bundle''s CRD (default: microservices.platform.example.io). With it, an object argument TYPE/NAME takes that resource''s type names'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config; in a Pod, the in-cluster config)'
             cand --context 'The kubeconfig context to use'
             cand -n 'The namespace to collect (default: the context''s namespace)'

@@ -166,6 +166,48 @@ pub fn object_ref_arg(input: &str) -> Result<String, String> {
     })
 }
 
+/// What `--resource` takes, for its errors.
+pub const RESOURCE_FORMS: &str = "expected a resource type as kubectl names one: PLURAL[.GROUP] (kopfexamples.kopf.dev, kopfexamples), PLURAL.VERSION.GROUP, the singular, a short name (kex) or the kind (KopfExample)";
+
+/// Whether `word` can be a resource type as kubectl takes one (`kopfexamples.kopf.dev`, `kex`,
+/// `KopfExample`): a DNS-1123 subdomain once lowercased (kubectl matches types case-insensitively).
+pub fn is_resource_type(word: &str) -> bool {
+    is_dns_subdomain(&word.to_ascii_lowercase())
+}
+
+/// `--resource TYPE` as a clap `value_parser`: the input, unchanged, once it can be a type
+/// ([`is_resource_type`]); which resource it names is decided against discovery or the bundle's CRD.
+pub fn resource_type_arg(input: &str) -> Result<String, String> {
+    if is_resource_type(input) {
+        Ok(input.to_string())
+    } else {
+        Err(format!("{RESOURCE_FORMS}; {input:?} is none"))
+    }
+}
+
+/// The object argument's parser when `--resource` is given: `NAME`, `NAMESPACE/NAME`, or
+/// `TYPE/NAME` with any type word ([`is_resource_type`]) kept as given, for the command to
+/// match against the resource once resolved ([`crate::resource::identity`]); each part checked.
+pub fn typed_object_ref_arg(input: &str) -> Result<String, String> {
+    const FORMS: &str =
+        "expected NAME, TYPE/NAME (TYPE: the --resource type's plural, singular, short name or kind) or NAMESPACE/NAME";
+    let name = match input.split_once('/') {
+        Some((first, name)) => {
+            if !is_resource_type(first) {
+                return Err(format!(
+                    "{FORMS}: {first:?} is neither a type nor a namespace name ({LABEL_RULE})"
+                ));
+            }
+            name
+        }
+        None => input,
+    };
+    if !is_dns_subdomain(name) {
+        return Err(format!("{FORMS}: {name:?} is not an object name ({SUBDOMAIN_RULE})"));
+    }
+    Ok(input.to_string())
+}
+
 /// The namespace and name an object argument ([`object_ref_arg`]'s output) and the scope flags
 /// give: `NAMESPACE/NAME`'s namespace, else `-n`'s (`namespace`). A `NAMESPACE/NAME` that
 /// contradicts `-n` or `-A` is a usage error saying so, the same in every command.

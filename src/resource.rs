@@ -9,6 +9,11 @@
 //!   `x-kubernetes-preserve-unknown-fields` on spec): one object with `port: "eighty"` must
 //!   never break the list/watch for the others. Validation happens per object, in
 //!   [`crate::operate::validate`].
+//!
+//! Which resource the diagnostics read is a value, [`identity::ResourceId`]: this one by
+//! default, any resource a Kopf operator handles with `--resource`.
+
+pub mod identity;
 
 use std::borrow::Cow;
 

@@ -28,4 +28,8 @@ pub struct CollectArgs {
     /// `--log-file FILE`: the operator's log from a file, written into the bundle.
     #[command(flatten)]
     pub log_files: LogFileArgs,
+
+    /// `--resource TYPE`: the resource diagnosed (default: the Microservice).
+    #[command(flatten)]
+    pub resource: super::resource::ResourceArgs,
 }

@@ -49,4 +49,8 @@ pub struct ExplainEventsArgs {
     /// `--log-file FILE`: the operator's log from a file.
     #[command(flatten)]
     pub log_files: LogFileArgs,
+
+    /// `--resource TYPE`: the resource diagnosed (default: the Microservice).
+    #[command(flatten)]
+    pub resource: super::resource::ResourceArgs,
 }

@@ -51,6 +51,10 @@ pub struct LogsArgs {
     #[arg(long, hide = true, value_name = "PATH|-", conflicts_with_all = ["bundle", "log_file", "operator", "previous", "tail"])]
     pub file: Vec<String>,
 
+    /// `--resource TYPE`: the resource diagnosed (default: the Microservice).
+    #[command(flatten)]
+    pub resource: super::resource::ResourceArgs,
+
     /// Read the operator logs of a bundle directory (`operator/logs/POD.CONTAINER[.previous].log`).
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub bundle: Option<std::path::PathBuf>,

@@ -21,6 +21,7 @@ pub mod log_files;
 pub mod logs;
 pub mod manifests;
 pub mod operate;
+pub mod resource;
 pub mod scope;
 pub mod status;
 pub mod values;
@@ -34,6 +35,7 @@ pub use log_files::LogFileArgs;
 pub use logs::{LogsArgs, RunCause, RunOutcome};
 pub use manifests::ManifestsArgs;
 pub use operate::{EventsPolicy, LogFormat, OperateArgs};
+pub use resource::ResourceArgs;
 pub use status::StatusArgs;
 pub use values::{
     MAX_DURATION, parse_concurrency, parse_count, parse_duration, parse_duration_at_least_1s, parse_runs,
@@ -76,7 +78,11 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
     let mut command = command();
+    if resource::given(&args) {
+        command = resource::lenient_objects(command);
+    }
     let matches = command.try_get_matches_from_mut(args)?;
     scope::check(&mut command, &matches)?;
     let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;

@@ -66,4 +66,8 @@ pub struct StatusArgs {
     /// `--log-file FILE`: the operator's log from a file (read again on every `--watch` poll).
     #[command(flatten)]
     pub log_files: LogFileArgs,
+
+    /// `--resource TYPE`: the resource diagnosed (default: the Microservice).
+    #[command(flatten)]
+    pub resource: super::resource::ResourceArgs,
 }

@@ -98,7 +98,9 @@ async fn collect(
     let (client, config) = crate::client::client(&connection, crate::client::Usage::Diagnostics).await?;
     super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
     let namespace = crate::cli::namespace_in_context(global.all_namespaces, one_namespace, &config.default_namespace);
+    let resource = crate::evidence::target::live(&client, args.resource.resource.as_deref()).await?;
     let plan = LiveScope {
+        resource,
         namespace: namespace.clone(),
         selector: global.selector.clone(),
         operator: args.operator.clone(),
@@ -111,7 +113,7 @@ async fn collect(
         config.cluster_url,
         crate::client::context_name(&connection).as_deref().unwrap_or("unknown")
     );
-    let access = live::caller_access(&client, namespace.as_deref())
+    let access = live::caller_access_for(&client, namespace.as_deref(), &plan.resource)
         .await
         .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     if let Some(ns) = &namespace {
@@ -119,7 +121,7 @@ async fn collect(
     }
     let progress = Progress::on_terminal();
     let staging = bundle::Staging::create(&args.dir)?;
-    progress.step("Microservices and their events");
+    progress.step(&format!("{} and their events", plan.resource.kind));
     let streamed = stream_objects(&client, &plan, &access, &staging, &where_).await?;
     let counts = (streamed.objects, streamed.events);
     let source = EvidenceSource::Live {
@@ -141,7 +143,7 @@ async fn collect(
     };
     let snapshot = gather(source, evidence_plan)
         .await
-        .map_err(|e| e.into_app(|e| AppError::kube(format!("cannot get microservices from {where_}"), e)))?;
+        .map_err(|e| e.into_app(|e| AppError::kube(format!("cannot get {} from {where_}", plan.resource.plural), e)))?;
     progress.done();
     let gaps: Vec<String> = snapshot
         .gaps()
@@ -150,7 +152,8 @@ async fn collect(
         .map(ToString::to_string)
         .collect();
     let meta = bundle_meta(&snapshot, &connection, namespace.clone(), global.all_namespaces, &gaps);
-    staging.commit(&snapshot, &meta, &STREAMED)?;
+    let objects_file = snapshot.resource.bundle_file();
+    staging.commit(&snapshot, &meta, &[objects_file.as_str(), EVENTS_FILE])?;
     say_written(&args.dir, &snapshot, namespace.as_deref(), &gaps, counts);
     Ok(0)
 }
@@ -205,13 +208,27 @@ fn say_written(
     crate::commands::say(format_args!(
         "wrote {}: {}, {}, {}",
         dir.display(),
-        count(snapshot.microservices.get().map(|_| objects), "microservice"),
+        count(
+            snapshot.microservices.get().map(|_| objects),
+            &object_noun(&snapshot.resource)
+        ),
         count(snapshot.events.get().map(|_| events), "event"),
         count(snapshot.operator.logs.get().map(Vec::len), "log file"),
     ));
 }
 
-const STREAMED: [&str; 2] = ["microservices.json", "events.json"];
+/// What `say_written` counts the objects as: `microservice`, else the resource's singular
+/// (`kopfexample`), else its kind in lower case.
+fn object_noun(resource: &crate::resource::identity::ResourceId) -> String {
+    if resource.singular.is_empty() {
+        resource.kind.to_ascii_lowercase()
+    } else {
+        resource.singular.clone()
+    }
+}
+
+/// The events' file, streamed as the objects' ([`crate::resource::identity::ResourceId::bundle_file`]) is.
+const EVENTS_FILE: &str = "events.json";
 
 /// What [`stream_objects`] leaves to the rest of `collect`.
 struct Streamed {
@@ -238,8 +255,9 @@ async fn stream_objects(
     staging: &bundle::Staging,
     where_: &str,
 ) -> Result<Streamed, AppError> {
-    let mut objects_file = staging.list(STREAMED[0])?;
-    let mut events_file = staging.list(STREAMED[1])?;
+    let objects_name = plan.resource.bundle_file();
+    let mut objects_file = staging.list(&objects_name)?;
+    let mut events_file = staging.list(EVENTS_FILE)?;
     let mut namespaces = std::collections::BTreeSet::new();
     let (mut objects_error, mut events_error) = (None, None);
     let objects = live::microservice_pages(client, plan, access, |page, _| {
@@ -276,15 +294,20 @@ async fn stream_objects(
     match objects {
         Ok(date) => snapshot.captured_at = date,
         Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
-            snapshot.microservices = live::evidence("microservices", Err(kube::Error::Api(status)));
-            staging.discard(STREAMED[0]);
+            snapshot.microservices = live::evidence(&plan.resource.plural, Err(kube::Error::Api(status)));
+            staging.discard(&objects_name);
         }
-        Err(e) => return Err(AppError::kube(format!("cannot get microservices from {where_}"), e)),
+        Err(e) => {
+            return Err(AppError::kube(
+                format!("cannot get {} from {where_}", plan.resource.plural),
+                e,
+            ));
+        }
     }
     let events_failed = events.is_err();
     snapshot.add_events(events.map(|date| (Vec::new(), date)));
     if events_failed {
-        staging.discard(STREAMED[1]);
+        staging.discard(EVENTS_FILE);
     }
     Ok(Streamed {
         snapshot,

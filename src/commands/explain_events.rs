@@ -32,7 +32,7 @@ pub fn report(snapshot: &Snapshot, namespace: &str, name: &str, options: Options
     let obj = objects
         .iter()
         .find(|o| o.metadata.namespace.as_deref() == Some(namespace) && o.metadata.name.as_deref() == Some(name))
-        .ok_or_else(|| AppError::Undecided(crate::resource::not_found_message(Some(namespace), name)))?;
+        .ok_or_else(|| AppError::Undecided(snapshot.resource.not_found_message(Some(namespace), name)))?;
     Ok(events::explain(snapshot, obj, options))
 }
 
@@ -369,9 +369,13 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
     let color = render::use_color(global.color);
     // -A is refused while parsing (crate::cli::scope): one object is explained.
     let namespace = global.one_namespace("explain-events")?;
+    // `--resource`: resolved first, its `TYPE/NAME` matched.
+    let typed = args.resource.resource.as_deref();
+    let resource = super::resource_arg::resolve(global, typed, args.bundle.as_deref())?;
+    let given = super::resource_arg::object(Some(&args.name), typed, &resource)?.unwrap_or_default();
     // `NAMESPACE/NAME`, as `status` and `logs` take it.
     let (namespace, name) =
-        crate::names::object_in_scope(&args.name, namespace.as_deref(), false).map_err(AppError::Usage)?;
+        crate::names::object_in_scope(&given, namespace.as_deref(), false).map_err(AppError::Usage)?;
     let args = &ExplainEventsArgs { name, ..args.clone() };
     if let Some(output @ (OutputFormat::Wide | OutputFormat::Name)) = &global.output {
         return Err(refused_output(output));
@@ -389,6 +393,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
                 namespace: namespace.as_deref(),
                 operator: args.operator.as_deref(),
                 selector: None,
+                resource: &resource,
             };
             let snapshot = gather_bundle(source, plan(&files))?;
             let ns = namespace.or_else(|| snapshot.namespace.clone()).ok_or_else(|| {
@@ -404,7 +409,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainEventsArgs) -> Result<u8, AppError
                 context: "start the async runtime".into(),
                 source,
             })?;
-            runtime.block_on(gather_live(global, args, namespace, &files))?
+            runtime.block_on(gather_live(global, (args, resource), namespace, &files))?
         }
     };
     let mut report = report(&snapshot, &ns, &args.name, options(args)).map_err(|e| match (&args.bundle, e) {
@@ -532,7 +537,7 @@ fn plan(log_files: &[LogSource]) -> Needs<'_> {
 /// and that namespace.
 async fn gather_live(
     global: &GlobalArgs,
-    args: &ExplainEventsArgs,
+    (args, resource): (&ExplainEventsArgs, crate::resource::identity::ResourceId),
     namespace: Option<String>,
     log_files: &[LogSource],
 ) -> Result<(Snapshot, String), AppError> {
@@ -548,9 +553,10 @@ async fn gather_live(
         operator: args.operator.clone(),
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
+        resource,
         ..Default::default()
     };
-    let access = live::caller_access(&client, Some(&ns))
+    let access = live::caller_access_for(&client, Some(&ns), &plan.resource)
         .await
         .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     for note in live::access_notes(&access, &format!("in namespace {ns}"), live::NotesFor::Findings) {

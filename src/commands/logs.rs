@@ -95,6 +95,11 @@ pub struct LogsQuery {
     /// The operator whose logs are read, as every command names it (the resolver's label:
     /// `NS/deployment/NAME`, `process/...`, `<none serves NS>`, ...); `None` for `--local`.
     pub operator: Option<String>,
+    /// The resource of the object (`--resource`, resolved; the Microservice by default).
+    pub resource: crate::resource::identity::ResourceId,
+    /// With `--resource`: the OBJECT as given and `-n`, parsed once the resource is resolved
+    /// ([`LogsQuery::settle_object`]), since its `TYPE/NAME` is that resource's.
+    pending_object: Option<(String, Option<String>)>,
 }
 
 impl LogsQuery {
@@ -119,9 +124,14 @@ impl LogsQuery {
         } else if args.local_files().is_some() {
             global.refuse_connection_flags("logs --local")?;
         }
+        let pending_object = match (&args.resource.resource, &args.object) {
+            (Some(_), Some(given)) => Some((given.clone(), namespace.clone())),
+            _ => None,
+        };
         let object = args
             .object
             .as_deref()
+            .filter(|_| pending_object.is_none())
             .map(|o| ObjectSelector::parse(o, namespace.as_deref()))
             .transpose()
             .map_err(|e| AppError::Usage(e.to_string()))?;
@@ -138,7 +148,21 @@ impl LogsQuery {
                 ..GroupConfig::default()
             },
             operator: None,
+            resource: crate::resource::identity::ResourceId::microservice(),
+            pending_object,
         })
+    }
+
+    /// Sets the resolved `resource` and parses a `--resource` OBJECT against it: its `TYPE/NAME`
+    /// ([`crate::evidence::target::object_arg`]), then as every OBJECT (exit 2 on a bad one).
+    pub fn settle_object(&mut self, resource: crate::resource::identity::ResourceId) -> Result<(), AppError> {
+        if let Some((given, namespace)) = self.pending_object.take() {
+            let given = crate::evidence::target::object_arg(&given, &resource)?;
+            self.filter.object =
+                Some(ObjectSelector::parse(&given, namespace.as_deref()).map_err(|e| AppError::Usage(e.to_string()))?);
+        }
+        self.resource = resource;
+        Ok(())
     }
 
     /// The namespace given: the object's (`NS/NAME`, or `-n` for a bare NAME), else `-n`'s.
@@ -242,6 +266,10 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
     }
     let files = beside_files(args)?;
     if let Some(dir) = &args.bundle {
+        query.settle_object(crate::evidence::target::in_bundle(
+            dir,
+            args.resource.resource.as_deref(),
+        )?)?;
         let namespace = query.given_namespace(global);
         return from_bundle(
             &mut query,
@@ -263,6 +291,10 @@ pub fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<ExitCode, AppError> {
         return Err(AppError::Usage(
             "-c/--container selects a container of the operator's Pods, not of a --log-file read with --local".into(),
         ));
+    }
+    // A file names no resource: `--resource`'s own word is the one TYPE of a TYPE/NAME.
+    if let Some(typed) = &args.resource.resource {
+        query.settle_object(crate::resource::identity::ResourceId::named(typed))?;
     }
     if args.follow {
         let [path] = local else {
@@ -591,11 +623,13 @@ fn from_bundle(
     operator: Option<&str>,
     log_files: &[crate::logs::LogSource],
 ) -> Result<ExitCode, AppError> {
+    let resource = query.resource.clone();
     let source = Bundle {
         dir,
         namespace,
         operator,
         selector: None,
+        resource: &resource,
     };
     let snapshot = gather_bundle(
         source,
@@ -781,8 +815,8 @@ async fn resolve_target(
     client: &Client,
     global: &GlobalArgs,
     args: &LogsArgs,
-    objects: &[MicroserviceObject],
-    object: Option<&MicroserviceObject>,
+    (objects, object): (&[MicroserviceObject], Option<&MicroserviceObject>),
+    resource: &crate::resource::identity::ResourceId,
 ) -> Result<Target, AppError> {
     use crate::evidence::live::label_selector;
     use crate::evidence::operator::recognise;
@@ -796,7 +830,7 @@ async fn resolve_target(
         Some(spec) => Some(given_operator(client, spec).await?),
         None => None,
     };
-    let snapshot = operator_evidence(client, args, objects, namespace.clone()).await?;
+    let snapshot = operator_evidence(client, args, objects, namespace.clone(), resource).await?;
     let deployment = match given {
         Some(deployment) => deployment,
         None => resolved_deployment(&snapshot, object, namespace.as_deref())?,
@@ -855,11 +889,13 @@ async fn operator_evidence(
     args: &LogsArgs,
     objects: &[MicroserviceObject],
     namespace: Option<String>,
+    resource: &crate::resource::identity::ResourceId,
 ) -> Result<crate::evidence::Snapshot, AppError> {
     use crate::evidence::live;
     let scope = live::LiveScope {
         namespace,
         operator: args.operator.clone(),
+        resource: resource.clone(),
         ..Default::default()
     };
     // `captured_at`: the API server's clock, from the Deployments' list (add_operator).
@@ -996,31 +1032,62 @@ async fn objects_in_evidence(
         selector.and_then(|o| o.namespace.as_deref().map(|ns| (ns, o.name.as_str()))),
         namespace,
     ) {
-        (Some((ns, name)), _) => match Api::<MicroserviceObject>::namespaced(client.clone(), ns)
-            .get(name)
-            .await
-        {
+        (Some((ns, name)), _) => match get_object(client, &query.resource, ns, name).await {
             Ok(o) => Ok((vec![o], None)),
             Err(kube::Error::Api(s)) if s.code == 404 => {
-                Err(AppError::Undecided(crate::resource::not_found_message(Some(ns), name)))
+                Err(AppError::Undecided(query.resource.not_found_message(Some(ns), name)))
             }
             Err(e) => Ok((
                 Vec::new(),
-                Some(format!("cannot get Microservice {ns}/{name}: {}", describe_error(&e))),
+                Some(format!(
+                    "cannot get {} {ns}/{name}: {}",
+                    query.resource.kind,
+                    describe_error(&e)
+                )),
             )),
         },
-        (None, Some(ns)) => match Api::<MicroserviceObject>::namespaced(client.clone(), ns)
-            .list(&Default::default())
-            .await
-        {
-            Ok(list) => Ok((list.items, None)),
+        (None, Some(ns)) => match list_objects(client, &query.resource, ns).await {
+            Ok(items) => Ok((items, None)),
             Err(e) => Ok((
                 Vec::new(),
-                Some(format!("cannot list Microservices in {ns}: {}", describe_error(&e))),
+                Some(format!(
+                    "cannot list {} in {ns}: {}",
+                    query.resource.plural,
+                    describe_error(&e)
+                )),
             )),
         },
         (None, None) => Ok((Vec::new(), None)),
     }
+}
+
+/// One object of `resource` in `ns`, by a GET of its URL.
+async fn get_object(
+    client: &Client,
+    resource: &crate::resource::identity::ResourceId,
+    ns: &str,
+    name: &str,
+) -> Result<MicroserviceObject, kube::Error> {
+    let request = kube::core::Request::new(resource.url_path(Some(ns)))
+        .get(name, &Default::default())
+        .map_err(kube::Error::BuildRequest)?;
+    crate::client::lists::send_json::<MicroserviceObject>(client, request)
+        .await
+        .map(|(o, _)| o)
+}
+
+/// The objects of `resource` in `ns`, every page.
+async fn list_objects(
+    client: &Client,
+    resource: &crate::resource::identity::ResourceId,
+    ns: &str,
+) -> Result<Vec<MicroserviceObject>, kube::Error> {
+    let mut items = Vec::new();
+    crate::client::lists::list_pages(client, &resource.url_path(Some(ns)), Default::default(), |page, _| {
+        items.extend(page)
+    })
+    .await?;
+    Ok(items)
 }
 
 /// What to ask `pods/log` for: `--previous`, `--since` (whole seconds, at least 1) and `--tail`
@@ -1056,6 +1123,7 @@ async fn from_cluster(
         .await
         .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     super::check_operator_exists(&client, &connection, &config, args.operator.as_deref()).await?;
+    query.settle_object(crate::evidence::target::live(&client, args.resource.resource.as_deref()).await?)?;
     // The namespace as every command takes it (crate::cli::namespace_in_context): NS/NAME's or
     // -n's, else the kubeconfig context's.
     let ns = crate::cli::namespace_in_context(false, query.given_namespace(global), &config.default_namespace)
@@ -1098,6 +1166,7 @@ async fn beside_cluster(
     let scope = crate::evidence::live::LiveScope {
         namespace: Some(ns.to_string()),
         operator: args.operator.clone(),
+        resource: query.resource.clone(),
         ..Default::default()
     };
     let access = crate::evidence::live::CallerAccess {
@@ -1134,7 +1203,14 @@ async fn from_pods(
     query: &mut LogsQuery,
     (objects, objects_note): (Vec<MicroserviceObject>, Option<String>),
 ) -> Result<ExitCode, AppError> {
-    let target = resolve_target(client, global, args, &objects, named_object(query, &objects)).await?;
+    let target = resolve_target(
+        client,
+        global,
+        args,
+        (&objects, named_object(query, &objects)),
+        &query.resource,
+    )
+    .await?;
     query.operator = Some(target.describe.clone());
     let hints = hints_of(&objects);
     let fetch = fetch(args, query);
@@ -1510,7 +1586,9 @@ mod tests {
             _ => (404, "{}".into()),
         });
         let (global, args) = parse(&["-n", "todo"]);
-        let target = resolve_target(&client, &global, &args, &[], None).await.unwrap();
+        let target = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap();
         assert_eq!(
             (
                 target.namespace.as_str(),
@@ -1548,11 +1626,15 @@ mod tests {
             _ => (404, "{}".into()),
         });
         let (global, args) = parse(&["-c", "operator"]);
-        let target = resolve_target(&client, &global, &args, &[], None).await.unwrap();
+        let target = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap();
         assert_eq!(target.describe, "store/deployment/catalog-operator");
         assert_eq!(target.leader, None);
         let (global, args) = parse(&["-n", "store"]);
-        let target = resolve_target(&client, &global, &args, &[], None).await.unwrap();
+        let target = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap();
         assert_eq!(target.describe, "store/deployment/catalog-operator");
     }
 
@@ -1578,7 +1660,9 @@ mod tests {
             _ => (404, "{}".into()),
         });
         let (global, args) = parse(&["-n", "todo"]);
-        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
+        let err = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap_err();
         assert_eq!(err.exit_code(), 3);
         let text = err.to_string();
         assert!(
@@ -1608,7 +1692,9 @@ mod tests {
             _ => (404, "{}".into()),
         });
         let (global, args) = parse(&[]);
-        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
+        let err = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap_err();
         assert_eq!(err.exit_code(), 3);
         let text = err.to_string();
         assert!(
@@ -1623,7 +1709,9 @@ mod tests {
             ),
             _ => (403, FORBIDDEN.into()),
         });
-        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
+        let err = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap_err();
         assert_eq!(err.exit_code(), 3);
         assert!(err.to_string().contains("no operator serves any namespace"), "{err}");
     }
@@ -1638,7 +1726,9 @@ mod tests {
         }
         });
         let (global, args) = parse(&["--operator", "ops/deployment/custom"]);
-        let target = resolve_target(&client, &global, &args, &[], None).await.unwrap();
+        let target = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap();
         // Not recognised: the first container, unless -c says otherwise.
         assert_eq!(target.container, "sidecar");
         assert!(
@@ -1648,12 +1738,16 @@ mod tests {
                 .any(|u| u.starts_with("/apis/apps/v1/namespaces/ops/deployments/custom"))
         );
         let (global, args) = parse(&["--operator", "ops/deployment/missing"]);
-        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
+        let err = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap_err();
         assert_eq!(err.exit_code(), 3);
         // -c naming a container the Pods do not have: one error naming it and theirs, before
         // any Pod or log is read (issue 14 item 7).
         let (global, args) = parse(&["--operator", "ops/deployment/custom", "-c", "nope"]);
-        let err = resolve_target(&client, &global, &args, &[], None).await.unwrap_err();
+        let err = resolve_target(&client, &global, &args, (&[], None), &Default::default())
+            .await
+            .unwrap_err();
         assert_eq!(err.exit_code(), 3);
         assert_eq!(
             err.to_string(),
@@ -1661,7 +1755,7 @@ mod tests {
         );
         let (global, args) = parse(&["--operator", "ops/deployment/custom", "-c", "operator"]);
         assert_eq!(
-            resolve_target(&client, &global, &args, &[], None)
+            resolve_target(&client, &global, &args, (&[], None), &Default::default())
                 .await
                 .unwrap()
                 .container,

@@ -7,6 +7,7 @@ pub mod explain_events;
 pub mod log_files;
 pub mod logs;
 pub mod manifests;
+pub mod resource_arg;
 pub mod short_form;
 pub mod status;
 pub mod version;

@@ -78,6 +78,10 @@ pub struct Item {
     /// read the same logs (not in JSON).
     #[serde(skip)]
     pub log_files: Vec<String>,
+    /// The resource as the next commands name it (`PLURAL.GROUP`, their `--resource`), `None`
+    /// for the Microservice (not in JSON).
+    #[serde(skip)]
+    pub resource: Option<String>,
     /// The cause `explain-events` names first ([`crate::diagnose::events::cause`]): its first
     /// finding when that is a warning or a problem other than the verdict itself
     /// (`accepted-stale`), `{"finding", "severity", "title"}`; only for `status NAME` (added
@@ -182,7 +186,10 @@ impl<'a> Judge<'a> {
         Judge {
             snapshot,
             verdicts: crate::diagnose::verdict::Judge::at(snapshot, crate::time::delta(skew), now),
-            warnings: snapshot.events.get().map(|events| WarningIndex::new(events)),
+            warnings: snapshot
+                .events
+                .get()
+                .map(|events| WarningIndex::new(events, &snapshot.resource.kind)),
         }
     }
 
@@ -199,6 +206,8 @@ impl<'a> Judge<'a> {
         });
         let mut item = item(obj, judged.assessment, warnings, judged.resolution);
         item.logs_missing = logs_missing;
+        let resource = &self.snapshot.resource;
+        item.resource = (!resource.is_microservice()).then(|| resource.qualified());
         item
     }
 }
@@ -274,12 +283,14 @@ fn item(
         deletion: a.deletion,
         bundle: None,
         log_files: Vec::new(),
+        resource: None,
         logs_missing: None,
         cause: None,
     }
 }
 
-/// Warning-or-Error events about Microservices, by (event namespace, involved object name):
+/// Warning-or-Error events about the snapshot's resource (`involvedObject.kind`: `Microservice`,
+/// or the `--resource` one's), by (event namespace, involved object name):
 /// each with the involved object's uid (if recorded) and its count.
 struct WarningIndex<'a> {
     by_object: HashMap<ObjectKey<'a>, Vec<UidCount<'a>>>,
@@ -292,13 +303,11 @@ type ObjectKey<'a> = (&'a str, &'a str);
 type UidCount<'a> = (Option<&'a str>, usize);
 
 impl<'a> WarningIndex<'a> {
-    fn new(events: &'a [k8s_openapi::api::core::v1::Event]) -> Self {
+    fn new(events: &'a [k8s_openapi::api::core::v1::Event], kind: &str) -> Self {
         let mut by_object: HashMap<_, Vec<_>> = HashMap::new();
         for e in events {
             let involved = &e.involved_object;
-            if involved.kind.as_deref() == Some("Microservice")
-                && matches!(e.type_.as_deref(), Some("Warning") | Some("Error"))
-            {
+            if involved.kind.as_deref() == Some(kind) && matches!(e.type_.as_deref(), Some("Warning") | Some("Error")) {
                 by_object
                     .entry((
                         e.metadata.namespace.as_deref().unwrap_or(""),
@@ -590,7 +599,20 @@ fn next_target(item: &Item) -> String {
     for file in &item.log_files {
         target.push_str(&format!(" --log-file {file}"));
     }
+    if let Some(resource) = &item.resource {
+        target.push_str(&format!(" --resource {resource}"));
+    }
     target
+}
+
+/// The command that shows the handler's runs: `logs --handler accept` for a Microservice; for
+/// another resource `explain-events`, whose fixes name the handler its log names as failing
+/// (`status` knows no handler id of it).
+fn runs_command(item: &Item, target: &str) -> String {
+    match item.resource {
+        None => format!("kubectl microservice logs --handler accept {target}"),
+        Some(_) => format!("kubectl microservice explain-events {target}"),
+    }
 }
 
 /// The next command that a reason or missing logs decide, whatever the verdict: explain-events'
@@ -643,10 +665,13 @@ fn next_for_verdict(item: &Item, target: &str) -> String {
             )
         }
         Verdict::Fresh => {
-            format!("nothing to do; the handler's runs: kubectl microservice logs --handler accept {target}")
+            format!("nothing to do; the handler's runs: {}", runs_command(item, target))
         }
         Verdict::Stale => {
-            format!("see whether the handler ran since the change: kubectl microservice logs --handler accept {target}")
+            format!(
+                "see whether the handler ran since the change: {}",
+                runs_command(item, target)
+            )
         }
         // Not handled by design: the operator's handler filters exclude the object.
         Verdict::NeverHandled if item.reasons.first().is_some_and(|r| r.code == "handler-filtered") => {
@@ -664,7 +689,7 @@ fn next_for_verdict(item: &Item, target: &str) -> String {
             }
         }
         Verdict::NeverHandled => {
-            format!("see the handler's attempts: kubectl microservice logs --handler accept {target}")
+            format!("see the handler's attempts: {}", runs_command(item, target))
         }
         Verdict::Invalid => match &item.bundle {
             Some(_) => "fix the spec named above (kubectl edit microservice NAME -n NS on the cluster)".into(),
@@ -676,8 +701,11 @@ fn next_for_verdict(item: &Item, target: &str) -> String {
             )
         }
         Verdict::Unknown => format!(
-            "collect evidence for a closer look: kubectl microservice collect DIR -n {}",
-            item.namespace
+            "collect evidence for a closer look: kubectl microservice collect DIR -n {}{}",
+            item.namespace,
+            item.resource
+                .as_ref()
+                .map_or(String::new(), |r| format!(" --resource {r}"))
         ),
         Verdict::Terminating => item
             .deletion
@@ -753,7 +781,9 @@ pub fn check_decidable(
         return Err(AppError::Undecided(format!("cannot decide: {gap}")));
     }
     if let (Some(name), true) = (name, report.items.is_empty()) {
-        return Err(AppError::Undecided(crate::resource::not_found_message(namespace, name)));
+        return Err(AppError::Undecided(
+            snapshot.resource.not_found_message(namespace, name),
+        ));
     }
     Ok(())
 }
@@ -801,7 +831,11 @@ pub fn watch_rows(first: &Report, changed: &Report, wide: bool, all_namespaces: 
 /// Runs `status`: prints the report and returns the exit code (0, or 1 with `--exit-code`).
 pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     let color = render::use_color(global.color);
-    let (namespace, args) = name_in_scope(global, args)?;
+    let typed = args.resource.resource.as_deref();
+    let resource = super::resource_arg::resolve(global, typed, args.bundle.as_deref())?;
+    let mut args = args.clone();
+    args.name = super::resource_arg::object(args.name.as_deref(), typed, &resource)?;
+    let (namespace, args) = name_in_scope(global, &args)?;
     let selector = check_flags(global, &args)?;
     let args = &args;
     let mut global = global.clone();
@@ -812,13 +846,21 @@ pub fn run(global: &GlobalArgs, args: &StatusArgs) -> Result<u8, AppError> {
     // Read now so that a bad path is a usage error before any cluster call.
     let files = super::log_files::read(&args.log_files)?;
     if let Some(dir) = &args.bundle {
-        return run_bundle(global, args, dir, namespace, selector.as_ref(), &files, color);
+        return run_bundle(
+            global,
+            (args, &resource),
+            dir,
+            namespace,
+            selector.as_ref(),
+            &files,
+            color,
+        );
     }
     let runtime = tokio::runtime::Runtime::new().map_err(|source| AppError::Io {
         context: "start the async runtime".into(),
         source,
     })?;
-    runtime.block_on(run_live(global, args, namespace, color))
+    runtime.block_on(run_live(global, (args, resource), namespace, color))
 }
 
 /// The namespace of the flags (`-n`, or the `NS/` of `NS/NAME`, as `explain-events` and
@@ -881,7 +923,7 @@ fn check_flags(global: &GlobalArgs, args: &StatusArgs) -> Result<Option<crate::s
 /// printed; a bundle without `-n` is judged whole, a NAME looked up in the bundle's namespace.
 fn run_bundle(
     global: &GlobalArgs,
-    args: &StatusArgs,
+    (args, resource): (&StatusArgs, &crate::resource::identity::ResourceId),
     dir: &std::path::Path,
     namespace: Option<String>,
     selector: Option<&crate::selector::LabelSelector>,
@@ -899,6 +941,7 @@ fn run_bundle(
         namespace: namespace.as_deref(),
         operator: args.operator.as_deref(),
         selector,
+        resource,
     };
     let snapshot = gather_bundle(source, plan(args, true, files))?;
     // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
@@ -1012,7 +1055,7 @@ pub async fn live_report(
         items = objects.iter().map(|o| judge.item(o)).collect();
     }
     if let Some(events) = snapshot.events.get() {
-        let index = WarningIndex::new(events);
+        let index = WarningIndex::new(events, &snapshot.resource.kind);
         for item in &mut items {
             item.warnings = Some(index.count(&item.namespace, &item.name, item.uid.as_deref()));
         }
@@ -1118,7 +1161,7 @@ fn print_gaps(report: &Report, global: &GlobalArgs, args: &StatusArgs) {
 
 async fn run_live(
     global: &GlobalArgs,
-    args: &StatusArgs,
+    (args, resource): (&StatusArgs, crate::resource::identity::ResourceId),
     namespace: Option<String>,
     color: bool,
 ) -> Result<u8, AppError> {
@@ -1133,6 +1176,7 @@ async fn run_live(
         operator: args.operator.clone(),
         context: global.context.clone(),
         server: config.cluster_url.to_string(),
+        resource,
     };
     let scope = match &namespace {
         Some(ns) => format!("in namespace {ns}"),
@@ -1143,7 +1187,7 @@ async fn run_live(
         config.cluster_url,
         crate::client::context_name(&connection).as_deref().unwrap_or("unknown")
     );
-    let access = crate::evidence::live::caller_access(&client, namespace.as_deref())
+    let access = crate::evidence::live::caller_access_for(&client, namespace.as_deref(), &plan.resource)
         .await
         .map_err(|e| crate::client::unreachable(&connection, &config, e))?;
     let printed = if args.name.is_some() {
@@ -1319,6 +1363,7 @@ mod tests {
             skew: Duration::from_secs(2),
             verbose: false,
             log_files: LogFileArgs::default(),
+            resource: Default::default(),
         }
     }
 
@@ -1536,7 +1581,7 @@ mod tests {
              "involvedObject": {"kind": "Pod", "name": "a", "uid": "u1"}}
         ]))
         .unwrap();
-        let index = WarningIndex::new(&events);
+        let index = WarningIndex::new(&events, "Microservice");
         assert_eq!(
             index.count("store", "a", Some("u1")),
             3,

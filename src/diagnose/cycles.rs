@@ -87,8 +87,8 @@ fn events_of_objects(snapshot: &Snapshot) -> (HashMap<String, CycleEnd>, HashMap
     (event_cycle, event_retry)
 }
 
-/// Kopf's log-record events (`reason: Logging`) about Microservices, by their
-/// `involvedObject.uid`: built in one pass over the events, so that judging N objects reads the
+/// Kopf's log-record events (`reason: Logging`) about the snapshot's objects (Microservices, or
+/// the `--resource` ones), by their `involvedObject.uid`: built in one pass over the events, so that judging N objects reads the
 /// events once rather than N times (issue 22: work per object is the object's own). Events
 /// without a uid are left out: they cannot be told from a predecessor's of the same name.
 #[derive(Debug, Default)]
@@ -101,9 +101,8 @@ impl<'a> KopfEvents<'a> {
     pub fn of(events: &'a [Event]) -> Self {
         let mut by_uid: HashMap<&'a str, Vec<&'a Event>> = HashMap::new();
         for event in events {
-            if event.reason.as_deref() != Some("Logging")
-                || event.involved_object.kind.as_deref() != Some("Microservice")
-            {
+            // The uid alone names the object, of any resource (`--resource`): no kind filter.
+            if event.reason.as_deref() != Some("Logging") {
                 continue;
             }
             if let Some(uid) = event.involved_object.uid.as_deref() {

@@ -854,6 +854,7 @@ mod tests {
                 operator: None,
                 context: None,
                 server: "https://127.0.0.1:1".into(),
+                ..Default::default()
             };
             let mut obj = todo_api();
             obj.metadata.namespace = Some("team-delta".into());
@@ -924,6 +925,7 @@ mod tests {
                 operator: operator.map(str::to_string),
                 context: None,
                 server: "https://127.0.0.1:1".into(),
+                resource: Default::default(),
             };
             for operator in [Some("ops/deployment/microservice-operator"), None] {
                 let mut snapshot = crate::evidence::bundle::read(&bundle).unwrap();

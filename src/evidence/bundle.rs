@@ -28,12 +28,19 @@ use serde_json::{Value, json};
 use super::{Evidence, Gap, GapReason, OperatorEvidence, Provenance, RbacEvidence, Snapshot, items};
 use crate::error::AppError;
 use crate::logs::LogSource;
+use crate::resource::identity::ResourceId;
 
 /// Reads the bundle at `dir`.
 ///
 /// Errors (exit 2) when `dir` does not exist or is not a directory, naming the path. Missing or
 /// unreadable files become gaps.
 pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
+    read_resource(dir, &ResourceId::microservice())
+}
+
+/// [`read`] for the objects of `resource` (its [`ResourceId::bundle_file`]:
+/// `microservices.json`, or `PLURAL.GROUP.json`); `crd.json` is that resource's CRD.
+pub fn read_resource(dir: &Path, resource: &ResourceId) -> Result<Snapshot, AppError> {
     if !dir.is_dir() {
         let what = if dir.exists() {
             "is not a directory"
@@ -111,7 +118,8 @@ pub fn read(dir: &Path) -> Result<Snapshot, AppError> {
         source: Provenance::Bundle(dir.to_path_buf()),
         captured_at,
         namespace,
-        microservices: recorded.explain(list(dir, "microservices.json", "microservices")),
+        resource: resource.clone(),
+        microservices: recorded.explain(list(dir, &resource.bundle_file(), &resource.plural)),
         crd: recorded.explain(single(dir, "crd.json", "CRD")),
         events: recorded.explain(list(dir, "events.json", "events")),
         operator,
@@ -206,6 +214,23 @@ impl Recorded {
             other => other,
         }
     }
+}
+
+/// The resources of a bundle's `crd.json` (one CRD or a `List`; none when it is missing or
+/// unreadable), each with whether the bundle holds its objects' file
+/// ([`ResourceId::bundle_file`]): what `--resource` is resolved against, and, without it, the
+/// resource of a bundle that `collect --resource` wrote (no `microservices.json`, one
+/// `PLURAL.GROUP.json` of its CRD).
+pub fn resource_candidates(dir: &Path) -> Vec<(ResourceId, bool)> {
+    let crds: Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        read_json(dir, "crd.json").map(|doc| items(doc).0).unwrap_or_default();
+    crds.iter()
+        .filter_map(ResourceId::from_crd)
+        .map(|id| {
+            let held = dir.join(id.bundle_file()).is_file();
+            (id, held)
+        })
+        .collect()
 }
 
 fn read_json(dir: &Path, file: &str) -> Result<Value, GapReason> {
@@ -495,7 +520,7 @@ fn write_into(snapshot: &Snapshot, meta: &Meta, dir: &Path, streamed: &[&str]) -
         source,
     })?;
     put("meta.json", &serde_json::to_value(meta).expect("meta serialises"))?;
-    write_list(&put, "microservices.json", &snapshot.microservices)?;
+    write_list(&put, &snapshot.resource.bundle_file(), &snapshot.microservices)?;
     if let Evidence::Present(crd) = &snapshot.crd {
         put("crd.json", &serde_json::to_value(crd).expect("CRD serialises"))?;
     }

@@ -49,6 +49,9 @@ pub struct Bundle<'a> {
     pub operator: Option<&'a str>,
     /// `-l`, parsed, or `None`.
     pub selector: Option<&'a LabelSelector>,
+    /// The resource whose objects are read ([`super::target::in_bundle`]; the Microservice by
+    /// default).
+    pub resource: &'a crate::resource::identity::ResourceId,
 }
 
 /// Which Microservices and events a live [`gather`] reads (a bundle holds what it holds).
@@ -157,8 +160,9 @@ fn from_bundle(bundle: Bundle<'_>) -> Result<Snapshot, AppError> {
         namespace,
         operator,
         selector,
+        resource,
     } = bundle;
-    let mut snapshot = super::bundle::read(dir)?;
+    let mut snapshot = super::bundle::read_resource(dir, resource)?;
     check_bundle_namespace(&snapshot, namespace, dir)?;
     check_operator_in_bundle(&snapshot.operator, operator, dir)?;
     if let Some(spec) = operator {
@@ -302,6 +306,9 @@ mod tests {
 
     use super::*;
 
+    static MICROSERVICE: std::sync::LazyLock<crate::resource::identity::ResourceId> =
+        std::sync::LazyLock::new(crate::resource::identity::ResourceId::microservice);
+
     fn healthy() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/healthy")
     }
@@ -327,6 +334,7 @@ mod tests {
             namespace,
             operator,
             selector,
+            resource: &MICROSERVICE,
         }
     }
 

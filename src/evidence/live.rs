@@ -33,7 +33,8 @@ use crate::client::lists::{get_if_served, list_all, list_pages, send_json};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
 use crate::logs::LogSource;
 use crate::logs::source::{LOG_LIMIT_BYTES, LOG_SINCE, LOG_TAIL_LINES};
-use crate::resource::{CRD_NAME, GROUP, MicroserviceObject, PLURAL};
+use crate::resource::identity::ResourceId;
+use crate::resource::{GROUP, MicroserviceObject, PLURAL};
 use crate::vocab::lease::{LEASE_GROUP, LEASE_VERBS};
 
 /// What a live gathering asks the API server for (which namespace, objects and operator),
@@ -52,6 +53,8 @@ pub struct LiveScope {
     pub context: Option<String>,
     /// API server URL, for the snapshot's source.
     pub server: String,
+    /// The resource whose objects are read (`--resource`; the Microservice by default).
+    pub resource: ResourceId,
 }
 
 /// What the caller may do, as far as the gathering is concerned.
@@ -104,6 +107,17 @@ pub fn access_notes(access: &CallerAccess, scope: &str, printed: NotesFor) -> Ve
 /// Errors only when the API server cannot be reached at all (a transport error), so that an
 /// unreachable cluster costs one request timeout, not one per call.
 pub async fn caller_access(client: &Client, namespace: Option<&str>) -> Result<CallerAccess, kube::Error> {
+    caller_access_for(client, namespace, &ResourceId::microservice()).await
+}
+
+/// [`caller_access`] for the objects of `resource` (`list_microservices` then says whether the
+/// caller may list them).
+pub async fn caller_access_for(
+    client: &Client,
+    namespace: Option<&str>,
+    resource: &ResourceId,
+) -> Result<CallerAccess, kube::Error> {
+    let (group, plural) = (resource.group.as_str(), resource.plural.as_str());
     match namespace {
         Some(ns) => {
             let api: Api<SelfSubjectRulesReview> = Api::all(client.clone());
@@ -127,7 +141,7 @@ pub async fn caller_access(client: &Client, namespace: Option<&str>) -> Result<C
                         })
                     };
                     Ok(CallerAccess {
-                        list_microservices: allows(GROUP, PLURAL),
+                        list_microservices: allows(group, plural),
                         list_events: allows("", "events"),
                     })
                 }
@@ -140,7 +154,7 @@ pub async fn caller_access(client: &Client, namespace: Option<&str>) -> Result<C
             }
         }
         None => {
-            let (ms, ev) = futures::join!(self_review(client, GROUP, PLURAL), self_review(client, "", "events"));
+            let (ms, ev) = futures::join!(self_review(client, group, plural), self_review(client, "", "events"));
             Ok(CallerAccess {
                 list_microservices: ms?,
                 list_events: ev?,
@@ -218,6 +232,7 @@ pub fn skeleton(plan: &LiveScope) -> Snapshot {
         },
         captured_at: None,
         namespace: plan.namespace.clone(),
+        resource: plan.resource.clone(),
         microservices: Evidence::Present(Vec::new()),
         crd: Evidence::missing("CRD", not_collected("the CRD")),
         events: Evidence::missing("events", not_collected("events")),
@@ -273,10 +288,10 @@ pub async fn microservice_pages(
     }
     if let (Some(name), None) = (&plan.name, ns) {
         let params = ListParams::default().fields(&format!("metadata.name={name}"));
-        return list_pages(client, &url_for::<MicroserviceObject>(None), params, each_page).await;
+        return list_pages(client, &plan.resource.url_path(None), params, each_page).await;
     }
     if let Some(name) = &plan.name {
-        let request = kube::core::Request::new(url_for::<MicroserviceObject>(ns))
+        let request = kube::core::Request::new(plan.resource.url_path(ns))
             .get(name, &Default::default())
             .map_err(kube::Error::BuildRequest)?;
         // Not found is an answer (the object is not there), not a gap.
@@ -297,7 +312,7 @@ pub async fn microservice_pages(
     if let Some(selector) = &plan.selector {
         params = params.labels(selector);
     }
-    list_pages(client, &url_for::<MicroserviceObject>(ns), params, each_page).await
+    list_pages(client, &plan.resource.url_path(ns), params, each_page).await
 }
 
 /// Which events [`microservice_events`] lists.
@@ -329,7 +344,7 @@ pub async fn microservice_events(
     if !access.list_events {
         return Err(forbidden_by_review("list events"));
     }
-    let mut selector = "involvedObject.kind=Microservice".to_string();
+    let mut selector = format!("involvedObject.kind={}", plan.resource.kind);
     if let Some(name) = &plan.name {
         selector.push_str(&format!(",involvedObject.name={name}"));
     }
@@ -366,7 +381,7 @@ pub async fn microservice_event_pages(
     if !access.list_events {
         return Err(forbidden_by_review("list events"));
     }
-    let mut selector = "involvedObject.kind=Microservice".to_string();
+    let mut selector = format!("involvedObject.kind={}", plan.resource.kind);
     if let Some(name) = &plan.name {
         selector.push_str(&format!(",involvedObject.name={name}"));
     }
@@ -917,7 +932,9 @@ pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
 pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object_namespaces: BTreeSet<String>) {
     snapshot.crd = evidence(
         "CRD",
-        Api::<CustomResourceDefinition>::all(client.clone()).get(CRD_NAME).await,
+        Api::<CustomResourceDefinition>::all(client.clone())
+            .get(&snapshot.resource.qualified())
+            .await,
     );
     let deployments = snapshot
         .operator

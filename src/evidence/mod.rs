@@ -13,6 +13,7 @@ pub mod live;
 pub mod managed_fields;
 pub mod operator;
 pub mod resolve;
+pub mod target;
 
 use std::path::PathBuf;
 
@@ -463,7 +464,11 @@ pub struct Snapshot {
     pub captured_at: Option<DateTime<Utc>>,
     /// The namespace filter used (`None` with `-A`).
     pub namespace: Option<String>,
-    /// Microservice objects with managedFields, read leniently.
+    /// The resource whose objects [`Snapshot::microservices`] holds: the Microservice, or the
+    /// `--resource` one.
+    pub resource: crate::resource::identity::ResourceId,
+    /// The objects of [`Snapshot::resource`] (Microservices by default) with managedFields,
+    /// read leniently (metadata typed, spec and status raw JSON).
     pub microservices: Evidence<Vec<MicroserviceObject>>,
     /// The CRD.
     pub crd: Evidence<CustomResourceDefinition>,

@@ -1433,6 +1433,7 @@ pub(crate) mod tests {
             source: Provenance::Bundle("x".into()),
             captured_at: Some("2026-12-01T09:00:00Z".parse().unwrap()),
             namespace: Some("todo".into()),
+            resource: crate::resource::identity::ResourceId::microservice(),
             microservices: Evidence::Present(vec![]),
             crd: none("CRD"),
             events: Evidence::Present(vec![]),

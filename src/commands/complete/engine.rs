@@ -57,6 +57,12 @@ pub enum CandidateSource {
     Namespaces,
     /// Context names of the line's kubeconfig (`--kubeconfig`, else `$KUBECONFIG` / `~/.kube/config`).
     Contexts,
+    /// `--resource` values: the resources whose objects carry Kopf's annotations, in the line's
+    /// `--bundle` (`PLURAL.GROUP`); none without one.
+    ResourceTypes {
+        /// The line's `--bundle DIR`, as typed.
+        bundle: Option<String>,
+    },
 }
 
 /// The answer of [`request`]: where candidates come from, the typed prefix they must start with,
@@ -106,6 +112,8 @@ struct Walk<'a> {
     seen: Vec<String>,
     /// The global flags given, as `--long=value` / `--long` tokens.
     global_tokens: Vec<String>,
+    /// The value of `--bundle`, when given.
+    bundle: Option<String>,
 }
 
 impl<'a> Walk<'a> {
@@ -118,6 +126,7 @@ impl<'a> Walk<'a> {
             dashdash: false,
             seen: Vec::new(),
             global_tokens: Vec::new(),
+            bundle: None,
         }
     }
 
@@ -177,6 +186,9 @@ impl<'a> Walk<'a> {
     fn record(&mut self, arg: &Arg, value: Option<&str>) {
         let id = arg.get_id().as_str();
         self.seen.push(id.to_string());
+        if id == "bundle" {
+            self.bundle = value.map(str::to_string);
+        }
         let global = self
             .root
             .get_arguments()
@@ -303,6 +315,11 @@ impl<'a> Walk<'a> {
         match arg.get_long() {
             Some("namespace") => return CandidateSource::Namespaces,
             Some("context") => return CandidateSource::Contexts,
+            Some("resource") => {
+                return CandidateSource::ResourceTypes {
+                    bundle: self.bundle.clone(),
+                };
+            }
             Some("handler") => {
                 let candidates = HANDLER_IDS
                     .iter()
@@ -636,6 +653,27 @@ mod tests {
         assert_eq!(request.global.unwrap().as_user.as_deref(), Some("jane"));
         // An invalid global value: no lookup.
         assert!(request_of(&["status", "--request-timeout", "ten", ""]).global.is_none());
+    }
+
+    #[test]
+    fn resource_values_come_from_the_lines_bundle() {
+        for words in [
+            &["status", "--bundle", "b", "--resource", ""][..],
+            &["logs", "--bundle=b", "--resource="],
+            &["explain-events", "x", "--bundle", "b", "--resource", "k"],
+        ] {
+            assert_eq!(
+                request_of(words).source,
+                CandidateSource::ResourceTypes {
+                    bundle: Some("b".into())
+                },
+                "{words:?}"
+            );
+        }
+        assert_eq!(
+            request_of(&["collect", "dir", "--resource", ""]).source,
+            CandidateSource::ResourceTypes { bundle: None }
+        );
     }
 
     #[test]

@@ -53,6 +53,13 @@ pub fn answer(words: &[String], budget: Duration) -> String {
         CandidateSource::Fixed { candidates, directive } => (candidates, directive),
         CandidateSource::MicroserviceNames => (plain(names(live::microservice_names)), Directive::NO_FILE_COMP),
         CandidateSource::Namespaces => (plain(names(live::namespaces)), Directive::NO_FILE_COMP),
+        CandidateSource::ResourceTypes { bundle } => {
+            let types = bundle
+                .map(|dir| crate::evidence::target::kopf_handled_in_bundle(std::path::Path::new(&dir)))
+                .unwrap_or_default();
+            let types = types.into_iter().filter(|t| t.starts_with(&request.prefix)).collect();
+            (plain(types), Directive::NO_FILE_COMP)
+        }
         CandidateSource::Contexts => {
             let contexts = request
                 .global
@@ -97,4 +104,16 @@ pub(crate) mod tests {
             .collect();
         assert_eq!(answer(&words, BUDGET), ":4\n");
     }
+}
+
+#[test]
+fn resource_values_are_the_bundles_kopf_handled_resources() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/kopf-examples-captured/03-1.38-created"
+    );
+    let words: Vec<String> = ["status", "--bundle", dir, "--resource", "kop"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(answer(&words, BUDGET), "kopfexamples.kopf.dev\n:4\n");
 }

@@ -90,10 +90,7 @@ pub(crate) fn fix(ctx: &Ctx<'_>, blocking: Option<FindingId>) -> String {
                     crate::evidence::NO_LOGS_GET_THEM
                 ),
             },
-            None => format!(
-                "see the handler's runs and their errors: kubectl microservice logs --handler accept {} -n {}",
-                ctx.name, ctx.ns
-            ),
+            None => format!("see the handler's runs and their errors: {}", ctx.logs_command()),
         },
     }
 }
@@ -116,10 +113,7 @@ fn not_handling(ctx: &Ctx<'_>, code: &str) -> (Vec<String>, String) {
     let Some(op) = ctx.handler() else {
         return (
             Vec::new(),
-            format!(
-                "see what the operator logged: kubectl microservice logs --handler accept {} -n {}",
-                ctx.name, ctx.ns
-            ),
+            format!("see what the operator logged: {}", ctx.logs_command()),
         );
     };
     let mine: Vec<&Pod> = ctx
@@ -152,8 +146,8 @@ fn not_handling(ctx: &Ctx<'_>, code: &str) -> (Vec<String>, String) {
             "the handler does not return: bound what it waits on (`await asyncio.wait_for(call, timeout=30)`, a client timeout) and raise `kopf.TemporaryError` on timeout so that Kopf retries; Kopf's `timeout=` handler option is checked only before each retry and does not stop a running attempt (Kopf 1.38). Restarting frees the stuck run, but Kopf runs the update again for the same spec: {restart}"
         ),
         ("handler-running", _) => format!(
-            "the handler does not return: see what it waits on in its log (kubectl microservice logs --handler accept {} -n {}); restarting frees the run: {restart}",
-            ctx.name, ctx.ns
+            "the handler does not return: see what it waits on in its log ({}); restarting frees the run: {restart}",
+            ctx.logs_command()
         ),
         (_, OperatorKind::Kopf) => format!(
             "the cause is not in the evidence: a frozen process (`kubectl -n {ns} exec {pod} -- grep State /proc/1/status` says `T (stopped)`), a stalled watch, or a handler that Kopf does not log at INFO (run Kopf with `--verbose` to log each handler's start); a restart handles the change (Kopf runs the update at start, the spec differing from its last-handled record): {restart}",

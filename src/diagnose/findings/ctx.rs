@@ -104,7 +104,11 @@ impl<'a> Ctx<'a> {
             .get()
             .into_iter()
             .flatten()
-            .filter(|e| about(e, obj) && e.involved_object.uid.is_some() && e.involved_object.uid == obj.metadata.uid)
+            .filter(|e| {
+                about(e, obj, &snapshot.resource.kind)
+                    && e.involved_object.uid.is_some()
+                    && e.involved_object.uid == obj.metadata.uid
+            })
             .collect();
         Ctx {
             snapshot,
@@ -136,6 +140,42 @@ impl<'a> Ctx<'a> {
         (self.resolution().verdict == Resolved::Deployment)
             .then_some(self.operator.as_ref())
             .flatten()
+    }
+
+    /// The `logs` command a fix suggests for the object's handler runs: `kubectl microservice logs
+    /// --handler accept NAME -n NS` for a Microservice; for another resource (`--resource`) its
+    /// `--resource PLURAL.GROUP` and the handler its log names last as failing (else last at
+    /// all), or `--handler ID` when the logs name none (the ids are in the operator's source).
+    pub(crate) fn logs_command(&self) -> String {
+        let resource = &self.snapshot.resource;
+        if resource.is_microservice() {
+            return format!(
+                "kubectl microservice logs --handler accept {} -n {}",
+                self.name, self.ns
+            );
+        }
+        let handler_in = |m: &str| {
+            m.strip_prefix("Handler '")
+                .and_then(|r| r.split_once('\''))
+                .map(|(id, rest)| (id.to_string(), rest.starts_with(" failed")))
+        };
+        let named: Vec<(String, bool)> = self
+            .lines
+            .iter()
+            .filter_map(|l| handler_in(&l.record.message))
+            .collect();
+        let handler = named
+            .iter()
+            .rev()
+            .find(|(_, failed)| *failed)
+            .or(named.last())
+            .map_or("ID", |(id, _)| id.as_str());
+        format!(
+            "kubectl microservice logs --resource {} --handler {handler} {} -n {}",
+            resource.qualified(),
+            self.name,
+            self.ns
+        )
     }
 
     /// The object's handler failures in the logs (`failed temporarily` or permanently), in log
@@ -234,9 +274,10 @@ fn records(
     (lines, unattributed)
 }
 
-/// Whether `e` names this object by kind, name and namespace (any uid).
-fn about(e: &Event, obj: &MicroserviceObject) -> bool {
-    e.involved_object.kind.as_deref() == Some("Microservice")
+/// Whether `e` names this object by kind (`kind`: the snapshot's resource's, `Microservice` by
+/// default), name and namespace (any uid).
+fn about(e: &Event, obj: &MicroserviceObject, kind: &str) -> bool {
+    e.involved_object.kind.as_deref() == Some(kind)
         && e.involved_object.name == obj.metadata.name
         && e.involved_object.namespace.as_ref().or(e.metadata.namespace.as_ref()) == obj.metadata.namespace.as_ref()
 }

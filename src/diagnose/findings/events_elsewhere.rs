@@ -64,20 +64,20 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         title.into(),
         evidence,
         // The commands alone: a lead ("list them: ") would wrap the usual one to two rows.
-        Some(list_commands(ctx.name, &places).join("; ")),
+        Some(list_commands(&ctx.snapshot.resource.kind, ctx.name, &places).join("; ")),
     )]
 }
 
 /// One `kubectl get events` per place (the event's namespace, its `involvedObject.uid`): in
 /// that namespace (`-n`), by the uid, else (no uid) by kind and name; never `-A` or a bare
 /// name, which would also list another team's Microservice of the same name.
-fn list_commands(name: &str, places: &[(String, Option<String>)]) -> Vec<String> {
+fn list_commands(kind: &str, name: &str, places: &[(String, Option<String>)]) -> Vec<String> {
     places
         .iter()
         .map(|(ns, uid)| match uid {
             Some(uid) => format!("kubectl get events -n {ns} --field-selector involvedObject.uid={uid}"),
             None => format!(
-                "kubectl get events -n {ns} --field-selector involvedObject.kind=Microservice,involvedObject.name={name}"
+                "kubectl get events -n {ns} --field-selector involvedObject.kind={kind},involvedObject.name={name}"
             ),
         })
         .collect()
@@ -98,7 +98,7 @@ struct Elsewhere {
 /// its own (its namespace, its uid, type Normal or Warning); `None` otherwise.
 fn elsewhere(ctx: &Ctx<'_>, e: &Event) -> Option<Elsewhere> {
     let io = &e.involved_object;
-    if io.kind.as_deref() != Some("Microservice") || io.name.as_deref() != Some(ctx.name) {
+    if io.kind.as_deref() != Some(ctx.snapshot.resource.kind.as_str()) || io.name.as_deref() != Some(ctx.name) {
         return None;
     }
     let ns = io.namespace.as_ref().or(e.metadata.namespace.as_ref());
@@ -177,7 +177,7 @@ mod tests {
     fn the_listing_names_the_namespace_and_the_uid() {
         let places = [("store".to_string(), Some("u0".to_string())), ("ops".to_string(), None)];
         assert_eq!(
-            list_commands("api", &places),
+            list_commands("Microservice", "api", &places),
             [
                 "kubectl get events -n store --field-selector involvedObject.uid=u0",
                 "kubectl get events -n ops --field-selector involvedObject.kind=Microservice,involvedObject.name=api",

@@ -39,8 +39,8 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
             "no events left on the object".into(),
         ],
         Some(format!(
-            "read the failures from the logs instead: kubectl microservice logs --handler accept {} -n {}",
-            ctx.name, ctx.ns
+            "read the failures from the logs instead: {}",
+            ctx.logs_command()
         )),
     )]
 }
