@@ -995,13 +995,13 @@ fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource])
 /// explained. `where_` names
 /// the server and context in errors; an unreadable `--log-file` is a usage error.
 ///
-/// A list is judged page by page as it arrives ([`Judge`]) and its objects dropped, so memory
-/// holds one page of objects and the rows, not every object with its managedFields (10,000
-/// objects: about 100 MiB as parsed JSON). Events are listed meanwhile, only those not
-/// `Normal` (the rows count Warnings and Errors), and counted into the rows once both are in.
-/// When a verdict turns out to need the operator's logs, the operator is read and the list is
-/// read and judged again (as before, every row is judged with the logs). "Now" is the API
-/// server's clock of the first page (else this machine's).
+/// A list is judged page by page as it arrives ([`Judge`]); its objects are kept for a second
+/// judgement (10,000 objects: about 100 MiB as parsed JSON, within twice kubectl's peak, see
+/// docs/performance.md). Events are listed meanwhile, only those not `Normal` (the rows count
+/// Warnings and Errors) and Kopf's log-record events, and counted into the rows once both are in.
+/// When a verdict turns out to need the operator's logs, the operator is read with them and the
+/// kept objects judged again: the list is read once. "Now" is the API server's clock of the
+/// first page (else this machine's).
 pub async fn live_report(
     client: &kube::Client,
     plan: &crate::evidence::live::LiveScope,
