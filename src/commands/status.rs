@@ -1046,11 +1046,15 @@ pub async fn live_report(
         Err(err) => return Err(list_error(err)),
     };
     if needs_operator_logs(&items) {
-        // The verdicts need the operator's logs: read them, then judge the same objects again
-        // (kept from the one list: a second list would double the calls and the time).
-        live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
-        // add_operator replaced the logs with the Pods' (or a gap).
-        super::log_files::add_to(&args.log_files, &mut snapshot)?;
+        // The verdicts need the operator's logs: read them (unless the operator was read with
+        // them already: `-o wide|json` reads it to name it, and with several candidates its
+        // logs too, to rank who serves what), then judge the same objects again (kept from the
+        // one list: a second list would double the calls and the time).
+        if snapshot.operator.logs.get().is_none() {
+            live::add_operator(client, &mut snapshot, plan, live::Logs::Current).await;
+            // add_operator replaced the logs with the Pods' (or a gap).
+            super::log_files::add_to(&args.log_files, &mut snapshot)?;
+        }
         let judge = Judge::at(&snapshot, args.skew, snapshot.captured_at);
         items = objects.iter().map(|o| judge.item(o)).collect();
     }
@@ -1443,6 +1447,50 @@ mod tests {
                 "one list, page by page: {calls:#?}"
             );
         }
+    }
+
+    /// `-o wide|json` with two operators that serve the namespace: the operator is read once to
+    /// name it, with its logs (several candidates: the resolver ranks them by their logs), and
+    /// the rows that need the logs do not read it again (the bench at 10,000 objects read the
+    /// Deployments, Pods, Leases and logs twice).
+    #[tokio::test]
+    async fn an_operator_read_with_its_logs_is_not_read_again_for_the_rows() {
+        let (objects, _) = cluster();
+        let kopf = |name: &str, args: Value| {
+            json!({"metadata": {"name": name, "namespace": "ops"},
+                "spec": {"replicas": 0, "selector": {"matchLabels": {"app": name}},
+                    "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                        "containers": [{"name": "operator", "image": "python:3.12", "command": args}]}}}})
+        };
+        let deployments = json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": [
+            kopf("everywhere", json!(["kopf", "run", "--all-namespaces", "/src/op.py"])),
+            kopf("store-op", json!(["kopf", "run", "--namespace=store", "/src/op.py"])),
+        ]});
+        let (client, seen) = crate::logs::live::fake_api(move |path, _| {
+            if path.ends_with("/microservices") {
+                let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
+                    "metadata": {"resourceVersion": "9"}, "items": objects});
+                return (200, body.to_string());
+            }
+            if path == "/apis/apps/v1/deployments" {
+                return (200, deployments.to_string());
+            }
+            if path.ends_with("s") && !path.contains("/namespaces/store/leases/") {
+                let body = json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []});
+                return (200, body.to_string());
+            }
+            let not_found = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                "message": "not found", "reason": "NotFound", "code": 404});
+            (404, not_found.to_string())
+        });
+        let (plan, access) = store_scope();
+        let report = live_report(&client, &plan, &access, &args(), true, "the fake")
+            .await
+            .unwrap();
+        assert!(needs_operator_logs(&report.items), "the rows need the logs");
+        let calls = seen.lock().unwrap().clone();
+        let deployment_lists = calls.iter().filter(|c| c.contains("/deployments")).count();
+        assert_eq!(deployment_lists, 1, "the operator is read once: {calls:#?}");
     }
 
     #[tokio::test]
