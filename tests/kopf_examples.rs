@@ -16,7 +16,6 @@ mod kopf_oracle;
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use kopf_oracle::{count, example_py, kopf_check, mark};
 use support::fixtures;
@@ -34,29 +33,11 @@ fn captures() -> Vec<PathBuf> {
 
 /// Our counts of `outcome` `succeeded` and `failed` runs of `handler` for kopf-example-1.
 fn ours(capture: &Path, handler: &str) -> (usize, usize) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-microservice"))
-        .args([
-            "logs",
-            "--resource",
-            "kopfexamples.kopf.dev",
-            "--handler",
-            handler,
-            "kopf-example-1",
-            "-o",
-            "json",
-        ])
-        .arg("--bundle")
-        .arg(capture)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(kopf_oracle::logs_exit_for(&stdout)),
-        "{handler}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    kopf_oracle::our_counts(&stdout, handler, "default/kopf-example-1")
+    kopf_oracle::logs_counts(
+        handler,
+        "default/kopf-example-1",
+        &["--bundle".as_ref(), capture.as_os_str()],
+    )
 }
 
 #[test]

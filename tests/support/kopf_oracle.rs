@@ -109,3 +109,32 @@ pub fn logs_exit_for(stdout: &str) -> i32 {
     let outcome = last.as_ref().and_then(|run| run["outcome"].as_str());
     i32::from(matches!(outcome, Some("failed" | "retrying")))
 }
+
+/// Our counts `(succeeded, failed)` of `handler`'s runs for `object` (`NS/NAME`), from `logs
+/// --resource kopfexamples.kopf.dev --handler HANDLER NAME -o json` with `source` (`--bundle
+/// DIR`, or a live `--log-file` read), its exit code checked against [`logs_exit_for`].
+pub fn logs_counts(handler: &str, object: &str, source: &[&std::ffi::OsStr]) -> (usize, usize) {
+    let name = object.rsplit('/').next().unwrap_or(object);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-microservice"))
+        .args([
+            "logs",
+            "--resource",
+            "kopfexamples.kopf.dev",
+            "--handler",
+            handler,
+            name,
+            "-o",
+            "json",
+        ])
+        .args(source)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(logs_exit_for(&stdout)),
+        "{handler} ({source:?}): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    our_counts(&stdout, handler, object)
+}
