@@ -129,6 +129,7 @@ pub(crate) const POST_PASSES: &[PostPass] = &[
     double_handling_replaces_leading_ok,
     refused_posts_explain_errors_not_posted,
     never_posted_is_not_expired,
+    a_filter_excluding_the_object_voids_its_event_problems,
     no_ok_a_problem_refutes,
     stale_names_the_blocking_operator,
     sort_by_severity,
@@ -283,6 +284,52 @@ fn stale_names_the_blocking_operator(ctx: &Ctx<'_>, findings: &mut Vec<Finding>)
 )]
 fn sort_by_severity(_: &Ctx<'_>, findings: &mut Vec<Finding>) {
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+}
+
+/// The findings about the object's events (posting them, finding them): what
+/// [`a_filter_excluding_the_object_voids_its_event_problems`] voids.
+const EVENT_FINDINGS: &[FindingId] = &[
+    FindingId::EventPostDenied,
+    FindingId::RbacEvents,
+    FindingId::EventPostFailed,
+    FindingId::PostingDisabled,
+    FindingId::ErrorsNotPosted,
+    FindingId::EventsExpired,
+    FindingId::EventsElsewhere,
+];
+
+/// Every handler excludes the object by its filters (`handler-filtered` ok, issue 18 D2): Kopf
+/// never handles it, so no event about it is due, and no event problem is its (a refused or
+/// disabled posting, unposted, expired or misplaced events). Each such warning or problem is
+/// said as `ok` for this object, its title saying why, with its evidence kept and what it was
+/// (it still matters to the objects the handlers select); its fix goes (nothing to do for this
+/// object).
+#[allow(
+    clippy::ptr_arg,
+    reason = "every pass has PostPass's signature; some remove findings"
+)]
+fn a_filter_excluding_the_object_voids_its_event_problems(ctx: &Ctx<'_>, findings: &mut Vec<Finding>) {
+    if !findings
+        .iter()
+        .any(|f| f.id == FindingId::HandlerFiltered && f.severity == Severity::Ok)
+    {
+        return;
+    }
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.severity > Severity::Ok && EVENT_FINDINGS.contains(&f.id))
+    {
+        f.evidence.push(format!("was {}: {}", f.severity.as_str(), f.title));
+        if let Some(fix) = f.fix.take() {
+            f.evidence
+                .push(format!("its fix, for the objects the handlers select: {fix}"));
+        }
+        f.title = format!(
+            "no event about {} is due: its handlers' filters exclude it (see handler-filtered); for the objects they select: {}",
+            ctx.key, f.title
+        );
+        f.severity = Severity::Ok;
+    }
 }
 
 /// The handlers exclude the object by design (`handler-filtered`, severity ok): that is the
@@ -618,6 +665,71 @@ mod tests {
             .join("tests/fixtures")
             .join(dir);
         crate::evidence::bundle::read(&path).unwrap()
+    }
+
+    /// Issue 18 D2: the operator may not create events (its SubjectAccessReviews denied) and
+    /// its handlers' filters exclude store/ledger-api: the object's headline is the filter, and
+    /// `rbac-events` is no problem of it (ok, saying why, its fix gone), while catalog-api,
+    /// which the handlers select, keeps `rbac-events` as its problem.
+    #[test]
+    fn a_filter_excluding_the_object_voids_its_event_problems() {
+        let mut s = bundle("bundles-synthetic/handler-filtered-labels");
+        let mut reviews = s.rbac.access_reviews.get().unwrap().clone();
+        for r in &mut reviews {
+            if r.spec.resource_attributes.as_ref().and_then(|a| a.resource.as_deref()) == Some("events") {
+                r.status = Some(k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus {
+                    allowed: false,
+                    ..Default::default()
+                });
+            }
+        }
+        s.rbac.access_reviews = crate::evidence::Evidence::Present(reviews);
+        let objects = s.microservices.get().unwrap().clone();
+        let by_name = |name: &str| {
+            objects
+                .iter()
+                .find(|o| o.metadata.name.as_deref() == Some(name))
+                .unwrap()
+                .clone()
+        };
+        let report = explain(&s, &by_name("ledger-api"), Default::default());
+        assert!(
+            report.summary.starts_with("Not handled by design"),
+            "{}",
+            report.summary
+        );
+        assert_eq!(
+            report.findings[0].id,
+            FindingId::HandlerFiltered,
+            "{:?}",
+            report.findings
+        );
+        let rbac = report
+            .findings
+            .iter()
+            .find(|f| f.id == FindingId::RbacEvents)
+            .expect("rbac-events");
+        assert_eq!(rbac.severity, Severity::Ok, "{rbac:?}");
+        assert!(
+            rbac.title.starts_with("no event about store/ledger-api is due"),
+            "{rbac:?}"
+        );
+        assert_eq!(rbac.fix, None);
+        assert!(
+            report
+                .findings
+                .iter()
+                .all(|f| f.severity == Severity::Ok || !EVENT_FINDINGS.contains(&f.id)),
+            "{:?}",
+            report.findings
+        );
+        let report = explain(&s, &by_name("catalog-api"), Default::default());
+        let rbac = report
+            .findings
+            .iter()
+            .find(|f| f.id == FindingId::RbacEvents)
+            .expect("rbac-events");
+        assert_eq!(rbac.severity, Severity::Problem, "{rbac:?}");
     }
 
     /// Issue 18 trial P7: a pending deletion's headline says "Terminating" once, the finding's

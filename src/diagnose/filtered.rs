@@ -5,159 +5,26 @@
 //! `status`'s `handler-filtered` reason and `explain-events`' `handler-filtered` finding, each
 //! quoting the filters (file:line) and the change of the object that would include it.
 
-use std::collections::BTreeMap;
-
 use crate::evidence::Snapshot;
 use crate::evidence::operator::{OperatorKind, find_operators};
 use crate::evidence::resolve::Resolution;
-use crate::kopf::filters::{self, Change, Miss, Object, Selects, Target};
-use crate::kopf::source::handlers::{self, Handler, HandlerId};
-use crate::kopf::source::{Module, SourceLine};
-use crate::resource::{GROUP, KIND, MicroserviceObject, PLURAL, VERSION};
-use crate::vocab::cause::LAST_HANDLED_SUFFIX;
+use crate::kopf::filters::Change;
+#[cfg(test)]
+use crate::kopf::filters::Miss;
+use crate::kopf::source::SourceLine;
+use crate::resource::MicroserviceObject;
 
-/// A handler that excludes the object, and each filter that does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Excluding {
-    /// The decorator (file:line and text).
-    pub at: SourceLine,
-    /// `create`, `update`, ...
-    pub cause: &'static str,
-    /// Kopf's id of the handler, when known.
-    pub id: Option<String>,
-    /// The filters it fails.
-    pub misses: Vec<Miss>,
-}
-
-/// What the operator's handlers say of the object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Filtered {
-    /// Not a Kopf operator's Deployment, no source in evidence, or no handler of Microservices
-    /// in it: nothing said.
-    Unread,
-    /// A handler selects the object (or the operator's source does not parse): nothing said.
-    Selected,
-    /// Every resource-changing handler of Microservices excludes the object: Kopf ignores it.
-    Excluded {
-        /// The operator (`NS/deployment/NAME`).
-        operator: String,
-        /// The handlers, in registration order.
-        handlers: Vec<Excluding>,
-    },
-    /// None is known to select it, and some cannot be decided from the source.
-    Undecided {
-        /// The operator (`NS/deployment/NAME`).
-        operator: String,
-        /// Those that cannot be decided: the decorator and why.
-        unknown: Vec<(SourceLine, Vec<String>)>,
-        /// Those that exclude it.
-        handlers: Vec<Excluding>,
-    },
-}
+pub use crate::evidence::selection::{Excluding, Filtered, OperatorHandlers};
 
 /// The handlers of the resolved operator against `obj` (pure over the snapshot); to judge many
-/// objects, [`OperatorHandlers::read`] once and [`OperatorHandlers::of`] each.
+/// objects, [`read`] once and [`OperatorHandlers::of`] each.
 pub fn of(snapshot: &Snapshot, resolution: &Resolution, obj: &MicroserviceObject) -> Filtered {
-    OperatorHandlers::read(snapshot, resolution).map_or(Filtered::Unread, |h| h.of(obj))
+    read(snapshot, resolution).map_or(Filtered::Unread, |h| h.of(obj))
 }
 
-/// A Kopf operator's resource-changing handlers of Microservices, read once from its source.
-#[derive(Debug)]
-pub struct OperatorHandlers {
-    /// `NS/deployment/NAME`.
-    operator: String,
-    /// `None`: a file does not parse (nothing is said).
-    handlers: Option<Vec<Handler>>,
-    /// Microservices, as a resource selector sees them.
-    target: Target,
-}
-
-impl OperatorHandlers {
-    /// The resolved operator's handlers, when it is a Kopf operator's Deployment whose source
-    /// (the `.py` keys of the ConfigMaps it mounts) is in evidence.
-    pub fn read(snapshot: &Snapshot, resolution: &Resolution) -> Option<OperatorHandlers> {
-        let files = kopf_sources(snapshot, resolution)?;
-        let mut all = Some(Vec::new());
-        for (file, text) in &files {
-            match (Module::parse(file, text), all.as_mut()) {
-                (Ok(module), Some(all)) => all.extend(
-                    handlers::read(&module)
-                        .handlers
-                        .into_iter()
-                        .filter(|h| filters::is_changing(h.cause)),
-                ),
-                _ => all = None,
-            }
-        }
-        Some(OperatorHandlers {
-            operator: resolution.deployment().unwrap_or_default().to_string(),
-            handlers: all,
-            target: target(snapshot),
-        })
-    }
-
-    /// What the handlers say of `obj`.
-    pub fn of(&self, obj: &MicroserviceObject) -> Filtered {
-        let Some(all) = &self.handlers else {
-            return Filtered::Selected;
-        };
-        let empty = BTreeMap::new();
-        let body = serde_json::to_value(obj).unwrap_or_default();
-        let annotations = obj.metadata.annotations.as_ref().unwrap_or(&empty);
-        let object = Object {
-            labels: obj.metadata.labels.as_ref().unwrap_or(&empty),
-            annotations,
-            body: &body,
-            has_old: annotations.keys().any(|k| k.ends_with(LAST_HANDLED_SUFFIX)),
-        };
-        let mut excluding = Vec::new();
-        let mut unknown = Vec::new();
-        for h in all {
-            let selects = match h.resource.as_ref().map(|r| filters::resource_selects(r, &self.target)) {
-                Some(Some(false)) => continue,
-                Some(Some(true)) => filters::prematch(h, &object),
-                _ => Selects::Unknown(vec![format!(
-                    "its resource `{}` may or may not be Microservices",
-                    h.decorator.text
-                )]),
-            };
-            match selects {
-                Selects::Yes => return Filtered::Selected,
-                Selects::No(misses) => excluding.push(excluded(h, misses)),
-                Selects::Unknown(why) => unknown.push((h.decorator.clone(), why)),
-            }
-        }
-        let operator = self.operator.clone();
-        match (excluding.is_empty(), unknown.is_empty()) {
-            (true, true) => Filtered::Unread,
-            (false, true) => Filtered::Excluded {
-                operator,
-                handlers: excluding,
-            },
-            _ => Filtered::Undecided {
-                operator,
-                unknown,
-                handlers: excluding,
-            },
-        }
-    }
-}
-
-fn excluded(h: &Handler, misses: Vec<Miss>) -> Excluding {
-    Excluding {
-        at: h.decorator.clone(),
-        cause: h.cause.as_str(),
-        id: match &h.id {
-            HandlerId::Known(id) => Some(id.clone()),
-            HandlerId::Unknown(_) => None,
-        },
-        misses,
-    }
-}
-
-/// The `.py` files of the ConfigMaps the resolved Deployment mounts, when it is a Kopf
-/// operator's and any is in evidence.
-fn kopf_sources(snapshot: &Snapshot, resolution: &Resolution) -> Option<Vec<(String, String)>> {
+/// The resolved operator's handlers, when it is a Kopf operator's Deployment whose source
+/// (the `.py` keys of the ConfigMaps it mounts) is in evidence.
+pub fn read(snapshot: &Snapshot, resolution: &Resolution) -> Option<OperatorHandlers> {
     let chosen = resolution.deployment()?;
     let deployments = snapshot.operator.deployments.get()?;
     let op = find_operators(deployments)
@@ -170,28 +37,7 @@ fn kopf_sources(snapshot: &Snapshot, resolution: &Resolution) -> Option<Vec<(Str
         d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
             && d.metadata.name.as_deref() == Some(op.name.as_str())
     })?;
-    let files = crate::kopf::source::mounted_sources(deployment, snapshot.operator.configmaps.get()?);
-    (!files.is_empty()).then_some(files)
-}
-
-/// Microservices as a handler's resource selector sees them: the CRD's names and versions when
-/// it is in evidence.
-fn target(snapshot: &Snapshot) -> Target {
-    let mut names = vec![PLURAL.to_string(), KIND.to_lowercase(), KIND.to_string()];
-    let mut versions = vec![VERSION.to_string()];
-    let crd = snapshot.crd.get();
-    if let Some(crd) = crd {
-        let n = &crd.spec.names;
-        names.extend(n.singular.iter().cloned());
-        names.extend(n.short_names.iter().flatten().cloned());
-        versions.extend(crd.spec.versions.iter().map(|v| v.name.clone()));
-    }
-    Target {
-        group: GROUP.to_string(),
-        versions,
-        names,
-        names_known: crd.is_some(),
-    }
+    OperatorHandlers::read_deployment(snapshot, chosen, deployment, snapshot.operator.configmaps.get()?)
 }
 
 /// `operator.py:9: @kopf.on.create(...)` (create `accept`): labels={'team': 'payments'}: it

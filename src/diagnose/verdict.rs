@@ -206,7 +206,7 @@ impl<'a> Judge<'a> {
             .handlers
             .borrow_mut()
             .entry(key.to_string())
-            .or_insert_with(|| OperatorHandlers::read(self.snapshot, resolution).map(Rc::new))
+            .or_insert_with(|| filtered::read(self.snapshot, resolution).map(Rc::new))
             .clone();
         read.map_or(Filtered::Unread, |h| h.of(obj))
     }

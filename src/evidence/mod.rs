@@ -13,6 +13,7 @@ pub mod live;
 pub mod managed_fields;
 pub mod operator;
 pub mod resolve;
+pub mod selection;
 pub mod target;
 
 use std::path::PathBuf;

@@ -20,6 +20,11 @@
 //! | its own Pods' logs name objects of the namespace (not this one) | [`POD_LOG_NAMES_NAMESPACE`] |
 //! | its command line names the namespace (`--namespace=NS`), where another's says all or nothing | [`NAMES_NAMESPACE`] |
 //!
+//! A Kopf candidate whose handlers of Microservices all exclude the object by their filters
+//! ([`super::selection`]) does not serve it when another serving candidate does not exclude it
+//! (said in its evidence); when it is the only one, it stays (the object is then
+//! `handler-filtered`: not handled by design).
+//!
 //! The object's managedFields name the framework of its latest status/annotation writer
 //! (`kubectl-microservice`, `kopf`): every Kopf operator writes as `kopf`, so that is said as a
 //! fact about the object and counts for no candidate. A candidate whose command line does not
@@ -39,6 +44,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use serde::Serialize;
 
 use super::operator::{KindBy, Leadership, OperatorKind, OperatorRef, OperatorSummary};
+use super::selection::{Filtered, OperatorHandlers};
 use super::{Evidence, Gap, GapReason, OperatorEvidence, Snapshot};
 use crate::logs::file::FILE_CONTAINER;
 use crate::logs::{Format, LogSource, Record};
@@ -791,6 +797,9 @@ pub struct Resolver<'a> {
     /// first object whose namespace several operators serve (`None` inside: the Deployments
     /// are a gap).
     mentions: std::cell::OnceCell<Option<Vec<LogMentions>>>,
+    /// Each Kopf operator's handlers of Microservices ([`OperatorHandlers`]), by its index
+    /// among `operators`; read on the first object whose namespace several operators serve.
+    handlers: std::cell::OnceCell<Vec<Option<OperatorHandlers>>>,
 }
 
 /// What one Deployment's own Pods' logs name, indexed: per `ns/name`, how many records and the
@@ -849,6 +858,74 @@ impl<'a> Resolver<'a> {
             operators: evidence_of.operators(),
             files,
             mentions: std::cell::OnceCell::new(),
+            handlers: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Each Kopf operator's handlers ([`OperatorHandlers`]), read on first use.
+    fn handlers(&self) -> &[Option<OperatorHandlers>] {
+        let evidence_of = &self.snapshot.operator;
+        self.handlers.get_or_init(|| {
+            let (Some(ds), Some(cms)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
+                return self.operators.iter().map(|_| None).collect();
+            };
+            self.operators
+                .iter()
+                .map(|op| {
+                    if op.kind != OperatorKind::Kopf {
+                        return None;
+                    }
+                    let d = ds.iter().find(|d| {
+                        d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+                            && d.metadata.name.as_deref() == Some(op.name.as_str())
+                    })?;
+                    OperatorHandlers::read_deployment(self.snapshot, &op.display(), d, cms)
+                })
+                .collect()
+        })
+    }
+
+    /// A Kopf candidate whose handlers of Microservices all exclude `obj` by their filters
+    /// ([`Filtered::Excluded`]) does not serve it when another serving candidate is not known
+    /// to exclude it: Kopf ignores the object by design there, so it is no one's to rank
+    /// (issue 18 D1). When every serving one excludes it, they stay (the answer is then
+    /// `handler-filtered` for the one chosen); `--operator` always stays.
+    fn drop_filtered_out(&self, contenders: &mut [Contender], obj: &MicroserviceObject, chosen_at: Option<usize>) {
+        if contenders.iter().filter(|c| c.candidate.serves).count() < 2 {
+            return;
+        }
+        let handlers = self.handlers();
+        let excluded: Vec<(usize, Vec<String>)> = contenders
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| c.candidate.serves && Some(*i) != chosen_at)
+            .filter_map(|(i, c)| {
+                let Origin::Deployment(op) = c.origin else { return None };
+                match handlers.get(op)?.as_ref()?.of(obj) {
+                    Filtered::Excluded { handlers, .. } => Some((
+                        i,
+                        handlers
+                            .iter()
+                            .flat_map(|e| e.misses.iter().map(move |m| format!("{}: {}", e.at, m.filter)))
+                            .collect(),
+                    )),
+                    _ => None,
+                }
+            })
+            .collect();
+        let serving = contenders.iter().filter(|c| c.candidate.serves).count();
+        if excluded.is_empty() || excluded.len() >= serving {
+            return;
+        }
+        for (i, filters) in excluded {
+            let c = &mut contenders[i];
+            c.candidate.serves = false;
+            c.watches_namespace = false;
+            c.candidate.evidence.push(format!(
+                "every handler of Microservices in its source excludes {} by its filters ({}): it ignores the object by design",
+                obj.key(),
+                filters.join("; ")
+            ));
         }
     }
 
@@ -889,6 +966,9 @@ impl<'a> Resolver<'a> {
         let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
         if let Some(at) = chosen_at {
             contenders[at].candidate.serves = true;
+        }
+        if let Some(obj) = obj {
+            self.drop_filtered_out(&mut contenders, obj, chosen_at);
         }
         let leases = lease_facts(evidence_of, &operators, &contenders, namespace, snapshot.now());
         let files: Vec<FileClues> = self.files.clone();
@@ -1890,6 +1970,63 @@ pub(crate) mod tests {
         s.operator.logs = Evidence::Present(vec![kopf_log("wide-5d7f9c-aaaaa", "todo/todo-api")]);
         let r = resolve(&s, Some("todo"), Some(&todo_api()));
         assert_eq!(r.operator.as_deref(), Some("team-b/deployment/wide"), "{r:?}");
+    }
+
+    /// Issue 18 D1: a Kopf operator whose handlers are all registered with
+    /// `labels={"team": "payments"}` beside a quiet (`-q`) Kopf operator of the same namespace:
+    /// the object without the label is the quiet one's (the filtered one ignores it by design,
+    /// said in its evidence), not `ambiguous`; alone, the filtered one stays chosen (the answer
+    /// is then `handler-filtered`), and `--operator` naming it keeps it.
+    #[test]
+    fn a_kopf_operator_whose_filters_exclude_the_object_yields_to_one_that_serves_it() {
+        let mut payments = deployment(
+            "todo",
+            "payments",
+            json!(["kopf", "run", "--namespace=todo", "/src/operator.py"]),
+        );
+        let spec = payments.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+        spec.volumes = Some(vec![
+            serde_json::from_value(json!({"name": "src", "configMap": {"name": "payments-code"}})).unwrap(),
+        ]);
+        let quiet = deployment(
+            "todo",
+            "quiet",
+            json!(["kopf", "run", "-q", "--namespace=todo", "/src/op.py"]),
+        );
+        let code: k8s_openapi::api::core::v1::ConfigMap = serde_json::from_value(json!({
+            "metadata": {"name": "payments-code", "namespace": "todo"},
+            "data": {"operator.py": "import kopf\n\n@kopf.on.create('microservices', labels={'team': 'payments'})\n@kopf.on.resume('microservices', labels={'team': 'payments'})\ndef accept(**_):\n    pass\n"}
+        }))
+        .unwrap();
+        let mut s = snapshot(vec![payments.clone(), quiet]);
+        s.operator.configmaps = Evidence::Present(vec![code.clone()]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/quiet"), "{r:?}");
+        let filtered = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "todo/deployment/payments")
+            .unwrap();
+        assert!(!filtered.serves, "{filtered:?}");
+        assert!(
+            filtered.evidence.iter().any(|e| e.contains("operator.py:3")
+                && e.contains("labels={'team': 'payments'}")
+                && e.contains("ignores the object by design")),
+            "{filtered:?}"
+        );
+        // An object with the label: both select it, nothing tells them apart.
+        let mut labelled = todo_api();
+        labelled.metadata.labels = Some([("team".to_string(), "payments".to_string())].into());
+        assert_eq!(resolve(&s, Some("todo"), Some(&labelled)).verdict, Verdict::Ambiguous);
+        // --operator naming the filtered one keeps it.
+        s.operator.chosen = Some("todo/deployment/payments".into());
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/payments"), "{r:?}");
+        // Alone, it is the operator (and the object is handler-filtered by it).
+        let mut s = snapshot(vec![payments]);
+        s.operator.configmaps = Evidence::Present(vec![code]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/payments"), "{r:?}");
     }
 
     /// A Deployment at 0 replicas is an operator scaled to zero: its logs are none, a fact, not

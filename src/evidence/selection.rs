@@ -1,0 +1,182 @@
+//! Whether a Kopf operator's handlers select a Microservice at all: its resource-changing
+//! handlers (create, update, resume, delete, field) of Microservices, read from the source its
+//! Deployment mounts (the `.py` keys of its ConfigMaps), each matched against the object by
+//! [`crate::kopf::filters::prematch`] (`labels=`, `annotations=`, `when=`, `field=`/`value=`).
+//! Pure. Read here, in the evidence layer, so that the resolver ([`super::resolve`]) can drop
+//! a candidate that excludes the object by design when another serves it, and
+//! [`crate::diagnose::filtered`] can say why the resolved one ignores it.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+
+use super::Snapshot;
+use crate::kopf::filters::{self, Miss, Object, Selects, Target};
+use crate::kopf::source::handlers::{self, Handler, HandlerId};
+use crate::kopf::source::{Module, SourceLine};
+use crate::resource::{GROUP, KIND, MicroserviceObject, PLURAL, VERSION};
+use crate::vocab::cause::LAST_HANDLED_SUFFIX;
+
+/// A handler that excludes the object, and each filter that does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excluding {
+    /// The decorator (file:line and text).
+    pub at: SourceLine,
+    /// `create`, `update`, ...
+    pub cause: &'static str,
+    /// Kopf's id of the handler, when known.
+    pub id: Option<String>,
+    /// The filters it fails.
+    pub misses: Vec<Miss>,
+}
+
+/// What an operator's handlers say of the object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Filtered {
+    /// Not a Kopf operator's Deployment, no source in evidence, or no handler of Microservices
+    /// in it: nothing said.
+    Unread,
+    /// A handler selects the object (or the operator's source does not parse): nothing said.
+    Selected,
+    /// Every resource-changing handler of Microservices excludes the object: Kopf ignores it.
+    Excluded {
+        /// The operator (`NS/deployment/NAME`).
+        operator: String,
+        /// The handlers, in registration order.
+        handlers: Vec<Excluding>,
+    },
+    /// None is known to select it, and some cannot be decided from the source.
+    Undecided {
+        /// The operator (`NS/deployment/NAME`).
+        operator: String,
+        /// Those that cannot be decided: the decorator and why.
+        unknown: Vec<(SourceLine, Vec<String>)>,
+        /// Those that exclude it.
+        handlers: Vec<Excluding>,
+    },
+}
+
+/// A Kopf operator's resource-changing handlers of Microservices, read once from its source;
+/// [`OperatorHandlers::of`] judges each object.
+#[derive(Debug)]
+pub struct OperatorHandlers {
+    /// `NS/deployment/NAME`.
+    operator: String,
+    /// `None`: a file does not parse (nothing is said).
+    handlers: Option<Vec<Handler>>,
+    /// Microservices, as a resource selector sees them.
+    target: Target,
+}
+
+impl OperatorHandlers {
+    /// The handlers of the Kopf operator `operator` (`NS/deployment/NAME`) whose Deployment is
+    /// `deployment`, from the `.py` keys of the ConfigMaps it mounts; `None` when none is in
+    /// `configmaps`. The caller says it is a Kopf operator.
+    pub fn read_deployment(
+        snapshot: &Snapshot,
+        operator: &str,
+        deployment: &Deployment,
+        configmaps: &[ConfigMap],
+    ) -> Option<OperatorHandlers> {
+        let files = crate::kopf::source::mounted_sources(deployment, configmaps);
+        if files.is_empty() {
+            return None;
+        }
+        let mut all = Some(Vec::new());
+        for (file, text) in &files {
+            match (Module::parse(file, text), all.as_mut()) {
+                (Ok(module), Some(all)) => all.extend(
+                    handlers::read(&module)
+                        .handlers
+                        .into_iter()
+                        .filter(|h| filters::is_changing(h.cause)),
+                ),
+                _ => all = None,
+            }
+        }
+        Some(OperatorHandlers {
+            operator: operator.to_string(),
+            handlers: all,
+            target: target(snapshot),
+        })
+    }
+
+    /// What the handlers say of `obj`.
+    pub fn of(&self, obj: &MicroserviceObject) -> Filtered {
+        let Some(all) = &self.handlers else {
+            return Filtered::Selected;
+        };
+        let empty = BTreeMap::new();
+        let body = serde_json::to_value(obj).unwrap_or_default();
+        let annotations = obj.metadata.annotations.as_ref().unwrap_or(&empty);
+        let object = Object {
+            labels: obj.metadata.labels.as_ref().unwrap_or(&empty),
+            annotations,
+            body: &body,
+            has_old: annotations.keys().any(|k| k.ends_with(LAST_HANDLED_SUFFIX)),
+        };
+        let mut excluding = Vec::new();
+        let mut unknown = Vec::new();
+        for h in all {
+            let selects = match h.resource.as_ref().map(|r| filters::resource_selects(r, &self.target)) {
+                Some(Some(false)) => continue,
+                Some(Some(true)) => filters::prematch(h, &object),
+                _ => Selects::Unknown(vec![format!(
+                    "its resource `{}` may or may not be Microservices",
+                    h.decorator.text
+                )]),
+            };
+            match selects {
+                Selects::Yes => return Filtered::Selected,
+                Selects::No(misses) => excluding.push(excluded(h, misses)),
+                Selects::Unknown(why) => unknown.push((h.decorator.clone(), why)),
+            }
+        }
+        let operator = self.operator.clone();
+        match (excluding.is_empty(), unknown.is_empty()) {
+            (true, true) => Filtered::Unread,
+            (false, true) => Filtered::Excluded {
+                operator,
+                handlers: excluding,
+            },
+            _ => Filtered::Undecided {
+                operator,
+                unknown,
+                handlers: excluding,
+            },
+        }
+    }
+}
+
+fn excluded(h: &Handler, misses: Vec<Miss>) -> Excluding {
+    Excluding {
+        at: h.decorator.clone(),
+        cause: h.cause.as_str(),
+        id: match &h.id {
+            HandlerId::Known(id) => Some(id.clone()),
+            HandlerId::Unknown(_) => None,
+        },
+        misses,
+    }
+}
+
+/// Microservices as a handler's resource selector sees them: the CRD's names and versions when
+/// it is in evidence.
+fn target(snapshot: &Snapshot) -> Target {
+    let mut names = vec![PLURAL.to_string(), KIND.to_lowercase(), KIND.to_string()];
+    let mut versions = vec![VERSION.to_string()];
+    let crd = snapshot.crd.get();
+    if let Some(crd) = crd {
+        let n = &crd.spec.names;
+        names.extend(n.singular.iter().cloned());
+        names.extend(n.short_names.iter().flatten().cloned());
+        versions.extend(crd.spec.versions.iter().map(|v| v.name.clone()));
+    }
+    Target {
+        group: GROUP.to_string(),
+        versions,
+        names,
+        names_known: crd.is_some(),
+    }
+}
