@@ -12,7 +12,7 @@
 
 #[path = "support/kopf_oracle.rs"]
 mod kopf_oracle;
-#[allow(dead_code)] // this file uses fixtures() only
+#[allow(dead_code)] // this file uses fixtures() and copy_dir() only
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -101,4 +101,105 @@ fn the_oracle_reads_marks_and_wording_as_kopfs_test_does() {
     assert_eq!(failed.len(), 2);
     assert!(kopf_check(&count(log, kopf_oracle::SUCCEEDED), None, true));
     assert!(!kopf_check(&failed, None, false));
+}
+
+/// `explain-events --resource kopfexamples.kopf.dev kopf-example-1 -o json` over `bundle`: its
+/// `handler-failing` finding (title, evidence), which must be there.
+fn handler_failing(bundle: &Path) -> (String, Vec<String>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-microservice"))
+        .args([
+            "explain-events",
+            "--resource",
+            "kopfexamples.kopf.dev",
+            "kopf-example-1",
+            "-n",
+            "default",
+        ])
+        .arg("--bundle")
+        .arg(bundle)
+        .args(["-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "handler-failing")
+        .unwrap_or_else(|| panic!("no handler-failing in {json}"));
+    let evidence = found["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap().to_string())
+        .collect();
+    (found["title"].as_str().unwrap().to_string(), evidence)
+}
+
+/// The evidence line `handler-failing` gives `handler`'s permanent failure.
+fn failure_line<'e>(evidence: &'e [String], handler: &str) -> &'e str {
+    evidence
+        .iter()
+        .find(|e| e.starts_with(&format!("handler '{handler}' failed permanently: ")))
+        .unwrap_or_else(|| panic!("{handler} not named: {evidence:#?}"))
+}
+
+/// Issue 19 acceptance 2, Kopf 1.38 (03-exceptions, the object after its create cycle): every
+/// handler of the example's `E2E_FAILURE_COUNTS` is named as failed permanently, each posted as
+/// type `Error` reason `Logging` (the events of the object's uid, as Kopf 1.38's K8sPoster posts
+/// an ERROR record), with the type=Warning filter that hides it and the command that shows it.
+#[test]
+fn exceptions_names_each_permanent_failure_and_how_kopf_1_38_posted_it() {
+    let bundle = fixtures().join("kopf-examples-captured/03-1.38-created");
+    let failures = mark(&example_py(&bundle), "E2E_FAILURE_COUNTS").unwrap();
+    let (title, evidence) = handler_failing(&bundle);
+    assert!(
+        title.starts_with(&format!("{} handlers failed permanently", failures.len())),
+        "{title}"
+    );
+    let uid = "63906bf7-1d4c-4bf8-b1b7-c5192b7887b5";
+    for handler in failures.keys() {
+        assert!(title.contains(&format!("'{handler}'")), "{handler} not in {title}");
+        let line = failure_line(&evidence, handler);
+        assert!(
+            line.contains("posted as 1 event type Error reason Logging, which a `--field-selector type=Warning`"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(&format!(
+                "kubectl get events -n default --field-selector involvedObject.uid={uid},type=Error"
+            )),
+            "{line}"
+        );
+    }
+}
+
+/// Issue 19 acceptance 2, Kopf 1.44: the same log with Kopf 1.44.6's start line and no event
+/// (as 1.44 posts none without `settings.posting.loggers`; derived from 03-1.38-created in a
+/// temporary copy until a 03-1.44-created capture exists): each failure is said not posted, with
+/// the setting that posts it.
+#[test]
+fn exceptions_says_kopf_1_44_posted_no_failure_without_posting_loggers() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("03-1.44-derived");
+    support::copy_dir(&fixtures().join("kopf-examples-captured/03-1.38-created"), &bundle);
+    let log = bundle.join("operator/logs/kopf.log.file.log");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("Starting Kopf 1.38.0."));
+    std::fs::write(&log, text.replace("Starting Kopf 1.38.0.", "Starting Kopf 1.44.6.")).unwrap();
+    std::fs::write(
+        bundle.join("events.json"),
+        r#"{"apiVersion":"v1","kind":"List","items":[]}"#,
+    )
+    .unwrap();
+    let failures = mark(&example_py(&bundle), "E2E_FAILURE_COUNTS").unwrap();
+    let (_, evidence) = handler_failing(&bundle);
+    for handler in failures.keys() {
+        let line = failure_line(&evidence, handler);
+        assert!(
+            line.contains("not posted: Kopf 1.44 (the log's start line `Starting Kopf 1.44.6.`) posts no handler failure as an event unless the operator sets settings.posting.loggers = True"),
+            "{line}"
+        );
+    }
 }

@@ -64,6 +64,18 @@ pub fn kopf_version(deployment: &Deployment) -> Option<KopfVersion> {
     from_image
 }
 
+/// The Kopf version a log's start record names: Kopf's reactor logs `Starting Kopf 1.38.0.` at
+/// DEBUG when it starts (`kopf/_core/reactor/running.py`); `None` for any other message.
+pub fn kopf_version_from_start(message: &str) -> Option<KopfVersion> {
+    let v = message.trim().strip_prefix("Starting Kopf ")?.trim_end_matches('.');
+    let (major, minor) = parse_version(v)?;
+    Some(KopfVersion {
+        major,
+        minor,
+        source: format!("the log's start line `Starting Kopf {v}.`"),
+    })
+}
+
 fn parse_version(v: &str) -> Option<(u32, u32)> {
     let mut parts = v.split('.');
     let major = parts.next()?.parse().ok()?;
@@ -74,6 +86,22 @@ fn parse_version(v: &str) -> Option<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Kopf's start line gives its version; other lines give none.
+    #[test]
+    fn version_from_the_start_line_of_a_log() {
+        let v = kopf_version_from_start("Starting Kopf 1.38.0.").unwrap();
+        assert_eq!((v.major, v.minor), (1, 38));
+        assert!(v.source.contains("Starting Kopf 1.38.0."), "{}", v.source);
+        assert_eq!(
+            kopf_version_from_start("Starting Kopf 1.44.6.")
+                .map(|v| v.short())
+                .as_deref(),
+            Some("1.44")
+        );
+        assert_eq!(kopf_version_from_start("Starting the watch-stream for x."), None);
+        assert_eq!(kopf_version_from_start("Starting Kopf soon."), None);
+    }
 
     #[test]
     fn version_from_the_pip_pin_of_the_real_deployment() {

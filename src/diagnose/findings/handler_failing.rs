@@ -6,6 +6,7 @@
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::kopf::messages::{Lifecycle, Outcome};
+use crate::kopf::version::{KopfVersion, kopf_version, kopf_version_from_start};
 use crate::text::count;
 use crate::time::rfc3339_seconds;
 
@@ -78,7 +79,20 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         .time()
         .map_or_else(String::new, |t| format!(" since {}", rfc3339_seconds(t)));
     let tries = count(streak.len() as u64, "failure");
+    let stopped = failed_permanently(&runs);
     let title = match last.outcome {
+        // Several handlers of the cycle failed for good: each is named (Kopf's e2e marks count
+        // them one by one, `E2E_FAILURE_COUNTS`), the last one's error quoted.
+        Outcome::Failed if stopped.len() > 1 => format!(
+            "{} failed permanently, not retried for this cause: {}; the last: {error} from '{}'",
+            count(stopped.len() as u64, "handler"),
+            stopped
+                .iter()
+                .map(|r| format!("'{}'", r.handler))
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.handler
+        ),
         // No parentheses: the short form's fitting drops asides, and the count is the point.
         Outcome::Retrying => format!("{error} from handler '{}': {tries}{since}, retrying", last.handler),
         _ => format!(
@@ -99,9 +113,26 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     } else {
         evidence.push(before);
     }
+    // Another resource's handlers (a Microservice has one, `accept`, whose posting the posting
+    // checks say): each permanent failure and how it was posted.
+    let resource = &ctx.snapshot.resource;
+    let version = started_version(ctx);
+    for r in stopped.iter().filter(|_| !resource.is_microservice()) {
+        evidence.push(format!(
+            "handler '{}' failed permanently: {}; {}",
+            r.handler,
+            r.line.cite(),
+            posted(ctx, r, version.as_ref())
+        ));
+    }
     let handler = last.handler.split('/').next().unwrap_or(&last.handler);
+    let resource_flag = if resource.is_microservice() {
+        String::new()
+    } else {
+        format!("--resource {} ", resource.qualified())
+    };
     let fix = format!(
-        "fix what the error names, in the handler or in what it calls; its runs: kubectl microservice logs --handler {handler} {} -n {}",
+        "fix what the error names, in the handler or in what it calls; its runs: kubectl microservice logs {resource_flag}--handler {handler} {} -n {}",
         ctx.name, ctx.ns
     );
     vec![finding(
@@ -111,6 +142,73 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         evidence,
         Some(fix),
     )]
+}
+
+/// The last run of each handler whose last outcome is a permanent failure, in the order of those
+/// runs.
+fn failed_permanently<'r, 'c>(runs: &'r [Run<'c>]) -> Vec<&'r Run<'c>> {
+    let mut last: Vec<&Run<'c>> = Vec::new();
+    for r in runs {
+        last.retain(|l| l.handler != r.handler);
+        last.push(r);
+    }
+    last.retain(|r| r.outcome == Outcome::Failed);
+    last
+}
+
+/// The Kopf version the resolved operator's log names in its start line (`Starting Kopf X.Y.Z.`),
+/// else its Deployment's pin or image tag; `None` when neither says.
+fn started_version(ctx: &Ctx<'_>) -> Option<KopfVersion> {
+    ctx.unattributed
+        .iter()
+        .chain(&ctx.lines)
+        .find_map(|l| kopf_version_from_start(&l.record.message))
+        .or_else(|| ctx.deployment.and_then(kopf_version))
+}
+
+/// How the permanent failure `run` was posted, from the object's own events (its uid): their type and
+/// reason, and for a type a `type=Warning` field selector hides (Kopf posts a log record at
+/// ERROR as type `Error`, reason `Logging`: `kopf/_core/engines/posting.py`, `K8sPoster.emit`)
+/// the command that lists them. None posted: what the Kopf version says of it (from 1.44 log
+/// records are posted only with `settings.posting.loggers = True`, `posting.py`'s
+/// `K8sPoster.filter`), else that none is in the events read.
+fn posted(ctx: &Ctx<'_>, run: &Run<'_>, version: Option<&KopfVersion>) -> String {
+    // The event's message is the record's, formatted (a traceback appended, truncated): its
+    // first line is the record's.
+    let first = |m: &str| m.lines().next().unwrap_or("").trim().to_string();
+    let said = first(&run.line.record.message);
+    let mine: Vec<_> = ctx
+        .own_events
+        .iter()
+        .filter(|e| !said.is_empty() && e.message.as_deref().is_some_and(|m| first(m) == said))
+        .collect();
+    let uid = ctx.obj.metadata.uid.as_deref().unwrap_or("UID");
+    if let Some(e) = mine.first() {
+        let kind = e.type_.as_deref().unwrap_or("(none)");
+        let reason = e.reason.as_deref().unwrap_or("(none)");
+        let how = format!(
+            "posted as {} type {kind} reason {reason}",
+            count(mine.len() as u64, "event")
+        );
+        if matches!(kind, "Normal" | "Warning") {
+            return how;
+        }
+        return format!(
+            "{how}, which a `--field-selector type=Warning` (and `kubectl events --types=Warning`) hides: kubectl get events -n {} --field-selector involvedObject.uid={uid},type={kind}",
+            ctx.ns
+        );
+    }
+    if ctx.snapshot.events.get().is_none() {
+        return "whether it was posted is unknown: the events were not read".into();
+    }
+    match version {
+        Some(v) if !v.posts_log_records_by_default() => format!(
+            "not posted: Kopf {} ({}) posts no handler failure as an event unless the operator sets settings.posting.loggers = True in its @kopf.on.startup() handler",
+            v.short(),
+            v.source
+        ),
+        _ => format!("no event of it for uid {uid} in the events read"),
+    }
 }
 
 #[cfg(test)]
