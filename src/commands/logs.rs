@@ -1495,7 +1495,7 @@ mod tests {
 
     use super::*;
     use crate::cli::{Cli, Command};
-    use crate::client::lists::fake_api;
+    use crate::logs::live::fake_api;
 
     fn parse(args: &[&str]) -> (GlobalArgs, LogsArgs) {
         let cli =

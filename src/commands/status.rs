@@ -1326,52 +1326,22 @@ mod tests {
         (objects, events)
     }
 
-    /// The answer of a fake API server at revision 9 to a list of `objects` with `query`, as
-    /// kube-apiserver answers: `resourceVersion=9&resourceVersionMatch=NotOlderThan` without a
-    /// limit from its watch cache (every item, one page) unless `cache` is false (then a 504, as
-    /// a cache that cannot catch up); `limit=1` from etcd (one item, a `continue` token when
-    /// there are more); any other list from etcd in pages of two (`continue=page-N`).
-    fn list_answer(objects: &[Value], query: &str, cache: bool) -> (u16, String) {
-        let list = |items: Vec<&Value>, next: Option<String>| {
-            json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
-                "metadata": {"resourceVersion": "9", "continue": next}, "items": items})
-            .to_string()
-        };
-        let params: Vec<&str> = query.split('&').collect();
-        if params.contains(&"resourceVersionMatch=NotOlderThan") && !params.iter().any(|p| p.starts_with("limit=")) {
-            assert!(
-                params.contains(&"resourceVersion=9"),
-                "the cache is asked at etcd's revision: {query}"
-            );
-            if !cache {
-                let status = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                    "message": "Too large resource version: 9, current: 8", "reason": "Timeout", "code": 504});
-                return (504, status.to_string());
-            }
-            return (200, list(objects.iter().collect(), None));
-        }
-        if params.contains(&"limit=1") {
-            let next = (objects.len() > 1).then(|| "page-x".to_string());
-            return (200, list(objects.iter().take(1).collect(), next));
-        }
-        let page: usize = params
-            .iter()
-            .find_map(|kv| kv.strip_prefix("continue=page-"))
-            .map(|n| n.parse().unwrap())
-            .unwrap_or(0);
-        let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
-        let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
-        (200, list(items, next))
-    }
-
-    /// A fake API server over `cluster()`: the list as [`list_answer`] gives it (from the watch
-    /// cache when `cache`, else paged), events filtered by `type!=Normal` when asked, empty lists
-    /// for everything else.
-    fn fake_with(cache: bool) -> (kube::Client, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    /// A fake API server over `cluster()`: the list in pages of two (`continue`), events
+    /// filtered by `type!=Normal` when asked, empty lists for everything else.
+    fn fake() -> (kube::Client, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
         let (objects, events) = cluster();
-        crate::client::lists::fake_api(move |path, query| {
+        crate::logs::live::fake_api(move |path, query| {
             if path.ends_with("/microservices") {
-                return list_answer(&objects, query, cache);
+                let page: usize = query
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix("continue=page-"))
+                    .map(|n| n.parse().unwrap())
+                    .unwrap_or(0);
+                let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
+                let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
+                let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
+                    "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
+                return (200, body.to_string());
             }
             if path.ends_with("/events") {
                 let not_normal = query.contains("type%21%3DNormal") || query.contains("type!=Normal");
@@ -1434,9 +1404,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_list_judged_page_by_page_is_the_report_of_the_whole_list() {
-        for (cache, wide) in [(true, false), (true, true), (false, false), (false, true)] {
-            let (client, seen) = fake_with(cache);
-            let (plan, access) = store_scope();
+        let (client, seen) = fake();
+        let (plan, access) = store_scope();
+        for wide in [false, true] {
             let expected = whole(&client, &plan, &access, wide).await;
             seen.lock().unwrap().clear();
             let streamed = live_report(&client, &plan, &access, &args(), wide, "the fake")
@@ -1467,17 +1437,14 @@ mod tests {
                     .any(|c| c.contains("type%3DNormal%2Creason%3DLogging")),
                 "{events_calls:?}"
             );
-            let lists: Vec<&String> = calls.iter().filter(|c| c.contains("/microservices")).collect();
+            let pages = calls.iter().filter(|c| c.contains("/microservices")).count();
+            assert!(pages >= 3, "the list came in pages: {calls:#?}");
             assert!(needs_operator_logs(&streamed.items), "the logs are read for these rows");
             // Judged again with the logs from the objects of the one list: never listed twice.
-            // With a watch cache: etcd's revision (`limit=1`), then every item from the cache
-            // at that revision; without: that revision, the cache's 504, then page by page.
-            let expected_lists = if cache { 2 } else { 2 + cluster().0.len().div_ceil(2) };
-            assert_eq!(lists.len(), expected_lists, "one list: {calls:#?}");
-            assert!(lists[0].contains("limit=1"), "{lists:?}");
-            assert!(
-                lists[1].contains("resourceVersion=9") && lists[1].contains("resourceVersionMatch=NotOlderThan"),
-                "{lists:?}"
+            assert_eq!(
+                pages,
+                cluster().0.len().div_ceil(2),
+                "one list, page by page: {calls:#?}"
             );
         }
     }
@@ -1499,7 +1466,7 @@ mod tests {
             kopf("everywhere", json!(["kopf", "run", "--all-namespaces", "/src/op.py"])),
             kopf("store-op", json!(["kopf", "run", "--namespace=store", "/src/op.py"])),
         ]});
-        let (client, seen) = crate::client::lists::fake_api(move |path, _| {
+        let (client, seen) = crate::logs::live::fake_api(move |path, _| {
             if path.ends_with("/microservices") {
                 let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
                     "metadata": {"resourceVersion": "9"}, "items": objects});
@@ -1531,20 +1498,28 @@ mod tests {
         let (objects, _) = cluster();
         let expired_once = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = expired_once.clone();
-        let (client, seen) = crate::client::lists::fake_api(move |path, query| {
+        let (client, seen) = crate::logs::live::fake_api(move |path, query| {
             if !path.ends_with("/microservices") {
                 let body = json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []});
                 return (200, body.to_string());
             }
-            // The API server's answer to a continue token from before its last compaction, in
-            // the paged list read when the watch cache could not serve the list.
-            if query.contains("continue=page-2") && !flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            let page: usize = query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("continue=page-"))
+                .map(|n| n.parse().unwrap())
+                .unwrap_or(0);
+            // The API server's answer to a continue token from before its last compaction.
+            if page == 2 && !flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
                 let status = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
                     "message": "The provided continue parameter is too old to display a consistent list result.",
                     "reason": "Expired", "code": 410});
                 return (410, status.to_string());
             }
-            list_answer(&objects, query, false)
+            let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
+            let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
+            let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
+                "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
+            (200, body.to_string())
         });
         let (plan, access) = store_scope();
         let report = live_report(&client, &plan, &access, &args(), false, "the fake")
@@ -1559,7 +1534,7 @@ mod tests {
             .lock()
             .unwrap()
             .iter()
-            .filter(|c| c.contains("/microservices") && c.contains("limit=500") && !c.contains("continue="))
+            .filter(|c| c.contains("/microservices") && !c.contains("continue="))
             .count();
         assert_eq!(firsts, 2, "listed from the start once more after the 410");
     }
