@@ -36,12 +36,7 @@ pub fn exception_of(header: &str, rest: &[&str]) -> Option<String> {
             None => format!("panicked at {place}"),
         });
     }
-    let exception = rest
-        .iter()
-        .rev()
-        .map(|l| l.trim_end())
-        .find(|l| !l.is_empty() && !l.starts_with(' ') && !l.starts_with('\t'))
-        .filter(|l| crate::kopf::logs::looks_like_traceback(l) && !l.starts_with("Traceback "))?;
+    let exception = rest[exception_index(rest)?].trim_end();
     let place = rest
         .iter()
         .rev()
@@ -51,6 +46,20 @@ pub fn exception_of(header: &str, rest: &[&str]) -> Option<String> {
         Some(p) => format!("{exception} ({p})"),
         None => exception.to_string(),
     })
+}
+
+/// Where in `rest` (a crash record's continuation lines) a Python traceback's exception line is:
+/// the last line that is not indented, when it reads as an exception (`SyntaxError: ...`,
+/// `kopf...Error: ...`), not the `Traceback (most recent call last):` that opens it. `None` for
+/// a record without one (our own `error: ...` and panics put what they died of in the header).
+pub fn exception_index(rest: &[&str]) -> Option<usize> {
+    let (index, line) = rest
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, l)| (i, l.trim_end()))
+        .find(|(_, l)| !l.is_empty() && !l.starts_with(' ') && !l.starts_with('\t'))?;
+    (crate::kopf::logs::looks_like_traceback(line) && !line.starts_with("Traceback ")).then_some(index)
 }
 
 #[cfg(test)]

@@ -93,6 +93,21 @@ impl Record {
         super::crash::exception_of(&self.message, &rest)
     }
 
+    /// The line number (1-based, in its stream) of what a crash record says the process died
+    /// of: a Python traceback's exception line, else the header (our own `error: ...`, a
+    /// panic's `thread '...' panicked at`); also the header when continuation lines were
+    /// dropped ([`MAX_CONTINUATION_LINES`]) and the kept lines do not end the traceback.
+    /// `None` for any record that is not a crash.
+    pub fn crash_line_number(&self) -> Option<u64> {
+        self.crash()?;
+        let rest: Vec<&str> = self.continuation().collect();
+        let header = self.message.trim();
+        if header.starts_with("error: ") || header.starts_with("thread '") || self.omitted_lines > 0 {
+            return Some(self.line_number);
+        }
+        Some(super::crash::exception_index(&rest).map_or(self.line_number, |i| self.line_number + 1 + i as u64))
+    }
+
     /// The record's time, if any.
     pub fn time(&self) -> Option<DateTime<Utc>> {
         self.stamp.map(|s| s.at)
@@ -438,15 +453,23 @@ mod tests {
             records[0].crash().as_deref(),
             Some("SyntaxError: invalid syntax (File \"/src/handlers.py\", line 5)")
         );
+        // Cited at the exception's line (5 of the stream), not the `Traceback` that opens it.
+        assert_eq!(records[0].crash_line_number(), Some(5));
         let ours = "2026-12-02T02:10:00.000Z  INFO Operator started namespaces=a\nerror: the watch failed: 403\nhint: grant list\n";
         let (records, stats) = parse_all(ours);
         assert_eq!(records.len(), 2, "{records:?}");
         assert_eq!(records[1].crash().as_deref(), Some("error: the watch failed: 403"));
+        assert_eq!(
+            records[1].crash_line_number(),
+            Some(2),
+            "ours says it in the header line"
+        );
         assert_eq!(stats.unmatched_lines, 0);
         let kopf = "[2026-12-02 02:10:00,000] kopf.objects         [ERROR   ] [a/b] Handler 'x' failed with an exception. Will retry.\nTraceback (most recent call last):\n  File \"/src/h.py\", line 3, in x\nValueError: no\n";
         let (records, _) = parse_all(kopf);
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].crash(), None);
+        assert_eq!(records[0].crash_line_number(), None);
     }
 
     #[test]

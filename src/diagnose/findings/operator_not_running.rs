@@ -295,7 +295,7 @@ fn crashes(ctx: &Ctx<'_>, op: &OperatorRef, pods: &[&Pod]) -> Vec<Crash> {
                     source.pod,
                     source.container,
                     if source.previous { " (previous)" } else { "" },
-                    record.line_number,
+                    record.crash_line_number().unwrap_or(record.line_number),
                     exception
                 ),
                 exception,
