@@ -147,12 +147,8 @@ impl<'a> Ctx<'a> {
     /// `--resource PLURAL.GROUP` and the handler its log names last as failing (else last at
     /// all), or `--handler ID` when the logs name none (the ids are in the operator's source).
     pub(crate) fn logs_command(&self) -> String {
-        let resource = &self.snapshot.resource;
-        if resource.is_microservice() {
-            return format!(
-                "kubectl microservice logs --handler accept {} -n {}",
-                self.name, self.ns
-            );
+        if self.snapshot.resource.is_microservice() {
+            return self.logs_command_for("accept");
         }
         let handler_in = |m: &str| {
             m.strip_prefix("Handler '")
@@ -170,11 +166,22 @@ impl<'a> Ctx<'a> {
             .find(|(_, failed)| *failed)
             .or(named.last())
             .map_or("ID", |(id, _)| id.as_str());
+        self.logs_command_for(handler)
+    }
+
+    /// The `logs` command for the runs of `handler` of the object: `kubectl microservice logs
+    /// [--resource PLURAL.GROUP] --handler HANDLER NAME -n NS`, the flag for any resource but
+    /// Microservice (the default).
+    pub(crate) fn logs_command_for(&self, handler: &str) -> String {
+        let resource = &self.snapshot.resource;
+        let resource_flag = if resource.is_microservice() {
+            String::new()
+        } else {
+            format!("--resource {} ", resource.qualified())
+        };
         format!(
-            "kubectl microservice logs --resource {} --handler {handler} {} -n {}",
-            resource.qualified(),
-            self.name,
-            self.ns
+            "kubectl microservice logs {resource_flag}--handler {handler} {} -n {}",
+            self.name, self.ns
         )
     }
 

@@ -126,14 +126,9 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         ));
     }
     let handler = last.handler.split('/').next().unwrap_or(&last.handler);
-    let resource_flag = if resource.is_microservice() {
-        String::new()
-    } else {
-        format!("--resource {} ", resource.qualified())
-    };
     let fix = format!(
-        "fix what the error names, in the handler or in what it calls; its runs: kubectl microservice logs {resource_flag}--handler {handler} {} -n {}",
-        ctx.name, ctx.ns
+        "fix what the error names, in the handler or in what it calls; its runs: {}",
+        ctx.logs_command_for(handler)
     );
     vec![finding(
         FindingId::HandlerFailing,
