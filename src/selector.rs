@@ -381,6 +381,63 @@ impl LabelSelector {
         Self::parse(text).map_err(|e| crate::error::AppError::Usage(format!("invalid -l/--selector {text:?}: {e}")))
     }
 
+    /// An API object's `spec.selector` (`metav1.LabelSelector`: `matchLabels` and
+    /// `matchExpressions`) as apimachinery's `LabelSelectorAsSelector` reads it: each
+    /// `matchLabels` pair is `key=value`, each expression `In`/`NotIn` (at least one value) or
+    /// `Exists`/`DoesNotExist` (no values). An empty selector selects everything, as there; a
+    /// caller for which that is invalid (a Deployment's) checks [`LabelSelector::is_empty`].
+    /// Errors: an unknown operator, or values where apimachinery refuses them, in its words.
+    pub fn from_api(
+        selector: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    ) -> Result<Self, SelectorError> {
+        let mut requirements: Vec<Requirement> = selector
+            .match_labels
+            .iter()
+            .flatten()
+            .map(|(k, v)| Requirement {
+                key: k.clone(),
+                operator: Operator::In,
+                values: vec![v.clone()],
+            })
+            .collect();
+        for e in selector.match_expressions.iter().flatten() {
+            let values = e.values.clone().unwrap_or_default();
+            let operator = match e.operator.as_str() {
+                "In" => Operator::In,
+                "NotIn" => Operator::NotIn,
+                "Exists" => Operator::Exists,
+                "DoesNotExist" => Operator::DoesNotExist,
+                other => {
+                    return Err(SelectorError(format!(
+                        "{other:?} is not a valid label selector operator"
+                    )));
+                }
+            };
+            let wants_values = matches!(operator, Operator::In | Operator::NotIn);
+            if wants_values && values.is_empty() {
+                return Err(SelectorError(
+                    "for 'in', 'notin' operators, values set can't be empty".into(),
+                ));
+            }
+            if !wants_values && !values.is_empty() {
+                return Err(SelectorError(
+                    "values set must be empty for exists and does not exist".into(),
+                ));
+            }
+            requirements.push(Requirement {
+                key: e.key.clone(),
+                operator,
+                values,
+            });
+        }
+        Ok(LabelSelector { requirements })
+    }
+
+    /// Whether the selector has no requirement (selects everything).
+    pub fn is_empty(&self) -> bool {
+        self.requirements.is_empty()
+    }
+
     /// Keeps the objects whose `metadata.labels` are selected, as a list with `labelSelector`
     /// would return them.
     pub fn retain<K: kube::Resource>(&self, objects: &mut Vec<K>) {
@@ -498,5 +555,35 @@ mod tests {
         assert!(selects("", &web));
         assert!(!LabelSelector::parse("app=todo").unwrap().matches(None));
         assert!(LabelSelector::parse("!app").unwrap().matches(None));
+    }
+
+    /// A Deployment's `spec.selector` as the ReplicaSet controller matches it: `matchLabels`
+    /// and `matchExpressions` both, every requirement holding.
+    #[test]
+    fn an_api_selector_matches_its_labels_and_expressions() {
+        let api = |v: serde_json::Value| -> Result<LabelSelector, SelectorError> {
+            LabelSelector::from_api(&serde_json::from_value(v).unwrap())
+        };
+        let s = api(serde_json::json!({
+            "matchLabels": {"app": "api"},
+            "matchExpressions": [
+                {"key": "tier", "operator": "In", "values": ["web", "ctl"]},
+                {"key": "canary", "operator": "DoesNotExist"}
+            ]
+        }))
+        .unwrap();
+        assert!(s.matches(Some(&labels(&[("app", "api"), ("tier", "ctl")]))));
+        assert!(!s.matches(Some(&labels(&[("app", "api-gateway"), ("tier", "ctl")]))));
+        assert!(!s.matches(Some(&labels(&[("app", "api"), ("tier", "db")]))));
+        assert!(!s.matches(Some(&labels(&[("app", "api"), ("tier", "web"), ("canary", "1")]))));
+        assert!(api(serde_json::json!({})).unwrap().is_empty());
+        assert!(
+            api(serde_json::json!({"matchExpressions": [{"key": "a", "operator": "Near", "values": ["x"]}]})).is_err()
+        );
+        assert!(api(serde_json::json!({"matchExpressions": [{"key": "a", "operator": "In"}]})).is_err());
+        assert!(
+            api(serde_json::json!({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]}))
+                .is_err()
+        );
     }
 }

@@ -575,3 +575,77 @@ fn two_standalone_operators_that_both_handled_the_object_are_double_handling() {
         "{text}"
     );
 }
+
+/// Copies the directory `from` into `to`, recursively.
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// Issue 18 D8: an application Deployment `catalog` (no command, its image naming nothing)
+/// beside the Kopf operator `catalog-operator`, whose Pod `catalog-operator-6d4f9f788f-4759c`
+/// starts with `catalog-`: that Pod's Kopf-format log is never `catalog`'s, so `catalog` is no
+/// Kopf operator and no candidate; every command names `store/deployment/catalog-operator`,
+/// with the Pods in the bundle and without them.
+#[test]
+fn a_deployment_whose_name_prefixes_the_operators_takes_none_of_its_pods() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("bundle");
+    copy_tree(&fixtures().join("bundles-synthetic/kopf-image-command-only"), &bundle);
+    let file = bundle.join("operator/deployment.json");
+    let operator: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    let mut app = operator.clone();
+    app["metadata"] = serde_json::json!({"name": "catalog", "namespace": "store", "labels": {"app": "catalog"},
+        "uid": "5a1d1c3e-8f0b-4c55-9d0e-2f1a7b6c9e01", "creationTimestamp": "2026-11-29T17:11:47Z", "generation": 1});
+    app["spec"]["selector"] = serde_json::json!({"matchLabels": {"app": "catalog"}});
+    app["spec"]["template"]["metadata"]["labels"] = serde_json::json!({"app": "catalog"});
+    app["spec"]["template"]["spec"]["containers"][0]["image"] = "registry.example.com/store/catalog:1.4.0".into();
+    app["spec"]["template"]["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("initContainers");
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": [app, operator]});
+    fs::write(&file, serde_json::to_string_pretty(&list).unwrap()).unwrap();
+    for pods_in_bundle in [true, false] {
+        if !pods_in_bundle {
+            fs::remove_file(bundle.join("operator/pods.json")).unwrap();
+        }
+        for (command, label) in named(&bundle) {
+            assert_eq!(
+                label, "store/deployment/catalog-operator",
+                "{command}, Pods in the bundle: {pods_in_bundle}"
+            );
+        }
+        let d = bundle.to_str().unwrap();
+        let (_, json, err) = run(&[
+            "explain-events",
+            "catalog-api",
+            "-n",
+            "store",
+            "--bundle",
+            d,
+            "-o",
+            "json",
+        ]);
+        let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {err}"));
+        let candidates: Vec<&str> = report["operatorResolution"]["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["operator"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            candidates,
+            ["store/deployment/catalog-operator"],
+            "Pods in the bundle: {pods_in_bundle}"
+        );
+    }
+}

@@ -846,7 +846,7 @@ async fn resolve_target(
     // The Pod holding the Lease that governs the namespace: the one that handles.
     let leader = operator
         .as_ref()
-        .and_then(|op| lease_holder_pod(&snapshot, op, namespace.as_deref().unwrap_or(&ns), &name));
+        .and_then(|op| lease_holder_pod(&snapshot, op, namespace.as_deref().unwrap_or(&ns), &deployment));
     let container = args
         .container
         .clone()
@@ -990,13 +990,14 @@ fn check_container(wanted: &str, spec: &k8s_openapi::api::core::v1::PodSpec, des
     )))
 }
 
-/// The Pod of the Deployment `name` that holds the Lease governing `namespace` for `operator`
-/// (its holder identity `POD_...`), when the Lease is in `snapshot`; `None` otherwise.
+/// The Pod of `deployment` that holds the Lease governing `namespace` for `operator` (its
+/// holder identity `POD_...`, a Pod of the Deployment by [`crate::evidence::pods::is_named_pod_of`]),
+/// when the Lease is in `snapshot`; `None` otherwise.
 fn lease_holder_pod(
     snapshot: &crate::evidence::Snapshot,
     operator: &crate::evidence::operator::OperatorRef,
     namespace: &str,
-    name: &str,
+    deployment: &k8s_openapi::api::apps::v1::Deployment,
 ) -> Option<String> {
     use crate::evidence::operator::Leadership;
     let Leadership::Lease {
@@ -1016,7 +1017,8 @@ fn lease_holder_pod(
         .as_deref()
         .filter(|h| !h.is_empty())?;
     let pod = holder.rsplit_once('_').map_or(holder, |(pod, _)| pod);
-    pod.starts_with(&format!("{name}-")).then(|| pod.to_string())
+    let pods = snapshot.operator.pods.get().map_or(&[][..], Vec::as_slice);
+    crate::evidence::pods::is_named_pod_of(deployment, pod, pods).then(|| pod.to_string())
 }
 
 /// The Microservices that give causes and the spec-change statement: the named object (a
@@ -1565,7 +1567,7 @@ mod tests {
                 200,
                 json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                     "metadata": {"name": "microservice-operator", "namespace": "todo"},
-                    "spec": {"holderIdentity": "op-7d9f-abc_0123456789abcdef", "leaseDurationSeconds": 15,
+                    "spec": {"holderIdentity": "op-7d9f8b-x2x4z_0123456789abcdef", "leaseDurationSeconds": 15,
                              "renewTime": "2026-11-29T17:19:59.000000Z"}})
                 .to_string(),
             ),
@@ -1597,7 +1599,7 @@ mod tests {
             ),
             ("ops", "app=op", "operator")
         );
-        assert_eq!(target.leader.as_deref(), Some("op-7d9f-abc"));
+        assert_eq!(target.leader.as_deref(), Some("op-7d9f8b-x2x4z"));
         assert_eq!(target.describe, "ops/deployment/op");
         let seen = seen.lock().unwrap().clone();
         assert!(

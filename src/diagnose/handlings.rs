@@ -8,11 +8,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use chrono::{DateTime, Duration, Utc};
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::Pod;
 
 use crate::evidence::Snapshot;
 use crate::evidence::operator::OperatorRef;
+use crate::evidence::pods;
 use crate::kopf::messages::Lifecycle;
 use crate::logs::LogSource;
 use crate::resource::MicroserviceObject;
@@ -165,8 +164,9 @@ impl<'s> Handlings<'s> {
     }
 }
 
-/// The operator Deployments that serve namespace `ns`, each with its own Pods' logs (a Pod it
-/// selects, or one gone whose name is its `NAME-<hash>-<id>`): those of the evidence, then
+/// The operator Deployments that serve namespace `ns`, each with its own Pods' logs
+/// ([`pods::is_named_pod_of`]: a Pod it owns or selects, or one gone whose name is its
+/// `NAME-<hash>-<suffix>`): those of the evidence, then
 /// those `--operator` left out.
 fn serving<'s>(snapshot: &'s Snapshot, ns: &str) -> Vec<(OperatorRef, Vec<&'s LogSource>)> {
     let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
@@ -182,13 +182,8 @@ fn serving<'s>(snapshot: &'s Snapshot, ns: &str) -> Vec<(OperatorRef, Vec<&'s Lo
                 d.metadata.name.as_deref() == Some(op.name.as_str())
                     && d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
             });
-            let own = |pod_name: &str| match pods.iter().find(|p| p.metadata.name.as_deref() == Some(pod_name)) {
-                Some(pod) => deployment.is_some_and(|d| selects(d, pod)),
-                // The Pod is gone (its log kept): a Deployment names its Pods `NAME-<hash>-<id>`.
-                None => pod_name
-                    .strip_prefix(&format!("{}-", op.name))
-                    .is_some_and(|rest| rest.split('-').count() == 2),
-            };
+            // A Pod in evidence by its owner or selector; one gone (its log kept) by its name.
+            let own = |pod_name: &str| deployment.is_some_and(|d| pods::is_named_pod_of(d, pod_name, pods));
             let mine = logs
                 .iter()
                 .filter(|s| s.container != crate::logs::file::FILE_CONTAINER && own(&s.pod))
@@ -229,14 +224,4 @@ fn last_handled(obj: &MicroserviceObject, ends: &[Rc<Ends>]) -> Option<String> {
         }
     }
     last.map(|(_, line)| line.to_string())
-}
-
-/// Whether Deployment `d` selects `pod` (its namespace and `matchLabels`).
-fn selects(d: &Deployment, pod: &Pod) -> bool {
-    let Some(labels) = d.spec.as_ref().and_then(|s| s.selector.match_labels.as_ref()) else {
-        return false;
-    };
-    let pod_labels = pod.metadata.labels.as_ref();
-    pod.metadata.namespace == d.metadata.namespace
-        && labels.iter().all(|(k, v)| pod_labels.and_then(|l| l.get(k)) == Some(v))
 }

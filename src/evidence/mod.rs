@@ -12,6 +12,7 @@ pub mod gather;
 pub mod live;
 pub mod managed_fields;
 pub mod operator;
+pub mod pods;
 pub mod resolve;
 pub mod selection;
 pub mod target;
@@ -196,22 +197,6 @@ pub struct OperatorEvidence {
     pub unchosen: Vec<(operator::OperatorRef, Vec<LogSource>)>,
 }
 
-/// Whether `pod` is named as a Pod of the Deployment `deployment` is: `NAME-<hash>-<suffix>`,
-/// the ReplicaSet's pod-template hash and a random suffix, neither with a `-`.
-pub(crate) fn named_as_pod_of(pod: &str, deployment: &str) -> bool {
-    !deployment.is_empty()
-        && pod
-            .strip_prefix(deployment)
-            .and_then(|rest| rest.strip_prefix('-'))
-            .is_some_and(|rest| {
-                let parts: Vec<&str> = rest.split('-').collect();
-                parts.len() == 2
-                    && parts
-                        .iter()
-                        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
-            })
-}
-
 impl OperatorEvidence {
     /// Every operator among the Deployments in evidence, recognised as Kubernetes runs them
     /// ([`operator::recognise_with`]: with the Pods, ConfigMaps and logs in evidence, and the
@@ -290,12 +275,9 @@ impl OperatorEvidence {
         let operators = operator::find_operators_with(deployments, &self.hints());
         let none_runs = !operators.is_empty()
             && operators.iter().all(|op| {
-                let prefix = format!("{}-", op.name);
                 op.scaled_to_zero()
-                    && !pods.iter().any(|p| {
-                        p.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-                            && p.metadata.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
-                    })
+                    && pods::find(deployments, &op.namespace, &op.name)
+                        .is_none_or(|d| pods::pods_of(d, pods).is_empty())
             });
         if none_runs {
             self.logs = Evidence::Present(Vec::new());
@@ -313,39 +295,26 @@ impl OperatorEvidence {
             .collect()
     }
 
-    /// Whether the log of Pod `pod` is one of `d`'s Pods': a Pod in evidence that is in `d`'s
-    /// namespace and that its `spec.selector` selects; a Pod no longer in evidence (replaced,
-    /// its log kept) when named as `d`'s ReplicaSets name their Pods, `NAME-<hash>-<suffix>`
-    /// (so `api-operator-7d9c-x2x4z` is never a Pod of a Deployment `api`). The one rule of
-    /// which logs are an operator's: every answer reads only its operator's (issue 18).
+    /// Whether the log of Pod `pod` is one of `d`'s Pods' ([`pods::is_named_pod_of`]: a Pod in
+    /// evidence by its owner or `d`'s selector, in `d`'s namespace; a Pod no longer in evidence
+    /// (replaced, its log kept) when named as `d`'s ReplicaSets name their Pods,
+    /// `NAME-<hash>-<suffix>`, so `api-gateway-7d9c5f8b4-x2x4z` is never a Pod of a Deployment
+    /// `api`). The one rule of which logs are an operator's: every answer reads only its
+    /// operator's (issue 18).
     pub(crate) fn is_log_of(&self, d: &Deployment, pod: &str) -> bool {
-        use kube::core::{Selector, SelectorExt};
-        let pods = self.pods.get().map(Vec::as_slice).unwrap_or(&[]);
-        match pods.iter().find(|p| p.metadata.name.as_deref() == Some(pod)) {
-            Some(p) => {
-                let selector = d
-                    .spec
-                    .as_ref()
-                    .and_then(|s| Selector::try_from(s.selector.clone()).ok());
-                p.metadata.namespace == d.metadata.namespace
-                    && selector
-                        .as_ref()
-                        .is_some_and(|s| s.matches(&p.metadata.labels.clone().unwrap_or_default()))
-            }
-            None => named_as_pod_of(pod, d.metadata.name.as_deref().unwrap_or("")),
-        }
+        pods::is_named_pod_of(d, pod, self.pods.get().map(Vec::as_slice).unwrap_or(&[]))
     }
 
     /// Keeps only the operator Deployment `namespace/name` (`--operator` with a bundle, which
-    /// may hold several), its Pods (those in its namespace that its `spec.selector` selects,
-    /// matched with kube's `Selector`) and their logs; a log of a Pod the evidence does not list
-    /// is kept when named after the Deployment (`NAME-<hash>-<suffix>`: a replaced Pod). When
+    /// may hold several), its Pods ([`pods::is_pod_of`]: in its namespace, owned by its
+    /// ReplicaSet or selected by its `spec.selector`) and their logs; a log of a Pod the
+    /// evidence does not list is kept when named as its Pods are (`NAME-<hash>-<suffix>`, a
+    /// replaced Pod; [`pods::named_as_pod_of`]), a `--log-file` log always. When
     /// the Deployments do not hold it, or it runs no operator, the Deployment is a gap naming it
     /// (and what the evidence holds), and its Pods and logs are unknown: another operator is
     /// never diagnosed in its place. `source` names where the Deployments were read, e.g.
     /// `operator/deployment.json`. A gap in the Deployments stays as it is.
     pub fn select_deployment(&mut self, namespace: &str, name: &str, source: &str) {
-        use kube::core::{Selector, SelectorExt};
         self.chosen = Some(format!("{namespace}/deployment/{name}"));
         let Some(deployments) = self.deployments.get() else {
             return;
@@ -390,10 +359,6 @@ impl OperatorEvidence {
             return;
         }
         let deployment = deployments.iter().find(|d| is_wanted(d)).cloned().expect("found above");
-        let selector = deployment
-            .spec
-            .as_ref()
-            .and_then(|s| Selector::try_from(s.selector.clone()).ok());
         // The others, with their Pods' logs, for double handling only.
         self.unchosen = deployments
             .iter()
@@ -404,23 +369,17 @@ impl OperatorEvidence {
                 Some((op, logs))
             })
             .collect();
-        let mut all_pods = Vec::new();
-        if let Evidence::Present(pods) = &mut self.pods {
-            all_pods = pods.iter().filter_map(|p| p.metadata.name.clone()).collect();
-            pods.retain(|p| {
-                p.metadata.namespace.as_deref() == Some(namespace)
-                    && selector
-                        .as_ref()
-                        .is_some_and(|s| s.matches(&p.metadata.labels.clone().unwrap_or_default()))
+        // Its logs first, judged against every Pod in evidence (a log of another Deployment's
+        // Pod stays another's), then its Pods.
+        if let Evidence::Present(logs) = &mut self.logs {
+            let all_pods = self.pods.get().map(Vec::as_slice).unwrap_or(&[]);
+            logs.retain(|log| {
+                log.container == crate::logs::file::FILE_CONTAINER
+                    || pods::is_named_pod_of(&deployment, &log.pod, all_pods)
             });
         }
-        if let (Evidence::Present(pods), Evidence::Present(logs)) = (&self.pods, &mut self.logs) {
-            let selected: Vec<&str> = pods.iter().filter_map(|p| p.metadata.name.as_deref()).collect();
-            let replaced_prefix = format!("{name}-");
-            logs.retain(|log| {
-                selected.contains(&log.pod.as_str())
-                    || (!all_pods.contains(&log.pod) && log.pod.starts_with(&replaced_prefix))
-            });
+        if let Evidence::Present(all_pods) = &mut self.pods {
+            all_pods.retain(|p| pods::is_pod_of(&deployment, p));
         }
         self.deployments = Evidence::Present(vec![deployment]);
         self.settle_leadership();
@@ -919,7 +878,13 @@ mod tests {
             deployments: Evidence::Present(vec![deployment("a", "kopf"), deployment("b", "kopf")]),
             pods: Evidence::Present(vec![pod("a-1-x", "a"), pod("b-1-y", "b")]),
             configmaps: Evidence::Present(vec![]),
-            logs: Evidence::Present(vec![log("a-1-x"), log("b-1-y"), log("a-0-old"), log("b-0-old")]),
+            // Replaced Pods, their logs kept: named as each Deployment's ReplicaSets name Pods.
+            logs: Evidence::Present(vec![
+                log("a-1-x"),
+                log("b-1-y"),
+                log("a-5d7f9c8b4-x2x4z"),
+                log("b-5d7f9c8b4-x2x4z"),
+            ]),
             leases: Evidence::Present(vec![]),
             peerings: Evidence::Present(vec![]),
             chosen: None,
@@ -943,7 +908,11 @@ mod tests {
             .collect();
         assert_eq!(pods, ["a-1-x"]);
         let logs: Vec<_> = op.logs.get().unwrap().iter().map(|l| l.pod.as_str()).collect();
-        assert_eq!(logs, ["a-1-x", "a-0-old"], "a replaced Pod's log is kept by its name");
+        assert_eq!(
+            logs,
+            ["a-1-x", "a-5d7f9c8b4-x2x4z"],
+            "a replaced Pod's log is kept by its name"
+        );
 
         let mut op = operator_evidence();
         op.select_deployment("ops", "c", "operator/deployment.json");

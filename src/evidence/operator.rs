@@ -192,7 +192,7 @@ pub fn recognise_with(deployment: &Deployment, hints: &Hints<'_>) -> Option<Oper
     let name = deployment.metadata.name.clone().unwrap_or_default();
     let template = &deployment.spec.as_ref()?.template;
     let spec = template.spec.as_ref()?;
-    let pods = pods_of(deployment, hints.pods);
+    let pods = super::pods::pods_of(deployment, hints.pods);
     let pod = pods
         .first()
         .map(|p| PodFacts::of_pod(p))
@@ -201,11 +201,7 @@ pub fn recognise_with(deployment: &Deployment, hints: &Hints<'_>) -> Option<Oper
         hints
             .logs
             .iter()
-            .filter(|l| {
-                l.container == container
-                    && (pods.iter().any(|p| p.metadata.name.as_deref() == Some(l.pod.as_str()))
-                        || (pods.is_empty() && l.pod.starts_with(&format!("{name}-"))))
-            })
+            .filter(|l| l.container == container && super::pods::is_named_pod_of(deployment, &l.pod, hints.pods))
             .collect()
     };
     let lines: Vec<(&Container, CommandLine)> = spec
@@ -291,23 +287,6 @@ pub fn is_microservice(resource: &str) -> bool {
     resource
         .split([' ', '.'])
         .any(|w| w.eq_ignore_ascii_case("microservices") || w.eq_ignore_ascii_case("microservice"))
-}
-
-/// The Pods in `pods` of `deployment`: in its namespace, selected by its `spec.selector`.
-fn pods_of<'p>(deployment: &Deployment, pods: &'p [Pod]) -> Vec<&'p Pod> {
-    use kube::core::{Selector, SelectorExt};
-    let selector = deployment
-        .spec
-        .as_ref()
-        .and_then(|s| Selector::try_from(s.selector.clone()).ok());
-    pods.iter()
-        .filter(|p| {
-            p.metadata.namespace == deployment.metadata.namespace
-                && selector
-                    .as_ref()
-                    .is_some_and(|s| s.matches(&p.metadata.labels.clone().unwrap_or_default()))
-        })
-        .collect()
 }
 
 /// Finds every operator among `deployments`.
@@ -683,7 +662,7 @@ mod tests {
         let plain = deployment(json!({"name": "c", "image": "registry.example/op:1"}));
         assert!(recognise(&plain).is_none(), "nothing says it is an operator");
         let log = LogSource {
-            pod: "op-5d7f9c-x2x".into(),
+            pod: "op-5d7f9c-x2x4z".into(),
             container: "c".into(),
             previous: false,
             text: "[2026-11-29 17:11:55,980] kopf.objects         [INFO    ] [store/catalog-api] Handler 'accept' succeeded.\n".into(),
@@ -696,7 +675,7 @@ mod tests {
         assert_eq!((op.kind, op.kind_by), (OperatorKind::Kopf, KindBy::Logs));
         // A log of another Deployment's Pod tells nothing.
         let other = LogSource {
-            pod: "another-5d7f9c-x2x".into(),
+            pod: "another-5d7f9c-x2x4z".into(),
             ..log
         };
         assert!(

@@ -250,14 +250,7 @@ impl Resolution {
         let why = match self.deployment() {
             Some(op) => {
                 let (ns, name) = op.split_once("/deployment/").unwrap_or(("", op));
-                let has_pods = snapshot.operator.pods.get().into_iter().flatten().any(|p| {
-                    p.metadata.namespace.as_deref() == Some(ns)
-                        && p.metadata
-                            .name
-                            .as_deref()
-                            .is_some_and(|n| super::named_as_pod_of(n, name))
-                });
-                if has_pods {
+                if has_pods(snapshot, ns, name) {
                     format!("no log of {op}'s Pods in evidence")
                 } else if self.scaled_to_zero(snapshot) {
                     return Ok(kept);
@@ -287,13 +280,7 @@ impl Resolution {
                 && d.metadata.name.as_deref() == Some(name)
                 && d.spec.as_ref().and_then(|s| s.replicas) == Some(0)
         });
-        zero && !snapshot.operator.pods.get().into_iter().flatten().any(|p| {
-            p.metadata.namespace.as_deref() == Some(ns)
-                && p.metadata
-                    .name
-                    .as_deref()
-                    .is_some_and(|n| super::named_as_pod_of(n, name))
-        })
+        zero && !has_pods(snapshot, ns, name)
     }
 
     /// The chosen Deployment operator, `NS/deployment/NAME`, when the verdict is `deployment`.
@@ -405,20 +392,21 @@ struct LeaseFacts {
     pod_of: Option<usize>,
 }
 
-/// Whether the instance part of a `holderIdentity` (`<pod>_<random>`) is a Pod of `op`: one of
-/// the Pods in evidence in its namespace whose name starts with the Deployment's, else (no Pods
-/// in evidence) a name of its Pods' shape (`NAME-<hash>-<id>`).
-fn holder_pod_of(holder: &str, op: &OperatorRef, pods: Option<&[k8s_openapi::api::core::v1::Pod]>) -> bool {
+/// Whether a Pod of the Deployment `ns/name` is in `snapshot` ([`super::pods::is_pod_of`]).
+fn has_pods(snapshot: &Snapshot, ns: &str, name: &str) -> bool {
+    let deployments = snapshot.operator.deployments.get().map_or(&[][..], Vec::as_slice);
+    let pods = snapshot.operator.pods.get().map_or(&[][..], Vec::as_slice);
+    super::pods::find(deployments, ns, name).is_some_and(|d| !super::pods::pods_of(d, pods).is_empty())
+}
+
+/// Whether the instance part of a `holderIdentity` (`<pod>_<random>`) is a Pod of `op`'s
+/// Deployment ([`super::pods::is_named_pod_of`]: a Pod in evidence by its owner or selector in
+/// the Deployment's namespace, one not in evidence by its name `NAME-<hash>-<suffix>`), never a
+/// Pod of another Deployment whose name starts with this one's.
+fn holder_pod_of(holder: &str, op: &OperatorRef, evidence_of: &OperatorEvidence) -> bool {
     let instance = holder.rsplit_once('_').map_or(holder, |(i, _)| i);
-    let prefix = format!("{}-", op.name);
-    match pods {
-        Some(pods) if !pods.is_empty() => pods.iter().any(|p| {
-            p.metadata.name.as_deref() == Some(instance)
-                && p.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-                && instance.starts_with(&prefix)
-        }),
-        _ => instance.starts_with(&prefix),
-    }
+    let deployments = evidence_of.deployments.get().map_or(&[][..], Vec::as_slice);
+    super::pods::find(deployments, &op.namespace, &op.name).is_some_and(|d| evidence_of.is_log_of(d, instance))
 }
 
 /// The object's latest writer of status or annotations, by managedFields: its manager's name and
@@ -994,12 +982,7 @@ impl<'a> Resolver<'a> {
             ranked,
         };
         let object_evidence = object_evidence(&facts, chosen.filter(|_| chosen_at.is_none()));
-        let outside = outside_process(
-            &mut facts,
-            files,
-            &contenders,
-            evidence_of.pods.get().map(Vec::as_slice),
-        );
+        let outside = outside_process(&mut facts, files, &contenders, evidence_of);
         if let Some(origin) = outside {
             contenders.push(outside_candidate(&facts, origin, contenders.len()));
         }
@@ -1133,11 +1116,10 @@ fn lease_facts(
         }
         wanted.push((ns.to_string(), DEFAULT_LEASE_NAME.to_string()));
     }
-    let pods = evidence_of.pods.get().map(Vec::as_slice);
     let leases: &[Lease] = evidence_of.leases.get().map_or(&[], Vec::as_slice);
     leases
         .iter()
-        .filter_map(|lease| LeaseFacts::read(lease, &wanted, namespace, now, operators, pods))
+        .filter_map(|lease| LeaseFacts::read(lease, &wanted, namespace, now, operators, evidence_of))
         .collect()
 }
 
@@ -1151,7 +1133,7 @@ impl LeaseFacts {
         namespace: Option<&str>,
         now: Option<DateTime<Utc>>,
         operators: &[OperatorRef],
-        pods: Option<&[k8s_openapi::api::core::v1::Pod]>,
+        evidence_of: &OperatorEvidence,
     ) -> Option<LeaseFacts> {
         let (Some(lns), Some(lname)) = (lease.metadata.namespace.as_deref(), lease.metadata.name.as_deref()) else {
             return None;
@@ -1187,7 +1169,7 @@ impl LeaseFacts {
         let pod_of = holder.as_deref().and_then(|h| {
             operators
                 .iter()
-                .position(|op| op.kind == OperatorKind::Ours && holder_pod_of(h, op, pods))
+                .position(|op| op.kind == OperatorKind::Ours && holder_pod_of(h, op, evidence_of))
         });
         Some(LeaseFacts {
             reference: format!("{lns}/{lname}"),
@@ -1246,7 +1228,7 @@ fn outside_process(
     facts: &mut Facts<'_>,
     files: Vec<FileClues>,
     contenders: &[Contender],
-    pods: Option<&[k8s_openapi::api::core::v1::Pod]>,
+    evidence_of: &OperatorEvidence,
 ) -> Option<Origin> {
     let mut outside = facts
         .leases
@@ -1275,7 +1257,7 @@ fn outside_process(
             facts
                 .operators
                 .iter()
-                .position(|op| op.kind == OperatorKind::Ours && holder_pod_of(id, op, pods))
+                .position(|op| op.kind == OperatorKind::Ours && holder_pod_of(id, op, evidence_of))
         });
         // Else the one serving Deployment of its kind, when exactly one (a Pod's log from a log
         // store); else a process outside the cluster.
@@ -1706,7 +1688,7 @@ pub(crate) mod tests {
         assert_eq!(resolve(&s, Some("todo"), None).verdict, Verdict::Ambiguous);
         s.operator.leases = Evidence::Present(vec![lease(
             "todo",
-            "op2-5d7f9c-x2x_0123456789abcdef",
+            "op2-5d7f9c-x2x4z_0123456789abcdef",
             "2026-12-01T08:59:58Z",
         )]);
         let r = resolve(&s, Some("todo"), None);
@@ -1731,11 +1713,11 @@ pub(crate) mod tests {
             text: String::new(),
         };
         let r = resolve(&s, Some("todo"), None);
-        assert!(r.owns_log(&s, &log("op-5d7f9c-x2x", "operator")));
-        assert!(!r.owns_log(&s, &log("catalog-5d7f9c-x2x", "operator")));
+        assert!(r.owns_log(&s, &log("op-5d7f9c-x2x4z", "operator")));
+        assert!(!r.owns_log(&s, &log("catalog-5d7f9c-x2x4z", "operator")));
         assert!(r.owns_log(&s, &log("operate.log", FILE_CONTAINER)));
         let none = resolve(&s, Some("nobody"), None);
-        assert!(!none.owns_log(&s, &log("op-5d7f9c-x2x", "operator")));
+        assert!(!none.owns_log(&s, &log("op-5d7f9c-x2x4z", "operator")));
         assert!(none.owns_log(&s, &log("operate.log", FILE_CONTAINER)));
     }
 
@@ -1772,9 +1754,12 @@ pub(crate) mod tests {
                 json!(["kubectl-microservice", "operate", "-n", "other"]),
             ));
         }
-        s.operator.pods = Evidence::Present(vec![pod("team-c", "catalog-5d7f9c-x2x"), pod("other", "op-77f9c-zz1")]);
+        s.operator.pods = Evidence::Present(vec![
+            pod("team-c", "catalog-5d7f9c-x2x4z"),
+            pod("other", "op-77f9c-zz1"),
+        ]);
         s.operator.logs = Evidence::Present(vec![
-            log("catalog-5d7f9c-x2x", "operator"),
+            log("catalog-5d7f9c-x2x4z", "operator"),
             log("op-77f9c-zz1", "operator"),
         ]);
         let r = resolve(&s, Some("todo"), None);
@@ -1786,7 +1771,7 @@ pub(crate) mod tests {
         );
         // Its Pod, but not its log.
         s.operator.pods = Evidence::Present(vec![
-            pod("team-c", "catalog-5d7f9c-x2x"),
+            pod("team-c", "catalog-5d7f9c-x2x4z"),
             pod("other", "op-77f9c-zz1"),
             pod("ops", "op-5d7f9c-a1b"),
         ]);
@@ -1798,7 +1783,7 @@ pub(crate) mod tests {
         );
         // Its log: that one alone, and a --log-file beside it.
         s.operator.logs = Evidence::Present(vec![
-            log("catalog-5d7f9c-x2x", "operator"),
+            log("catalog-5d7f9c-x2x4z", "operator"),
             log("op-77f9c-zz1", "operator"),
             log("op-5d7f9c-a1b", "operator"),
             log("operate.log", FILE_CONTAINER),
@@ -1892,9 +1877,12 @@ pub(crate) mod tests {
         let pods: Vec<&str> = r.logs(&s).unwrap().iter().map(|l| l.pod.as_str()).collect();
         // Its Pod in evidence, and a replaced one named as its ReplicaSets name Pods.
         assert_eq!(pods, ["api-5d7f9c-bbbbb", "api-7d9c5f-x2x4z"]);
-        assert!(super::super::named_as_pod_of("api-7d9c5f-x2x4z", "api"));
-        assert!(!super::super::named_as_pod_of("api-operator-7d9c5f-abcde", "api"));
-        assert!(!super::super::named_as_pod_of("api", "api"));
+        assert!(crate::evidence::pods::named_as_pod_of("api-7d9c5f-x2x4z", "api"));
+        assert!(!crate::evidence::pods::named_as_pod_of(
+            "api-operator-7d9c5f-abcde",
+            "api"
+        ));
+        assert!(!crate::evidence::pods::named_as_pod_of("api", "api"));
     }
 
     /// Issue 18: managedFields' `kopf` names the framework every Kopf operator shares, never
@@ -2106,5 +2094,136 @@ pub(crate) mod tests {
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.serving().count(), 2, "{r:?}");
         assert_eq!(r.operator.as_deref(), Some("todo/deployment/mine"), "{r:?}");
+    }
+
+    /// A Pod of a Deployment as its ReplicaSet makes it: `app` label, `pod-template-hash`, the
+    /// ReplicaSet `DEPLOYMENT-HASH` as controller.
+    fn replica_pod(ns: &str, deployment: &str, hash: &str, suffix: &str) -> k8s_openapi::api::core::v1::Pod {
+        serde_json::from_value(json!({"metadata": {
+            "name": format!("{deployment}-{hash}-{suffix}"), "namespace": ns,
+            "labels": {"app": deployment, "pod-template-hash": hash},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{deployment}-{hash}"),
+                                 "uid": "u", "controller": true}]
+        }}))
+        .unwrap()
+    }
+
+    /// Issue 18 D8: Deployments `api` and `api-gateway` in one namespace, whose Pods'
+    /// names (`api-gateway-7d9f8b6c4-x2x4z`) start with `api-`: each gets only its own Pods,
+    /// logs and Lease holder, with its Pods in evidence and without (gone, not read).
+    #[test]
+    fn api_and_api_gateway_each_get_only_their_own_pods_logs_and_lease_holder() {
+        let ours = json!(["kubectl-microservice", "operate", "-n", "todo"]);
+        let deployments = vec![
+            deployment("team-alpha", "api", ours.clone()),
+            deployment("team-alpha", "api-gateway", ours),
+        ];
+        let ours_log = |pod: &str| LogSource {
+            pod: pod.into(),
+            container: "operator".into(),
+            previous: false,
+            text: "2026-12-01T08:50:00.000Z  INFO [todo/todo-api] Handler 'accept' succeeded.\n".into(),
+        };
+        let gateway_pod = "api-gateway-7d9f8b6c4-x2x4z";
+        let api_pod = "api-5d7f9c8b4-bbbbb";
+        for pods_in_evidence in [true, false] {
+            let mut s = snapshot(deployments.clone());
+            s.operator.pods = if pods_in_evidence {
+                Evidence::Present(vec![
+                    replica_pod("team-alpha", "api", "5d7f9c8b4", "bbbbb"),
+                    replica_pod("team-alpha", "api-gateway", "7d9f8b6c4", "x2x4z"),
+                ])
+            } else {
+                Evidence::missing("operator Pods", GapReason::Forbidden("pods is forbidden".into()))
+            };
+            s.operator.logs = Evidence::Present(vec![
+                ours_log(api_pod),
+                ours_log(gateway_pod),
+                // A replaced Pod of api-gateway's, its log kept.
+                ours_log("api-gateway-6c8d9f7b5-ccccc"),
+            ]);
+            // The Lease is held by api-gateway's Pod: api-gateway leads, never api.
+            s.operator.leases = Evidence::Present(vec![lease(
+                "todo",
+                &format!("{gateway_pod}_0123456789abcdef"),
+                "2026-12-01T08:59:58Z",
+            )]);
+            let r = resolve(&s, Some("todo"), None);
+            assert_eq!(
+                r.operator.as_deref(),
+                Some("team-alpha/deployment/api-gateway"),
+                "pods in evidence: {pods_in_evidence}: {r:?}"
+            );
+            let logs: Vec<&str> = r.logs(&s).unwrap().iter().map(|l| l.pod.as_str()).collect();
+            assert_eq!(logs, [gateway_pod, "api-gateway-6c8d9f7b5-ccccc"], "{pods_in_evidence}");
+            // Held by api's Pod: api.
+            s.operator.leases = Evidence::Present(vec![lease(
+                "todo",
+                &format!("{api_pod}_0123456789abcdef"),
+                "2026-12-01T08:59:58Z",
+            )]);
+            let r = resolve(&s, Some("todo"), None);
+            assert_eq!(r.operator.as_deref(), Some("team-alpha/deployment/api"), "{r:?}");
+            let logs: Vec<&str> = r.logs(&s).unwrap().iter().map(|l| l.pod.as_str()).collect();
+            assert_eq!(logs, [api_pod], "{pods_in_evidence}");
+            // --operator api: its Pods and logs only, never api-gateway's replaced Pod's log.
+            let mut chosen = s.operator.clone();
+            chosen.select_deployment("team-alpha", "api", "operator/deployment.json");
+            let logs: Vec<&str> = chosen.logs.get().unwrap().iter().map(|l| l.pod.as_str()).collect();
+            assert_eq!(logs, [api_pod], "{pods_in_evidence}");
+            if let Some(pods) = chosen.pods.get() {
+                let names: Vec<&str> = pods.iter().filter_map(|p| p.metadata.name.as_deref()).collect();
+                assert_eq!(names, [api_pod]);
+            }
+            let (op, unchosen_logs) = &chosen.unchosen[0];
+            assert_eq!(op.name, "api-gateway");
+            assert_eq!(unchosen_logs.len(), 2, "{unchosen_logs:?}");
+        }
+    }
+
+    /// Issue 18 D8: a Deployment's kind is never told by another Deployment's Pods' logs: an
+    /// image-only `api` (no command, nothing naming Kopf) beside the Kopf operator
+    /// `api-gateway`, whose Pod's Kopf-format log starts with `api-`, is no operator.
+    #[test]
+    fn a_deployment_is_not_kopf_by_another_deployments_pod_logs() {
+        let api = deployment("team-alpha", "api", json!(null));
+        let gateway = deployment("team-alpha", "api-gateway", json!(["kopf", "run", "-A", "op.py"]));
+        let mut s = snapshot(vec![api, gateway]);
+        s.operator.logs = Evidence::Present(vec![LogSource {
+            container: "operator".into(),
+            ..kopf_log("api-gateway-7d9f8b6c4-x2x4z", "team-alpha/api")
+        }]);
+        for pods in [
+            vec![],
+            vec![replica_pod("team-alpha", "api-gateway", "7d9f8b6c4", "x2x4z")],
+        ] {
+            s.operator.pods = Evidence::Present(pods);
+            let names: Vec<String> = s.operator.operators().into_iter().map(|o| o.name).collect();
+            assert_eq!(names, ["api-gateway"]);
+        }
+    }
+
+    /// Issue 18 D8: `api` scaled to 0 beside an application Deployment `api-gateway` whose
+    /// Pod runs: `api` has no Pod, so no log (a fact), never api-gateway's Pod taken as its.
+    #[test]
+    fn another_deployments_pod_does_not_keep_one_at_zero_from_having_no_logs() {
+        let mut api = deployment("team-alpha", "api", json!(["kopf", "run", "--namespace=todo", "op.py"]));
+        api.spec.as_mut().unwrap().replicas = Some(0);
+        let mut app = deployment("team-alpha", "api-gateway", json!(["/gateway"]));
+        app.spec.as_mut().unwrap().template.spec.as_mut().unwrap().containers[0].image = Some("nginx".into());
+        let mut s = snapshot(vec![api, app]);
+        s.operator.pods = Evidence::Present(vec![replica_pod("team-alpha", "api-gateway", "7d9f8b6c4", "x2x4z")]);
+        s.operator.logs = Evidence::missing(
+            "operator logs",
+            GapReason::Failed("team-alpha/deployment/api has no Pods: no logs to read".into()),
+        );
+        s.operator.settle_leadership();
+        assert!(
+            s.operator.logs.get().is_some_and(Vec::is_empty),
+            "{:?}",
+            s.operator.logs
+        );
+        let r = resolve(&s, Some("todo"), None);
+        assert!(r.scaled_to_zero(&s), "{r:?}");
     }
 }

@@ -206,11 +206,11 @@ impl LeaseView {
         let holder_pod = holder
             .as_deref()
             .map(|h| h.rsplit_once('_').map_or(h, |(instance, _)| instance).to_string());
-        // Without its Pods in evidence, a Deployment's Pod is known by its name: `NAME-<hash>-<id>`.
-        let prefix = format!("{}-", input.operator.name);
+        // Without its Pods in evidence, a Deployment's Pod is known by its name,
+        // `NAME-<hash>-<suffix>` (never `NAME-other-<hash>-<suffix>`, another Deployment's).
         let named = |p: &str| {
             input.pods.iter().any(|pod| pod.metadata.name.as_deref() == Some(p))
-                || (input.pods.is_empty() && p.starts_with(&prefix))
+                || (input.pods.is_empty() && crate::evidence::pods::named_as_pod_of(p, &input.operator.name))
         };
         let runs = |p: &str| input.running.iter().any(|r| r == p);
         LeaseView {

@@ -39,7 +39,7 @@ pub(crate) fn served<'c>(ctx: &'c Ctx<'_>) -> Served<'c> {
 
 /// The diagnosed Deployment's Pods, and which of them run its operator container.
 pub(crate) struct Replicas<'c> {
-    /// The Deployment's Pods (selected by its `matchLabels`).
+    /// The Deployment's Pods ([`selected`]).
     pub(crate) mine: Vec<&'c Pod>,
     /// The names of those whose operator container is running.
     pub(crate) running: Vec<String>,
@@ -102,16 +102,11 @@ pub(crate) fn install_command(ctx: &Ctx<'_>) -> Option<String> {
     install_line(deployments, ctx.ns)
 }
 
+/// Whether `pod` is the diagnosed Deployment's ([`crate::evidence::pods::is_pod_of`]: its
+/// namespace, its ReplicaSet owner or selector); every Pod in evidence is when no Deployment is
+/// (a bundle without `operator/deployment.json`).
 pub(crate) fn selected(deployment: Option<&Deployment>, pod: &Pod) -> bool {
-    let Some(labels) = deployment
-        .and_then(|d| d.spec.as_ref())
-        .and_then(|s| s.selector.match_labels.as_ref())
-    else {
-        return true;
-    };
-    let pod_labels = pod.metadata.labels.as_ref();
-    pod.metadata.namespace == deployment.and_then(|d| d.metadata.namespace.clone())
-        && labels.iter().all(|(k, v)| pod_labels.and_then(|l| l.get(k)) == Some(v))
+    deployment.is_none_or(|d| crate::evidence::pods::is_pod_of(d, pod))
 }
 
 pub(crate) fn container_running(pod: &Pod, container: &str) -> bool {
