@@ -13,6 +13,7 @@ use crate::evidence::resolve::OperatorLogs;
 use crate::kopf::messages::{Lifecycle, Outcome, classify};
 use crate::logs::{LogSource, Record};
 use crate::resource::MicroserviceObject;
+use crate::resource::identity::ResourceId;
 use crate::time::rfc3339_millis;
 use k8s_openapi::api::core::v1::Event;
 
@@ -45,7 +46,7 @@ pub fn log_facts(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<String
     let sources: Vec<&LogSource> = logs.into_iter().flatten().copied().collect();
     let parsed = crate::logs::copies::records_once(&sources, |s| s.records_in(snapshot.log_zone(s)));
     for (source, source_records) in sources.into_iter().zip(parsed) {
-        reading.source(source, source_records);
+        reading.source(source, source_records, &snapshot.resource);
     }
     for (key, end) in event_cycle {
         reading.last_cycle.entry(key).or_insert(end);
@@ -140,9 +141,10 @@ struct Reading {
 }
 
 impl Reading {
-    /// The records of one log `source`: each one's time, and what it says of its object; then
-    /// the object's runs still open at the log's end.
-    fn source(&mut self, source: &LogSource, records: Vec<Record>) {
+    /// The records of one log `source`: each one's time, and what it says of its object (of
+    /// `resource`: a json line about another kind's object says nothing of it); then the
+    /// object's runs still open at the log's end.
+    fn source(&mut self, source: &LogSource, records: Vec<Record>, resource: &ResourceId) {
         let place = source_place(source);
         let named = only_handler(&records);
         let mut source_last: Option<DateTime<Utc>> = None;
@@ -155,6 +157,10 @@ impl Reading {
                 }
             }
             let Some(object) = &record.object else { continue };
+            // A json line about another kind's object of the same name is none of ours.
+            if crate::evidence::naming::of_other_kind(&record, resource) {
+                continue;
+            }
             let key = format!("{}/{}", object.namespace.as_deref().unwrap_or(""), object.name);
             let line = record.lines.first().cloned().unwrap_or_default();
             let lifecycle = record.lifecycle();
@@ -519,7 +525,9 @@ pub fn pruned_fields(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<St
     for source in logs.as_ref().into_iter().flatten().copied() {
         for record in source.records_in(snapshot.log_zone(source)) {
             let Some(object) = &record.object else { continue };
-            if record.lifecycle() != Lifecycle::PatchInconsistencies {
+            if record.lifecycle() != Lifecycle::PatchInconsistencies
+                || crate::evidence::naming::of_other_kind(&record, &snapshot.resource)
+            {
                 continue;
             }
             let key = format!("{}/{}", object.namespace.as_deref().unwrap_or(""), object.name);
@@ -533,4 +541,33 @@ pub fn pruned_fields(snapshot: &Snapshot, logs: &OperatorLogs<'_>) -> HashMap<St
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::resolve::tests::microservice_and_backup_operators;
+
+    /// Issue 18 D9: a json line about a Backup named `api` (`object.kind: Backup`) is no fact of
+    /// the Microservice `team-alpha/api`, even in the logs read for it; a plain line of the
+    /// same words is (the resolver decided whose logs these are).
+    #[test]
+    fn a_json_line_of_another_kind_is_no_fact_of_the_object() {
+        let (s, _) = microservice_and_backup_operators(false, true);
+        let logs = s.operator.logs.get().unwrap();
+        let backup = &logs[1];
+        let cycle = |facts: &HashMap<String, LogFacts>| {
+            matches!(
+                facts.get("team-alpha/api"),
+                Some(LogFacts::Read {
+                    last_cycle: Some(_),
+                    ..
+                })
+            )
+        };
+        let facts = log_facts(&s, &Ok(vec![backup]));
+        assert!(!cycle(&facts), "{facts:?}");
+        let facts = log_facts(&s, &Ok(vec![&logs[0]]));
+        assert!(cycle(&facts), "{facts:?}");
+    }
 }

@@ -10,6 +10,7 @@ use std::rc::Rc;
 use chrono::{DateTime, Duration, Utc};
 
 use crate::evidence::Snapshot;
+use crate::evidence::naming;
 use crate::evidence::operator::OperatorRef;
 use crate::evidence::pods;
 use crate::kopf::messages::Lifecycle;
@@ -80,6 +81,10 @@ impl Ends {
         let mut ends = Ends::default();
         for record in source.records_in(snapshot.log_zone(source)) {
             let Some(object) = record.object.as_ref() else { continue };
+            // A json line about another kind's object of the same name is not about this one.
+            if naming::of_other_kind(&record, &snapshot.resource) {
+                continue;
+            }
             if !matches!(
                 record.lifecycle(),
                 Lifecycle::HandlerOutcome { .. } | Lifecycle::CycleProcessed { .. }
@@ -172,11 +177,20 @@ fn serving<'s>(snapshot: &'s Snapshot, ns: &str) -> Vec<(OperatorRef, Vec<&'s Lo
     let deployments = snapshot.operator.deployments.get().map(Vec::as_slice).unwrap_or(&[]);
     let pods = snapshot.operator.pods.get().map(Vec::as_slice).unwrap_or(&[]);
     let logs = snapshot.operator.logs.get().map(Vec::as_slice).unwrap_or(&[]);
+    let configmaps = snapshot.operator.configmaps.get().map(Vec::as_slice).unwrap_or(&[]);
     let mut serving: Vec<(OperatorRef, Vec<&LogSource>)> = snapshot
         .operator
         .operators()
         .into_iter()
         .filter(|op| op.watches(ns))
+        // An operator whose source handles other resources only never handled this object:
+        // its `[ns/name]` lines are about another kind's objects (issue 18 D9).
+        .filter(|op| {
+            !matches!(
+                naming::handles(op, deployments, configmaps, &snapshot.resource),
+                naming::Handles::Others(_)
+            )
+        })
         .map(|op| {
             let deployment = deployments.iter().find(|d| {
                 d.metadata.name.as_deref() == Some(op.name.as_str())
@@ -224,4 +238,40 @@ fn last_handled(obj: &MicroserviceObject, ends: &[Rc<Ends>]) -> Option<String> {
         }
     }
     last.map(|(_, line)| line.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::resolve::tests::microservice_and_backup_operators;
+
+    /// Issue 18 D9: the cluster-wide operator of Backups logging `[team-alpha/api] ...` about a
+    /// Backup named `api` never handled the Microservice `team-alpha/api`: no double handling,
+    /// its line cited nowhere; by its source (plain lines) or by its lines' own kind (json).
+    #[test]
+    fn an_operator_of_other_resources_never_handled_the_object() {
+        for (sources, backup_json) in [(true, false), (false, true), (true, true)] {
+            let (s, obj) = microservice_and_backup_operators(sources, backup_json);
+            let found = handlings(&s, &obj);
+            assert!(
+                found.len() < 2 && found.iter().all(|h| h.operator == "team-alpha/deployment/ms-op"),
+                "sources {sources}, json {backup_json}: {found:?}"
+            );
+        }
+        // Both Microservice operators (the second's source handling Microservices too): that
+        // is double handling, both cited.
+        let (mut s, obj) = microservice_and_backup_operators(true, false);
+        if let crate::evidence::Evidence::Present(cms) = &mut s.operator.configmaps {
+            for cm in cms.iter_mut() {
+                cm.data = Some(
+                    [(
+                        "op.py".to_string(),
+                        "import kopf\n\n@kopf.on.create('microservices')\ndef backup(**_):\n    pass\n".to_string(),
+                    )]
+                    .into(),
+                );
+            }
+        }
+        assert_eq!(handlings(&s, &obj).len(), 2);
+    }
 }

@@ -11,6 +11,7 @@ pub mod command;
 pub mod gather;
 pub mod live;
 pub mod managed_fields;
+pub mod naming;
 pub mod operator;
 pub mod pods;
 pub mod resolve;

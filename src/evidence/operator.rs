@@ -281,14 +281,6 @@ pub fn handled_resources(deployment: &Deployment, configmaps: &[ConfigMap]) -> O
     Some(resources)
 }
 
-/// Whether a resource as [`handled_resources`] says it is the Microservice (`microservices`,
-/// `microservices.platform.example.io`, kind `Microservice`).
-pub fn is_microservice(resource: &str) -> bool {
-    resource
-        .split([' ', '.'])
-        .any(|w| w.eq_ignore_ascii_case("microservices") || w.eq_ignore_ascii_case("microservice"))
-}
-
 /// Finds every operator among `deployments`.
 pub fn find_operators(deployments: &[Deployment]) -> Vec<OperatorRef> {
     deployments.iter().filter_map(recognise).collect()

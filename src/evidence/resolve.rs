@@ -43,11 +43,13 @@ use chrono::{DateTime, Duration, Utc};
 use k8s_openapi::api::coordination::v1::Lease;
 use serde::Serialize;
 
+use super::naming::{self, Handles};
 use super::operator::{KindBy, Leadership, OperatorKind, OperatorRef, OperatorSummary};
 use super::selection::{Filtered, OperatorHandlers};
 use super::{Evidence, Gap, GapReason, OperatorEvidence, Snapshot};
 use crate::logs::file::FILE_CONTAINER;
 use crate::logs::{Format, LogSource, Record};
+use crate::resource::identity::ResourceId;
 use crate::resource::{FIELD_MANAGER, MicroserviceObject};
 use crate::time::{from_jiff, plus, rfc3339_seconds};
 use crate::vocab::lease::{DEFAULT_LEASE_NAME, LEASE_DURATION, WATCH_NAMESPACES_ANNOTATION};
@@ -788,31 +790,34 @@ pub struct Resolver<'a> {
     /// Each Kopf operator's handlers of Microservices ([`OperatorHandlers`]), by its index
     /// among `operators`; read on the first object whose namespace several operators serve.
     handlers: std::cell::OnceCell<Vec<Option<OperatorHandlers>>>,
+    /// What each operator's source says of the resource asked about ([`naming::handles`]), by
+    /// its index among `operators`.
+    handles: Vec<Handles>,
 }
 
-/// What one Deployment's own Pods' logs name, indexed: per `ns/name`, how many records and the
-/// Pod of the last; per namespace, the `ns/name` of each object its records name.
+/// What one Deployment's own Pods' logs name of the resource asked about ([`naming::may_name`]),
+/// indexed: every such record, and those that certainly do ([`naming::certainly_names`]: their
+/// own kind is the resource's).
 #[derive(Debug, Default)]
 struct LogMentions {
+    may: MentionIndex,
+    certain: MentionIndex,
+}
+
+/// Per `ns/name`, how many records and the Pod of the last; per namespace, the `ns/name` of
+/// each object its records name.
+#[derive(Debug, Default)]
+struct MentionIndex {
     by_key: std::collections::HashMap<String, (usize, String)>,
     by_namespace: std::collections::HashMap<String, BTreeSet<String>>,
 }
 
-impl LogMentions {
-    /// One pass over `logs` (one Deployment's Pods' logs).
-    fn of(logs: &[LogSource]) -> LogMentions {
-        let mut mentions = LogMentions::default();
-        for log in logs {
-            for record in log.records() {
-                let Some(o) = &record.object else { continue };
-                let ns = o.namespace.as_deref().unwrap_or("");
-                let key = format!("{ns}/{}", o.name);
-                let entry = mentions.by_key.entry(key.clone()).or_insert((0, String::new()));
-                *entry = (entry.0 + 1, log.pod.clone());
-                mentions.by_namespace.entry(ns.to_string()).or_default().insert(key);
-            }
-        }
-        mentions
+impl MentionIndex {
+    fn add(&mut self, ns: &str, name: &str, pod: &str) {
+        let key = format!("{ns}/{name}");
+        let entry = self.by_key.entry(key.clone()).or_insert((0, String::new()));
+        *entry = (entry.0 + 1, pod.to_string());
+        self.by_namespace.entry(ns.to_string()).or_default().insert(key);
     }
 
     /// [`PodLogClues`] about `key` (`ns/name`) and `namespace`: the records naming the object,
@@ -825,6 +830,27 @@ impl LogMentions {
                 .map(|keys| keys.iter().filter(|k| Some(k.as_str()) != key).cloned().collect())
                 .unwrap_or_default(),
         }
+    }
+}
+
+impl LogMentions {
+    /// One pass over `logs` (one Deployment's Pods' logs; its source says `handles` of
+    /// `resource`).
+    fn of(logs: &[LogSource], handles: &Handles, resource: &ResourceId) -> LogMentions {
+        let mut mentions = LogMentions::default();
+        for log in logs {
+            for record in log.records() {
+                let Some(o) = &record.object else { continue };
+                let ns = o.namespace.as_deref().unwrap_or("");
+                if naming::may_name(&record, handles, resource) {
+                    mentions.may.add(ns, &o.name, &log.pod);
+                }
+                if naming::certainly_names(&record, resource) {
+                    mentions.certain.add(ns, &o.name, &log.pod);
+                }
+            }
+        }
+        mentions
     }
 }
 
@@ -841,12 +867,20 @@ impl<'a> Resolver<'a> {
             .filter(|s| s.container == FILE_CONTAINER)
             .map(FileClues::of)
             .collect();
+        let operators = evidence_of.operators();
+        let deployments = evidence_of.deployments.get().map_or(&[][..], Vec::as_slice);
+        let configmaps = evidence_of.configmaps.get().map_or(&[][..], Vec::as_slice);
+        let handles = operators
+            .iter()
+            .map(|op| naming::handles(op, deployments, configmaps, &snapshot.resource))
+            .collect();
         Resolver {
             snapshot,
-            operators: evidence_of.operators(),
+            operators,
             files,
             mentions: std::cell::OnceCell::new(),
             handlers: std::cell::OnceCell::new(),
+            handles,
         }
     }
 
@@ -925,7 +959,8 @@ impl<'a> Resolver<'a> {
                 evidence_of.deployments.get().map(|ds| {
                     self.operators
                         .iter()
-                        .map(|op| {
+                        .zip(&self.handles)
+                        .map(|(op, handles)| {
                             let own = ds
                                 .iter()
                                 .find(|d| {
@@ -934,7 +969,7 @@ impl<'a> Resolver<'a> {
                                 })
                                 .map(|d| evidence_of.logs_of(d))
                                 .unwrap_or_default();
-                            LogMentions::of(&own)
+                            LogMentions::of(&own, handles, &self.snapshot.resource)
                         })
                         .collect()
                 })
@@ -948,7 +983,7 @@ impl<'a> Resolver<'a> {
         let evidence_of = &snapshot.operator;
         let operators: Vec<OperatorRef> = self.operators.clone();
         let mut contenders = in_evidence(&operators, &evidence_of.others, namespace);
-        not_microservice_operators(evidence_of, &operators, &mut contenders);
+        not_microservice_operators(&self.handles, &snapshot.resource, &mut contenders);
         // --operator: the candidate it names serves, whatever it watches.
         let chosen = evidence_of.chosen.as_deref();
         let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
@@ -964,8 +999,29 @@ impl<'a> Resolver<'a> {
         // Only where the logs can rank (several serve): one that alone serves needs no ranking.
         let ranked = contenders.iter().filter(|c| c.candidate.serves).count() > 1;
         let pod_logs: Vec<PodLogClues> = if ranked {
+            // A candidate whose source is not in evidence may have logged about another
+            // resource's object of the same name: beside one whose source says it handles the
+            // resource, only its lines of the resource's own kind count (naming's rule).
+            let serves = |i: usize| {
+                contenders
+                    .iter()
+                    .any(|c| c.candidate.serves && matches!(c.origin, Origin::Deployment(at) if at == i))
+            };
+            let known = (0..self.handles.len()).any(|i| self.handles[i] == Handles::It && serves(i));
             self.mentions()
-                .map(|all| all.iter().map(|m| m.clues(key.as_deref(), namespace)).collect())
+                .map(|all| {
+                    all.iter()
+                        .zip(&self.handles)
+                        .map(|(m, handles)| {
+                            let index = if known && *handles == Handles::Unknown {
+                                &m.certain
+                            } else {
+                                &m.may
+                            };
+                            index.clues(key.as_deref(), namespace)
+                        })
+                        .collect()
+                })
                 .unwrap_or_default()
         } else {
             Vec::new()
@@ -1062,34 +1118,25 @@ fn in_evidence(operators: &[OperatorRef], others: &[OperatorSummary], namespace:
     contenders
 }
 
-/// A Kopf operator whose source (in evidence) registers handlers only for other resources
-/// ([`super::operator::handled_resources`]: an operator of Backups) serves no Microservice: not
-/// a candidate, said in its evidence.
-fn not_microservice_operators(evidence_of: &OperatorEvidence, operators: &[OperatorRef], contenders: &mut [Contender]) {
-    let (Some(deployments), Some(configmaps)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
-        return;
-    };
-    for (i, op) in operators.iter().enumerate() {
-        if op.kind != OperatorKind::Kopf || !contenders[i].candidate.serves {
-            continue;
-        }
-        let Some(d) = deployments.iter().find(|d| {
-            d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-                && d.metadata.name.as_deref() == Some(op.name.as_str())
-        }) else {
-            continue;
-        };
-        let Some(resources) = super::operator::handled_resources(d, configmaps) else {
-            continue;
-        };
-        if resources.is_empty() || resources.iter().any(|r| super::operator::is_microservice(r)) {
+/// An operator whose source (in evidence) registers handlers only for other resources
+/// ([`super::naming::Handles::Others`]: an operator of Backups) serves no object of the
+/// resource asked about: not a candidate, said in its evidence.
+fn not_microservice_operators(handles: &[Handles], resource: &ResourceId, contenders: &mut [Contender]) {
+    for (i, handles) in handles.iter().enumerate() {
+        let Handles::Others(resources) = handles else { continue };
+        if !contenders[i].candidate.serves {
             continue;
         }
         let c = &mut contenders[i];
         c.candidate.serves = false;
         c.watches_namespace = false;
+        let what = if resource.is_microservice() {
+            "Microservices".to_string()
+        } else {
+            resource.qualified()
+        };
         c.candidate.evidence.push(format!(
-            "its source handles {} only: not an operator of Microservices",
+            "its source handles {} only: not an operator of {what}",
             resources.join("; ")
         ));
     }
@@ -2225,5 +2272,140 @@ pub(crate) mod tests {
         );
         let r = resolve(&s, Some("todo"), None);
         assert!(r.scaled_to_zero(&s), "{r:?}");
+    }
+
+    /// Issue 18 D9's scene: `team-alpha/api`, a Microservice; the Kopf operator of
+    /// Microservices `team-alpha/ms-op` and a cluster-wide Kopf operator of
+    /// `backups.platform.example.io`, `platform/backup-op`, both `kopf run -A` and both logging
+    /// `[team-alpha/api] ...` (a Backup named `api`). The sources are in ConfigMaps when
+    /// `sources`; `backup_json`: the Backup operator logs json (`object.kind: Backup`).
+    pub(crate) fn microservice_and_backup_operators(
+        sources: bool,
+        backup_json: bool,
+    ) -> (Snapshot, MicroserviceObject) {
+        let with_source = |ns: &str, name: &str| {
+            let mut d = deployment(ns, name, json!(["kopf", "run", "-A", "/src/op.py"]));
+            d.spec.as_mut().unwrap().template.spec.as_mut().unwrap().volumes = Some(vec![
+                serde_json::from_value(json!({"name": "code", "configMap": {"name": format!("{name}-code")}})).unwrap(),
+            ]);
+            d
+        };
+        let mut s = snapshot(vec![
+            with_source("team-alpha", "ms-op"),
+            with_source("platform", "backup-op"),
+        ]);
+        s.namespace = Some("team-alpha".into());
+        let cm = |ns: &str, name: &str, source: &str| -> k8s_openapi::api::core::v1::ConfigMap {
+            serde_json::from_value(
+                json!({"metadata": {"name": format!("{name}-code"), "namespace": ns}, "data": {"op.py": source}}),
+            )
+            .unwrap()
+        };
+        if sources {
+            s.operator.configmaps = Evidence::Present(vec![
+                cm(
+                    "team-alpha",
+                    "ms-op",
+                    "import kopf\n\n@kopf.on.create('platform.example.io', 'v1alpha1', 'microservices')\ndef accept(**_):\n    pass\n",
+                ),
+                cm(
+                    "platform",
+                    "backup-op",
+                    "import kopf\n\n@kopf.on.create('backups.platform.example.io')\ndef backup(**_):\n    raise kopf.TemporaryError('no bucket')\n",
+                ),
+            ]);
+        }
+        s.operator.pods = Evidence::Present(vec![
+            pod_of("team-alpha", "ms-op-5d7f9c8b4-bbbbb", "ms-op"),
+            pod_of("platform", "backup-op-7d9f8b6c4-x2x4z", "backup-op"),
+        ]);
+        let backup_text = if backup_json {
+            concat!(
+                r#"{"message": "Handler 'backup' failed temporarily: no bucket", "timestamp": "2026-12-01T08:55:00.000000+00:00", "object": {"apiVersion": "platform.example.io/v1", "kind": "Backup", "name": "api", "uid": "b1", "namespace": "team-alpha"}, "severity": "error"}"#,
+                "\n",
+                r#"{"message": "Creation is processed: 1 succeeded; 0 failed.", "timestamp": "2026-12-01T08:56:00.000000+00:00", "object": {"apiVersion": "platform.example.io/v1", "kind": "Backup", "name": "api", "uid": "b1", "namespace": "team-alpha"}, "severity": "info"}"#,
+                "\n"
+            )
+            .to_string()
+        } else {
+            concat!(
+                "[2026-12-01 08:55:00,000] kopf.objects         [ERROR   ] [team-alpha/api] Handler 'backup' failed temporarily: no bucket\n",
+                "[2026-12-01 08:56:00,000] kopf.objects         [INFO    ] [team-alpha/api] Handler 'backup' succeeded.\n",
+                "[2026-12-01 08:56:00,001] kopf.objects         [INFO    ] [team-alpha/api] Creation is processed: 1 succeeded; 0 failed.\n",
+            )
+            .to_string()
+        };
+        s.operator.logs = Evidence::Present(vec![
+            LogSource {
+                pod: "ms-op-5d7f9c8b4-bbbbb".into(),
+                container: "operator".into(),
+                previous: false,
+                text: concat!(
+                    "[2026-12-01 08:50:00,000] kopf.objects         [INFO    ] [team-alpha/api] Handler 'accept' succeeded.\n",
+                    "[2026-12-01 08:50:00,001] kopf.objects         [INFO    ] [team-alpha/api] Creation is processed: 1 succeeded; 0 failed.\n",
+                )
+                .into(),
+            },
+            LogSource {
+                pod: "backup-op-7d9f8b6c4-x2x4z".into(),
+                container: "operator".into(),
+                previous: false,
+                text: backup_text,
+            },
+        ]);
+        let obj: MicroserviceObject = serde_json::from_value(json!({
+            "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+            "metadata": {"name": "api", "namespace": "team-alpha", "uid": "m1", "generation": 1,
+                         "creationTimestamp": "2026-12-01T08:40:00Z"},
+            "spec": {"image": "x", "port": 8080},
+            "status": {"phase": "Accepted", "observedGeneration": 1}
+        }))
+        .unwrap();
+        (s, obj)
+    }
+
+    /// Issue 18 D9: an operator's `[ns/name]` line names an object of the Microservice only
+    /// when its own kind (json) is Microservice's, or (plain) its operator may handle
+    /// Microservices; an operator whose source is unknown never outranks one whose source
+    /// handles them by such lines. The Microservice's operator is chosen, never `ambiguous`.
+    #[test]
+    fn a_backup_operators_line_about_a_backup_named_api_never_names_the_microservice() {
+        for (sources, backup_json) in [(true, false), (false, true), (true, true)] {
+            let (s, obj) = microservice_and_backup_operators(sources, backup_json);
+            let r = resolve(&s, Some("team-alpha"), Some(&obj));
+            assert_eq!(
+                (r.verdict, r.operator.as_deref()),
+                (Verdict::Deployment, Some("team-alpha/deployment/ms-op")),
+                "sources {sources}, json {backup_json}: {r:?}"
+            );
+            let backup = r
+                .candidates
+                .iter()
+                .find(|c| c.operator == "platform/deployment/backup-op")
+                .unwrap();
+            assert!(!backup.evidence.iter().any(|e| e.contains("logs name")), "{backup:?}");
+        }
+        // The Backup operator's source unknown, the Microservice operator's known: the unknown
+        // one's plain lines do not outrank it.
+        let (mut s, obj) = microservice_and_backup_operators(true, false);
+        if let Evidence::Present(cms) = &mut s.operator.configmaps {
+            cms.retain(|c| c.metadata.name.as_deref() == Some("ms-op-code"));
+        }
+        let r = resolve(&s, Some("team-alpha"), Some(&obj));
+        assert_eq!(r.operator.as_deref(), Some("team-alpha/deployment/ms-op"), "{r:?}");
+        // A json line of the Microservice kind is certain, whoever's source is unknown.
+        let (mut s, obj) = microservice_and_backup_operators(true, false);
+        if let Evidence::Present(cms) = &mut s.operator.configmaps {
+            cms.retain(|c| c.metadata.name.as_deref() == Some("ms-op-code"));
+        }
+        if let Evidence::Present(logs) = &mut s.operator.logs {
+            logs[1].text = concat!(
+                r#"{"message": "Handler 'accept' succeeded.", "timestamp": "2026-12-01T08:58:00.000000+00:00", "object": {"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice", "name": "api", "uid": "m1", "namespace": "team-alpha"}, "severity": "info"}"#,
+                "\n"
+            )
+            .into();
+        }
+        let r = resolve(&s, Some("team-alpha"), Some(&obj));
+        assert_eq!(r.verdict, Verdict::Ambiguous, "both name it, neither outranks: {r:?}");
     }
 }

@@ -117,6 +117,8 @@ pub struct JsonLine {
     pub object: Option<ObjectKey>,
     /// The object's `uid`.
     pub uid: Option<String>,
+    /// The object reference's `kind` (`Microservice`, `Backup`): which resource `object` is of.
+    pub kind: Option<String>,
     /// `exc_info`: a traceback, one entry per line.
     pub traceback: Vec<String>,
 }
@@ -137,6 +139,11 @@ pub fn parse_json(obj: &Map<String, Value>) -> Option<JsonLine> {
         (r.contains_key("kind") || r.contains_key("uid") || r.contains_key("namespace")).then_some(r)
     });
     let (object, uid) = reference.map(object_reference).unwrap_or_default();
+    let kind = reference
+        .and_then(|r| r.get("kind"))
+        .and_then(Value::as_str)
+        .filter(|k| !k.is_empty())
+        .map(str::to_string);
     let object = object.or(prefix_object);
     let traceback = obj
         .get("exc_info")
@@ -149,6 +156,7 @@ pub fn parse_json(obj: &Map<String, Value>) -> Option<JsonLine> {
         level,
         object,
         uid,
+        kind,
         traceback,
     })
 }

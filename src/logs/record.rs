@@ -42,6 +42,10 @@ pub struct Record {
     pub object: Option<ObjectKey>,
     /// The object's uid (json formats only).
     pub uid: Option<String>,
+    /// The `kind` of the object (Kopf json: its object reference's, `Microservice`, `Backup`);
+    /// `None` when the line does not say (Kopf's plain `[ns/name]` prefix, ours). Which
+    /// resource a line names is [`crate::evidence::naming`]'s rule.
+    pub object_kind: Option<String>,
     /// The handler id, when the line carries it as a field (ours).
     pub handler: Option<String>,
     /// The cause, when the line carries it as a field (ours).
@@ -255,6 +259,7 @@ impl RecordParser {
             logger: None,
             object,
             uid: None,
+            object_kind: None,
             handler: None,
             cause: None,
             message: if plain { message } else { body }.to_string(),
@@ -326,6 +331,7 @@ fn parse_header(body: &str, kubelet: Option<Stamp>, line_number: u64) -> Option<
         logger: None,
         object: None,
         uid: None,
+        object_kind: None,
         handler: None,
         cause: None,
         message: String::new(),
@@ -358,6 +364,7 @@ fn parse_header(body: &str, kubelet: Option<Stamp>, line_number: u64) -> Option<
             level: l.level,
             object: l.object,
             uid: l.uid,
+            object_kind: l.kind,
             message: l.message,
             ..base(Format::KopfJson)
         };

@@ -260,6 +260,8 @@ fn records(
         for record in source_records {
             let pod = crate::logs::file::source_name(&source.pod, &source.container);
             match &record.object {
+                // A json line about another kind's object of the same name is not about it.
+                Some(_) if crate::evidence::naming::of_other_kind(&record, &snapshot.resource) => {}
                 Some(o) if o.name == name && o.namespace.as_deref().is_none_or(|n| n == ns) => {
                     let before = match (record.time(), created) {
                         (Some(t), Some(c)) => crate::time::plus(t, skew) < c,
