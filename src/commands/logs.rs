@@ -488,7 +488,7 @@ fn predecessor_basis(format: Option<crate::logs::Format>) -> &'static str {
         Some(Format::KopfFull | Format::KopfPlain | Format::KopfJson) => "Kopf's logs carry no uid: told apart by time",
         Some(Format::OursText) => "our operator's text log lines carry no uid: told apart by time",
         Some(Format::OursJson) => "told apart by time; our operator's json lines carry the object's uid too",
-        Some(Format::Unmatched | Format::Crash) | None => "told apart by time",
+        Some(Format::Unmatched | Format::Crash | Format::PythonWarning) | None => "told apart by time",
     }
 }
 

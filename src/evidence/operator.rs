@@ -82,6 +82,7 @@ impl OperatorRef {
     pub fn watch_text(&self) -> String {
         match (&self.watches, &self.scope_by) {
             (_, ScopeBy::Unknown(why)) => format!("unknown ({why})"),
+            (None, ScopeBy::Log(cite)) => format!("all namespaces ({cite})"),
             (None, _) => "all namespaces".into(),
             (Some(list), _) if list.is_empty() => "no namespace".into(),
             (Some(list), _) => list.join(","),
@@ -220,7 +221,16 @@ pub fn recognise_with(deployment: &Deployment, hints: &Hints<'_>) -> Option<Oper
             named.then_some((c, line, (OperatorKind::Kopf, KindBy::Named)))
         });
     let (_, line, (kind, kind_by)) = found?;
-    let (watches, scope_by) = watched_namespaces(kind, line);
+    let (watches, scope_by) = match watched_namespaces(kind, line) {
+        // The command line does not say; Kopf's own log may: its cluster-wide fallback warning.
+        (_, ScopeBy::Unknown(why)) if kind == OperatorKind::Kopf => {
+            match cluster_wide_warning(&logs_of(&line.container)) {
+                Some(cite) => (None, ScopeBy::Log(cite)),
+                None => (None, ScopeBy::Unknown(why)),
+            }
+        }
+        scope => scope,
+    };
     Some(OperatorRef {
         namespace,
         name,
@@ -281,6 +291,22 @@ pub fn handled_resources(deployment: &Deployment, configmaps: &[ConfigMap]) -> O
     Some(resources)
 }
 
+/// The first of Kopf's warnings that it switched to the cluster-wide mode in `logs` (its Pods'
+/// logs; [`crate::logs::Record::is_kopf_cluster_wide_fallback`]), cited: `its Pod's log POD
+/// line N: Kopf's warning ... (FutureWarning at running.py:180)`.
+fn cluster_wide_warning(logs: &[&LogSource]) -> Option<String> {
+    logs.iter().find_map(|log| {
+        let record = log.records().into_iter().find(|r| r.is_kopf_cluster_wide_fallback())?;
+        let place = crate::logs::warning::parse(&record.message).map_or(String::new(), |w| {
+            format!(" ({} at {}:{})", w.category, w.path.rsplit('/').next().unwrap_or(w.path), w.line)
+        });
+        Some(crate::text::sanitize(&format!(
+            "its Pod's log {} line {}: Kopf's warning that it switched to the cluster-wide mode, run with no --namespace or --all-namespaces{place}",
+            log.pod, record.line_number
+        )))
+    })
+}
+
 /// Finds every operator among `deployments`.
 pub fn find_operators(deployments: &[Deployment]) -> Vec<OperatorRef> {
     deployments.iter().filter_map(recognise).collect()
@@ -334,6 +360,10 @@ pub enum ScopeBy {
     /// The command line does not say: it is the image's (not in evidence), or a namespace flag
     /// holds a `$(VAR)` that stayed literal (the reason, in words).
     Unknown(String),
+    /// The command line does not say, but Kopf's own warning in its Pod's log does: run with
+    /// neither `--namespace` nor `--all-namespaces`, Kopf (≤ 1.x) switched to the cluster-wide
+    /// mode, as [`ScopeBy::NoFlag`] reads a known command line (the line cited, in words).
+    Log(String),
 }
 
 fn container_kind(container: &Container, line: &CommandLine, logs: &[&LogSource]) -> Option<(OperatorKind, KindBy)> {
@@ -372,7 +402,7 @@ fn container_kind(container: &Container, line: &CommandLine, logs: &[&LogSource]
             match record.format {
                 Format::OursText | Format::OursJson => ours += 1,
                 Format::KopfFull | Format::KopfPlain | Format::KopfJson => kopf += 1,
-                Format::Unmatched | Format::Crash => {}
+                Format::Unmatched | Format::Crash | Format::PythonWarning => {}
             }
         }
     }
@@ -634,6 +664,53 @@ mod tests {
             op.scope_by
         );
         assert!(op.watch_text().starts_with("unknown ("), "{}", op.watch_text());
+    }
+
+    /// Issue 18 D6: Kopf's docs' Deployment (the image's command line, not in evidence) whose
+    /// Pod logged Kopf 1.38's `FutureWarning` that it switched to the cluster-wide mode: it
+    /// watches all namespaces, by its log, as a known command line without a scope flag says
+    /// (`kopf run op.py`: [`ScopeBy::NoFlag`], all namespaces).
+    #[test]
+    fn kopfs_cluster_wide_warning_in_its_log_says_it_watches_all_namespaces() {
+        let docs = deployment(json!({"name": "the-only-one", "image": "nolar/kopf-operator"}));
+        let log = LogSource {
+            pod: "op-7d99d865b4-lc5wc".into(),
+            container: "the-only-one".into(),
+            previous: false,
+            text: concat!(
+                "2026-12-02T07:01:03.505167140Z /usr/local/lib/python3.11/dist-packages/kopf/_core/reactor/running.py:180: FutureWarning: Absence of either namespaces or cluster-wide flag will become an error soon. For now, switching to the cluster-wide mode for backward compatibility.\n",
+                "2026-12-02T07:01:03.505212679Z   warnings.warn(\"Absence of either namespaces or cluster-wide flag will become an error soon.\"\n",
+                "2026-12-02T07:01:03.510000000Z [2026-12-02 07:01:03,510] kopf._core.reactor.r [DEBUG   ] Starting Kopf 1.38.0.\n",
+            )
+            .into(),
+        };
+        let hints = Hints {
+            logs: std::slice::from_ref(&log),
+            ..Hints::default()
+        };
+        let op = recognise_with(&docs, &hints).unwrap();
+        assert_eq!(op.watches, None);
+        assert!(
+            matches!(&op.scope_by, ScopeBy::Log(cite) if cite.contains("op-7d99d865b4-lc5wc line 1")),
+            "{:?}",
+            op.scope_by
+        );
+        assert!(
+            op.watch_text().starts_with("all namespaces (its Pod's log op-7d99d865b4-lc5wc line 1: Kopf's warning that it switched to the cluster-wide mode"),
+            "{}",
+            op.watch_text()
+        );
+        assert!(
+            op.watch_text().contains("(FutureWarning at running.py:180)"),
+            "{}",
+            op.watch_text()
+        );
+        // Without the warning its scope stays unknown; with a known command line and no scope
+        // flag, Kopf is cluster-wide by the command line alike.
+        assert!(matches!(recognise(&docs).unwrap().scope_by, ScopeBy::Unknown(_)));
+        let no_flag = deployment(json!({"name": "c", "image": "python:3.11", "command": ["kopf", "run", "op.py"]}));
+        let op = recognise(&no_flag).unwrap();
+        assert_eq!((op.watches, op.scope_by), (None, ScopeBy::NoFlag));
     }
 
     /// Kopf's docs' Deployment: no `command`, no `args`; Kopf by its image's name, or its env,

@@ -357,7 +357,7 @@ impl FileClues {
             match record.format {
                 Format::OursText | Format::OursJson => ours += 1,
                 Format::KopfFull | Format::KopfPlain | Format::KopfJson => kopf += 1,
-                Format::Unmatched | Format::Crash => {}
+                Format::Unmatched | Format::Crash | Format::PythonWarning => {}
             }
             if let Some(o) = &record.object {
                 clues

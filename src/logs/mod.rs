@@ -32,6 +32,7 @@ pub mod runs;
 pub mod source;
 pub mod stream;
 pub mod view;
+pub mod warning;
 pub mod zone;
 
 use chrono::{DateTime, Utc};
@@ -125,10 +126,15 @@ pub enum Format {
     /// last):` ... `SyntaxError: ...`), our binary's `error: ...` exit or a Rust panic, with its
     /// lines as continuation ([`crash`]).
     Crash,
+    /// A Python warning outside any log record (`PATH:LINE: CATEGORY: MESSAGE` and the
+    /// indented source line after it, [`warning`]): Kopf 1.38's `FutureWarning` that it
+    /// switched to the cluster-wide mode, a `DeprecationWarning` of the handlers' code.
+    PythonWarning,
 }
 
 impl Format {
-    /// `kopf-full`, `kopf-plain`, `kopf-json`, `text`, `json`, `unmatched`, `crash`.
+    /// `kopf-full`, `kopf-plain`, `kopf-json`, `text`, `json`, `unmatched`, `crash`,
+    /// `python-warning`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::KopfFull => "kopf-full",
@@ -138,6 +144,7 @@ impl Format {
             Format::OursJson => "json",
             Format::Unmatched => "unmatched",
             Format::Crash => "crash",
+            Format::PythonWarning => "python-warning",
         }
     }
 

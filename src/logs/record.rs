@@ -112,6 +112,15 @@ impl Record {
         Some(super::crash::exception_index(&rest).map_or(self.line_number, |i| self.line_number + 1 + i as u64))
     }
 
+    /// Whether this is Kopf's warning that it switched to the cluster-wide mode, run with
+    /// neither `--namespace` nor `--all-namespaces` (a [`Format::PythonWarning`] record of
+    /// [`super::warning::KOPF_CLUSTER_WIDE_FALLBACK`]): the process watches every namespace.
+    pub fn is_kopf_cluster_wide_fallback(&self) -> bool {
+        self.format == Format::PythonWarning
+            && super::warning::parse(&self.message)
+                .is_some_and(|w| super::warning::is_kopf_cluster_wide_fallback(w.message))
+    }
+
     /// The record's time, if any.
     pub fn time(&self) -> Option<DateTime<Utc>> {
         self.stamp.map(|s| s.at)
@@ -138,8 +147,8 @@ pub struct ParseStats {
     /// Lines with a kubelet `--timestamps` prefix.
     pub kubelet_stamped_lines: u64,
     /// Records per format, in [`Format`] order: full, plain, kopf-json, text, json, unmatched,
-    /// crash.
-    pub by_format: [u64; 7],
+    /// crash, python-warning.
+    pub by_format: [u64; 8],
     /// The first and last record time seen (by the best clock of each record).
     pub first: Option<Stamp>,
     /// See `first`.
@@ -155,6 +164,7 @@ fn format_index(f: Format) -> usize {
         Format::OursJson => 4,
         Format::Unmatched => 5,
         Format::Crash => 6,
+        Format::PythonWarning => 7,
     }
 }
 
@@ -228,18 +238,28 @@ impl RecordParser {
         }
         let clean = !line.invalid_utf8 && !body.chars().any(|c| c.is_control() && c != '\t');
         let (object, message) = split_object_prefix(body);
-        let plain = clean && (object.is_some() || classify(message) != Lifecycle::Other);
+        // A Python warning (`PATH:LINE: CATEGORY: MESSAGE`) starts a record of its own: Python
+        // writes it to stderr whenever it warns, between other records.
+        let warning = clean && super::warning::parse(body).is_some();
+        let plain = clean && !warning && (object.is_some() || classify(message) != Lifecycle::Other);
         // A crash (a traceback outside any record, our `error:` exit, a panic) starts a record of
         // its own, unless a Kopf record's traceback goes on (Kopf logs exceptions that way).
-        let crash = clean && !plain && starts_crash(body);
+        let crash = clean && !plain && !warning && starts_crash(body);
         // Our own log lines never continue into an `error:` exit or a panic.
         let crash_after_ours = crash
             && self
                 .pending
                 .as_ref()
                 .is_some_and(|p| matches!(p.format, Format::OursText | Format::OursJson));
-        if let Some(cur) = self.pending.as_mut().filter(|_| !plain && !crash_after_ours) {
-            let continues = (cur.format.has_header() && clean && !looks_like_broken_header(body))
+        if let Some(cur) = self
+            .pending
+            .as_mut()
+            .filter(|_| !plain && !crash_after_ours && !warning)
+        {
+            // A warning's source line follows it, indented.
+            let warning_source = cur.format == Format::PythonWarning && clean && body.starts_with([' ', '\t']);
+            let continues = warning_source
+                || (cur.format.has_header() && clean && !looks_like_broken_header(body))
                 || (cur.format == Format::Crash && clean && !looks_like_broken_header(body))
                 || (clean && looks_like_traceback(body) && !matches!(cur.format, Format::Unmatched));
             if continues {
@@ -255,7 +275,7 @@ impl RecordParser {
         let record = Record {
             line_number: line.number,
             stamp: kubelet,
-            level: None,
+            level: warning.then_some(Level::Warning),
             logger: None,
             object,
             uid: None,
@@ -266,6 +286,8 @@ impl RecordParser {
             fields: Vec::new(),
             format: if plain {
                 Format::KopfPlain
+            } else if warning {
+                Format::PythonWarning
             } else if crash {
                 Format::Crash
             } else {
@@ -275,7 +297,7 @@ impl RecordParser {
             omitted_lines: 0,
             cut: false,
         };
-        if !plain && !crash {
+        if !plain && !crash && !warning {
             self.stats.unmatched_lines += 1;
         }
         self.start(record, line.text, out);
@@ -477,6 +499,36 @@ mod tests {
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].crash(), None);
         assert_eq!(records[0].crash_line_number(), None);
+    }
+
+    /// Issue 18 D6: Kopf 1.38 run without a scope flag prints Python's `FutureWarning` (and
+    /// its source line) at start; the first lines of the i18live captures' Pod log. One
+    /// warning record, no line without a format, Kopf's records after it.
+    #[test]
+    fn a_python_warning_is_a_record_not_unmatched_lines() {
+        let text = concat!(
+            "2026-12-02T07:03:27.720388439Z /usr/local/lib/python3.11/dist-packages/kopf/_core/reactor/running.py:180: FutureWarning: Absence of either namespaces or cluster-wide flag will become an error soon. For now, switching to the cluster-wide mode for backward compatibility.\n",
+            "2026-12-02T07:03:27.720425425Z   warnings.warn(\"Absence of either namespaces or cluster-wide flag will become an error soon.\"\n",
+            "2026-12-02T07:03:27.725954116Z [2026-12-02 07:03:27,725] kopf._core.reactor.r [DEBUG   ] Starting Kopf 1.38.0.\n",
+            "2026-12-02T07:03:27.741792378Z [2026-12-02 07:03:27,732] kopf.activities.star [INFO    ] Activity 'configure' succeeded.\n",
+        );
+        let (records, stats) = parse_all(text);
+        assert_eq!(stats.unmatched_lines, 0, "{records:?}");
+        assert_eq!(records.len(), 3, "{records:?}");
+        assert_eq!(records[0].format, Format::PythonWarning);
+        assert_eq!(records[0].format.as_str(), "python-warning");
+        assert_eq!(records[0].level, Some(Level::Warning));
+        assert_eq!(records[0].lines.len(), 2, "the source line continues it");
+        assert!(records[0].is_kopf_cluster_wide_fallback());
+        assert_eq!(stats.records_in(Format::PythonWarning), 1);
+        assert_eq!(records[1].format, Format::KopfFull);
+        // Between Kopf's records (stderr interleaved), a warning is a record of its own.
+        let between = "[2026-12-02 07:03:27,725] kopf._core.reactor.r [INFO    ] x\n/src/op.py:3: DeprecationWarning: namespace= is deprecated\n  kopf.run(namespace='a')\n[2026-12-02 07:03:28,725] kopf._core.reactor.r [INFO    ] y\n";
+        let (records, stats) = parse_all(between);
+        let formats: Vec<Format> = records.iter().map(|r| r.format).collect();
+        assert_eq!(formats, [Format::KopfFull, Format::PythonWarning, Format::KopfFull]);
+        assert!(!records[1].is_kopf_cluster_wide_fallback());
+        assert_eq!(stats.unmatched_lines, 0);
     }
 
     #[test]
