@@ -43,16 +43,20 @@ fn is_hash(part: &str) -> bool {
     HASH_LEN.contains(&part.len()) && of_alphabet(part)
 }
 
+/// What follows `NAME-` in `name` (a Pod's or ReplicaSet's) for the Deployment `deployment`;
+/// `None` when it does not start so, or the Deployment has no name.
+fn after_name<'n>(name: &'n str, deployment: &str) -> Option<&'n str> {
+    name.strip_prefix(deployment)?
+        .strip_prefix('-')
+        .filter(|_| !deployment.is_empty())
+}
+
 /// Whether `pod` is named as a Pod of a Deployment named `deployment`:
 /// `NAME-<pod-template-hash>-<suffix>`, the rest after `NAME-` exactly two `-`-separated parts
 /// of [`NAME_ALPHABET`], a hash of 5 to 10 characters and a suffix of 5. So
 /// `api-gateway-7d9f8b6c4-x2x4z` is not named as a Pod of `api` (three parts).
 pub fn named_as_pod_of(pod: &str, deployment: &str) -> bool {
-    let Some(rest) = pod
-        .strip_prefix(deployment)
-        .and_then(|r| r.strip_prefix('-'))
-        .filter(|_| !deployment.is_empty())
-    else {
+    let Some(rest) = after_name(pod, deployment) else {
         return false;
     };
     match rest.split_once('-') {
@@ -64,11 +68,7 @@ pub fn named_as_pod_of(pod: &str, deployment: &str) -> bool {
 /// Whether `replica_set` is named as a ReplicaSet of the Deployment `deployment`
 /// (`NAME-<pod-template-hash>`), with the hash `hash` when it is known.
 fn named_as_replica_set_of(replica_set: &str, deployment: &str, hash: Option<&str>) -> bool {
-    let Some(rest) = replica_set
-        .strip_prefix(deployment)
-        .and_then(|r| r.strip_prefix('-'))
-        .filter(|_| !deployment.is_empty())
-    else {
+    let Some(rest) = after_name(replica_set, deployment) else {
         return false;
     };
     match hash {
