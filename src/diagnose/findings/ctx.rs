@@ -42,6 +42,24 @@ pub(crate) struct Line {
     pub(crate) record: Record,
 }
 
+/// A record of the operator's logs that names an object (this one or another), by where it is
+/// and what it says: what a Kopf `Failed to post an event` line (which names no object) is tied
+/// to, by the message of the event it posted ([`super::event_posts::tie`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Named {
+    /// The log it was read from, as [`Line::pod`].
+    pub(crate) pod: String,
+    /// Its line number in that log.
+    pub(crate) line: u64,
+    /// Whether it is about this object (its lines, [`Ctx::lines`]); else another object, or a
+    /// predecessor of this one's name.
+    pub(crate) this: bool,
+    /// `ns/name` of the object it names.
+    pub(crate) key: String,
+    /// Its message (without the `[ns/name]` prefix): the message of the event Kopf posts for it.
+    pub(crate) message: String,
+}
+
 impl Line {
     /// `POD line N, TIME (CLOCK): TEXT`.
     pub(crate) fn cite(&self) -> String {
@@ -81,6 +99,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) lines: Vec<Line>,
     /// Records without an object (posting failures may have none).
     pub(crate) unattributed: Vec<Line>,
+    /// Every record of the logs that names an object of the resource, this one's and others'
+    /// ([`Named`]).
+    pub(crate) named: Vec<Named>,
     /// Events about this uid in its namespace.
     pub(crate) own_events: Vec<&'a Event>,
 }
@@ -98,7 +119,7 @@ impl<'a> Ctx<'a> {
         // Only the resolved operator's logs (and any --log-file): another operator's lines say
         // nothing about this object.
         let logs = judged.resolution.logs(snapshot);
-        let (lines, unattributed) = records(snapshot, obj, &logs, options.skew);
+        let (lines, unattributed, named) = records(snapshot, obj, &logs, options.skew);
         let own_events = snapshot
             .events
             .get()
@@ -124,6 +145,7 @@ impl<'a> Ctx<'a> {
             deployment,
             lines,
             unattributed,
+            named,
             own_events,
         }
     }
@@ -237,14 +259,15 @@ fn diagnosed<'a>(snapshot: &'a Snapshot, resolution: &Resolution) -> (Option<Ope
 }
 
 /// The records of `logs` about `obj` (its name and namespace, of its uid when the record names
-/// one, not older than its creation less `skew`) and those about no object. A file that copies a
-/// Pod's log counts once ([`crate::logs::copies`]).
+/// one, not older than its creation less `skew`), those about no object, and every record that
+/// names an object ([`Named`]). A file that copies a Pod's log counts once
+/// ([`crate::logs::copies`]).
 fn records(
     snapshot: &Snapshot,
     obj: &MicroserviceObject,
     logs: &OperatorLogs<'_>,
     skew: Duration,
-) -> (Vec<Line>, Vec<Line>) {
+) -> (Vec<Line>, Vec<Line>, Vec<Named>) {
     let ns = obj.metadata.namespace.as_deref().unwrap_or("");
     let name = obj.metadata.name.as_deref().unwrap_or("");
     let created = obj
@@ -254,11 +277,25 @@ fn records(
         .map(|t| crate::time::from_jiff(t.0));
     let mut lines = Vec::new();
     let mut unattributed = Vec::new();
+    let mut named = Vec::new();
     let sources: Vec<&crate::logs::LogSource> = logs.clone().unwrap_or_default();
     let parsed = crate::logs::copies::records_once(&sources, |s| s.records_in(snapshot.log_zone(s)));
     for (source, source_records) in sources.iter().zip(parsed) {
         for record in source_records {
             let pod = crate::logs::file::source_name(&source.pod, &source.container);
+            if let Some(o) = record
+                .object
+                .as_ref()
+                .filter(|_| !crate::evidence::naming::of_other_kind(&record, &snapshot.resource))
+            {
+                named.push(Named {
+                    pod: pod.clone(),
+                    line: record.line_number,
+                    this: false,
+                    key: format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name),
+                    message: record.message.clone(),
+                });
+            }
             match &record.object {
                 // A json line about another kind's object of the same name is not about it.
                 Some(_) if crate::evidence::naming::of_other_kind(&record, &snapshot.resource) => {}
@@ -272,6 +309,9 @@ fn records(
                         .as_ref()
                         .is_some_and(|u| Some(u) != obj.metadata.uid.as_ref());
                     if !before && !other_uid {
+                        if let Some(n) = named.last_mut() {
+                            n.this = true;
+                        }
                         lines.push(Line { pod, record });
                     }
                 }
@@ -280,7 +320,7 @@ fn records(
             }
         }
     }
-    (lines, unattributed)
+    (lines, unattributed, named)
 }
 
 /// Whether `e` names this object by kind (`kind`: the snapshot's resource's, `Microservice` by

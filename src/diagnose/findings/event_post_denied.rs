@@ -5,7 +5,7 @@
 //! timing (`event-post-failed`, `rbac-events`) have nothing to do with it: the API server
 //! authorizes a request before admission sees it.
 
-use super::event_posts::{attempt_denied, post_attempt_lines, post_failure_lines, refusal};
+use super::event_posts::{attempt_denied, refusal, refused_attempt_lines, refused_post_lines};
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::refusal::Refusal;
@@ -15,14 +15,14 @@ use crate::text::count;
 /// them, still going on) were refused by admission, a quota, a terminating namespace or
 /// validation; the refuser is the latest refusal's. Nothing when none was.
 pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let mut denied: Vec<(&Line, Refusal, Option<String>)> = post_failure_lines(ctx)
+    let mut denied: Vec<(&Line, Refusal, Option<String>)> = refused_post_lines(ctx)
         .into_iter()
         .filter_map(|(l, f)| {
             let r = refusal(&f).filter(|r| !matches!(r, Refusal::Rbac { .. } | Refusal::Other))?;
             Some((l, r, f.message.clone()))
         })
         .collect();
-    let attempts: Vec<(&Line, Refusal)> = post_attempt_lines(ctx)
+    let attempts: Vec<(&Line, Refusal)> = refused_attempt_lines(ctx)
         .into_iter()
         .filter_map(|l| attempt_denied(l).map(|r| (l, r)))
         .collect();

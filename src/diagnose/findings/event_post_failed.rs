@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::event_posts::{
     after_the_grant, attempt_denied, denied_by_admission, post_attempt_lines, post_failure_lines, rbac_403,
+    untied_attempt_lines, untied_post_failures,
 };
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
@@ -23,7 +24,9 @@ use crate::time::rfc3339_millis;
 /// a problem, unless the events rule is granted now and the grant (or a later POST that went
 /// through) dates every 403 before it. POSTs refused by admission (a webhook, a policy, a quota,
 /// a terminating namespace, validation) are `event-post-denied`'s, not these: the grant timing
-/// of RBAC says nothing about them.
+/// of RBAC says nothing about them. Only POSTs of this object's events count (issue 18 D3):
+/// failed POSTs of the namespace that no line ties to an object are said as such, a warning,
+/// when they are all there is ([`untied`]).
 pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     let found: Vec<_> = post_failure_lines(ctx)
         .into_iter()
@@ -35,8 +38,62 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         .collect();
     match found.iter().max_by_key(|(l, _)| l.record.time()) {
         Some((last, _)) => failed_posts(ctx, &found, last, &attempts),
+        None if attempts.is_empty() => untied(ctx).into_iter().collect(),
         None => attempts_only(ctx, &attempts).into_iter().collect(),
     }
+}
+
+/// Failed event POSTs (and retries) of the object's namespace that no line ties to one object
+/// (Kopf's lines name no object; the event's message is not, or not only, this object's
+/// record's): not counted for the object, a warning that says so.
+fn untied(ctx: &Ctx<'_>) -> Option<Finding> {
+    let failures: Vec<_> = untied_post_failures(ctx)
+        .into_iter()
+        .filter(|(_, f, _)| !denied_by_admission(f))
+        .collect();
+    let attempts: Vec<_> = untied_attempt_lines(ctx)
+        .into_iter()
+        .filter(|(l, _)| attempt_denied(l).is_none())
+        .collect();
+    // Retries that stopped once the events rule was granted are history, whoever's they were.
+    let fixed = Fixed::of(ctx);
+    if failures.is_empty()
+        && fixed.allowed_now.is_some()
+        && attempts
+            .iter()
+            .all(|(l, _)| fixed.predates(l.record.time(), ctx.options.skew))
+    {
+        let lines: Vec<&Line> = attempts.iter().map(|(l, _)| *l).collect();
+        return attempts_only(ctx, &lines);
+    }
+    let (last, why) = match (failures.last(), attempts.last()) {
+        (Some((l, _, why)), _) => (*l, why),
+        (None, Some((l, why))) => (*l, why),
+        (None, None) => return None,
+    };
+    let what = match (failures.len(), attempts.len()) {
+        (0, a) => count(a as u64, "failed request attempt"),
+        (f, 0) => count(f as u64, "failed event POST"),
+        (f, a) => format!(
+            "{} ({})",
+            count(f as u64, "failed event POST"),
+            count(a as u64, "failed request attempt")
+        ),
+    };
+    Some(finding(
+        FindingId::EventPostFailed,
+        Severity::Warning,
+        format!(
+            "the operator's log has {what} in namespace {} that no line ties to an object: not counted for {}",
+            ctx.ns, ctx.key
+        ),
+        vec![format!("last: {} ({why})", last.cite())],
+        Some(format!(
+            "whose events failed is not in the log; if they are {}'s, see the error in the line: {}",
+            ctx.key,
+            ctx.logs_command()
+        )),
+    ))
 }
 
 /// Retries of a POST and no `Failed to post` line (yet): still retrying, unless they stopped
@@ -343,5 +400,119 @@ mod tests {
             [(EventPostFailed, Problem)]
         );
         assert_eq!(run("bundles/healthy", check), []);
+    }
+
+    /// Kopf's lines of one operator serving `team-alpha`, whose event POSTs all fail with 403:
+    /// `a`'s and `b`'s records, then the failed POSTs of their events (Kopf's line names no
+    /// object; the event's message is the record's), one whose message both objects logged.
+    fn two_objects() -> (crate::evidence::Snapshot, Vec<crate::resource::MicroserviceObject>) {
+        use crate::evidence::Evidence;
+        use crate::evidence::resolve::tests::{deployment, snapshot};
+        use serde_json::json;
+        let mut s = snapshot(vec![deployment(
+            "team-alpha",
+            "kopf-op",
+            json!(["kopf", "run", "--namespace=team-alpha", "/src/op.py"]),
+        )]);
+        s.namespace = Some("team-alpha".into());
+        s.operator.pods = Evidence::Present(vec![
+            serde_json::from_value(json!({"metadata": {"name": "kopf-op-5d7f9c8b4-bbbbb", "namespace": "team-alpha", "labels": {"app": "kopf-op"}}}))
+                .unwrap(),
+        ]);
+        let attempt = |t: &str| {
+            format!(
+                "[2026-12-01 08:50:{t},000] kopf._core.engines.p [ERROR   ] Request attempt #1/9 failed; will retry: POST https://kubernetes.default.svc/api/v1/namespaces/team-alpha/events -> APIForbiddenError('events is forbidden: User \"system:serviceaccount:team-alpha:default\" cannot create resource \"events\" in API group \"\" in the namespace \"team-alpha\"', {{'code': 403}})\n"
+            )
+        };
+        // Python's repr of the event's message: in double quotes when it holds a single one.
+        let failed = |t: &str, message: &str| {
+            let message = if message.contains('\'') {
+                format!("\"{message}\"")
+            } else {
+                format!("'{message}'")
+            };
+            format!(
+                "[2026-12-01 08:50:{t},000] kopf._core.engines.p [WARNING ] Failed to post an event. Ignoring and continuing. Code: 403. Message: events is forbidden: User \"system:serviceaccount:team-alpha:default\" cannot create resource \"events\" in API group \"\" in the namespace \"team-alpha\". Details: {{'kind': 'events'}}Event: type='Normal', reason='Logging', message={message}.\n"
+            )
+        };
+        let text = [
+            "[2026-12-01 08:50:00,000] kopf.objects         [INFO    ] [team-alpha/a] Accepted team-alpha/a: image=x port=80\n".to_string(),
+            "[2026-12-01 08:50:00,001] kopf.objects         [INFO    ] [team-alpha/b] Accepted team-alpha/b: image=y port=80\n".to_string(),
+            "[2026-12-01 08:50:00,002] kopf.objects         [INFO    ] [team-alpha/a] Handler 'accept' succeeded.\n".to_string(),
+            "[2026-12-01 08:50:00,003] kopf.objects         [INFO    ] [team-alpha/b] Handler 'accept' succeeded.\n".to_string(),
+            attempt("01"),
+            failed("02", "Accepted team-alpha/a: image=x port=80"),
+            attempt("03"),
+            failed("04", "Accepted team-alpha/b: image=y port=80"),
+            attempt("05"),
+            failed("06", "Accepted team-alpha/b: image=y port=80"),
+            attempt("07"),
+            failed("08", "Handler 'accept' succeeded."),
+        ]
+        .concat();
+        s.operator.logs = Evidence::Present(vec![crate::logs::LogSource {
+            pod: "kopf-op-5d7f9c8b4-bbbbb".into(),
+            container: "operator".into(),
+            previous: false,
+            text,
+        }]);
+        let obj = |name: &str| -> crate::resource::MicroserviceObject {
+            serde_json::from_value(json!({
+                "apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
+                "metadata": {"name": name, "namespace": "team-alpha", "uid": format!("u-{name}"), "generation": 1,
+                             "creationTimestamp": "2026-12-01T08:40:00Z"},
+                "spec": {"image": "x", "port": 80},
+                "status": {"phase": "Accepted", "observedGeneration": 1}
+            }))
+            .unwrap()
+        };
+        (s, vec![obj("a"), obj("b"), obj("c")])
+    }
+
+    /// Issue 18 D3: each object's `event-post-failed` counts the failed POSTs of its own
+    /// events only (and the retries before them): `a` 1, `b` 2; the POST whose event's message
+    /// both logged is neither's; `c`, whose records are not in the log, gets no failed POST of
+    /// theirs, only a warning that the namespace has POSTs no line ties to an object.
+    #[test]
+    fn each_object_counts_the_failed_posts_of_its_own_events() {
+        let (s, objects) = two_objects();
+        let titles: Vec<(Severity, String, Vec<String>)> = objects
+            .iter()
+            .map(|o| {
+                let ctx = Ctx::new(&s, o, super::super::ctx::Options::default());
+                let found = check(&ctx);
+                assert_eq!(found.len(), 1, "{}: {found:?}", o.key());
+                (found[0].severity, found[0].title.clone(), found[0].evidence.clone())
+            })
+            .collect();
+        assert!(titles[0].1.contains("failed to post 1 event;"), "{:?}", titles[0]);
+        assert!(
+            titles[0]
+                .2
+                .iter()
+                .any(|e| e.contains("1 failed request attempt before giving up")),
+            "{:?}",
+            titles[0]
+        );
+        assert!(titles[1].1.contains("failed to post 2 events;"), "{:?}", titles[1]);
+        assert!(
+            titles[1]
+                .2
+                .iter()
+                .any(|e| e.contains("2 failed request attempts before giving up")),
+            "{:?}",
+            titles[1]
+        );
+        assert_eq!(titles[2].0, Warning, "{:?}", titles[2]);
+        assert!(
+            titles[2].1.contains("1 failed event POST (1 failed request attempt) in namespace team-alpha that no line ties to an object: not counted for team-alpha/c"),
+            "{:?}",
+            titles[2]
+        );
+        assert!(
+            titles[2].2[0].contains("2 records of objects say its event's message"),
+            "{:?}",
+            titles[2]
+        );
     }
 }

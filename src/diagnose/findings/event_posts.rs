@@ -2,31 +2,157 @@
 //! and `errors-not-posted`: the failed POSTs that concern the object, Kopf's retries of them, and
 //! what a grant of the events rule brings back.
 
+use std::collections::BTreeSet;
+
 use super::{Ctx, Line};
 use crate::diagnose::rbac::event_needs;
 use crate::diagnose::refusal::Refusal;
 use crate::evidence::operator::OperatorKind;
 use crate::kopf::messages::{EventPostFailure, Lifecycle};
 
-/// The failed event POSTs that concern this object: its own lines, and lines without an object
-/// (Kopf logs `Failed to post an event ...` from `kopf._core.engines.posting`, with no
-/// `[ns/name]` prefix) unless their API message names another namespace (`... in the namespace
-/// "other"`): an operator serving several namespaces fails there for other objects.
-pub(crate) fn post_failure_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure)> {
-    let elsewhere = |l: &Line, f: &EventPostFailure| {
-        let text = f.message.as_deref().unwrap_or(&l.record.message);
-        forbidden_namespace(text).is_some_and(|ns| ns != ctx.ns)
+/// What a failed event POST (or a retry of one) is tied to (issue 18 D3: only the POSTs of
+/// events whose involvedObject is this object count for it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Tie {
+    /// This object's: its own line (ours logs `[ns/name] Failed to post an event: ...`), or a
+    /// Kopf line whose event's message is the message of this object's record before it in the
+    /// same log, and of no other object's (Kopf posts a record's message as its event's).
+    This,
+    /// Another object's (`ns/name`), or another namespace's events (`namespace NS`).
+    Other(String),
+    /// Nothing ties it to one object: why, in words.
+    Untied(String),
+}
+
+/// What Kopf's `Failed to post an event ... Event: type=..., reason=..., message='...'` line
+/// `l` (which names no object: Kopf logs it from `kopf._core.engines.posting`) is tied to
+/// ([`Tie`]): a 403 for another namespace's events is that namespace's; else the records of the
+/// same log before it whose message is the event's message, when they name one object.
+pub(crate) fn tie(ctx: &Ctx<'_>, l: &Line, f: &EventPostFailure) -> Tie {
+    let text = f.message.as_deref().unwrap_or(&l.record.message);
+    if let Some(ns) = forbidden_namespace(text).filter(|ns| *ns != ctx.ns) {
+        return Tie::Other(format!("namespace {ns}"));
+    }
+    let Some(message) = f.event_message.as_deref() else {
+        return Tie::Untied("the line names no object and no event message".into());
     };
+    let said: BTreeSet<(bool, &str)> = ctx
+        .named
+        .iter()
+        .filter(|n| n.pod == l.pod && n.line < l.record.line_number && n.message == message)
+        .map(|n| (n.this, n.key.as_str()))
+        .collect();
+    match said.iter().collect::<Vec<_>>().as_slice() {
+        // An event the handler posted itself (`kopf.warn(...)`, no log record of it): tied
+        // by the one object's `ns/name` its message names, if any.
+        [] => match named_keys(ctx, message).as_slice() {
+            [key] if *key == ctx.key => Tie::This,
+            [key] => Tie::Other(key.clone()),
+            _ if only_object_of_namespace(ctx) => Tie::This,
+            _ => Tie::Untied(format!(
+                "no record before it in {} says its event's message, which names no one object",
+                l.pod
+            )),
+        },
+        [(true, _)] => Tie::This,
+        [(false, key)] => Tie::Other((*key).to_string()),
+        several => Tie::Untied(format!(
+            "{} records of objects say its event's message ({})",
+            several.len(),
+            several.iter().map(|(_, k)| *k).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// Whether this object is the only object of its namespace the operator's logs name (and they
+/// name it): Kopf posts events only about the objects it handles, so a POST to the namespace's
+/// events that nothing else ties is then this object's.
+fn only_object_of_namespace(ctx: &Ctx<'_>) -> bool {
+    let prefix = format!("{}/", ctx.ns);
+    let mut of_namespace = ctx.named.iter().filter(|n| n.key.starts_with(&prefix)).peekable();
+    of_namespace.peek().is_some() && of_namespace.all(|n| n.this)
+}
+
+/// The objects (`ns/name`: this one, and those the logs name) whose key `message` names as a
+/// word: not inside a longer name (`todo/todo-api` is not named by `todo/todo-api-2`; a
+/// sentence's final `.` ends it).
+fn named_keys(ctx: &Ctx<'_>, message: &str) -> Vec<String> {
+    let keys: BTreeSet<&str> = ctx
+        .named
+        .iter()
+        .map(|n| n.key.as_str())
+        .chain(std::iter::once(ctx.key.as_str()))
+        .collect();
+    let name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '/' | '_');
+    let bounded = |at: usize, key: &str| {
+        let before = message[..at].chars().next_back();
+        let mut after = message[at + key.len()..].chars();
+        let ends = match after.next() {
+            None => true,
+            Some('.') => after.next().is_none_or(|c| !name_char(c)),
+            Some(c) => !name_char(c),
+        };
+        before.is_none_or(|c| !name_char(c)) && ends
+    };
+    keys.into_iter()
+        .filter(|key| message.match_indices(key).any(|(at, _)| bounded(at, key)))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The Kopf failed-POST lines without an object, each with what it is tied to ([`tie`]).
+fn unattributed_failures<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure, Tie)> {
+    ctx.unattributed
+        .iter()
+        .filter_map(|l| match l.record.lifecycle() {
+            Lifecycle::EventPostFailed(f) => {
+                let t = tie(ctx, l, &f);
+                Some((l, f, t))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The failed event POSTs of this object's events: its own lines, and Kopf's lines without an
+/// object that are tied to it ([`Tie::This`]); never a POST for another object or namespace,
+/// nor one nothing ties to an object ([`untied_post_failures`]).
+pub(crate) fn post_failure_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure)> {
     ctx.lines
         .iter()
         .filter_map(|l| match l.record.lifecycle() {
             Lifecycle::EventPostFailed(f) => Some((l, f)),
             _ => None,
         })
-        .chain(ctx.unattributed.iter().filter_map(|l| match l.record.lifecycle() {
-            Lifecycle::EventPostFailed(f) if !elsewhere(l, &f) => Some((l, f)),
+        .chain(
+            unattributed_failures(ctx)
+                .into_iter()
+                .filter(|(_, _, t)| *t == Tie::This)
+                .map(|(l, f, _)| (l, f)),
+        )
+        .collect()
+}
+
+/// The failed event POSTs that may be this object's: [`post_failure_lines`] and those of its
+/// namespace that nothing ties to one object ([`Tie::Untied`]), never another object's or
+/// another namespace's. What a refusal of the namespace's POSTs is read from (who refuses
+/// them: RBAC, an admission webhook), which holds for every object there; a count of the
+/// object's failed POSTs reads [`post_failure_lines`] alone.
+pub(crate) fn refused_post_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure)> {
+    let mut lines = post_failure_lines(ctx);
+    lines.extend(untied_post_failures(ctx).into_iter().map(|(l, f, _)| (l, f)));
+    lines
+}
+
+/// The failed event POSTs of the object's namespace that nothing ties to one object
+/// ([`Tie::Untied`]), with why: not counted for the object, said when they are all there is.
+pub(crate) fn untied_post_failures<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, EventPostFailure, String)> {
+    unattributed_failures(ctx)
+        .into_iter()
+        .filter_map(|(l, f, t)| match t {
+            Tie::Untied(why) => Some((l, f, why)),
             _ => None,
-        }))
+        })
         .collect()
 }
 
@@ -73,11 +199,13 @@ pub(crate) fn attempt_denied(l: &Line) -> Option<Refusal> {
 }
 
 /// Kopf's retries of an event POST (`Request attempt #N/9 failed; will retry: POST .../events
-/// -> APIForbiddenError(...)`, ERROR, logger `kopf._core.engines.p`): each POST is tried up to 9
-/// times before the `Failed to post an event` line. Only POSTs to the object's namespace's
-/// events (`/namespaces/NS/events`, and a 403 naming no other namespace): a POST to another
-/// namespace's events is about another object (issue 18, facts scoped).
-pub(crate) fn post_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
+/// -> APIForbiddenError(...)`, ERROR, logger `kopf._core.engines.p`) of the object's namespace's
+/// events (`/namespaces/NS/events`, and a 403 naming no other namespace), each with what it is
+/// tied to: Kopf posts one event at a time and tries each POST up to 9 times before its `Failed
+/// to post an event` line, so a retry is the next such line's in its log ([`tie`]); a retry with
+/// none after it (still retrying) is tied to nothing.
+fn attempts<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, Tie)> {
+    let failures = unattributed_failures(ctx);
     ctx.unattributed
         .iter()
         .filter(|l| {
@@ -87,6 +215,52 @@ pub(crate) fn post_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
                 && m.contains("/events")
                 && posted_namespace(m).is_none_or(|ns| ns == ctx.ns)
                 && forbidden_namespace(m).is_none_or(|ns| ns == ctx.ns)
+        })
+        .map(|l| {
+            let next = failures
+                .iter()
+                .filter(|(f, _, _)| f.pod == l.pod && f.record.line_number > l.record.line_number)
+                .min_by_key(|(f, _, _)| f.record.line_number);
+            let t = match next {
+                Some((_, _, t)) => t.clone(),
+                None if only_object_of_namespace(ctx) => Tie::This,
+                None => Tie::Untied(
+                    "a retry with no `Failed to post an event` line after it, in a log that names several objects of the namespace"
+                        .into(),
+                ),
+            };
+            (l, t)
+        })
+        .collect()
+}
+
+/// The retries of this object's event POSTs ([`attempts`] tied to it).
+pub(crate) fn post_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
+    attempts(ctx)
+        .into_iter()
+        .filter(|(_, t)| *t == Tie::This)
+        .map(|(l, _)| l)
+        .collect()
+}
+
+/// The retries that may be this object's POSTs' ([`post_attempt_lines`] and the untied ones,
+/// [`refused_post_lines`]'s rule), in log order.
+pub(crate) fn refused_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<&'a Line> {
+    attempts(ctx)
+        .into_iter()
+        .filter(|(_, t)| !matches!(t, Tie::Other(_)))
+        .map(|(l, _)| l)
+        .collect()
+}
+
+/// The retries of event POSTs in the object's namespace that nothing ties to one object, with
+/// why.
+pub(crate) fn untied_attempt_lines<'a>(ctx: &'a Ctx<'_>) -> Vec<(&'a Line, String)> {
+    attempts(ctx)
+        .into_iter()
+        .filter_map(|(l, t)| match t {
+            Tie::Untied(why) => Some((l, why)),
+            _ => None,
         })
         .collect()
 }

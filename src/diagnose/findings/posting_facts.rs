@@ -4,7 +4,7 @@
 //! operator's `settings.posting` in its source and its version ([`KopfPosting`],
 //! [`crate::kopf::posting`]).
 
-use super::event_posts::post_failure_lines;
+use super::event_posts::refused_post_lines;
 use super::{Ctx, Line};
 use crate::evidence::operator::OperatorRef;
 use crate::evidence::resolve::Verdict as Resolved;
@@ -40,7 +40,7 @@ impl<'c> Failures<'c> {
             && !lines.is_empty()
             && !expired_only
             && !has_warning_or_error(ctx)
-            && post_failure_lines(ctx).is_empty();
+            && refused_post_lines(ctx).is_empty();
         Failures {
             lines,
             hidden,

@@ -2,7 +2,7 @@
 //! API group it uses? Access reviews first, else RBAC rules read by hand
 //! ([`crate::diagnose::rbac`]), else the 403 lines of its log.
 
-use super::event_posts::{after_the_grant, post_failure_lines, rbac_403};
+use super::event_posts::{after_the_grant, rbac_403, refused_post_lines};
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::rbac::{self, Account, Answer, Need, event_needs};
@@ -47,7 +47,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         .any(|(_, a)| matches!(a, Answer::Reviewed { allowed: false, .. }));
     let silent = answers.iter().any(|(_, a)| *a == Answer::RulesSilent);
     let unknown = answers.iter().all(|(_, a)| *a == Answer::Unknown);
-    let forbidden_lines: Vec<&Line> = post_failure_lines(ctx)
+    let forbidden_lines: Vec<&Line> = refused_post_lines(ctx)
         .into_iter()
         .filter(|(_, f)| rbac_403(f))
         .map(|(l, _)| l)
@@ -134,7 +134,7 @@ fn fix(ctx: &Ctx<'_>, account: Account<'_>, group: &str, verbs: &[&str]) -> Stri
 /// Without an operator in evidence, the 403s of failed event POSTs are the evidence: the API's
 /// message names the user and the API group (`... cannot create resource "events" in API group "X"`).
 fn from_logs(ctx: &Ctx<'_>) -> Vec<Finding> {
-    let forbidden: Vec<(&Line, EventPostFailure)> = post_failure_lines(ctx)
+    let forbidden: Vec<(&Line, EventPostFailure)> = refused_post_lines(ctx)
         .into_iter()
         .filter(|(_, f)| rbac_403(f))
         .collect();
