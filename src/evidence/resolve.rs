@@ -351,8 +351,9 @@ struct FileClues {
     kind: Option<OperatorKind>,
     /// `identity=` of our elector's `Became the leader` lines, with their `lease=`.
     identities: Vec<(String, Option<String>)>,
-    /// `ns/name` of every object its records name.
-    objects: BTreeSet<String>,
+    /// `ns/name` of every object its records name (shared: the clues are copied for each
+    /// object resolved, the names never are).
+    objects: std::rc::Rc<BTreeSet<String>>,
     /// The `namespaces=` of our `Operator started` line, when present.
     started_watching: Option<String>,
 }
@@ -364,6 +365,7 @@ impl FileClues {
             ..Default::default()
         };
         let (mut ours, mut kopf) = (0usize, 0usize);
+        let mut objects = BTreeSet::new();
         for record in source.records() {
             match record.format {
                 Format::OursText | Format::OursJson => ours += 1,
@@ -371,9 +373,7 @@ impl FileClues {
                 Format::Unmatched | Format::Crash => {}
             }
             if let Some(o) = &record.object {
-                clues
-                    .objects
-                    .insert(format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name));
+                objects.insert(format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name));
             }
             let field = |r: &Record, key: &str| r.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
             if record.message.starts_with("Became the leader")
@@ -385,6 +385,7 @@ impl FileClues {
                 clues.started_watching = field(&record, "namespaces");
             }
         }
+        clues.objects = std::rc::Rc::new(objects);
         clues.kind = match (ours, kopf) {
             (0, 0) => None,
             (o, k) if o >= k => Some(OperatorKind::Ours),
@@ -704,9 +705,16 @@ fn log_names_the_object(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
 struct PodLogClues {
     /// Records about the object, and the Pod of the last one.
     object: Option<(usize, String)>,
-    /// `ns/name` of the other objects of the namespace its records name.
-    neighbours: BTreeSet<String>,
+    /// How many other objects of the namespace its records name.
+    neighbours: usize,
+    /// `ns/name` of the first [`NEIGHBOURS_SHOWN`] of them, in order: what the evidence
+    /// cites (the rest are counted, never copied per object: 10,000 objects of 10 namespaces
+    /// would copy 10 million names).
+    shown: Vec<String>,
 }
+
+/// How many of the namespace's other objects [`POD_LOG_NAMES_NAMESPACE`] names.
+const NEIGHBOURS_SHOWN: usize = 3;
 
 /// [`POD_LOG_NAMES_OBJECT`]: its own Pods' logs name the object.
 fn pod_log_names_the_object(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
@@ -731,20 +739,16 @@ fn pod_log_names_the_namespace(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
     let Some(clues) = facts.pod_logs.get(i) else {
         return Vec::new();
     };
-    if clues.object.is_some() || clues.neighbours.is_empty() || !c.candidate.serves {
+    if clues.object.is_some() || clues.neighbours == 0 || !c.candidate.serves {
         return Vec::new();
     }
-    let shown: Vec<&str> = clues.neighbours.iter().take(3).map(String::as_str).collect();
+    let shown = &clues.shown;
     vec![Fact::Counts(format!(
         "its own Pods' logs name {} other object{} of namespace {ns} ({}{})",
-        clues.neighbours.len(),
-        if clues.neighbours.len() == 1 { "" } else { "s" },
+        clues.neighbours,
+        if clues.neighbours == 1 { "" } else { "s" },
         shown.join(", "),
-        if clues.neighbours.len() > shown.len() {
-            ", ..."
-        } else {
-            ""
-        }
+        if clues.neighbours > shown.len() { ", ..." } else { "" }
     ))]
 }
 
@@ -800,6 +804,10 @@ pub struct Resolver<'a> {
     /// Each Kopf operator's handlers of Microservices ([`OperatorHandlers`]), by its index
     /// among `operators`; read on the first object whose namespace several operators serve.
     handlers: std::cell::OnceCell<Vec<Option<OperatorHandlers>>>,
+    /// The resources each Kopf operator's source handles ([`super::operator::handled_resources`]),
+    /// by its index among `operators` (`None`: not Kopf, or its source unknown); its source
+    /// parsed on the first object, once, not once per object.
+    handled: std::cell::OnceCell<Vec<Option<Vec<String>>>>,
 }
 
 /// What one Deployment's own Pods' logs name, indexed: per `ns/name`, how many records and the
@@ -830,12 +838,19 @@ impl LogMentions {
     /// [`PodLogClues`] about `key` (`ns/name`) and `namespace`: the records naming the object,
     /// and the other objects of the namespace they name.
     fn clues(&self, key: Option<&str>, namespace: Option<&str>) -> PodLogClues {
+        let keys = namespace.and_then(|ns| self.by_namespace.get(ns));
+        // The object's own key is among its namespace's when the logs name it.
+        let own = key.is_some_and(|k| keys.is_some_and(|keys| keys.contains(k)));
         PodLogClues {
             object: key.and_then(|k| self.by_key.get(k)).cloned(),
-            neighbours: namespace
-                .and_then(|ns| self.by_namespace.get(ns))
-                .map(|keys| keys.iter().filter(|k| Some(k.as_str()) != key).cloned().collect())
-                .unwrap_or_default(),
+            neighbours: keys.map_or(0, |keys| keys.len() - usize::from(own)),
+            shown: keys
+                .into_iter()
+                .flatten()
+                .filter(|k| Some(k.as_str()) != key)
+                .take(NEIGHBOURS_SHOWN)
+                .cloned()
+                .collect(),
         }
     }
 }
@@ -859,7 +874,32 @@ impl<'a> Resolver<'a> {
             files,
             mentions: std::cell::OnceCell::new(),
             handlers: std::cell::OnceCell::new(),
+            handled: std::cell::OnceCell::new(),
         }
+    }
+
+    /// [`Resolver::handled`], read on first use: for each Kopf operator whose Deployment and
+    /// mounted ConfigMaps are in evidence, what its source handles.
+    fn handled(&self) -> &[Option<Vec<String>>] {
+        let evidence_of = &self.snapshot.operator;
+        self.handled.get_or_init(|| {
+            let (Some(ds), Some(cms)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
+                return Vec::new();
+            };
+            self.operators
+                .iter()
+                .map(|op| {
+                    if op.kind != OperatorKind::Kopf {
+                        return None;
+                    }
+                    let d = ds.iter().find(|d| {
+                        d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+                            && d.metadata.name.as_deref() == Some(op.name.as_str())
+                    })?;
+                    super::operator::handled_resources(d, cms)
+                })
+                .collect()
+        })
     }
 
     /// Each Kopf operator's handlers ([`OperatorHandlers`]), read on first use.
@@ -960,7 +1000,7 @@ impl<'a> Resolver<'a> {
         let evidence_of = &snapshot.operator;
         let operators: Vec<OperatorRef> = self.operators.clone();
         let mut contenders = in_evidence(&operators, &evidence_of.others, namespace);
-        not_microservice_operators(evidence_of, &operators, &mut contenders);
+        not_microservice_operators(self.handled(), &mut contenders);
         // --operator: the candidate it names serves, whatever it watches.
         let chosen = evidence_of.chosen.as_deref();
         let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
@@ -1082,24 +1122,13 @@ fn in_evidence(operators: &[OperatorRef], others: &[OperatorSummary], namespace:
 /// A Kopf operator whose source (in evidence) registers handlers only for other resources
 /// ([`super::operator::handled_resources`]: an operator of Backups) serves no Microservice: not
 /// a candidate, said in its evidence.
-fn not_microservice_operators(evidence_of: &OperatorEvidence, operators: &[OperatorRef], contenders: &mut [Contender]) {
-    let (Some(deployments), Some(configmaps)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
-        return;
-    };
-    for (i, op) in operators.iter().enumerate() {
-        if op.kind != OperatorKind::Kopf || !contenders[i].candidate.serves {
-            continue;
-        }
-        let Some(d) = deployments.iter().find(|d| {
-            d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-                && d.metadata.name.as_deref() == Some(op.name.as_str())
-        }) else {
-            continue;
-        };
-        let Some(resources) = super::operator::handled_resources(d, configmaps) else {
-            continue;
-        };
-        if resources.is_empty() || resources.iter().any(|r| super::operator::is_microservice(r)) {
+fn not_microservice_operators(handled: &[Option<Vec<String>>], contenders: &mut [Contender]) {
+    for (i, resources) in handled.iter().enumerate() {
+        let Some(resources) = resources else { continue };
+        if !contenders[i].candidate.serves
+            || resources.is_empty()
+            || resources.iter().any(|r| super::operator::is_microservice(r))
+        {
             continue;
         }
         let c = &mut contenders[i];
@@ -1931,6 +1960,79 @@ pub(crate) mod tests {
 
     /// The logs decide: the operator whose own Pods' logs name the object serves it, over a
     /// cluster-wide one (running, its logs about another namespace; or at 0 replicas).
+    #[test]
+    fn the_namespaces_other_objects_in_its_logs_are_counted_and_the_first_three_named() {
+        let mut s = snapshot(vec![
+            deployment("team-b", "wide", json!(["kopf", "run", "--all-namespaces", "op.py"])),
+            deployment("todo", "mine", json!(["kopf", "run", "--namespace=todo", "op.py"])),
+        ]);
+        s.operator.pods = Evidence::Present(vec![
+            pod_of("team-b", "wide-5d7f9c-aaaaa", "wide"),
+            pod_of("todo", "mine-5d7f9c-bbbbb", "mine"),
+        ]);
+        let log = |pod: &str, objects: &[&str]| LogSource {
+            text: objects.iter().map(|o| kopf_log(pod, o).text).collect(),
+            ..kopf_log(pod, "")
+        };
+        let others = ["todo/e-api", "todo/a-api", "todo/d-api", "todo/b-api", "todo/c-api"];
+        s.operator.logs = Evidence::Present(vec![
+            log("wide-5d7f9c-aaaaa", &["team-b/retry-api"]),
+            log("mine-5d7f9c-bbbbb", &others),
+        ]);
+        let resolver = Resolver::new(&s);
+        let r = resolver.resolve(Some("todo"), Some(&todo_api()));
+        let mine = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "todo/deployment/mine")
+            .unwrap();
+        assert!(
+            mine.evidence.iter().any(|e| e.ends_with(
+                "its own Pods' logs name 5 other objects of namespace todo (todo/a-api, todo/b-api, todo/c-api, ...)"
+            )),
+            "{:?}",
+            mine.evidence
+        );
+        // The object itself among them: its own records count, and it is not its own neighbour.
+        let mut with_own = others.to_vec();
+        with_own.push("todo/todo-api");
+        s.operator.logs = Evidence::Present(vec![log("mine-5d7f9c-bbbbb", &with_own)]);
+        let r = Resolver::new(&s).resolve(Some("todo"), Some(&todo_api()));
+        let mine = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "todo/deployment/mine")
+            .unwrap();
+        assert!(
+            mine.evidence
+                .iter()
+                .any(|e| e.contains("its own Pods' logs name todo/todo-api (1 record")),
+            "{:?}",
+            mine.evidence
+        );
+        assert!(
+            !mine.evidence.iter().any(|e| e.contains("other object")),
+            "{:?}",
+            mine.evidence
+        );
+        // Two of them, all shown.
+        s.operator.logs = Evidence::Present(vec![log("mine-5d7f9c-bbbbb", &others[..2])]);
+        let r = Resolver::new(&s).resolve(Some("todo"), Some(&todo_api()));
+        let mine = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "todo/deployment/mine")
+            .unwrap();
+        assert!(
+            mine.evidence
+                .iter()
+                .any(|e| e
+                    .ends_with("its own Pods' logs name 2 other objects of namespace todo (todo/a-api, todo/e-api)")),
+            "{:?}",
+            mine.evidence
+        );
+    }
+
     #[test]
     fn the_operator_whose_own_logs_name_the_object_serves_it() {
         let mut s = snapshot(vec![
