@@ -73,15 +73,11 @@ fn kopf_time(k: usize) -> String {
     )
 }
 
-/// The RFC 3339 time of the `k`-th object's creation (a second before its first log record).
+/// The RFC 3339 time of the `k`-th object's creation: 2026-12-02 06:59:59 plus 250 ms each
+/// (to the second), a second before its first log record.
 fn created(k: usize) -> String {
-    let s = k / 4;
-    format!(
-        "2026-12-02T{:02}:{:02}:{:02}Z",
-        6 + (s + 3599) / 3600,
-        ((s + 3599) / 60) % 60,
-        (s + 3599) % 60
-    )
+    let s = 6 * 3600 + 3599 + k / 4;
+    format!("2026-12-02T{:02}:{:02}:{:02}Z", s / 3600, (s / 60) % 60, s % 60)
 }
 
 /// One Microservice as a cluster holds it after both operators handled it: spec applied by the

@@ -881,48 +881,45 @@ impl<'a> Resolver<'a> {
     /// [`Resolver::handled`], read on first use: for each Kopf operator whose Deployment and
     /// mounted ConfigMaps are in evidence, what its source handles.
     fn handled(&self) -> &[Option<Vec<String>>] {
-        let evidence_of = &self.snapshot.operator;
-        self.handled.get_or_init(|| {
-            let (Some(ds), Some(cms)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
-                return Vec::new();
-            };
-            self.operators
-                .iter()
-                .map(|op| {
-                    if op.kind != OperatorKind::Kopf {
-                        return None;
-                    }
-                    let d = ds.iter().find(|d| {
-                        d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-                            && d.metadata.name.as_deref() == Some(op.name.as_str())
-                    })?;
-                    super::operator::handled_resources(d, cms)
-                })
-                .collect()
-        })
+        self.handled
+            .get_or_init(|| self.of_kopf_sources(|_, d, cms| super::operator::handled_resources(d, cms)))
     }
 
     /// Each Kopf operator's handlers ([`OperatorHandlers`]), read on first use.
     fn handlers(&self) -> &[Option<OperatorHandlers>] {
-        let evidence_of = &self.snapshot.operator;
         self.handlers.get_or_init(|| {
-            let (Some(ds), Some(cms)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
-                return self.operators.iter().map(|_| None).collect();
-            };
-            self.operators
-                .iter()
-                .map(|op| {
-                    if op.kind != OperatorKind::Kopf {
-                        return None;
-                    }
-                    let d = ds.iter().find(|d| {
-                        d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-                            && d.metadata.name.as_deref() == Some(op.name.as_str())
-                    })?;
-                    OperatorHandlers::read_deployment(self.snapshot, &op.display(), d, cms)
-                })
-                .collect()
+            self.of_kopf_sources(|op, d, cms| OperatorHandlers::read_deployment(self.snapshot, &op.display(), d, cms))
         })
+    }
+
+    /// `read` of each Kopf operator's Deployment and the snapshot's ConfigMaps, by its index
+    /// among `operators`; `None` for an operator not Kopf or whose Deployment is not in
+    /// evidence, and for all when the Deployments or ConfigMaps are a gap.
+    fn of_kopf_sources<T>(
+        &self,
+        read: impl Fn(
+            &OperatorRef,
+            &k8s_openapi::api::apps::v1::Deployment,
+            &[k8s_openapi::api::core::v1::ConfigMap],
+        ) -> Option<T>,
+    ) -> Vec<Option<T>> {
+        let evidence_of = &self.snapshot.operator;
+        let (Some(ds), Some(cms)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
+            return self.operators.iter().map(|_| None).collect();
+        };
+        self.operators
+            .iter()
+            .map(|op| {
+                if op.kind != OperatorKind::Kopf {
+                    return None;
+                }
+                let d = ds.iter().find(|d| {
+                    d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+                        && d.metadata.name.as_deref() == Some(op.name.as_str())
+                })?;
+                read(op, d, cms)
+            })
+            .collect()
     }
 
     /// A Kopf candidate whose handlers of Microservices all exclude `obj` by their filters
