@@ -340,8 +340,9 @@ struct FileClues {
     kind: Option<OperatorKind>,
     /// `identity=` of our elector's `Became the leader` lines, with their `lease=`.
     identities: Vec<(String, Option<String>)>,
-    /// `ns/name` of every object its records name.
-    objects: BTreeSet<String>,
+    /// `ns/name` of every object its records name (shared: the clues are copied for each
+    /// object resolved, the names never are).
+    objects: std::rc::Rc<BTreeSet<String>>,
     /// The `namespaces=` of our `Operator started` line, when present.
     started_watching: Option<String>,
 }
@@ -353,6 +354,7 @@ impl FileClues {
             ..Default::default()
         };
         let (mut ours, mut kopf) = (0usize, 0usize);
+        let mut objects = BTreeSet::new();
         for record in source.records() {
             match record.format {
                 Format::OursText | Format::OursJson => ours += 1,
@@ -360,9 +362,7 @@ impl FileClues {
                 Format::Unmatched | Format::Crash | Format::PythonWarning => {}
             }
             if let Some(o) = &record.object {
-                clues
-                    .objects
-                    .insert(format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name));
+                objects.insert(format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name));
             }
             let field = |r: &Record, key: &str| r.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
             if record.message.starts_with("Became the leader")
@@ -374,6 +374,7 @@ impl FileClues {
                 clues.started_watching = field(&record, "namespaces");
             }
         }
+        clues.objects = std::rc::Rc::new(objects);
         clues.kind = match (ours, kopf) {
             (0, 0) => None,
             (o, k) if o >= k => Some(OperatorKind::Ours),
@@ -694,9 +695,16 @@ fn log_names_the_object(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
 struct PodLogClues {
     /// Records about the object, and the Pod of the last one.
     object: Option<(usize, String)>,
-    /// `ns/name` of the other objects of the namespace its records name.
-    neighbours: BTreeSet<String>,
+    /// How many other objects of the namespace its records name.
+    neighbours: usize,
+    /// `ns/name` of the first [`NEIGHBOURS_SHOWN`] of them, in order: what the evidence
+    /// cites (the rest are counted, never copied per object: 10,000 objects of 10 namespaces
+    /// would copy 10 million names).
+    shown: Vec<String>,
 }
+
+/// How many of the namespace's other objects [`POD_LOG_NAMES_NAMESPACE`] names.
+const NEIGHBOURS_SHOWN: usize = 3;
 
 /// [`POD_LOG_NAMES_OBJECT`]: its own Pods' logs name the object.
 fn pod_log_names_the_object(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
@@ -721,20 +729,16 @@ fn pod_log_names_the_namespace(facts: &Facts<'_>, c: &Contender) -> Vec<Fact> {
     let Some(clues) = facts.pod_logs.get(i) else {
         return Vec::new();
     };
-    if clues.object.is_some() || clues.neighbours.is_empty() || !c.candidate.serves {
+    if clues.object.is_some() || clues.neighbours == 0 || !c.candidate.serves {
         return Vec::new();
     }
-    let shown: Vec<&str> = clues.neighbours.iter().take(3).map(String::as_str).collect();
+    let shown = &clues.shown;
     vec![Fact::Counts(format!(
         "its own Pods' logs name {} other object{} of namespace {ns} ({}{})",
-        clues.neighbours.len(),
-        if clues.neighbours.len() == 1 { "" } else { "s" },
+        clues.neighbours,
+        if clues.neighbours == 1 { "" } else { "s" },
         shown.join(", "),
-        if clues.neighbours.len() > shown.len() {
-            ", ..."
-        } else {
-            ""
-        }
+        if clues.neighbours > shown.len() { ", ..." } else { "" }
     ))]
 }
 
@@ -823,12 +827,19 @@ impl MentionIndex {
     /// [`PodLogClues`] about `key` (`ns/name`) and `namespace`: the records naming the object,
     /// and the other objects of the namespace they name.
     fn clues(&self, key: Option<&str>, namespace: Option<&str>) -> PodLogClues {
+        let keys = namespace.and_then(|ns| self.by_namespace.get(ns));
+        // The object's own key is among its namespace's when the logs name it.
+        let own = key.is_some_and(|k| keys.is_some_and(|keys| keys.contains(k)));
         PodLogClues {
             object: key.and_then(|k| self.by_key.get(k)).cloned(),
-            neighbours: namespace
-                .and_then(|ns| self.by_namespace.get(ns))
-                .map(|keys| keys.iter().filter(|k| Some(k.as_str()) != key).cloned().collect())
-                .unwrap_or_default(),
+            neighbours: keys.map_or(0, |keys| keys.len() - usize::from(own)),
+            shown: keys
+                .into_iter()
+                .flatten()
+                .filter(|k| Some(k.as_str()) != key)
+                .take(NEIGHBOURS_SHOWN)
+                .cloned()
+                .collect(),
         }
     }
 }
@@ -886,25 +897,39 @@ impl<'a> Resolver<'a> {
 
     /// Each Kopf operator's handlers ([`OperatorHandlers`]), read on first use.
     fn handlers(&self) -> &[Option<OperatorHandlers>] {
-        let evidence_of = &self.snapshot.operator;
         self.handlers.get_or_init(|| {
-            let (Some(ds), Some(cms)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
-                return self.operators.iter().map(|_| None).collect();
-            };
-            self.operators
-                .iter()
-                .map(|op| {
-                    if op.kind != OperatorKind::Kopf {
-                        return None;
-                    }
-                    let d = ds.iter().find(|d| {
-                        d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
-                            && d.metadata.name.as_deref() == Some(op.name.as_str())
-                    })?;
-                    OperatorHandlers::read_deployment(self.snapshot, &op.display(), d, cms)
-                })
-                .collect()
+            self.of_kopf_sources(|op, d, cms| OperatorHandlers::read_deployment(self.snapshot, &op.display(), d, cms))
         })
+    }
+
+    /// `read` of each Kopf operator's Deployment and the snapshot's ConfigMaps, by its index
+    /// among `operators`; `None` for an operator not Kopf or whose Deployment is not in
+    /// evidence, and for all when the Deployments or ConfigMaps are a gap.
+    fn of_kopf_sources<T>(
+        &self,
+        read: impl Fn(
+            &OperatorRef,
+            &k8s_openapi::api::apps::v1::Deployment,
+            &[k8s_openapi::api::core::v1::ConfigMap],
+        ) -> Option<T>,
+    ) -> Vec<Option<T>> {
+        let evidence_of = &self.snapshot.operator;
+        let (Some(ds), Some(cms)) = (evidence_of.deployments.get(), evidence_of.configmaps.get()) else {
+            return self.operators.iter().map(|_| None).collect();
+        };
+        self.operators
+            .iter()
+            .map(|op| {
+                if op.kind != OperatorKind::Kopf {
+                    return None;
+                }
+                let d = ds.iter().find(|d| {
+                    d.metadata.namespace.as_deref() == Some(op.namespace.as_str())
+                        && d.metadata.name.as_deref() == Some(op.name.as_str())
+                })?;
+                read(op, d, cms)
+            })
+            .collect()
     }
 
     /// A Kopf candidate whose handlers of Microservices all exclude `obj` by their filters
@@ -1966,6 +1991,79 @@ pub(crate) mod tests {
 
     /// The logs decide: the operator whose own Pods' logs name the object serves it, over a
     /// cluster-wide one (running, its logs about another namespace; or at 0 replicas).
+    #[test]
+    fn the_namespaces_other_objects_in_its_logs_are_counted_and_the_first_three_named() {
+        let mut s = snapshot(vec![
+            deployment("team-b", "wide", json!(["kopf", "run", "--all-namespaces", "op.py"])),
+            deployment("todo", "mine", json!(["kopf", "run", "--namespace=todo", "op.py"])),
+        ]);
+        s.operator.pods = Evidence::Present(vec![
+            pod_of("team-b", "wide-5d7f9c-aaaaa", "wide"),
+            pod_of("todo", "mine-5d7f9c-bbbbb", "mine"),
+        ]);
+        let log = |pod: &str, objects: &[&str]| LogSource {
+            text: objects.iter().map(|o| kopf_log(pod, o).text).collect(),
+            ..kopf_log(pod, "")
+        };
+        let others = ["todo/e-api", "todo/a-api", "todo/d-api", "todo/b-api", "todo/c-api"];
+        s.operator.logs = Evidence::Present(vec![
+            log("wide-5d7f9c-aaaaa", &["team-b/retry-api"]),
+            log("mine-5d7f9c-bbbbb", &others),
+        ]);
+        let resolver = Resolver::new(&s);
+        let r = resolver.resolve(Some("todo"), Some(&todo_api()));
+        let mine = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "todo/deployment/mine")
+            .unwrap();
+        assert!(
+            mine.evidence.iter().any(|e| e.ends_with(
+                "its own Pods' logs name 5 other objects of namespace todo (todo/a-api, todo/b-api, todo/c-api, ...)"
+            )),
+            "{:?}",
+            mine.evidence
+        );
+        // The object itself among them: its own records count, and it is not its own neighbour.
+        let mut with_own = others.to_vec();
+        with_own.push("todo/todo-api");
+        s.operator.logs = Evidence::Present(vec![log("mine-5d7f9c-bbbbb", &with_own)]);
+        let r = Resolver::new(&s).resolve(Some("todo"), Some(&todo_api()));
+        let mine = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "todo/deployment/mine")
+            .unwrap();
+        assert!(
+            mine.evidence
+                .iter()
+                .any(|e| e.contains("its own Pods' logs name todo/todo-api (1 record")),
+            "{:?}",
+            mine.evidence
+        );
+        assert!(
+            !mine.evidence.iter().any(|e| e.contains("other object")),
+            "{:?}",
+            mine.evidence
+        );
+        // Two of them, all shown.
+        s.operator.logs = Evidence::Present(vec![log("mine-5d7f9c-bbbbb", &others[..2])]);
+        let r = Resolver::new(&s).resolve(Some("todo"), Some(&todo_api()));
+        let mine = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "todo/deployment/mine")
+            .unwrap();
+        assert!(
+            mine.evidence
+                .iter()
+                .any(|e| e
+                    .ends_with("its own Pods' logs name 2 other objects of namespace todo (todo/a-api, todo/e-api)")),
+            "{:?}",
+            mine.evidence
+        );
+    }
+
     #[test]
     fn the_operator_whose_own_logs_name_the_object_serves_it() {
         let mut s = snapshot(vec![

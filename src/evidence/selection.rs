@@ -18,6 +18,37 @@ use crate::kopf::source::{Module, SourceLine};
 use crate::resource::{GROUP, KIND, MicroserviceObject, PLURAL, VERSION};
 use crate::vocab::cause::LAST_HANDLED_SUFFIX;
 
+/// The part of `obj`'s body (its JSON: `metadata`, `spec`, `status`) that the `field=` filters
+/// of `handlers` read: the top-level members their paths begin with, each as the whole
+/// object's JSON holds it, so that a path resolves in it as in the whole body. Only what a
+/// path names is turned into JSON: each object of a list judged is filtered, and its
+/// `metadata` (`managedFields` included) would otherwise be serialised for every handler read.
+fn body_for_fields(handlers: &[Handler], obj: &MicroserviceObject) -> serde_json::Value {
+    let heads: Vec<&str> = handlers
+        .iter()
+        .filter_map(|h| match &h.filters.field {
+            Some(handlers::FieldPath::Path(path)) => path.first().map(String::as_str),
+            _ => None,
+        })
+        .collect();
+    let mut body = serde_json::Map::new();
+    if heads.contains(&"metadata") {
+        body.insert(
+            "metadata".into(),
+            serde_json::to_value(&obj.metadata).unwrap_or_default(),
+        );
+    }
+    if heads.contains(&"spec") {
+        body.insert("spec".into(), obj.spec.clone());
+    }
+    if heads.contains(&"status")
+        && let Some(status) = &obj.status
+    {
+        body.insert("status".into(), status.clone());
+    }
+    serde_json::Value::Object(body)
+}
+
 /// A handler that excludes the object, and each filter that does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Excluding {
@@ -108,7 +139,7 @@ impl OperatorHandlers {
             return Filtered::Selected;
         };
         let empty = BTreeMap::new();
-        let body = serde_json::to_value(obj).unwrap_or_default();
+        let body = body_for_fields(all, obj);
         let annotations = obj.metadata.annotations.as_ref().unwrap_or(&empty);
         let object = Object {
             labels: obj.metadata.labels.as_ref().unwrap_or(&empty),
@@ -178,5 +209,71 @@ fn target(snapshot: &Snapshot) -> Target {
         versions,
         names,
         names_known: crd.is_some(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    /// A `field=` path resolves in the part of the body [`body_for_fields`] builds as in the
+    /// whole object's JSON, for paths into `metadata`, `spec`, `status`, a missing status,
+    /// and a member the object does not have.
+    #[test]
+    fn the_body_a_field_filter_reads_is_the_objects_own() {
+        let source = r#"
+import kopf
+
+@kopf.on.update("microservices", field="spec.port")
+def port(**_): pass
+
+@kopf.on.update("microservices", field="status.phase")
+def phase(**_): pass
+
+@kopf.on.update("microservices", field="metadata.labels.tier")
+def tier(**_): pass
+
+@kopf.on.update("microservices", field="spec")
+def spec(**_): pass
+
+@kopf.on.update("microservices", field="kind")
+def kind(**_): pass
+"#;
+        let module = Module::parse("operator.py", source).unwrap();
+        let all: Vec<Handler> = handlers::read(&module).handlers;
+        let paths: Vec<Vec<String>> = all
+            .iter()
+            .filter_map(|h| match &h.filters.field {
+                Some(handlers::FieldPath::Path(p)) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(paths.len(), 5, "{paths:?}");
+        let resolve = |body: &Value, path: &[String]| -> Option<Value> {
+            path.iter().try_fold(body, |v, step| v.as_object()?.get(step)).cloned()
+        };
+        let with_status: MicroserviceObject = serde_json::from_value(json!({
+            "metadata": {"name": "a", "namespace": "ns", "labels": {"tier": "web"},
+                "managedFields": [{"manager": "kopf", "operation": "Update"}]},
+            "spec": {"image": "x", "port": 8080},
+            "status": {"phase": "Accepted"},
+        }))
+        .unwrap();
+        let mut without_status = with_status.clone();
+        without_status.status = None;
+        without_status.spec = Value::Null;
+        for obj in [&with_status, &without_status] {
+            let whole = serde_json::to_value(obj).unwrap();
+            let part = body_for_fields(&all, obj);
+            for path in &paths {
+                assert_eq!(resolve(&part, path), resolve(&whole, path), "{path:?}");
+            }
+        }
+        assert_eq!(
+            body_for_fields(&all[..1], &with_status),
+            json!({"spec": {"image": "x", "port": 8080}}),
+            "only what the paths name"
+        );
     }
 }
