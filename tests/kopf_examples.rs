@@ -203,3 +203,91 @@ fn exceptions_says_kopf_1_44_posted_no_failure_without_posting_loggers() {
         );
     }
 }
+
+/// `status --resource kopfexamples.kopf.dev -n default` over `bundle`, as text (`-o json` when
+/// `json`).
+fn status(bundle: &Path, json: bool) -> String {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-microservice"));
+    command
+        .args([
+            "status",
+            "--resource",
+            "kopfexamples.kopf.dev",
+            "-n",
+            "default",
+            "--bundle",
+        ])
+        .arg(bundle);
+    if json {
+        command.args(["-o", "json"]);
+    }
+    let out = command.env("NO_COLOR", "1").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Issue 19 acceptance 3, the create cycle of each example as Kopf 1.38 left it (`NN-1.38-created`):
+/// `status --resource` gives the columns of a resource without the Microservice's status
+/// convention (NAME, HANDLERS, VERDICT, WARNINGS, AGE), and each verdict and HANDLERS count
+/// follows from the log's own cycle end (`Creation is processed: S succeeded; F failed.`, read
+/// here from the bundle's log): `S/(S+F)`, `fresh` when none failed, else `stale` (the last
+/// handling of this spec failed). Kopf's progress record of a handler still retrying (02's first
+/// run, its Pod POST refused) is the cycle in flight: `0/1`, `never-handled`.
+#[test]
+fn status_of_each_example_counts_the_cycles_handlers_as_its_log_ends_it() {
+    let dir = fixtures().join("kopf-examples-captured");
+    let mut seen = 0;
+    for nn in ["01", "02", "03", "04", "05", "11"] {
+        let bundle = dir.join(format!("{nn}-1.38-created"));
+        let log = std::fs::read_to_string(bundle.join("operator/logs/kopf.log.file.log")).unwrap();
+        let end = log
+            .lines()
+            .rev()
+            .find_map(|l| l.split("Creation is processed: ").nth(1))
+            .unwrap_or_else(|| panic!("{nn}: no cycle end in its log"));
+        let number = |word: &str| -> u32 {
+            end.split("; ")
+                .find_map(|part| part.trim_end_matches('.').strip_suffix(word))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{nn}: {end:?}"))
+        };
+        let (succeeded, failed) = (number(" succeeded"), number(" failed"));
+        let verdict = if failed == 0 { "fresh" } else { "stale" };
+        let text = status(&bundle, false);
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+        assert_eq!(
+            header,
+            ["NAME", "HANDLERS", "VERDICT", "WARNINGS", "AGE"],
+            "{nn}: {text}"
+        );
+        let row: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+        assert_eq!(
+            row[..3],
+            [
+                "kopf-example-1",
+                format!("{succeeded}/{}", succeeded + failed).as_str(),
+                verdict
+            ],
+            "{nn}: {text}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&status(&bundle, true)).unwrap();
+        let item = &json["items"][0];
+        assert_eq!(item["verdict"], verdict, "{nn}");
+        assert_eq!(
+            item["handlers"],
+            serde_json::json!({"succeeded": succeeded, "failed": failed,
+                "total": succeeded + failed, "from": "cycle-end"}),
+            "{nn}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 6);
+
+    let retrying = dir.join("02-1.38-no-serviceaccount-created");
+    let text = status(&retrying, false);
+    let row: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(row[..3], ["kopf-example-1", "0/1", "never-handled"], "{text}");
+    let json: serde_json::Value = serde_json::from_str(&status(&retrying, true)).unwrap();
+    assert_eq!(json["items"][0]["handlers"]["from"], "progress");
+}
