@@ -291,3 +291,115 @@ fn status_of_each_example_counts_the_cycles_handlers_as_its_log_ends_it() {
     let json: serde_json::Value = serde_json::from_str(&status(&retrying, true)).unwrap();
     assert_eq!(json["items"][0]["handlers"]["from"], "progress");
 }
+
+/// `CMD --resource kopfexamples.kopf.dev NAME -n kms-a3 -o json` over a derived bundle, with its
+/// exit code.
+fn derived(command: &str, bundle: &str, name: &str) -> (Option<i32>, serde_json::Value) {
+    let dir = fixtures().join("kopf-examples-derived").join(bundle);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-microservice"))
+        .args([
+            command,
+            "--resource",
+            "kopfexamples.kopf.dev",
+            name,
+            "-n",
+            "kms-a3",
+            "-o",
+            "json",
+            "--bundle",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{command} {bundle} {name}: {e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), json)
+}
+
+/// Issue 19 (which operator handles which resource; acceptance 3): a Kopf example operator in a
+/// Pod on a shared cluster where two cluster-wide Kopf operators of Microservices also watch
+/// its namespace. Its objects are its own (their sources handle Microservices only), the RBAC
+/// review is of `kopfexamples` (a refused `kopfexamples/status` PATCH, never "may not list
+/// microservices"), an object every handler's filter excludes is `never-handled` with the
+/// filters and the label that includes it, and a handler retrying after a spec change is
+/// `stale` until its cycle ends, then `fresh` (tests/fixtures/kopf-examples-derived/README.md).
+#[test]
+fn a_kopf_example_operator_on_a_shared_cluster_is_judged_by_its_own_resource() {
+    let operator = "kms-a3/deployment/kopfexample-operator";
+    let (code, status) = derived("status", "a3-status-forbidden", "kopf-example-1");
+    assert_eq!(code, Some(0));
+    let item = &status["items"][0];
+    assert_eq!(
+        (item["verdict"].as_str(), item["operator"].as_str()),
+        (Some("fresh"), Some(operator))
+    );
+    assert_eq!(item["handlers"]["total"], 3);
+    let (code, explained) = derived("explain-events", "a3-status-forbidden", "kopf-example-1");
+    assert_eq!(code, Some(1));
+    let first = &explained["findings"][0];
+    assert_eq!(first["id"], "rbac-resource", "{explained}");
+    let fix = first["fix"].as_str().unwrap();
+    assert!(
+        fix.contains(r#"- apiGroups: ["kopf.dev"]"#) && fix.contains(r#"resources: ["kopfexamples/status"]"#),
+        "{fix}"
+    );
+    assert!(
+        fix.contains("kubectl auth can-i patch kopfexamples.kopf.dev --subresource=status -n kms-a3"),
+        "{fix}"
+    );
+    // The other operators' candidacies may say what they handle; no finding speaks of Microservices.
+    let text = explained["findings"].to_string();
+    assert!(
+        !text.contains("microservices"),
+        "a Microservice fact for a kopfexample: {text}"
+    );
+
+    let (_, status) = derived("status", "a3-status-forbidden", "kopf-example-2");
+    let item = &status["items"][0];
+    assert_eq!(
+        (item["verdict"].as_str(), item["operator"].as_str()),
+        (Some("never-handled"), Some(operator))
+    );
+    assert_eq!(item["reasons"][0]["code"], "handler-filtered");
+    let evidence: Vec<&str> = item["reasons"][0]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.as_str())
+        .collect();
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e.starts_with("example.py:9: @kopf.on.create('kopfexamples', labels={'somelabel': 'somevalue'})")),
+        "{evidence:?}"
+    );
+    assert!(
+        evidence.contains(
+            &"to have it handled: kubectl label -n kms-a3 kopfexamples.kopf.dev/kopf-example-2 somelabel=somevalue"
+        ),
+        "{evidence:?}"
+    );
+
+    let (_, status) = derived("status", "a3-update-retrying", "kopf-example-1");
+    let item = &status["items"][0];
+    assert_eq!(item["verdict"], "stale");
+    assert_eq!(item["reasons"][0]["code"], "retrying");
+    assert_eq!(
+        item["handlers"],
+        serde_json::json!({"succeeded": 0, "failed": 0, "total": 1, "from": "progress"})
+    );
+    assert_eq!(item["cause"]["finding"], "handler-failing");
+
+    let (code, status) = derived("status", "a3-update-succeeded", "kopf-example-1");
+    assert_eq!(code, Some(0));
+    let item = &status["items"][0];
+    assert_eq!(item["verdict"], "fresh");
+    assert_eq!(
+        item["handlers"],
+        serde_json::json!({"succeeded": 1, "failed": 0, "total": 1, "from": "cycle-end"})
+    );
+}

@@ -252,20 +252,27 @@ pub fn recognise_with(deployment: &Deployment, hints: &Hints<'_>) -> Option<Oper
 
 /// The resources a Kopf operator's handlers serve, by its Python source (the `.py` keys of the
 /// ConfigMaps in `configmaps` that `deployment` mounts; [`crate::kopf::source::handlers`]): each
-/// resource handler's names as written (`platform.example.io v1alpha1 microservices`). `None`
-/// when no source is in evidence, a file does not parse, or a resource is not a literal: then
-/// nothing is known of what it handles.
-pub fn handled_resources(deployment: &Deployment, configmaps: &[ConfigMap]) -> Option<Vec<String>> {
+/// resource handler's names as written (`platform.example.io v1alpha1 microservices`), and
+/// whether any handler's resource may be `target` ([`crate::kopf::filters::resource_selects`]:
+/// yes, or not decidable). `None` when no source is in evidence, a file does not parse, or a
+/// resource is not a literal: then nothing is known of what it handles.
+pub fn handled_resources(
+    deployment: &Deployment,
+    configmaps: &[ConfigMap],
+    target: &crate::kopf::filters::Target,
+) -> Option<(Vec<String>, bool)> {
     use crate::kopf::source::handlers::{self, Static};
     let sources = crate::kopf::source::mounted_sources(deployment, configmaps);
     if sources.is_empty() {
         return None;
     }
     let mut resources = Vec::new();
+    let mut any_selects = false;
     for (file, text) in &sources {
         let module = crate::kopf::source::Module::parse(file, text).ok()?;
         for handler in handlers::read(&module).handlers {
             let Some(r) = handler.resource else { continue };
+            any_selects |= crate::kopf::filters::resource_selects(&r, target) != Some(false);
             let words: Vec<&Static> = r
                 .positional
                 .iter()
@@ -282,15 +289,7 @@ pub fn handled_resources(deployment: &Deployment, configmaps: &[ConfigMap]) -> O
             resources.push(names.join(" "));
         }
     }
-    Some(resources)
-}
-
-/// Whether a resource as [`handled_resources`] says it is the Microservice (`microservices`,
-/// `microservices.platform.example.io`, kind `Microservice`).
-pub fn is_microservice(resource: &str) -> bool {
-    resource
-        .split([' ', '.'])
-        .any(|w| w.eq_ignore_ascii_case("microservices") || w.eq_ignore_ascii_case("microservice"))
+    Some((resources, any_selects))
 }
 
 /// The Pods in `pods` of `deployment`: in its namespace, selected by its `spec.selector`.

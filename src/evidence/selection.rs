@@ -167,7 +167,7 @@ fn excluded(h: &Handler, misses: Vec<Miss>) -> Excluding {
 
 /// How the resource's objects are called in a sentence: `Microservices` (as said before
 /// `--resource`), else its plural (`kopfexamples`).
-fn plural_words(resource: &crate::resource::identity::ResourceId) -> String {
+pub(crate) fn plural_words(resource: &crate::resource::identity::ResourceId) -> String {
     if resource.is_microservice() {
         format!("{KIND}s")
     } else {
@@ -177,7 +177,7 @@ fn plural_words(resource: &crate::resource::identity::ResourceId) -> String {
 
 /// The snapshot's resource as a handler's resource selector sees it (plural, kind, singular,
 /// short names, group, versions): with the CRD's names and versions when it is in evidence.
-fn target(snapshot: &Snapshot) -> Target {
+pub(crate) fn target(snapshot: &Snapshot) -> Target {
     let resource = &snapshot.resource;
     let mut names = vec![
         resource.plural.clone(),
@@ -198,6 +198,7 @@ fn target(snapshot: &Snapshot) -> Target {
         group: resource.group.clone(),
         versions,
         names,
-        names_known: crd.is_some(),
+        // The Microservice's names are this project's own; another resource's, its CRD's.
+        names_known: crd.is_some() || resource.is_microservice(),
     }
 }
