@@ -203,3 +203,203 @@ fn exceptions_says_kopf_1_44_posted_no_failure_without_posting_loggers() {
         );
     }
 }
+
+/// `status --resource kopfexamples.kopf.dev -n default` over `bundle`, as text (`-o json` when
+/// `json`).
+fn status(bundle: &Path, json: bool) -> String {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-microservice"));
+    command
+        .args([
+            "status",
+            "--resource",
+            "kopfexamples.kopf.dev",
+            "-n",
+            "default",
+            "--bundle",
+        ])
+        .arg(bundle);
+    if json {
+        command.args(["-o", "json"]);
+    }
+    let out = command.env("NO_COLOR", "1").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Issue 19 acceptance 3, the create cycle of each example as Kopf 1.38 left it (`NN-1.38-created`):
+/// `status --resource` gives the columns of a resource without the Microservice's status
+/// convention (NAME, HANDLERS, VERDICT, WARNINGS, AGE), and each verdict and HANDLERS count
+/// follows from the log's own cycle end (`Creation is processed: S succeeded; F failed.`, read
+/// here from the bundle's log): `S/(S+F)`, `fresh` when none failed, else `stale` (the last
+/// handling of this spec failed). Kopf's progress record of a handler still retrying (02's first
+/// run, its Pod POST refused) is the cycle in flight: `0/1`, `never-handled`.
+#[test]
+fn status_of_each_example_counts_the_cycles_handlers_as_its_log_ends_it() {
+    let dir = fixtures().join("kopf-examples-captured");
+    let mut seen = 0;
+    for nn in ["01", "02", "03", "04", "05", "11"] {
+        let bundle = dir.join(format!("{nn}-1.38-created"));
+        let log = std::fs::read_to_string(bundle.join("operator/logs/kopf.log.file.log")).unwrap();
+        let end = log
+            .lines()
+            .rev()
+            .find_map(|l| l.split("Creation is processed: ").nth(1))
+            .unwrap_or_else(|| panic!("{nn}: no cycle end in its log"));
+        let number = |word: &str| -> u32 {
+            end.split("; ")
+                .find_map(|part| part.trim_end_matches('.').strip_suffix(word))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{nn}: {end:?}"))
+        };
+        let (succeeded, failed) = (number(" succeeded"), number(" failed"));
+        let verdict = if failed == 0 { "fresh" } else { "stale" };
+        let text = status(&bundle, false);
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+        assert_eq!(
+            header,
+            ["NAME", "HANDLERS", "VERDICT", "WARNINGS", "AGE"],
+            "{nn}: {text}"
+        );
+        let row: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+        assert_eq!(
+            row[..3],
+            [
+                "kopf-example-1",
+                format!("{succeeded}/{}", succeeded + failed).as_str(),
+                verdict
+            ],
+            "{nn}: {text}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&status(&bundle, true)).unwrap();
+        let item = &json["items"][0];
+        assert_eq!(item["verdict"], verdict, "{nn}");
+        assert_eq!(
+            item["handlers"],
+            serde_json::json!({"succeeded": succeeded, "failed": failed,
+                "total": succeeded + failed, "from": "cycle-end"}),
+            "{nn}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 6);
+
+    let retrying = dir.join("02-1.38-no-serviceaccount-created");
+    let text = status(&retrying, false);
+    let row: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(row[..3], ["kopf-example-1", "0/1", "never-handled"], "{text}");
+    let json: serde_json::Value = serde_json::from_str(&status(&retrying, true)).unwrap();
+    assert_eq!(json["items"][0]["handlers"]["from"], "progress");
+}
+
+/// `CMD --resource kopfexamples.kopf.dev NAME -n kms-a3 -o json` over a derived bundle, with its
+/// exit code.
+fn derived(command: &str, bundle: &str, name: &str) -> (Option<i32>, serde_json::Value) {
+    let dir = fixtures().join("kopf-examples-derived").join(bundle);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-microservice"))
+        .args([
+            command,
+            "--resource",
+            "kopfexamples.kopf.dev",
+            name,
+            "-n",
+            "kms-a3",
+            "-o",
+            "json",
+            "--bundle",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{command} {bundle} {name}: {e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), json)
+}
+
+/// Issue 19 (which operator handles which resource; acceptance 3): a Kopf example operator in a
+/// Pod on a shared cluster where two cluster-wide Kopf operators of Microservices also watch
+/// its namespace. Its objects are its own (their sources handle Microservices only), the RBAC
+/// review is of `kopfexamples` (a refused `kopfexamples/status` PATCH, never "may not list
+/// microservices"), an object every handler's filter excludes is `never-handled` with the
+/// filters and the label that includes it, and a handler retrying after a spec change is
+/// `stale` until its cycle ends, then `fresh` (tests/fixtures/kopf-examples-derived/README.md).
+#[test]
+fn a_kopf_example_operator_on_a_shared_cluster_is_judged_by_its_own_resource() {
+    let operator = "kms-a3/deployment/kopfexample-operator";
+    let (code, status) = derived("status", "a3-status-forbidden", "kopf-example-1");
+    assert_eq!(code, Some(0));
+    let item = &status["items"][0];
+    assert_eq!(
+        (item["verdict"].as_str(), item["operator"].as_str()),
+        (Some("fresh"), Some(operator))
+    );
+    assert_eq!(item["handlers"]["total"], 3);
+    let (code, explained) = derived("explain-events", "a3-status-forbidden", "kopf-example-1");
+    assert_eq!(code, Some(1));
+    let first = &explained["findings"][0];
+    assert_eq!(first["id"], "rbac-resource", "{explained}");
+    let fix = first["fix"].as_str().unwrap();
+    assert!(
+        fix.contains(r#"- apiGroups: ["kopf.dev"]"#) && fix.contains(r#"resources: ["kopfexamples/status"]"#),
+        "{fix}"
+    );
+    assert!(
+        fix.contains("kubectl auth can-i patch kopfexamples.kopf.dev --subresource=status -n kms-a3"),
+        "{fix}"
+    );
+    // The other operators' candidacies may say what they handle; no finding speaks of Microservices.
+    let text = explained["findings"].to_string();
+    assert!(
+        !text.contains("microservices"),
+        "a Microservice fact for a kopfexample: {text}"
+    );
+
+    let (_, status) = derived("status", "a3-status-forbidden", "kopf-example-2");
+    let item = &status["items"][0];
+    assert_eq!(
+        (item["verdict"].as_str(), item["operator"].as_str()),
+        (Some("never-handled"), Some(operator))
+    );
+    assert_eq!(item["reasons"][0]["code"], "handler-filtered");
+    let evidence: Vec<&str> = item["reasons"][0]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.as_str())
+        .collect();
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e.starts_with("example.py:9: @kopf.on.create('kopfexamples', labels={'somelabel': 'somevalue'})")),
+        "{evidence:?}"
+    );
+    assert!(
+        evidence.contains(
+            &"to have it handled: kubectl label -n kms-a3 kopfexamples.kopf.dev/kopf-example-2 somelabel=somevalue"
+        ),
+        "{evidence:?}"
+    );
+
+    let (_, status) = derived("status", "a3-update-retrying", "kopf-example-1");
+    let item = &status["items"][0];
+    assert_eq!(item["verdict"], "stale");
+    assert_eq!(item["reasons"][0]["code"], "retrying");
+    assert_eq!(
+        item["handlers"],
+        serde_json::json!({"succeeded": 0, "failed": 0, "total": 1, "from": "progress"})
+    );
+    assert_eq!(item["cause"]["finding"], "handler-failing");
+
+    let (code, status) = derived("status", "a3-update-succeeded", "kopf-example-1");
+    assert_eq!(code, Some(0));
+    let item = &status["items"][0];
+    assert_eq!(item["verdict"], "fresh");
+    assert_eq!(
+        item["handlers"],
+        serde_json::json!({"succeeded": 1, "failed": 0, "total": 1, "from": "cycle-end"})
+    );
+}

@@ -88,6 +88,12 @@ pub struct Item {
     /// within schemaVersion 1), absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
+    /// For a resource other than the Microservice (`--resource`), the handlers of the object's
+    /// current Kopf cycle ([`crate::diagnose::handler_count`]): `{"succeeded", "failed", "total",
+    /// "from": "progress|cycle-end"}`, the `HANDLERS` column; absent when the evidence does not
+    /// give it, and for Microservices (added within schemaVersion 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handlers: Option<crate::diagnose::handler_count::HandlerCount>,
     /// Why no log of the operator is in evidence ([`crate::evidence::Snapshot::handler_logs_missing`]):
     /// then `Next:` does not suggest `logs --handler`, which needs them (not in JSON).
     #[serde(skip)]
@@ -204,9 +210,13 @@ impl<'a> Judge<'a> {
                 obj.metadata.uid.as_deref(),
             )
         });
+        let resource = &self.snapshot.resource;
+        let handlers = (!resource.is_microservice())
+            .then(|| crate::diagnose::handler_count::of(obj, &judged.facts, &judged.assessment))
+            .flatten();
         let mut item = item(obj, judged.assessment, warnings, judged.resolution);
         item.logs_missing = logs_missing;
-        let resource = &self.snapshot.resource;
+        item.handlers = handlers;
         item.resource = (!resource.is_microservice()).then(|| resource.qualified());
         item
     }
@@ -286,6 +296,7 @@ fn item(
         resource: None,
         logs_missing: None,
         cause: None,
+        handlers: None,
     }
 }
 
@@ -350,15 +361,24 @@ fn value_text(v: &Value) -> String {
     }
 }
 
-/// The table (`wide` adds LAST-HANDLED, SPEC-CHANGED, OPERATOR; `all_namespaces` adds NAMESPACE).
+/// The table (`wide` adds LAST-HANDLED, SPEC-CHANGED, OPERATOR; `all_namespaces` adds
+/// NAMESPACE). Microservices: NAME, PHASE, IMAGE, PORT, HANDLED (observedGeneration/generation),
+/// VERDICT, WARNINGS, AGE; another resource (`--resource`), which has no such status convention:
+/// NAME, HANDLERS (succeeded/total of the current Kopf cycle, [`crate::diagnose::handler_count`];
+/// `-` when not known), VERDICT, WARNINGS, AGE.
 pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool, color: bool) -> String {
+    let generic = report.items.iter().any(|i| i.resource.is_some());
     let mut headers = Vec::new();
     if all_namespaces {
         headers.push("NAMESPACE");
     }
-    headers.extend([
-        "NAME", "PHASE", "IMAGE", "PORT", "HANDLED", "VERDICT", "WARNINGS", "AGE",
-    ]);
+    if generic {
+        headers.extend(["NAME", "HANDLERS", "VERDICT", "WARNINGS", "AGE"]);
+    } else {
+        headers.extend([
+            "NAME", "PHASE", "IMAGE", "PORT", "HANDLED", "VERDICT", "WARNINGS", "AGE",
+        ]);
+    }
     if wide {
         headers.extend(["LAST-HANDLED", "SPEC-CHANGED", "OPERATOR"]);
     }
@@ -382,12 +402,19 @@ pub fn table(report: &Report, wide: bool, all_namespaces: bool, no_headers: bool
                 Some(0) => ("0".to_string(), Tone::Plain),
                 Some(n) => (n.to_string(), Tone::Warn),
             };
+            row.push((i.name.clone(), Tone::Plain));
+            if generic {
+                let handlers = i.handlers.map_or_else(|| "-".to_string(), |h| h.column());
+                row.push((handlers, Tone::Plain));
+            } else {
+                row.extend([
+                    (i.phase.clone().unwrap_or_else(|| "<none>".into()), Tone::Plain),
+                    (value_text(&i.image), Tone::Plain),
+                    (value_text(&i.port), Tone::Plain),
+                    (handled, Tone::Plain),
+                ]);
+            }
             row.extend([
-                (i.name.clone(), Tone::Plain),
-                (i.phase.clone().unwrap_or_else(|| "<none>".into()), Tone::Plain),
-                (value_text(&i.image), Tone::Plain),
-                (value_text(&i.port), Tone::Plain),
-                (handled, Tone::Plain),
                 (i.verdict.as_str().to_string(), verdict_tone(i.verdict)),
                 warnings,
                 (render::age(report.captured_at, i.created), Tone::Plain),
@@ -465,23 +492,41 @@ fn detail_facts(item: &Item) -> Vec<String> {
         })
         .unwrap_or_else(|| "unknown".into())
     };
-    vec![
-        format!("  {:<16}{}", "Phase:", item.phase.as_deref().unwrap_or("<none>")),
-        format!(
-            "  {:<16}image={} port={}",
-            "Spec:",
-            value_text(&item.image),
-            value_text(&item.port)
-        ),
-        format!(
-            "  {:<16}{} (observedGeneration {observed})",
-            "Generation:", item.generation
-        ),
+    let mut facts = if item.resource.is_some() {
+        // Another resource: no Phase/Spec/observedGeneration convention; the handlers instead.
+        vec![
+            format!("  {:<16}{}", "Generation:", item.generation),
+            format!(
+                "  {:<16}{}",
+                "Handlers:",
+                item.handlers.map_or_else(
+                    || "not known (no progress record and no cycle end for this spec)".to_string(),
+                    |h| h.line()
+                )
+            ),
+        ]
+    } else {
+        vec![
+            format!("  {:<16}{}", "Phase:", item.phase.as_deref().unwrap_or("<none>")),
+            format!(
+                "  {:<16}image={} port={}",
+                "Spec:",
+                value_text(&item.image),
+                value_text(&item.port)
+            ),
+            format!(
+                "  {:<16}{} (observedGeneration {observed})",
+                "Generation:", item.generation
+            ),
+        ]
+    };
+    facts.extend([
         format!("  {:<16}{handled_by}", "Handled by:"),
         format!("  {:<16}{}", "Operator:", item.operator_resolution.line()),
         format!("  {:<16}{}", "Status written:", time(item.last_handled)),
         format!("  {:<16}{}", "Spec written:", time(item.spec_changed)),
-    ]
+    ]);
+    facts
 }
 
 /// The detail's fields changed since last handled, and the finalizers of a pending deletion.

@@ -139,21 +139,25 @@ impl Pending {
     }
 }
 
-/// The command that removes finalizer `finalizer` at `index` from Microservice `name` in
-/// `namespace`: a JSON patch whose `test` op fails (changing nothing) if the index holds another
-/// value by then.
-pub fn remove_command(namespace: &str, name: &str, index: usize, finalizer: &str) -> String {
+/// The command that removes finalizer `finalizer` at `index` from the object `name` in
+/// `namespace`, of the resource kubectl names `kubectl_type`
+/// ([`crate::resource::identity::ResourceId::kubectl_type`]: `microservice`,
+/// `kopfexamples.kopf.dev`): a JSON patch whose `test` op fails (changing nothing) if the index
+/// holds another value by then.
+pub fn remove_command(kubectl_type: &str, namespace: &str, name: &str, index: usize, finalizer: &str) -> String {
     use crate::text::{json_pointer, json_string_in_single_quotes};
     let value = json_string_in_single_quotes(finalizer);
     let path = json_string_in_single_quotes(&json_pointer(["metadata", "finalizers", index.to_string().as_str()]));
     format!(
-        "kubectl -n {namespace} patch microservice {name} --type=json -p '[{{\"op\":\"test\",\"path\":{path},\"value\":{value}}},{{\"op\":\"remove\",\"path\":{path}}}]'"
+        "kubectl -n {namespace} patch {kubectl_type} {name} --type=json -p '[{{\"op\":\"test\",\"path\":{path},\"value\":{value}}},{{\"op\":\"remove\",\"path\":{path}}}]'"
     )
 }
 
 /// The pending deletion of `obj`, if it has a `deletionTimestamp`. `now` is the evidence's time;
-/// `operators` the recognised operator Deployments (`None` when they could not be listed).
+/// `operators` the recognised operator Deployments (`None` when they could not be listed);
+/// `kubectl_type` the object's resource as its removal commands name it.
 pub fn pending(
+    kubectl_type: &str,
     obj: &MicroserviceObject,
     now: Option<DateTime<Utc>>,
     operators: Option<&[OperatorRef]>,
@@ -176,7 +180,7 @@ pub fn pending(
                 owner,
                 owner_running,
                 operator,
-                remove_with: remove_command(ns, name, index, finalizer),
+                remove_with: remove_command(kubectl_type, ns, name, index, finalizer),
             }
         })
         .collect();
@@ -242,12 +246,12 @@ mod tests {
     #[test]
     fn not_deleting_is_none() {
         let o = obj(json!({"metadata": {"name": "a", "namespace": "n", "finalizers": [KOPF_FINALIZER]}, "spec": {}}));
-        assert_eq!(pending(&o, now(), Some(&[])), None);
+        assert_eq!(pending("microservice", &o, now(), Some(&[])), None);
     }
 
     #[test]
     fn kopf_marker_without_a_kopf_operator() {
-        let p = pending(&terminating(), now(), Some(&[])).unwrap();
+        let p = pending("microservice", &terminating(), now(), Some(&[])).unwrap();
         assert_eq!(p.age_seconds, Some(192));
         assert_eq!(p.finalizers.len(), 1);
         assert_eq!(p.finalizers[0].owner_running, Some(false));
@@ -284,7 +288,7 @@ mod tests {
         }))
         .unwrap();
         let op = crate::evidence::operator::recognise(&d).unwrap();
-        let p = pending(&terminating(), now(), Some(std::slice::from_ref(&op))).unwrap();
+        let p = pending("microservice", &terminating(), now(), Some(std::slice::from_ref(&op))).unwrap();
         assert_eq!(p.finalizers[0].owner_running, Some(true));
         assert_eq!(p.finalizers[0].operator.as_deref(), Some("ops/deployment/kopf-op"));
         assert!(p.fix().unwrap().starts_with("ops/deployment/kopf-op should remove"));
@@ -293,7 +297,7 @@ mod tests {
             kind: OperatorKind::Ours,
             ..op
         };
-        let p = pending(&terminating(), now(), Some(&[ours])).unwrap();
+        let p = pending("microservice", &terminating(), now(), Some(&[ours])).unwrap();
         assert_eq!(p.finalizers[0].owner_running, Some(false));
     }
 
@@ -303,11 +307,19 @@ mod tests {
             json!({"metadata": {"name": "a", "namespace": "n", "deletionTimestamp": "2026-12-01T04:00:00Z",
             "finalizers": ["example.com/x", KOPF_FINALIZER]}, "spec": {}}),
         );
-        let p = pending(&o, None, None).unwrap();
+        let p = pending("microservice", &o, None, None).unwrap();
         assert_eq!(p.age_seconds, None);
         assert_eq!(p.finalizers[0].owner_running, None);
         assert_eq!(p.finalizers[1].index, 1);
         assert!(p.finalizers[1].remove_with.contains("/metadata/finalizers/1"));
         assert!(p.finalizers[1].owner.contains("cannot tell"));
+        let other = pending("kopfexamples.kopf.dev", &o, None, None).unwrap();
+        assert!(
+            other.finalizers[1]
+                .remove_with
+                .starts_with("kubectl -n n patch kopfexamples.kopf.dev a --type=json"),
+            "{}",
+            other.finalizers[1].remove_with
+        );
     }
 }

@@ -61,11 +61,17 @@ pub fn describe_all(handlers: &[Excluding]) -> Vec<String> {
 }
 
 /// Each distinct command that includes the object ([`include_command`]), with the decorator
-/// lines whose filters it passes: `(command, "operator.py:10, 11, 12")`.
-pub fn include_commands(namespace: &str, name: &str, handlers: &[Excluding]) -> Vec<(String, String)> {
+/// lines whose filters it passes: `(command, "operator.py:10, 11, 12")`. `kubectl_type` names
+/// the object's resource ([`crate::resource::identity::ResourceId::kubectl_type`]).
+pub fn include_commands(
+    kubectl_type: &str,
+    namespace: &str,
+    name: &str,
+    handlers: &[Excluding],
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, Vec<&SourceLine>)> = Vec::new();
     for e in handlers {
-        let Some(command) = include_command(namespace, name, e) else {
+        let Some(command) = include_command(kubectl_type, namespace, name, e) else {
             continue;
         };
         match out.iter_mut().find(|(c, _)| *c == command) {
@@ -86,7 +92,7 @@ pub fn include_commands(namespace: &str, name: &str, handlers: &[Excluding]) -> 
 /// The commands that give the object what `e`'s filters want (one `kubectl label`, one
 /// `kubectl annotate`, one merge patch of spec, joined by `&&`); `None` when a filter it fails
 /// has no such change (a `when=` that is always false, any value of a field).
-pub fn include_command(namespace: &str, name: &str, e: &Excluding) -> Option<String> {
+pub fn include_command(kubectl_type: &str, namespace: &str, name: &str, e: &Excluding) -> Option<String> {
     let mut labels = Vec::new();
     let mut annotations = Vec::new();
     let mut spec = serde_json::Map::new();
@@ -104,7 +110,7 @@ pub fn include_command(namespace: &str, name: &str, e: &Excluding) -> Option<Str
             Change::Field { path, value } => set(&mut spec, &path[1..], value.clone()),
         }
     }
-    let target = format!("-n {namespace} microservice/{name}");
+    let target = format!("-n {namespace} {kubectl_type}/{name}");
     let mut commands = Vec::new();
     let flag = |on: bool| if on { " --overwrite" } else { "" };
     if !labels.is_empty() {
@@ -170,12 +176,20 @@ fn shell_quote(s: &str) -> String {
 pub const TO_HAVE_IT_HANDLED: &str = "to have it handled: ";
 
 /// `status`'s reason for a never-handled object that every handler excludes.
-pub fn reason(namespace: &str, name: &str, filtered: &Filtered) -> Option<crate::diagnose::staleness::Reason> {
+pub fn reason(
+    kubectl_type: &str,
+    namespace: &str,
+    name: &str,
+    filtered: &Filtered,
+) -> Option<crate::diagnose::staleness::Reason> {
     let Filtered::Excluded { operator, handlers } = filtered else {
         return None;
     };
     let mut evidence = describe_all(handlers);
-    if let Some((command, _)) = include_commands(namespace, name, handlers).into_iter().next() {
+    if let Some((command, _)) = include_commands(kubectl_type, namespace, name, handlers)
+        .into_iter()
+        .next()
+    {
         evidence.push(format!("{TO_HAVE_IT_HANDLED}{command}"));
     }
     Some(crate::diagnose::staleness::Reason {
@@ -233,7 +247,7 @@ mod tests {
             }),
         ]);
         assert_eq!(
-            include_command("shop", "pay-api", &e).unwrap(),
+            include_command("microservice", "shop", "pay-api", &e).unwrap(),
             concat!(
                 "kubectl label -n shop microservice/pay-api team=payments legacy- --overwrite && ",
                 "kubectl annotate -n shop microservice/pay-api 'example.com/owner=a b' && ",
@@ -250,6 +264,25 @@ mod tests {
             why: "w".into(),
             change: None,
         }]);
-        assert_eq!(include_command("shop", "pay-api", &e), None);
+        assert_eq!(include_command("microservice", "shop", "pay-api", &e), None);
+    }
+
+    /// Another resource's object (`--resource`) is named by its own type, never `microservice/`:
+    /// the command pasted changes that object.
+    #[test]
+    fn the_include_command_names_the_objects_own_resource() {
+        let e = excluding(vec![Miss {
+            filter: "f".into(),
+            why: "w".into(),
+            change: Some(Change::Label {
+                key: "somelabel".into(),
+                value: Some("somevalue".into()),
+                overwrite: false,
+            }),
+        }]);
+        assert_eq!(
+            include_command("kopfexamples.kopf.dev", "default", "kopf-example-1", &e).unwrap(),
+            "kubectl label -n default kopfexamples.kopf.dev/kopf-example-1 somelabel=somevalue"
+        );
     }
 }

@@ -16,6 +16,7 @@ pub mod events;
 pub mod filtered;
 pub mod finding;
 mod findings;
+pub mod handler_count;
 pub mod handlings;
 pub mod log_facts;
 pub mod rbac;

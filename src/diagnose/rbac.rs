@@ -347,14 +347,17 @@ impl Answer {
 /// (`microservices/status`) is asked with `--subresource`, as `kubectl auth can-i` takes it
 /// (`microservices/status.GROUP` would ask about an object named `status.GROUP`).
 pub fn can_i_ours(verb: &str, resource: &str, ns: &str, user: &str) -> String {
+    can_i_in(crate::resource::GROUP, verb, resource, ns, user)
+}
+
+/// [`can_i_ours`] for a resource of API group `group` (`kopf.dev`): `kubectl auth can-i VERB
+/// PLURAL.GROUP[--subresource=SUB] -n NS --as=USER`.
+pub fn can_i_in(group: &str, verb: &str, resource: &str, ns: &str, user: &str) -> String {
     let (plural, sub) = match resource.split_once('/') {
         Some((plural, sub)) => (plural, format!(" --subresource={sub}")),
         None => (resource, String::new()),
     };
-    format!(
-        "kubectl auth can-i {verb} {plural}.{}{sub} -n {ns} --as={user}",
-        crate::resource::GROUP
-    )
+    format!("kubectl auth can-i {verb} {plural}.{group}{sub} -n {ns} --as={user}")
 }
 
 #[cfg(test)]

@@ -120,6 +120,17 @@ pub struct Options<'a> {
     /// Where the object's Kopf operator keeps its diff-base record, as its source sets it
     /// ([`crate::kopf::diffbase::storage_in`]); `None`: not set there, or not known.
     pub diffbase: Option<&'a diffbase::DiffbaseStorage>,
+    /// The object's resource as kubectl commands name it
+    /// ([`crate::resource::identity::ResourceId::kubectl_type`]); `None`: the Microservice.
+    pub kubectl_type: Option<&'a str>,
+}
+
+impl Options<'_> {
+    /// Whether the object is a Microservice (whose status convention, `status.phase: Accepted`,
+    /// the reasons may name), not another resource of `--resource`.
+    pub fn is_microservice(&self) -> bool {
+        self.kubectl_type.is_none_or(|t| t == "microservice")
+    }
 }
 
 impl Default for Options<'_> {
@@ -129,6 +140,7 @@ impl Default for Options<'_> {
             now: None,
             operators: None,
             diffbase: None,
+            kubectl_type: None,
         }
     }
 }
@@ -170,7 +182,12 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
         spec_changed: spec_entry.and_then(|e| e.time),
         deletion: None,
     };
-    if let Some(pending) = deletion::pending(obj, options.now, options.operators) {
+    if let Some(pending) = deletion::pending(
+        options.kubectl_type.unwrap_or("microservice"),
+        obj,
+        options.now,
+        options.operators,
+    ) {
         return terminating(a, obj, pending);
     }
     if let Some(observed) = obj.observed_generation() {
@@ -356,7 +373,7 @@ fn by_kopf_record(
         a.reasons.push(reason);
         return a;
     }
-    let (verdict, reason) = kopf_equal_spec(logs, annotation_fact);
+    let (verdict, reason) = kopf_equal_spec(logs, annotation_fact, options);
     a.verdict = verdict;
     a.reasons.push(reason);
     a
@@ -366,7 +383,7 @@ fn by_kopf_record(
 /// cycle end (logs or the object's events) decides: failed is `stale`, succeeded `fresh`;
 /// without one nothing says how the cycle ended, so the verdict is `unknown`, never a `fresh`
 /// that the evidence does not hold.
-fn kopf_equal_spec(logs: &LogFacts, annotation_fact: String) -> (Verdict, Reason) {
+fn kopf_equal_spec(logs: &LogFacts, annotation_fact: String, options: Options<'_>) -> (Verdict, Reason) {
     match logs {
         LogFacts::Read {
             last_cycle: Some(cycle),
@@ -376,8 +393,13 @@ fn kopf_equal_spec(logs: &LogFacts, annotation_fact: String) -> (Verdict, Reason
             Reason {
                 code: "last-handling-failed",
                 message: format!(
-                    "the last handling cycle ended with {}: the annotation was rewritten, but the status was not accepted for this spec",
-                    crate::text::count(u64::from(cycle.failed), "failed handler")
+                    "the last handling cycle ended with {}: {}",
+                    crate::text::count(u64::from(cycle.failed), "failed handler"),
+                    if options.is_microservice() {
+                        "the annotation was rewritten, but the status was not accepted for this spec"
+                    } else {
+                        "Kopf rewrote its record of the spec it handled, but not every handler succeeded for this spec"
+                    }
                 ),
                 evidence: vec![annotation_fact, log_fact(cycle)],
             },

@@ -105,6 +105,9 @@ pub struct Judge<'a> {
     diffbases: RefCell<HashMap<String, Option<crate::kopf::diffbase::DiffbaseStorage>>>,
     /// Each operator's log level above INFO ([`Judge::quiet`], read once), by its name.
     quiet_by: RefCell<HashMap<String, Option<crate::kopf::log_level::Quiet>>>,
+    /// The snapshot's resource as kubectl commands name it (`microservice`,
+    /// `kopfexamples.kopf.dev`), for the fixes the verdict's reasons print.
+    kubectl_type: String,
 }
 
 /// Which logs an object's facts come from: the addresses of its operator's log sources in the
@@ -158,6 +161,7 @@ impl<'a> Judge<'a> {
             handlings: super::handlings::Handlings::new(snapshot),
             diffbases: RefCell::new(HashMap::new()),
             quiet_by: RefCell::new(HashMap::new()),
+            kubectl_type: snapshot.resource.kubectl_type(),
         }
     }
 
@@ -176,6 +180,7 @@ impl<'a> Judge<'a> {
             now: self.now,
             operators: self.operators.as_deref(),
             diffbase: diffbase.as_ref(),
+            kubectl_type: Some(&self.kubectl_type),
         };
         let read = self.facts_of(&resolution);
         let key = obj.key();
@@ -193,7 +198,7 @@ impl<'a> Judge<'a> {
             filtered,
             assessment,
         };
-        with_filtered(&mut judged, obj);
+        with_filtered(&mut judged, obj, &self.kubectl_type);
         judged
     }
 
@@ -295,7 +300,7 @@ pub fn verdict(snapshot: &Snapshot, obj: &MicroserviceObject, skew: Duration) ->
 /// `handler-filtered` reason first (not handled by design), before `never-handled`. Anything
 /// that shows a handler at work on it (a retry, an open run, Kopf's progress) contradicts the
 /// filters' reading, which is then left out.
-fn with_filtered(judged: &mut Judged, obj: &MicroserviceObject) {
+fn with_filtered(judged: &mut Judged, obj: &MicroserviceObject, kubectl_type: &str) {
     let Some(first) = judged.assessment.reasons.first() else {
         return;
     };
@@ -304,7 +309,7 @@ fn with_filtered(judged: &mut Judged, obj: &MicroserviceObject) {
     }
     let ns = obj.metadata.namespace.as_deref().unwrap_or("");
     let name = obj.metadata.name.as_deref().unwrap_or("");
-    if let Some(reason) = filtered::reason(ns, name, &judged.filtered) {
+    if let Some(reason) = filtered::reason(kubectl_type, ns, name, &judged.filtered) {
         judged.assessment.reasons.insert(0, reason);
     }
 }

@@ -33,8 +33,8 @@ use crate::client::lists::{get_if_served, list_all, list_pages, send_json};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
 use crate::logs::LogSource;
 use crate::logs::source::{LOG_LIMIT_BYTES, LOG_SINCE, LOG_TAIL_LINES};
+use crate::resource::MicroserviceObject;
 use crate::resource::identity::ResourceId;
-use crate::resource::{GROUP, MicroserviceObject, PLURAL};
 use crate::vocab::lease::{LEASE_GROUP, LEASE_VERBS};
 
 /// What a live gathering asks the API server for (which namespace, objects and operator),
@@ -913,7 +913,7 @@ fn env_configmaps(d: &k8s_openapi::api::apps::v1::Deployment) -> Vec<(String, St
 
 /// The rest of a `collect`: the CRD, mounted ConfigMaps (never Secrets), RBAC objects, and
 /// SubjectAccessReviews for the operator's ServiceAccount on what it needs in each namespace
-/// ([`OPERATOR_NEEDS`]) and, for ours with leader election, on its Lease
+/// ([`operator_needs`]) and, for ours with leader election, on its Lease
 /// ([`crate::vocab::lease::LEASE_VERBS`], by name where RBAC can limit it).
 pub async fn add_everything(client: &Client, snapshot: &mut Snapshot) {
     let namespaces = snapshot
@@ -983,7 +983,8 @@ pub async fn add_everything_for(client: &Client, snapshot: &mut Snapshot, object
     snapshot.rbac.cluster_role_bindings = cluster_role_bindings;
 
     let object_namespaces: BTreeSet<String> = object_namespaces.into_iter().chain(ns).collect();
-    snapshot.rbac.access_reviews = access_reviews(client, &operators, &object_namespaces).await;
+    let resource = snapshot.resource.clone();
+    snapshot.rbac.access_reviews = access_reviews(client, &operators, &object_namespaces, &resource).await;
 }
 
 /// The ConfigMaps the operator Pods mount (Kopf sources), and those their env reads (never
@@ -1022,21 +1023,22 @@ async fn operator_configmaps(client: &Client, deployments: &[Deployment]) -> Evi
 }
 
 /// One SubjectAccessReview to ask: (namespace, group, resource, verb, name).
-type Ask = (String, &'static str, &'static str, &'static str, Option<String>);
+type Ask = (String, String, String, &'static str, Option<String>);
 
 /// SubjectAccessReviews for each operator's ServiceAccount: what it needs in each of
-/// `object_namespaces` ([`OPERATOR_NEEDS`]), and for ours with leader election its Lease
+/// `object_namespaces` ([`operator_needs`]), and for ours with leader election its Lease
 /// ([`LEASE_VERBS`]). The first review that fails makes them all a gap.
 async fn access_reviews(
     client: &Client,
     operators: &[OperatorRef],
     object_namespaces: &BTreeSet<String>,
+    resource: &crate::resource::identity::ResourceId,
 ) -> Evidence<Vec<SubjectAccessReview>> {
     let mut reviews = Vec::new();
     let mut review_gap = None;
     for op in operators {
-        for (target, group, resource, verb, name) in asks_of(op, object_namespaces) {
-            match review_for(client, op, &target, group, resource, verb, name.as_deref()).await {
+        for (target, group, plural, verb, name) in asks_of(op, object_namespaces, resource) {
+            match review_for(client, op, &target, &group, &plural, verb, name.as_deref()).await {
                 Ok(r) => reviews.push(r),
                 Err(e) => {
                     review_gap = Some(evidence::<Vec<SubjectAccessReview>>("access reviews", Err(e)));
@@ -1048,13 +1050,17 @@ async fn access_reviews(
     review_gap.unwrap_or(Evidence::Present(reviews))
 }
 
-/// What [`access_reviews`] asks about `op`, in order: [`OPERATOR_NEEDS`] in each namespace, then
+/// What [`access_reviews`] asks about `op`, in order: [`operator_needs`] in each namespace, then
 /// [`LEASE_VERBS`] on each Lease it elects on for them (by name where RBAC can limit it).
-fn asks_of(op: &OperatorRef, object_namespaces: &BTreeSet<String>) -> Vec<Ask> {
+fn asks_of(
+    op: &OperatorRef,
+    object_namespaces: &BTreeSet<String>,
+    resource: &crate::resource::identity::ResourceId,
+) -> Vec<Ask> {
     let mut asks: Vec<Ask> = Vec::new();
     for target in object_namespaces {
-        for (group, resource, verb) in OPERATOR_NEEDS {
-            asks.push((target.clone(), group, resource, verb, None));
+        for (group, plural, verb) in operator_needs(resource) {
+            asks.push((target.clone(), group, plural, verb, None));
         }
     }
     let mut leases: Vec<(String, String)> = object_namespaces
@@ -1070,8 +1076,8 @@ fn asks_of(op: &OperatorRef, object_namespaces: &BTreeSet<String>) -> Vec<Ask> {
         for (verb, named) in LEASE_VERBS {
             asks.push((
                 namespace.clone(),
-                LEASE_GROUP,
-                "leases",
+                LEASE_GROUP.to_string(),
+                "leases".to_string(),
                 verb,
                 named.then(|| name.clone()),
             ));
@@ -1080,18 +1086,22 @@ fn asks_of(op: &OperatorRef, object_namespaces: &BTreeSet<String>) -> Vec<Ask> {
     asks
 }
 
-/// What an operator of Microservices may need, as (group, resource, verb): Kopf posts core
+/// What an operator of `resource` (the Microservice, or `--resource`'s) may need, as (group,
+/// resource, verb): list, watch and patch of its objects (Kopf patches the object itself: its
+/// annotations, progress and last-handled-configuration) and of their status; Kopf posts core
 /// events; ours and kube-rs's Recorder post events.k8s.io events (create, and patch for series).
-pub const OPERATOR_NEEDS: &[(&str, &str, &str)] = &[
-    (GROUP, PLURAL, "list"),
-    (GROUP, PLURAL, "watch"),
-    // Kopf patches the object itself (its annotations: progress, last-handled-configuration).
-    (GROUP, PLURAL, "patch"),
-    (GROUP, "microservices/status", "patch"),
-    ("", "events", "create"),
-    ("events.k8s.io", "events", "create"),
-    ("events.k8s.io", "events", "patch"),
-];
+pub fn operator_needs(resource: &crate::resource::identity::ResourceId) -> Vec<(String, String, &'static str)> {
+    let (group, plural) = (resource.group.clone(), resource.plural.clone());
+    vec![
+        (group.clone(), plural.clone(), "list"),
+        (group.clone(), plural.clone(), "watch"),
+        (group.clone(), plural.clone(), "patch"),
+        (group, format!("{plural}/status"), "patch"),
+        (String::new(), "events".into(), "create"),
+        ("events.k8s.io".into(), "events".into(), "create"),
+        ("events.k8s.io".into(), "events".into(), "patch"),
+    ]
+}
 
 async fn review_for(
     client: &Client,

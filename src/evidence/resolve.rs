@@ -806,6 +806,11 @@ pub struct Resolver<'a> {
 struct LogMentions {
     may: MentionIndex,
     certain: MentionIndex,
+    /// The namespaces whose objects' PATCHes the API server refused for RBAC (Kopf's
+    /// `Throttling for N seconds due to an unexpected error: APIForbiddenError('... cannot
+    /// patch resource ...', {... 'code': 403})`, the cycle's final PATCH lost), with the
+    /// refused line.
+    patch_refused_in: std::collections::HashMap<String, String>,
 }
 
 /// Per `ns/name`, how many records and the Pod of the last; per namespace, the `ns/name` of
@@ -858,6 +863,20 @@ impl LogMentions {
                 }
                 if naming::certainly_names(&record, resource) {
                     mentions.certain.add(ns, &o.name, &log.pod);
+                }
+                if naming::may_name(&record, handles, resource)
+                    && let crate::kopf::messages::Lifecycle::Throttled(failure) =
+                        crate::kopf::messages::classify(&record.message)
+                    && failure.code == Some(403)
+                    && failure
+                        .message
+                        .as_deref()
+                        .is_some_and(|m| m.contains("cannot patch resource"))
+                {
+                    mentions
+                        .patch_refused_in
+                        .entry(ns.to_string())
+                        .or_insert_with(|| record.message.clone());
                 }
             }
         }
@@ -969,7 +988,8 @@ impl<'a> Resolver<'a> {
             c.candidate.serves = false;
             c.watches_namespace = false;
             c.candidate.evidence.push(format!(
-                "every handler of Microservices in its source excludes {} by its filters ({}): it ignores the object by design",
+                "every handler of {} in its source excludes {} by its filters ({}): it ignores the object by design",
+                super::selection::plural_words(&self.snapshot.resource),
                 obj.key(),
                 filters.join("; ")
             ));
@@ -1014,6 +1034,13 @@ impl<'a> Resolver<'a> {
         let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
         if let Some(at) = chosen_at {
             contenders[at].candidate.serves = true;
+        }
+        if let Some(ns) = namespace
+            && contenders.iter().filter(|c| c.candidate.serves).count() > 1
+        {
+            let mentions = self.mentions();
+            let refused_in_log = |op: usize| -> Option<String> { mentions?.get(op)?.patch_refused_in.get(ns).cloned() };
+            drop_refused_writers(snapshot, &operators, &mut contenders, (ns, chosen_at), &refused_in_log);
         }
         if let Some(obj) = obj {
             self.drop_filtered_out(&mut contenders, obj, chosen_at);
@@ -1163,6 +1190,73 @@ fn not_microservice_operators(handles: &[Handles], resource: &ResourceId, conten
         c.candidate.evidence.push(format!(
             "its source handles {} only: not an operator of {what}",
             resources.join("; ")
+        ));
+    }
+}
+
+/// A candidate that the API server refuses to let patch the resource's objects in `namespace`
+/// cannot have written their Kopf record (annotations) or our status there: it may try (a
+/// cluster-wide operator of another team logs its refused PATCHes of every namespace's
+/// objects), but it does not serve them. Refused by the API's own answer: a SubjectAccessReview
+/// in evidence that denies it `patch`, or its own log's RBAC refusal of its final PATCH of an
+/// object there (`refused_in_log`, by its index among `operators`); rules read by hand do not
+/// count. Dropped, with that said in its evidence, only when another candidate that is not
+/// refused serves the namespace (else the refusal is the one operator's RBAC problem, which
+/// `rbac-resource` reports), and never the one `--operator` names.
+fn drop_refused_writers(
+    snapshot: &Snapshot,
+    operators: &[OperatorRef],
+    contenders: &mut [Contender],
+    (namespace, chosen_at): (&str, Option<usize>),
+    refused_in_log: &dyn Fn(usize) -> Option<String>,
+) {
+    let reviews = snapshot
+        .rbac
+        .access_reviews
+        .get()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let resource = &snapshot.resource;
+    let reviewed = |op: &OperatorRef| {
+        let user = format!("system:serviceaccount:{}:{}", op.namespace, op.service_account);
+        reviews.iter().any(|r| {
+            let attributes = r.spec.resource_attributes.as_ref();
+            r.spec.user.as_deref() == Some(user.as_str())
+                && attributes.is_some_and(|a| {
+                    a.verb.as_deref() == Some("patch")
+                        && a.namespace.as_deref() == Some(namespace)
+                        && a.group.as_deref().unwrap_or("") == resource.group
+                        && a.resource.as_deref() == Some(resource.plural.as_str())
+                        && a.subresource.as_deref().unwrap_or("").is_empty()
+                        && a.name.as_deref().unwrap_or("").is_empty()
+                })
+                && r.status.as_ref().is_some_and(|s| !s.allowed)
+        })
+    };
+    let denied: Vec<(usize, String)> = contenders
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| c.candidate.serves && Some(*i) != chosen_at)
+        .filter_map(|(i, c)| {
+            let Origin::Deployment(at) = c.origin else { return None };
+            let op = operators.get(at)?;
+            if reviewed(op) {
+                return Some((i, "SubjectAccessReview: denied".to_string()));
+            }
+            refused_in_log(at).map(|line| (i, format!("its own log: {line}")))
+        })
+        .collect();
+    let serving = contenders.iter().filter(|c| c.candidate.serves).count();
+    if denied.is_empty() || denied.len() >= serving {
+        return;
+    }
+    for (i, by) in denied {
+        let c = &mut contenders[i];
+        c.candidate.serves = false;
+        c.watches_namespace = false;
+        c.candidate.evidence.push(format!(
+            "its ServiceAccount may not patch {} in {namespace} ({by}): its handling of objects there is refused, so it serves none of them (another operator does)",
+            resource.qualified()
         ));
     }
 }

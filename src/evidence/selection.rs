@@ -1,5 +1,6 @@
-//! Whether a Kopf operator's handlers select a Microservice at all: its resource-changing
-//! handlers (create, update, resume, delete, field) of Microservices, read from the source its
+//! Whether a Kopf operator's handlers select an object at all: its resource-changing handlers
+//! (create, update, resume, delete, field) of the snapshot's resource (the Microservice, or
+//! `--resource`'s), read from the source its
 //! Deployment mounts (the `.py` keys of its ConfigMaps), each matched against the object by
 //! [`crate::kopf::filters::prematch`] (`labels=`, `annotations=`, `when=`, `field=`/`value=`).
 //! Pure. Read here, in the evidence layer, so that the resolver ([`super::resolve`]) can drop
@@ -15,7 +16,7 @@ use super::Snapshot;
 use crate::kopf::filters::{self, Miss, Object, Selects, Target};
 use crate::kopf::source::handlers::{self, Handler, HandlerId};
 use crate::kopf::source::{Module, SourceLine};
-use crate::resource::{GROUP, KIND, MicroserviceObject, PLURAL, VERSION};
+use crate::resource::{KIND, MicroserviceObject};
 use crate::vocab::cause::LAST_HANDLED_SUFFIX;
 
 /// The part of `obj`'s body (its JSON: `metadata`, `spec`, `status`) that the `field=` filters
@@ -96,8 +97,10 @@ pub struct OperatorHandlers {
     operator: String,
     /// `None`: a file does not parse (nothing is said).
     handlers: Option<Vec<Handler>>,
-    /// Microservices, as a resource selector sees them.
+    /// The snapshot's resource, as a resource selector sees it.
     target: Target,
+    /// Its plural (`microservices`), for what is said of a selector that may not be it.
+    plural: String,
 }
 
 impl OperatorHandlers {
@@ -130,6 +133,7 @@ impl OperatorHandlers {
             operator: operator.to_string(),
             handlers: all,
             target: target(snapshot),
+            plural: plural_words(&snapshot.resource),
         })
     }
 
@@ -154,8 +158,8 @@ impl OperatorHandlers {
                 Some(Some(false)) => continue,
                 Some(Some(true)) => filters::prematch(h, &object),
                 _ => Selects::Unknown(vec![format!(
-                    "its resource `{}` may or may not be Microservices",
-                    h.decorator.text
+                    "its resource `{}` may or may not be {}",
+                    h.decorator.text, self.plural
                 )]),
             };
             match selects {
@@ -192,11 +196,28 @@ fn excluded(h: &Handler, misses: Vec<Miss>) -> Excluding {
     }
 }
 
-/// Microservices as a handler's resource selector sees them: the CRD's names and versions when
-/// it is in evidence.
-fn target(snapshot: &Snapshot) -> Target {
-    let mut names = vec![PLURAL.to_string(), KIND.to_lowercase(), KIND.to_string()];
-    let mut versions = vec![VERSION.to_string()];
+/// How the resource's objects are called in a sentence: `Microservices` (as said before
+/// `--resource`), else its plural (`kopfexamples`).
+pub(crate) fn plural_words(resource: &crate::resource::identity::ResourceId) -> String {
+    if resource.is_microservice() {
+        format!("{KIND}s")
+    } else {
+        resource.plural.clone()
+    }
+}
+
+/// The snapshot's resource as a handler's resource selector sees it (plural, kind, singular,
+/// short names, group, versions): with the CRD's names and versions when it is in evidence.
+pub(crate) fn target(snapshot: &Snapshot) -> Target {
+    let resource = &snapshot.resource;
+    let mut names = vec![
+        resource.plural.clone(),
+        resource.kind.to_lowercase(),
+        resource.kind.clone(),
+    ];
+    names.extend((!resource.singular.is_empty()).then(|| resource.singular.clone()));
+    names.extend(resource.short_names.iter().cloned());
+    let mut versions = vec![resource.version.clone()];
     let crd = snapshot.crd.get();
     if let Some(crd) = crd {
         let n = &crd.spec.names;
@@ -205,10 +226,11 @@ fn target(snapshot: &Snapshot) -> Target {
         versions.extend(crd.spec.versions.iter().map(|v| v.name.clone()));
     }
     Target {
-        group: GROUP.to_string(),
+        group: resource.group.clone(),
         versions,
         names,
-        names_known: crd.is_some(),
+        // The Microservice's names are this project's own; another resource's, its CRD's.
+        names_known: crd.is_some() || resource.is_microservice(),
     }
 }
 

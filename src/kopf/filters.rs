@@ -158,17 +158,19 @@ pub fn resource_selects(resource: &Resource, target: &Target) -> Option<bool> {
     {
         return Some(false);
     }
+    // Another name is another resource, whatever its version (`('platform.example.io', 'v1',
+    // 'backups')` is no Microservice); checked before the version, which alone cannot decide.
+    for name in &names {
+        let name = name.as_ref()?;
+        if !target.names.contains(name) {
+            return if target.names_known { Some(false) } else { None };
+        }
+    }
     // Another version of the group: Kopf would serve that one, if the CRD had it.
     if let Some(v) = version
         && !target.versions.contains(&v?)
     {
         return None;
-    }
-    for name in names {
-        let name = name?;
-        if !target.names.contains(&name) {
-            return if target.names_known { Some(false) } else { None };
-        }
     }
     Some(true)
 }

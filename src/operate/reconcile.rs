@@ -500,8 +500,13 @@ fn first_sight_checks(obj: &MicroserviceObject, ctx: &Context, namespace: &str, 
         return;
     }
     if let Some(index) = kopf_finalizer_index(obj) {
-        let patch =
-            crate::diagnose::deletion::remove_command(namespace, name, index, crate::vocab::cause::KOPF_FINALIZER);
+        let patch = crate::diagnose::deletion::remove_command(
+            "microservice",
+            namespace,
+            name,
+            index,
+            crate::vocab::cause::KOPF_FINALIZER,
+        );
         if deleting {
             let since = obj
                 .metadata

@@ -99,6 +99,18 @@ impl ResourceId {
         }
     }
 
+    /// The type word of a kubectl command about one of its objects (`kubectl -n NS patch TYPE
+    /// NAME`, `TYPE/NAME`): `microservice` for the Microservice (the words this project's
+    /// fixes have always printed), else `PLURAL.GROUP` ([`ResourceId::qualified`]), which
+    /// kubectl resolves to this resource whatever other resource shares its plural.
+    pub fn kubectl_type(&self) -> String {
+        if self.is_microservice() {
+            "microservice".into()
+        } else {
+            self.qualified()
+        }
+    }
+
     /// `GROUP/VERSION` (`v1` for core), as objects write `apiVersion`.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {

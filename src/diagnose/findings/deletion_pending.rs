@@ -14,7 +14,12 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         .deployments
         .get()
         .map(|_| ctx.snapshot.operator.operators());
-    let Some(pending) = crate::diagnose::deletion::pending(ctx.obj, ctx.now, operators.as_deref()) else {
+    let Some(pending) = crate::diagnose::deletion::pending(
+        &ctx.snapshot.resource.kubectl_type(),
+        ctx.obj,
+        ctx.now,
+        operators.as_deref(),
+    ) else {
         return Vec::new();
     };
     let severity = if pending.finalizers.iter().any(|f| f.owner_running == Some(false)) {

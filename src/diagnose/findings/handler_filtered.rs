@@ -18,10 +18,11 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
     match &ctx.judged.filtered {
         Filtered::Excluded { operator, handlers } => {
             let evidence = describe_all(handlers);
-            let commands: Vec<String> = include_commands(ctx.ns, ctx.name, handlers)
-                .into_iter()
-                .map(|(command, at)| format!("{command} (the filters at {at})"))
-                .collect();
+            let commands: Vec<String> =
+                include_commands(&ctx.snapshot.resource.kubectl_type(), ctx.ns, ctx.name, handlers)
+                    .into_iter()
+                    .map(|(command, at)| format!("{command} (the filters at {at})"))
+                    .collect();
             let fix = match commands.as_slice() {
                 [] => "nothing to change if that is intended; to have it handled, change the filters quoted above in the operator's source".to_string(),
                 _ => format!(

@@ -5,11 +5,10 @@ use super::crd_facts::{crd_label, status_keeps_kopf, storage_version_index};
 use super::{Ctx, Line, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
 use crate::diagnose::log_facts::LogFacts;
-use crate::diagnose::rbac::{self, Account, can_i_ours};
+use crate::diagnose::rbac::{self, Account};
 use crate::diagnose::refusal::Refusal;
 use crate::diagnose::staleness;
 use crate::kopf::messages::{ApiFailure, Lifecycle, Outcome};
-use crate::resource::{GROUP, PLURAL};
 use crate::text::count;
 
 /// `patch-rejected`: Kopf logged the object's final PATCH as rejected (`Throttling for N seconds
@@ -155,11 +154,12 @@ fn fix(ctx: &Ctx<'_>, failure: &ApiFailure) -> String {
 /// or Kopf's record kept in the status (`StatusDiffBaseStorage`, with the CRD patch that keeps
 /// `status.kopf` when its schema does not).
 fn annotations_fix(ctx: &Ctx<'_>, restart: &str) -> String {
+    let kubectl_type = ctx.snapshot.resource.kubectl_type();
     let value = serde_json::to_value(ctx.obj).unwrap_or_default();
     let budget = crate::kopf::diffbase::annotation_budget(&value);
     let remove = match &budget.largest {
         Some((key, bytes)) => format!(
-            "keep the object's annotations under half of the {}-byte limit, since Kopf's record copies them: move the content of the largest, {key} ({bytes} bytes), elsewhere (a ConfigMap) or remove it:\n  kubectl annotate microservice {} -n {} {key}-\nKopf handles the object again at that change (it is an event) and its PATCH then fits.",
+            "keep the object's annotations under half of the {}-byte limit, since Kopf's record copies them: move the content of the largest, {key} ({bytes} bytes), elsewhere (a ConfigMap) or remove it:\n  kubectl annotate {kubectl_type} {} -n {} {key}-\nKopf handles the object again at that change (it is an event) and its PATCH then fits.",
             crate::kopf::diffbase::ANNOTATIONS_LIMIT_BYTES,
             ctx.name,
             ctx.ns
@@ -170,14 +170,14 @@ fn annotations_fix(ctx: &Ctx<'_>, restart: &str) -> String {
         Some(true) => "the CRD's status schema keeps it".to_string(),
         Some(false) => format!(
             "the CRD's status schema does not keep it, so first let it (this also keeps Kopf's status.kopf.progress):\n  kubectl patch crd {} --type=json -p '[{{\"op\":\"add\",\"path\":\"/spec/versions/{}/schema/openAPIV3Schema/properties/status/properties/kopf\",\"value\":{{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}}]' {}",
-            crate::resource::CRD_NAME,
+            ctx.snapshot.resource.qualified(),
             storage_version_index(ctx).unwrap_or(0),
             crd_label()
         ),
         None => "the CRD's status schema must keep it (the CRD is not in evidence)".to_string(),
     };
     format!(
-        "{remove}\nOr keep Kopf's record out of the annotations: in the operator's @kopf.on.startup function set\n  settings.persistence.diffbase_storage = kopf.StatusDiffBaseStorage()\n(Kopf then writes status.kopf.last-handled-configuration; {crd_step}), then {restart}. Objects handled before lose their record once and are handled as new; the annotation left behind can go: kubectl annotate microservice {} -n {} {}-",
+        "{remove}\nOr keep Kopf's record out of the annotations: in the operator's @kopf.on.startup function set\n  settings.persistence.diffbase_storage = kopf.StatusDiffBaseStorage()\n(Kopf then writes status.kopf.last-handled-configuration; {crd_step}), then {restart}. Objects handled before lose their record once and are handled as new; the annotation left behind can go: kubectl annotate {kubectl_type} {} -n {} {}-",
         ctx.name,
         ctx.ns,
         crate::kopf::diffbase::DIFFBASE_ANNOTATION
@@ -193,12 +193,14 @@ fn forbidden_fix(ctx: &Ctx<'_>, failure: &ApiFailure, restart: &str) -> String {
         .map(|op| format!("system:serviceaccount:{}:{}", op.namespace, op.service_account))
         .unwrap_or_else(|| "the operator's ServiceAccount".into());
     let message = failure.message.as_deref().unwrap_or("");
+    let (group, plural) = (&ctx.snapshot.resource.group, &ctx.snapshot.resource.plural);
+    let status = format!("{plural}/status");
     let resource = message
         .split("cannot patch resource \"")
         .nth(1)
         .and_then(|r| r.split('"').next())
-        .filter(|r| *r == PLURAL || *r == "microservices/status")
-        .unwrap_or(PLURAL);
+        .filter(|r| r == plural || *r == status)
+        .unwrap_or(plural);
     let role = op.and_then(|op| {
         rbac::bound_role(
             &ctx.snapshot.rbac,
@@ -211,16 +213,16 @@ fn forbidden_fix(ctx: &Ctx<'_>, failure: &ApiFailure, restart: &str) -> String {
     });
     let patch = match &role {
         Some(r) => format!(
-            "\nwith: kubectl -n {} patch role {r} --type=json -p '[{{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{{\"apiGroups\":[\"{GROUP}\"],\"resources\":[\"{resource}\"],\"verbs\":[\"patch\"]}}}}]'",
+            "\nwith: kubectl -n {} patch role {r} --type=json -p '[{{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{{\"apiGroups\":[\"{group}\"],\"resources\":[\"{resource}\"],\"verbs\":[\"patch\"]}}}}]'",
             ctx.ns
         ),
         None => String::new(),
     };
     format!(
-        "let {user} patch {resource} in {} (Kopf writes its annotations with a PATCH of the object, the status with one of microservices/status), in its Role:\n{}{patch}\ncheck it: {} (it prints yes); then Kopf handles the object again at its next event, or now: {restart}",
+        "let {user} patch {resource} in {} (Kopf writes its annotations with a PATCH of the object, the status with one of {status}), in its Role:\n{}{patch}\ncheck it: {} (it prints yes); then Kopf handles the object again at its next event, or now: {restart}",
         ctx.ns,
-        rbac::rule_yaml(GROUP, resource, &["patch"]),
-        can_i_ours("patch", resource, ctx.ns, &user)
+        rbac::rule_yaml(group, resource, &["patch"]),
+        rbac::can_i_in(group, "patch", resource, ctx.ns, &user)
     )
 }
 

@@ -1,12 +1,12 @@
-//! `rbac-resource`: may the operator's ServiceAccount list, watch and patch Microservices and
-//! their status in the object's namespace? Access reviews first, else RBAC rules read by hand
+//! `rbac-resource`: may the operator's ServiceAccount list, watch and patch the objects of the
+//! snapshot's resource (Microservices, or `--resource`'s) and their status in the object's
+//! namespace? Access reviews first, else RBAC rules read by hand
 //! ([`crate::diagnose::rbac`]).
 
 use super::{Ctx, finding};
 use crate::diagnose::finding::{Finding, FindingId, Severity};
-use crate::diagnose::rbac::{self, Account, Answer, Need, can_i_ours};
+use crate::diagnose::rbac::{self, Account, Answer, Need};
 use crate::evidence::operator::OperatorKind;
-use crate::resource::{GROUP, PLURAL};
 
 /// `rbac-resource` for the Deployment that handles ([`Ctx::handler`]): the verbs on
 /// Microservices it needs that a review denies (a problem) or no bound rule grants (a warning).
@@ -22,13 +22,16 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
         name: &op.service_account,
     };
     let user = account.user();
+    let group = ctx.snapshot.resource.group.as_str();
+    let plural = ctx.snapshot.resource.plural.as_str();
+    let status = format!("{plural}/status");
     let mut needs = vec![
-        (GROUP, PLURAL, "list"),
-        (GROUP, PLURAL, "watch"),
-        (GROUP, "microservices/status", "patch"),
+        (group, plural, "list"),
+        (group, plural, "watch"),
+        (group, status.as_str(), "patch"),
     ];
     if op.kind == OperatorKind::Kopf {
-        needs.push((GROUP, PLURAL, "patch"));
+        needs.push((group, plural, "patch"));
     }
     let mut denied = Vec::new();
     let mut suggested = Vec::new();
@@ -76,16 +79,28 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
             }
         ),
         evidence,
-        Some(resource_fix(&role_hint, role.as_deref(), ctx.ns, &user, &missing)),
+        Some(resource_fix(
+            &role_hint,
+            role.as_deref(),
+            (ctx.ns, group),
+            &user,
+            &missing,
+        )),
     )]
 }
 
 /// The fix of `rbac-resource`: the rules; with the Role bound in the namespace, the JSON patch
 /// that appends them; and the `kubectl auth can-i` checks, which print yes once they hold.
-fn resource_fix(role_hint: &str, role: Option<&str>, ns: &str, user: &str, missing: &[(&str, &str)]) -> String {
+fn resource_fix(
+    role_hint: &str,
+    role: Option<&str>,
+    (ns, group): (&str, &str),
+    user: &str,
+    missing: &[(&str, &str)],
+) -> String {
     let rules: Vec<String> = missing
         .iter()
-        .map(|(resource, verb)| rbac::rule_yaml(GROUP, resource, &[verb]))
+        .map(|(resource, verb)| rbac::rule_yaml(group, resource, &[verb]))
         .collect();
     let with = match role {
         Some(r) => {
@@ -93,7 +108,7 @@ fn resource_fix(role_hint: &str, role: Option<&str>, ns: &str, user: &str, missi
                 .iter()
                 .map(|(resource, verb)| {
                     format!(
-                        r#"{{"op":"add","path":"/rules/-","value":{{"apiGroups":["{GROUP}"],"resources":["{resource}"],"verbs":["{verb}"]}}}}"#
+                        r#"{{"op":"add","path":"/rules/-","value":{{"apiGroups":["{group}"],"resources":["{resource}"],"verbs":["{verb}"]}}}}"#
                     )
                 })
                 .collect();
@@ -106,7 +121,7 @@ fn resource_fix(role_hint: &str, role: Option<&str>, ns: &str, user: &str, missi
     };
     let checks: Vec<String> = missing
         .iter()
-        .map(|(resource, verb)| can_i_ours(verb, resource, ns, user))
+        .map(|(resource, verb)| rbac::can_i_in(group, verb, resource, ns, user))
         .collect();
     format!(
         "{role_hint}:\n{}{with}\nthen check it with {} (it prints yes)",
@@ -137,7 +152,7 @@ mod tests {
         let fix = resource_fix(
             "add to the rules of Role store/op",
             Some("op"),
-            "store",
+            ("store", "platform.example.io"),
             "system:serviceaccount:ops:op",
             &[("microservices/status", "patch"), ("microservices", "watch")],
         );
@@ -145,6 +160,15 @@ mod tests {
             fix,
             "add to the rules of Role store/op:\n- apiGroups: [\"platform.example.io\"]\n  resources: [\"microservices/status\"]\n  verbs: [\"patch\"]\n- apiGroups: [\"platform.example.io\"]\n  resources: [\"microservices\"]\n  verbs: [\"watch\"]\nwith: kubectl -n store patch role op --type=json -p '[{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{\"apiGroups\":[\"platform.example.io\"],\"resources\":[\"microservices/status\"],\"verbs\":[\"patch\"]}},{\"op\":\"add\",\"path\":\"/rules/-\",\"value\":{\"apiGroups\":[\"platform.example.io\"],\"resources\":[\"microservices\"],\"verbs\":[\"watch\"]}}]'\nthen check it with kubectl auth can-i patch microservices.platform.example.io --subresource=status -n store --as=system:serviceaccount:ops:op and kubectl auth can-i watch microservices.platform.example.io -n store --as=system:serviceaccount:ops:op (it prints yes)"
         );
-        assert!(!resource_fix("add to a Role", None, "store", "u", &[("microservices", "list")]).contains("with:"));
+        assert!(
+            !resource_fix(
+                "add to a Role",
+                None,
+                ("store", "platform.example.io"),
+                "u",
+                &[("microservices", "list")]
+            )
+            .contains("with:")
+        );
     }
 }

@@ -258,9 +258,37 @@ fn every_operator_source_among_the_fixtures() {
         format!("resume create_fn@X {EXAMPLES}"),
         format!("create create_fn@X {EXAMPLES}"),
     );
+    // tests/fixtures/kopf-examples-derived: 11-filtering-handlers' filtered create handlers and
+    // an update handler of 03-exceptions' kind, each filtered.
+    let derived: Vec<String> = [
+        "create create_with_labels_matching@X ('kopfexamples') labels={'somelabel': 'somevalue'}",
+        "create create_with_annotations_matching@X ('kopfexamples') annotations={'someannotation': 'somevalue'}",
+        "create create_with_field_value_satisfied/spec.field@X ('kopfexamples') field=spec.field value='value'",
+        "update eventual_success_on_update@X ('kopfexamples') labels={'somelabel': 'somevalue'}",
+    ]
+    .map(String::from)
+    .to_vec();
+    let derived: Vec<&String> = derived.iter().collect();
+    // The same bundles' shared-cluster background of 2026-12-02 20:00 (issue 18's scenario, rebuilt):
+    // platform-backup's operator with a backoff, team-charlie's with an owner label filter.
+    let background = |lines: &[&str]| -> Vec<String> { lines.iter().map(|l| l.to_string()).collect() };
+    let backup_backoff = background(&[
+        "startup configure@X",
+        "resume backup@X ('platform.example.io', 'v1', 'backups') backoff=20",
+        "create backup@X ('platform.example.io', 'v1', 'backups') backoff=20",
+    ]);
+    let charlie = background(&[
+        "startup configure@X",
+        "resume accept@X ('platform.example.io', 'v1alpha1', 'microservices') labels={'owner': 'team-charlie'}",
+        "update accept/spec@X ('platform.example.io', 'v1alpha1', 'microservices') labels={'owner': 'team-charlie'} field=spec",
+        "create accept@X ('platform.example.io', 'v1alpha1', 'microservices') labels={'owner': 'team-charlie'}",
+    ]);
+    let (backup_backoff, charlie): (Vec<&String>, Vec<&String>) =
+        (backup_backoff.iter().collect(), charlie.iter().collect());
     let sources = operator_sources();
     assert!(sources.len() >= 50, "{}", sources.len());
     let mut shapes = std::collections::BTreeMap::<Vec<String>, usize>::new();
+    let mut unexpected = Vec::new();
     for (name, src) in &sources {
         // Issue 18's crash loops: their source is the one that does not parse, on purpose.
         if name.contains("bundles-synthetic/kopf-crashloop-syntax-error/operator/configmaps.json")
@@ -291,8 +319,8 @@ fn every_operator_source_among_the_fixtures() {
         // The fixtures' ten operators: with or without a startup function (scanning off) and
         // `@kopf.on.resume`, kopf-finalizer-terminating's with a delete handler too,
         // handler-filtered-labels' with a label filter on each handler, the lab cluster's two, and
-        // the messy shared cluster's three others.
-        let expected: [&[&String]; 10] = [
+        // the messy shared cluster's three others, and the derived Kopf example.
+        let expected: [&[&String]; 13] = [
             &[&startup, &resume, &update, &create],
             &[&startup, &update, &create],
             &[&resume, &update, &create],
@@ -303,17 +331,21 @@ fn every_operator_source_among_the_fixtures() {
             &[&startup, &resume_bravo, &update_bravo, &create_bravo],
             &[&startup, &resume_backup, &update_backup, &create_backup],
             &[&startup, &resume_example, &create_example],
+            &derived,
+            &backup_backoff,
+            &charlie,
         ];
-        assert!(
-            expected
-                .iter()
-                .any(|e| e.iter().map(|s| s.as_str()).eq(shown.iter().map(String::as_str))),
-            "{name}: {shown:#?}"
-        );
+        if !expected
+            .iter()
+            .any(|e| e.iter().map(|s| s.as_str()).eq(shown.iter().map(String::as_str)))
+        {
+            unexpected.push(format!("{name}: {shown:#?}"));
+        }
         *shapes.entry(shown).or_default() += 1;
     }
-    // All ten shapes occur.
-    assert_eq!(shapes.len(), 10, "{shapes:#?}");
+    assert!(unexpected.is_empty(), "{}", unexpected.join("\n"));
+    // All thirteen shapes occur.
+    assert_eq!(shapes.len(), 13, "{shapes:#?}");
 }
 
 /// The ids the reader gives the real Kopf 1.38 operator are the ids Kopf itself logged for it
