@@ -2256,6 +2256,77 @@ pub(crate) mod tests {
         assert_eq!(r.operator.as_deref(), Some("todo/deployment/payments"), "{r:?}");
     }
 
+    /// Issue 18, the shared cluster: another team's cluster-wide Kopf operator that the API
+    /// server refuses to let patch Microservices in the namespace (a SubjectAccessReview denied
+    /// it) does not serve them; the namespace's own operator does, even when its handler filters
+    /// exclude the object (then handler-filtered), not the refused one by the filter rule. Its
+    /// own log's RBAC refusal of its final PATCH there says the same without the reviews.
+    #[test]
+    fn a_cluster_wide_operator_refused_patch_in_the_namespace_yields_to_the_namespaces_own() {
+        let alpha = deployment(
+            "team-alpha",
+            "alpha",
+            json!(["kopf", "run", "--all-namespaces", "/src/op.py"]),
+        );
+        let mut payments = deployment(
+            "todo",
+            "payments",
+            json!(["kopf", "run", "--namespace=todo", "/src/operator.py"]),
+        );
+        let spec = payments.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+        spec.volumes = Some(vec![
+            serde_json::from_value(json!({"name": "src", "configMap": {"name": "payments-code"}})).unwrap(),
+        ]);
+        let code: k8s_openapi::api::core::v1::ConfigMap = serde_json::from_value(json!({
+            "metadata": {"name": "payments-code", "namespace": "todo"},
+            "data": {"operator.py": "import kopf\n\n@kopf.on.create('microservices', labels={'team': 'payments'})\ndef accept(**_):\n    pass\n"}
+        }))
+        .unwrap();
+        let review = |verb: &str, allowed: bool| -> k8s_openapi::api::authorization::v1::SubjectAccessReview {
+            serde_json::from_value(json!({
+                "spec": {"user": "system:serviceaccount:team-alpha:default",
+                    "resourceAttributes": {"namespace": "todo", "verb": verb, "group": "platform.example.io", "resource": "microservices"}},
+                "status": {"allowed": allowed}
+            }))
+            .unwrap()
+        };
+        let mut s = snapshot(vec![alpha.clone(), payments.clone()]);
+        s.operator.configmaps = Evidence::Present(vec![code.clone()]);
+        // Without the reviews, the filter rule leaves the unfiltered cluster-wide one.
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("team-alpha/deployment/alpha"), "{r:?}");
+        s.rbac.access_reviews = Evidence::Present(vec![review("list", true), review("patch", false)]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/payments"), "{r:?}");
+        let refused = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "team-alpha/deployment/alpha")
+            .unwrap();
+        assert!(!refused.serves, "{refused:?}");
+        assert!(
+            refused
+                .evidence
+                .iter()
+                .any(|e| e
+                    .contains("may not patch microservices.platform.example.io in todo (SubjectAccessReview: denied)")),
+            "{refused:?}"
+        );
+        // Allowed: nothing drops it.
+        s.rbac.access_reviews = Evidence::Present(vec![review("patch", true)]);
+        assert_eq!(
+            resolve(&s, Some("todo"), Some(&todo_api())).operator.as_deref(),
+            Some("team-alpha/deployment/alpha")
+        );
+        // Refused and alone: it is the operator (its RBAC is the problem rbac-resource reports).
+        let mut alone = snapshot(vec![alpha]);
+        alone.rbac.access_reviews = Evidence::Present(vec![review("patch", false)]);
+        assert_eq!(
+            resolve(&alone, Some("todo"), Some(&todo_api())).operator.as_deref(),
+            Some("team-alpha/deployment/alpha")
+        );
+    }
+
     /// A Deployment at 0 replicas is an operator scaled to zero: its logs are none, a fact, not
     /// the gap "operator logs: failed (... has no Pods)".
     #[test]
