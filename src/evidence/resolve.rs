@@ -2318,6 +2318,35 @@ pub(crate) mod tests {
             resolve(&s, Some("todo"), Some(&todo_api())).operator.as_deref(),
             Some("team-alpha/deployment/alpha")
         );
+        // No reviews, but its own Pod's log: Kopf's final PATCH of the object refused for RBAC.
+        s.rbac.access_reviews = Evidence::missing("access reviews", GapReason::NotInBundle("x".into()));
+        s.operator.pods = Evidence::Present(vec![
+            pod_of("team-alpha", "alpha-5d7f9c-aaaaa", "alpha"),
+            pod_of("todo", "payments-5d7f9c-bbbbb", "payments"),
+        ]);
+        let refused_line = concat!(
+            "[2026-12-01 08:50:00,000] kopf.objects         [ERROR   ] [todo/todo-api] Throttling for 1 seconds due to an unexpected error: ",
+            "APIForbiddenError('microservices.platform.example.io \"todo-api\" is forbidden: User \"system:serviceaccount:team-alpha:default\" ",
+            "cannot patch resource \"microservices\" in API group \"platform.example.io\" in the namespace \"todo\"', ",
+            "{'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure', 'reason': 'Forbidden', 'code': 403})\n"
+        );
+        s.operator.logs = Evidence::Present(vec![LogSource {
+            text: refused_line.into(),
+            ..kopf_log("alpha-5d7f9c-aaaaa", "")
+        }]);
+        let r = resolve(&s, Some("todo"), Some(&todo_api()));
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/payments"), "{r:?}");
+        let refused = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "team-alpha/deployment/alpha")
+            .unwrap();
+        assert!(
+            refused.evidence.iter().any(|e| e.contains(
+                "may not patch microservices.platform.example.io in todo (its own log: Throttling for 1 seconds"
+            )),
+            "{refused:?}"
+        );
         // Refused and alone: it is the operator (its RBAC is the problem rbac-resource reports).
         let mut alone = snapshot(vec![alpha]);
         alone.rbac.access_reviews = Evidence::Present(vec![review("patch", false)]);
