@@ -72,13 +72,7 @@ impl HandlerCount {
 /// progress record, and no cycle end for the spec it has now (a spec changed since, logs not
 /// read, or no Kopf record at all).
 pub fn of(obj: &MicroserviceObject, facts: &LogFacts, assessment: &Assessment) -> Option<HandlerCount> {
-    let annotations = obj
-        .metadata
-        .annotations
-        .iter()
-        .flatten()
-        .map(|(k, v)| (k.as_str(), v.as_str()));
-    let records = progress::read_parts(obj.status.as_ref(), annotations);
+    let records = super::staleness::progress_of(obj);
     if !records.is_empty() {
         let count = |f: fn(&progress::Progress) -> bool| records.iter().filter(|r| f(r)).count() as u32;
         return Some(HandlerCount {

@@ -1025,7 +1025,7 @@ pub fn budget_fact(obj: &MicroserviceObject, failure: &ApiFailure) -> Option<Str
 }
 
 /// Kopf's progress records of `obj` ([`progress::read`]), read from its typed metadata and raw status.
-fn progress_of(obj: &MicroserviceObject) -> Vec<Progress> {
+pub(crate) fn progress_of(obj: &MicroserviceObject) -> Vec<Progress> {
     let annotations = obj
         .metadata
         .annotations

@@ -979,21 +979,16 @@ impl<'a> Resolver<'a> {
                 }
             })
             .collect();
-        let serving = contenders.iter().filter(|c| c.candidate.serves).count();
-        if excluded.is_empty() || excluded.len() >= serving {
-            return;
-        }
-        for (i, filters) in excluded {
-            let c = &mut contenders[i];
-            c.candidate.serves = false;
-            c.watches_namespace = false;
-            c.candidate.evidence.push(format!(
-                "every handler of {} in its source excludes {} by its filters ({}): it ignores the object by design",
-                super::selection::plural_words(&self.snapshot.resource),
+        let plural = super::selection::plural_words(&self.snapshot.resource);
+        let excluded = excluded.into_iter().map(|(i, filters)| {
+            let why = format!(
+                "every handler of {plural} in its source excludes {} by its filters ({}): it ignores the object by design",
                 obj.key(),
                 filters.join("; ")
-            ));
-        }
+            );
+            (i, why)
+        });
+        withdraw_unless_all(contenders, excluded.collect());
     }
 
     /// What each operator's own Pods' logs name ([`LogMentions`]), read on first use.
@@ -1246,18 +1241,29 @@ fn drop_refused_writers(
             refused_in_log(at).map(|line| (i, format!("its own log: {line}")))
         })
         .collect();
+    let denied = denied.into_iter().map(|(i, by)| {
+        let why = format!(
+            "its ServiceAccount may not patch {} in {namespace} ({by}): its handling of objects there is refused, so it serves none of them (another operator does)",
+            resource.qualified()
+        );
+        (i, why)
+    });
+    withdraw_unless_all(contenders, denied.collect());
+}
+
+/// Withdraws each of `dropped` (a serving candidate's index, and why it does not serve) from
+/// serving, with the reason in its evidence, unless that would leave none serving: a rule that
+/// tells candidates apart never makes the last one go.
+fn withdraw_unless_all(contenders: &mut [Contender], dropped: Vec<(usize, String)>) {
     let serving = contenders.iter().filter(|c| c.candidate.serves).count();
-    if denied.is_empty() || denied.len() >= serving {
+    if dropped.is_empty() || dropped.len() >= serving {
         return;
     }
-    for (i, by) in denied {
+    for (i, why) in dropped {
         let c = &mut contenders[i];
         c.candidate.serves = false;
         c.watches_namespace = false;
-        c.candidate.evidence.push(format!(
-            "its ServiceAccount may not patch {} in {namespace} ({by}): its handling of objects there is refused, so it serves none of them (another operator does)",
-            resource.qualified()
-        ));
+        c.candidate.evidence.push(why);
     }
 }
 
