@@ -75,7 +75,10 @@ fn process_leads(ctx: &Ctx<'_>) -> Option<Finding> {
 
 /// Double handling by several operators ([`handled_by_several`]), a warning of this id.
 pub(crate) fn several_operators(ctx: &Ctx<'_>) -> Vec<Finding> {
-    handled_by_several(ctx.ns, &ctx.judged.handlings).into_iter().collect()
+    let served_by = ctx.judged.resolution.operator.as_deref();
+    handled_by_several(ctx.ns, &ctx.judged.handlings, served_by)
+        .into_iter()
+        .collect()
 }
 
 /// Whether several operators each handled the object ([`several_operators`] finds it).
@@ -209,8 +212,10 @@ fn last_per_log<T>(lines: &[T], source: impl Fn(&T) -> &str) -> Vec<&T> {
 /// Kopf without peering between them, or ours beside Kopf), so each handles every object of the
 /// namespace, patches its status and posts its events, racing on its record. A warning of
 /// `operator-not-leading`, naming each and its line; the fix that works: keep one operator for
-/// the namespace (remove the others, or give them a `--namespace` that leaves it out).
-pub(crate) fn handled_by_several(namespace: &str, handlings: &[Handling]) -> Option<Finding> {
+/// the namespace (remove the others, or give them a `--namespace` that leaves it out). The one
+/// kept is `served_by`, the operator the resolver says serves the object, when it is among
+/// them: never the fix that removes the team's own serving operator to leave another team's.
+pub(crate) fn handled_by_several(namespace: &str, handlings: &[Handling], served_by: Option<&str>) -> Option<Finding> {
     let [first, rest @ ..] = handlings else { return None };
     let last = rest.last()?;
     let names: Vec<&str> = handlings.iter().map(|h| h.operator.as_str()).collect();
@@ -223,14 +228,21 @@ pub(crate) fn handled_by_several(namespace: &str, handlings: &[Handling]) -> Opt
             ]
         })
         .collect();
-    // The one to change: an operator in the namespace itself, else the last; one in another
-    // namespace (a cluster-wide operator, another team's) is labelled.
-    let change = handlings
-        .iter()
-        .rev()
+    // The one kept: the serving operator. The one to change: another, in the namespace itself
+    // if there is one, else the last; one in another namespace (a cluster-wide operator,
+    // another team's) is labelled.
+    let kept = handlings.iter().find(|h| Some(h.operator.as_str()) == served_by);
+    let others = || {
+        handlings
+            .iter()
+            .rev()
+            .filter(|h| !kept.is_some_and(|k| std::ptr::eq(*h, k)))
+    };
+    let change = others()
         .find(|h| h.namespace == namespace)
+        .or_else(|| others().next())
         .unwrap_or(last);
-    let keep = handlings.iter().find(|h| !std::ptr::eq(*h, change)).unwrap_or(first);
+    let keep = kept.unwrap_or_else(|| handlings.iter().find(|h| !std::ptr::eq(*h, change)).unwrap_or(first));
     let label = if change.namespace == namespace {
         String::new()
     } else {
@@ -665,7 +677,7 @@ mod tests {
                 "b-1-y/operator line 4: Resuming is processed: 1 succeeded; 0 failed.",
             ),
         ];
-        let f = handled_by_several("t", &both).unwrap();
+        let f = handled_by_several("t", &both, None).unwrap();
         assert_eq!((f.id, f.severity), (ID, Severity::Warning));
         assert_eq!(
             f.title,
@@ -677,7 +689,14 @@ mod tests {
         );
         let fix = f.fix.unwrap();
         assert!(fix.starts_with("keep one operator for namespace t (t/deployment/a): remove t/deployment/b (kubectl -n t delete deployment b)"), "{fix}");
-        assert!(handled_by_several("t", &both[..1]).is_none());
-        assert!(handled_by_several("t", &[]).is_none());
+        assert!(handled_by_several("t", &both[..1], None).is_none());
+        assert!(handled_by_several("t", &[], None).is_none());
+        // The serving operator is kept, whichever else handled it: the one to change is the
+        // other (labelled when it is another namespace's).
+        let fix = handled_by_several("t", &both, Some("t/deployment/b"))
+            .unwrap()
+            .fix
+            .unwrap();
+        assert!(fix.starts_with("keep one operator for namespace t (t/deployment/b): remove t/deployment/a (kubectl -n t delete deployment a)"), "{fix}");
     }
 }
