@@ -2089,10 +2089,8 @@ pub(crate) mod tests {
         );
     }
 
-    /// The logs decide: the operator whose own Pods' logs name the object serves it, over a
-    /// cluster-wide one (running, its logs about another namespace; or at 0 replicas).
-    #[test]
-    fn the_namespaces_other_objects_in_its_logs_are_counted_and_the_first_three_named() {
+    /// A cluster-wide Kopf operator `team-b/wide` and `todo/mine`, each with one Pod, no logs.
+    fn wide_and_mine() -> Snapshot {
         let mut s = snapshot(vec![
             deployment("team-b", "wide", json!(["kopf", "run", "--all-namespaces", "op.py"])),
             deployment("todo", "mine", json!(["kopf", "run", "--namespace=todo", "op.py"])),
@@ -2101,6 +2099,14 @@ pub(crate) mod tests {
             pod_of("team-b", "wide-5d7f9c-aaaaa", "wide"),
             pod_of("todo", "mine-5d7f9c-bbbbb", "mine"),
         ]);
+        s
+    }
+
+    /// The logs decide: the operator whose own Pods' logs name the object serves it, over a
+    /// cluster-wide one (running, its logs about another namespace; or at 0 replicas).
+    #[test]
+    fn the_namespaces_other_objects_in_its_logs_are_counted_and_the_first_three_named() {
+        let mut s = wide_and_mine();
         let log = |pod: &str, objects: &[&str]| LogSource {
             text: objects.iter().map(|o| kopf_log(pod, o).text).collect(),
             ..kopf_log(pod, "")
@@ -2166,14 +2172,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_operator_whose_own_logs_name_the_object_serves_it() {
-        let mut s = snapshot(vec![
-            deployment("team-b", "wide", json!(["kopf", "run", "--all-namespaces", "op.py"])),
-            deployment("todo", "mine", json!(["kopf", "run", "--namespace=todo", "op.py"])),
-        ]);
-        s.operator.pods = Evidence::Present(vec![
-            pod_of("team-b", "wide-5d7f9c-aaaaa", "wide"),
-            pod_of("todo", "mine-5d7f9c-bbbbb", "mine"),
-        ]);
+        let mut s = wide_and_mine();
         s.operator.logs = Evidence::Present(vec![
             kopf_log("wide-5d7f9c-aaaaa", "team-b/retry-api"),
             kopf_log("mine-5d7f9c-bbbbb", "todo/todo-api"),
