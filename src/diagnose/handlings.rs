@@ -136,7 +136,7 @@ impl<'s> Handlings<'s> {
                     operator: op.display(),
                     namespace: op.namespace.clone(),
                     name: op.name.clone(),
-                    command: op.argv.join(" "),
+                    command: op.command.display(),
                     line,
                 })
             })
@@ -273,5 +273,27 @@ mod tests {
             }
         }
         assert_eq!(handlings(&s, &obj).len(), 2);
+        let commands: Vec<String> = handlings(&s, &obj).into_iter().map(|h| h.command).collect();
+        assert_eq!(commands, ["kopf run -A /src/op.py", "kopf run -A /src/op.py"]);
+
+        // Issue 18 (scenario team-alpha): one of them runs Kopf from its image (Kopf's docs'
+        // Deployment: no `command:`, no `args:`); its command is said as the kubelet runs it,
+        // never an empty string.
+        if let crate::evidence::Evidence::Present(deployments) = &mut s.operator.deployments {
+            let d = deployments
+                .iter_mut()
+                .find(|d| d.metadata.name.as_deref() == Some("backup-op"))
+                .unwrap();
+            let container = &mut d.spec.as_mut().unwrap().template.spec.as_mut().unwrap().containers[0];
+            container.command = None;
+            container.args = None;
+            container.image = Some("localhost/kopf-cmd:1.38".into());
+        }
+        let found = handlings(&s, &obj);
+        let from_image = found
+            .iter()
+            .find(|h| h.name == "backup-op")
+            .unwrap_or_else(|| panic!("the image's Kopf operator handled it too: {found:?}"));
+        assert_eq!(from_image.command, "<ENTRYPOINT and CMD of localhost/kopf-cmd:1.38>");
     }
 }

@@ -93,19 +93,19 @@ pub(crate) fn operator_not_leading(input: &Input<'_>) -> Option<Finding> {
         Leadership::Standalone if input.running.len() > 1 => Some(double_handling(
             input,
             "with --standalone: no Lease".into(),
-            vec![format!("its command: {}", input.operator.argv.join(" "))],
+            vec![format!("its command: {}", input.operator.command.display())],
         )),
         Leadership::Kopf(PeeringMode::Standalone) if input.running.len() > 1 => Some(double_handling(
             input,
             "with --standalone: no peering".into(),
-            vec![format!("its command: {}", input.operator.argv.join(" "))],
+            vec![format!("its command: {}", input.operator.command.display())],
         )),
         Leadership::Standalone => Some(ok(
             format!(
                 "the operator {} runs with --standalone: no Lease, every replica handles",
                 input.operator.display()
             ),
-            vec![format!("its command: {}", input.operator.argv.join(" "))],
+            vec![format!("its command: {}", input.operator.command.display())],
         )),
         Leadership::Lease { namespace, name } => lease::finding(input, &namespace, &name),
         Leadership::Kopf(PeeringMode::Standalone) => Some(ok(
@@ -113,7 +113,7 @@ pub(crate) fn operator_not_leading(input: &Input<'_>) -> Option<Finding> {
                 "the Kopf operator {} runs with --standalone: no peering pauses it",
                 input.operator.display()
             ),
-            vec![format!("its command: {}", input.operator.argv.join(" "))],
+            vec![format!("its command: {}", input.operator.command.display())],
         )),
         Leadership::Kopf(PeeringMode::Peering {
             name,

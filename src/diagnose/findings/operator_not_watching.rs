@@ -18,7 +18,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
             format!("the operator {} does not watch namespace {}", op.display(), ctx.ns),
             vec![format!(
                 "its command: {} (watches {})",
-                op.argv.join(" "),
+                op.command.display(),
                 op.watches.as_deref().unwrap_or_default().join(",")
             )],
             Some(serve_fix(ctx, op)),

@@ -103,7 +103,7 @@ fn missing_peering(input: &Input<'_>, peers: &Peers<'_>) -> Option<Finding> {
                 op.display()
             ),
             evidence: vec![
-                format!("its command: {}", op.argv.join(" ")),
+                format!("its command: {}", op.command.display()),
                 format!("GET kopf.dev/v1 and zalando.org/v1 {kind} {where_}: not found"),
             ],
             fix: Some(format!(
@@ -124,7 +124,7 @@ fn missing_peering(input: &Input<'_>, peers: &Peers<'_>) -> Option<Finding> {
             input,
             format!("without a peering object ({kind} {where_} not found, so Kopf falls back to standalone)"),
             vec![
-                format!("its command: {}", op.argv.join(" ")),
+                format!("its command: {}", op.command.display()),
                 format!("GET kopf.dev/v1 and zalando.org/v1 {kind} {where_}: not found"),
             ],
         ));
