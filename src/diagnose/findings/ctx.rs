@@ -165,13 +165,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// The `logs` command a fix suggests for the object's handler runs: `kubectl microservice logs
-    /// --handler accept NAME -n NS` for a Microservice; for another resource (`--resource`) its
-    /// `--resource PLURAL.GROUP` and the handler its log names last as failing (else last at
-    /// all), or `--handler ID` when the logs name none (the ids are in the operator's source).
+    /// [--resource PLURAL.GROUP] --handler ID NAME -n NS` for the handler the object's log lines
+    /// name last as failing; else, for a Microservice, `accept` (the tutorial's handler), for
+    /// another resource (`--resource`) the handler its lines name last at all, or `ID` when they
+    /// name none (the ids are in the operator's source). A Microservice operator may run other
+    /// handlers beside `accept` (issue 18, scenario team-india: `audit` failing while `accept`
+    /// succeeded): the fix names the one that fails.
     pub(crate) fn logs_command(&self) -> String {
-        if self.snapshot.resource.is_microservice() {
-            return self.logs_command_for("accept");
-        }
         let handler_in = |m: &str| {
             m.strip_prefix("Handler '")
                 .and_then(|r| r.split_once('\''))
@@ -182,12 +182,16 @@ impl<'a> Ctx<'a> {
             .iter()
             .filter_map(|l| handler_in(&l.record.message))
             .collect();
-        let handler = named
+        let failing = named
             .iter()
             .rev()
             .find(|(_, failed)| *failed)
-            .or(named.last())
-            .map_or("ID", |(id, _)| id.as_str());
+            .map(|(id, _)| id.as_str());
+        let handler = match failing {
+            Some(id) => id,
+            None if self.snapshot.resource.is_microservice() => "accept",
+            None => named.last().map_or("ID", |(id, _)| id.as_str()),
+        };
         self.logs_command_for(handler)
     }
 
@@ -363,5 +367,57 @@ pub(crate) mod fixture {
             .unwrap_or_else(|| panic!("{dir}: no {key}"));
         let ctx = Ctx::new(&snapshot, obj, Options::default());
         check(&ctx).into_iter().map(|f| (f.id, f.severity)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Ctx, Options};
+    use crate::evidence::Evidence;
+
+    /// Issue 18 (scenario team-india): a Microservice operator with a second handler, `audit`,
+    /// failing while `accept` succeeds: the `logs` command a fix prints names the failing one;
+    /// with no handler failing, a Microservice's is `accept`'s.
+    #[test]
+    fn the_logs_command_names_the_handler_that_fails() {
+        let mut snapshot = super::fixture::bundle("bundles-synthetic/kopf-1.44-errors-not-posted");
+        let obj = snapshot.microservices.get().unwrap()[0].clone();
+        let ctx = Ctx::new(&snapshot, &obj, Options::default());
+        assert!(
+            ctx.logs_command()
+                .ends_with("logs --handler accept basket-api -n store")
+        );
+
+        let Evidence::Present(logs) = &mut snapshot.operator.logs else {
+            panic!("the bundle has logs")
+        };
+        for log in logs.iter_mut() {
+            log.text = log
+                .text
+                .replace(
+                    "Handler 'accept' failed temporarily",
+                    "Handler 'audit' failed temporarily",
+                )
+                .replace("Checking store/basket-api", "Handler 'accept' succeeded. Checking");
+        }
+        let ctx = Ctx::new(&snapshot, &obj, Options::default());
+        assert_eq!(
+            ctx.logs_command(),
+            "kubectl microservice logs --handler audit basket-api -n store"
+        );
+        // Nothing failing, other handlers named: a Microservice's runs are `accept`'s.
+        let Evidence::Present(logs) = &mut snapshot.operator.logs else {
+            unreachable!()
+        };
+        for log in logs.iter_mut() {
+            log.text = log
+                .text
+                .replace("Handler 'audit' failed temporarily", "Handler 'audit' succeeded");
+        }
+        let ctx = Ctx::new(&snapshot, &obj, Options::default());
+        assert!(
+            ctx.logs_command()
+                .ends_with("logs --handler accept basket-api -n store")
+        );
     }
 }
