@@ -556,15 +556,21 @@ pub const STATUS_FIELDS_READ: [&str; 4] = ["phase", "observedGeneration", "condi
 /// value, which Kopf stores as `status.<handler id>`) stays `fresh`, with a second reason
 /// `status-pruned` naming them, so that `status` never says "nothing to do" while
 /// `explain-events` warns of them. Any other assessment is returned as it is.
+///
+/// `microservice`: whether `obj` is a Microservice. Only its verdict reads status fields
+/// ([`STATUS_FIELDS_READ`]: the `Accepted` convention); another resource's (`--resource`) asks
+/// whether every handler finished for the spec (Kopf's annotations), so a dropped field never
+/// makes it stale and is never said to keep an `Accepted` from it.
 pub fn with_pruned_status(
     mut a: Assessment,
     obj: &MicroserviceObject,
     pruned: Option<&(Vec<String>, String)>,
+    microservice: bool,
 ) -> Assessment {
     let Some((fields, line)) = pruned else { return a };
     let read: Vec<String> = fields
         .iter()
-        .filter(|f| STATUS_FIELDS_READ.contains(&f.as_str()))
+        .filter(|f| microservice && STATUS_FIELDS_READ.contains(&f.as_str()))
         .map(|f| format!("status.{f}"))
         .collect();
     // `status.kopf` is Kopf's progress copy, kept in annotations too (`explain-events` says ok).
@@ -993,7 +999,7 @@ pub fn patch_rejected(
         message: format!(
             "Kopf's PATCH at the end of the last handling cycle was rejected ({}): the handler ran, but {saved}; the cycle never completes and Kopf runs it again at every event and restart ({} in the logs)",
             rejection.failure.describe(),
-            crate::text::count(rejection.count, "rejection")
+            rejection.tally()
         ),
         evidence,
     }
@@ -1872,6 +1878,7 @@ mod tests {
                 failure: failure.clone(),
                 line: line.into(),
                 count: 3,
+                attempts: 0,
             })),
             activity: Box::default(),
         };
@@ -2045,5 +2052,49 @@ mod tests {
             ["spec.b.c", "spec.d"]
         );
         assert_eq!(d[1].old, Value::Null);
+    }
+
+    /// A Kopf cycle that succeeded while the API server dropped `status.phase`: a Microservice
+    /// has no `Accepted` for its spec (stale, `status-pruned` first); another resource's verdict
+    /// reads no status field, so it stays fresh, the loss said as a second reason, never that
+    /// the status "does not say Accepted".
+    #[test]
+    fn a_pruned_phase_makes_only_a_microservice_stale() {
+        let fresh = || Assessment {
+            verdict: Verdict::Fresh,
+            reasons: vec![Reason {
+                code: "last-cycle-succeeded",
+                message: "the last cycle succeeded".into(),
+                evidence: Vec::new(),
+            }],
+            handled_by: HandledBy::Kopf,
+            changed_fields: Vec::new(),
+            last_handled: None,
+            spec_changed: None,
+            deletion: None,
+        };
+        let o = obj(json!({"metadata": {"name": "api", "namespace": "t"}, "spec": {}}));
+        let pruned = (vec!["phase".to_string()], "op line 7: ...".to_string());
+        let ms = with_pruned_status(fresh(), &o, Some(&pruned), true);
+        assert_eq!((ms.verdict, ms.reasons[0].code), (Verdict::Stale, "status-pruned"));
+        assert!(
+            ms.reasons[0].message.contains("does not say Accepted"),
+            "{}",
+            ms.reasons[0].message
+        );
+        let other = with_pruned_status(fresh(), &o, Some(&pruned), false);
+        assert_eq!(other.verdict, Verdict::Fresh);
+        let codes: Vec<&str> = other.reasons.iter().map(|r| r.code).collect();
+        assert_eq!(codes, ["last-cycle-succeeded", "status-pruned"]);
+        assert!(
+            other.reasons[1].message.contains("status.phase"),
+            "{}",
+            other.reasons[1].message
+        );
+        assert!(
+            !other.reasons[1].message.contains("Accepted"),
+            "{}",
+            other.reasons[1].message
+        );
     }
 }

@@ -108,6 +108,8 @@ pub struct Judge<'a> {
     /// The snapshot's resource as kubectl commands name it (`microservice`,
     /// `kopfexamples.kopf.dev`), for the fixes the verdict's reasons print.
     kubectl_type: String,
+    /// Whether the snapshot's resource is the Microservice (its verdict reads status fields).
+    microservice: bool,
 }
 
 /// Which logs an object's facts come from: the addresses of its operator's log sources in the
@@ -162,6 +164,7 @@ impl<'a> Judge<'a> {
             diffbases: RefCell::new(HashMap::new()),
             quiet_by: RefCell::new(HashMap::new()),
             kubectl_type: snapshot.resource.kubectl_type(),
+            microservice: snapshot.resource.is_microservice(),
         }
     }
 
@@ -186,7 +189,7 @@ impl<'a> Judge<'a> {
         let key = obj.key();
         let facts = cycles::facts_for(read.facts.get(&key), &read.unlisted, &self.kopf_events, obj);
         let assessed = staleness::assess(obj, &facts, options);
-        let assessed = staleness::with_pruned_status(assessed, obj, read.pruned.get(&key));
+        let assessed = staleness::with_pruned_status(assessed, obj, read.pruned.get(&key), self.microservice);
         let handlings = self.handlings.of(obj);
         let assessment = with_double_handling(assessed, &handlings);
         let assessment = with_quiet_logs(assessment, || self.quiet_once(&resolution));
