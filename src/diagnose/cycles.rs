@@ -134,6 +134,8 @@ struct Reading {
     last_retry: HashMap<String, Retry>,
     /// `ns/name` → its latest rejected PATCH (with how many).
     last_rejection: HashMap<String, Rejection>,
+    /// `ns/name` → its refused PATCH attempts (`Request attempt #N/9 failed; ...: PATCH ...`).
+    refused_patches: HashMap<String, u64>,
     /// `ns/name` → its last line and open run.
     activity: HashMap<String, Activity>,
     /// The latest line of a current container's log, and where.
@@ -176,6 +178,9 @@ impl Reading {
                     (&place, from_pod),
                 );
             }
+            if refused_patch_attempt(&record.message) {
+                *self.refused_patches.entry(key.clone()).or_insert(0) += 1;
+            }
             self.lifecycle(key, &record, lifecycle, line);
         }
         if let Some(last) = source_last {
@@ -215,6 +220,7 @@ impl Reading {
                     failure: failure.clone(),
                     line: line.clone(),
                     count: 0,
+                    attempts: 0,
                 });
                 if newer {
                     *entry = Rejection {
@@ -223,6 +229,7 @@ impl Reading {
                         failure,
                         line,
                         count: 0,
+                        attempts: 0,
                     };
                 }
                 entry.count = count;
@@ -276,7 +283,10 @@ impl Reading {
                     last_cycle: self.last_cycle.get(key).cloned(),
                     last_retry: self.last_retry.get(key).map(|(_, l)| l.clone()),
                     last_retry_time: self.last_retry.get(key).and_then(|(t, _)| *t),
-                    last_rejection: self.last_rejection.get(key).cloned().map(Box::new),
+                    last_rejection: self.last_rejection.get(key).cloned().map(|mut r| {
+                        r.attempts = self.refused_patches.get(key).copied().unwrap_or(0);
+                        Box::new(r)
+                    }),
                     activity: Box::new(Activity {
                         log_last: self.log_last.clone(),
                         ..self.activity.get(key).cloned().unwrap_or_default()
@@ -286,6 +296,17 @@ impl Reading {
             })
             .collect()
     }
+}
+
+/// Whether a Kopf line is a refused attempt of the object's PATCH: `Request attempt #3/9
+/// failed; will retry: PATCH https://...` (or `; escalating:` for the last), as Kopf 1.38's
+/// `kopf/_cogs/clients/api.py` logs each retried request.
+fn refused_patch_attempt(message: &str) -> bool {
+    message.strip_prefix("Request attempt #").is_some_and(|rest| {
+        rest.split_once(" failed; ")
+            .and_then(|(_, tail)| tail.split_once(": "))
+            .is_some_and(|(_, request)| request.starts_with("PATCH "))
+    })
 }
 
 /// Where a log was read, in words: `pod/container` (`, previous` for the instance before the

@@ -99,8 +99,28 @@ pub struct Rejection {
     pub failure: ApiFailure,
     /// The line, for evidence.
     pub line: String,
-    /// How many such lines the logs hold for the object.
+    /// How many such lines the logs hold for the object: cycles whose PATCH Kopf gave up
+    /// (`Throttling for N seconds due to an unexpected error: ...`).
     pub count: u64,
+    /// How many refused attempts of the object's PATCH the logs hold (Kopf's `Request attempt
+    /// #N/9 failed; ...: PATCH ...` lines, up to 9 per given-up cycle; none for an error Kopf
+    /// does not retry, such as a 422).
+    pub attempts: u64,
+}
+
+impl Rejection {
+    /// What the logs hold of the rejections, in words: `2 rejections` or `2 rejections, after
+    /// 18 refused PATCH attempts`.
+    pub fn tally(&self) -> String {
+        let rejections = crate::text::count(self.count, "rejection");
+        match self.attempts {
+            0 => rejections,
+            n => format!(
+                "{rejections}, after {}",
+                crate::text::count_as(n, "refused PATCH attempt", "refused PATCH attempts")
+            ),
+        }
+    }
 }
 
 impl LogFacts {

@@ -9,7 +9,6 @@ use crate::diagnose::rbac::{self, Account};
 use crate::diagnose::refusal::Refusal;
 use crate::diagnose::staleness;
 use crate::kopf::messages::{ApiFailure, Lifecycle, Outcome};
-use crate::text::count;
 
 /// `patch-rejected`: Kopf logged the object's final PATCH as rejected (`Throttling for N seconds
 /// due to an unexpected error: APIClientError(...)` right after `... is processed`), and no cycle
@@ -33,7 +32,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Vec<Finding> {
             Severity::Ok,
             format!(
                 "Kopf's PATCH of this object was rejected earlier ({}), and a later handling cycle completed",
-                count(last.count, "time")
+                last.tally()
             ),
             vec![format!("last rejection: {}", last.line)],
             None,
@@ -242,6 +241,33 @@ mod tests {
             [(PatchRejected, Problem)]
         );
         assert_eq!(run("bundles/healthy", check), []);
+    }
+
+    /// Issue 18 (trial): the count said is what the logs hold: the cycles Kopf gave up and the
+    /// refused attempts of the PATCH before each (a 403 is retried 9 times; a 422 not at all),
+    /// never "1 rejection" beside nine refused lines.
+    #[test]
+    fn the_rejections_are_counted_with_their_refused_attempts() {
+        let tally = |dir: &str| {
+            let snapshot = super::super::ctx::fixture::bundle(dir);
+            let obj = snapshot.microservices.get().unwrap()[0].clone();
+            let ctx = Ctx::new(&snapshot, &obj, Default::default());
+            let LogFacts::Read {
+                last_rejection: Some(r),
+                ..
+            } = &ctx.judged.facts
+            else {
+                panic!("{dir}: a rejection")
+            };
+            (r.count, r.attempts, r.tally())
+        };
+        assert_eq!(
+            tally("bundles-captured/kopf-patch-forbidden"),
+            (1, 9, "1 rejection, after 9 refused PATCH attempts".to_string())
+        );
+        let (count, attempts, words) = tally("bundles-captured/kopf-patch-rejected-annotations");
+        assert_eq!(attempts, 0, "a 422 is not retried");
+        assert_eq!(words, crate::text::count(count, "rejection"));
     }
 
     /// Issue 18: the PATCH's fix follows who refused it, by the API's message: a webhook named
