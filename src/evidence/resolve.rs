@@ -1214,6 +1214,7 @@ fn drop_refused_writers(
     let resource = &snapshot.resource;
     let reviewed = |op: &OperatorRef| {
         let user = format!("system:serviceaccount:{}:{}", op.namespace, op.service_account);
+        let subresource = written_subresource(op.kind);
         reviews.iter().any(|r| {
             let attributes = r.spec.resource_attributes.as_ref();
             r.spec.user.as_deref() == Some(user.as_str())
@@ -1222,7 +1223,7 @@ fn drop_refused_writers(
                         && a.namespace.as_deref() == Some(namespace)
                         && a.group.as_deref().unwrap_or("") == resource.group
                         && a.resource.as_deref() == Some(resource.plural.as_str())
-                        && a.subresource.as_deref().unwrap_or("").is_empty()
+                        && a.subresource.as_deref().unwrap_or("") == subresource
                         && a.name.as_deref().unwrap_or("").is_empty()
                 })
                 && r.status.as_ref().is_some_and(|s| !s.allowed)
@@ -1242,13 +1243,28 @@ fn drop_refused_writers(
         })
         .collect();
     let denied = denied.into_iter().map(|(i, by)| {
+        let status = match &contenders[i].origin {
+            Origin::Deployment(at) if operators.get(*at).is_some_and(|op| op.kind == OperatorKind::Ours) => "/status",
+            _ => "",
+        };
         let why = format!(
-            "its ServiceAccount may not patch {} in {namespace} ({by}): its handling of objects there is refused, so it serves none of them (another operator does)",
+            "its ServiceAccount may not patch {}{status} in {namespace} ({by}): its handling of objects there is refused, so it serves none of them (another operator does)",
             resource.qualified()
         );
         (i, why)
     });
     withdraw_unless_all(contenders, denied.collect());
+}
+
+/// The subresource an operator of `kind` patches to record its handling, which a denied
+/// SubjectAccessReview of `patch` on it refuses: ours writes only `status` (server-side apply of
+/// `microservices/status`; the RBAC `manifests` prints grants nothing else), Kopf the object
+/// itself (its progress and diff-base annotations, its finalizer).
+fn written_subresource(kind: OperatorKind) -> &'static str {
+    match kind {
+        OperatorKind::Ours => "status",
+        OperatorKind::Kopf => "",
+    }
 }
 
 /// Withdraws each of `dropped` (a serving candidate's index, and why it does not serve) from
@@ -2519,9 +2535,9 @@ pub(crate) mod tests {
                 let names: Vec<&str> = pods.iter().filter_map(|p| p.metadata.name.as_deref()).collect();
                 assert_eq!(names, [api_pod]);
             }
-            let (op, unchosen_logs) = &chosen.unchosen[0];
-            assert_eq!(op.name, "api-gateway");
-            assert_eq!(unchosen_logs.len(), 2, "{unchosen_logs:?}");
+            let unchosen = &chosen.unchosen[0];
+            assert_eq!(unchosen.operator.name, "api-gateway");
+            assert_eq!(unchosen.logs.len(), 2, "{:?}", unchosen.logs);
         }
     }
 
