@@ -205,13 +205,17 @@ fn serving<'s>(snapshot: &'s Snapshot, ns: &str) -> Vec<(OperatorRef, Vec<&'s Lo
             (op, mine)
         })
         .collect();
+    // The ones `--operator` left out, by the same rule: by their source's handlers, read while
+    // their Deployments were in evidence (issue 18, scenario team-echo: a Backup operator's line
+    // about the Backup `team-echo/api` made double handling of the Microservice).
     serving.extend(
         snapshot
             .operator
             .unchosen
             .iter()
-            .filter(|(op, _)| op.watches(ns))
-            .map(|(op, logs)| (op.clone(), logs.iter().collect())),
+            .filter(|u| u.operator.watches(ns))
+            .filter(|u| !naming::handles_only_others(u.handles.as_deref(), &snapshot.resource))
+            .map(|u| (u.operator.clone(), u.logs.iter().collect())),
     );
     serving
 }

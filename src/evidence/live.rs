@@ -617,11 +617,7 @@ async fn operator_logs(
 /// them; none when it cannot list them), each with its running Pods' current logs, read only to
 /// tell whether another operator handled the object too
 /// ([`super::OperatorEvidence::unchosen`]). Nothing of them is diagnosed or written to a bundle.
-async fn unchosen(
-    client: &Client,
-    chosen: &[Deployment],
-    namespace: Option<&str>,
-) -> Vec<(OperatorRef, Vec<LogSource>)> {
+async fn unchosen(client: &Client, chosen: &[Deployment], namespace: Option<&str>) -> Vec<super::Unchosen> {
     let Some(namespace) = namespace else { return Vec::new() };
     let (Evidence::Present(found), _) = discover_at(client, Some(namespace)).await else {
         return Vec::new();
@@ -635,7 +631,11 @@ async fn unchosen(
         let Some(op) = recognise(d) else { continue };
         let Ok(pods) = pods_of(client, d).await else { continue };
         let fetched = join_all(pods.iter().map(|p| pod_log(client, p, &op.container, false))).await;
-        out.push((op, fetched.into_iter().filter_map(Result::ok).collect()));
+        out.push(super::Unchosen {
+            operator: op,
+            logs: fetched.into_iter().filter_map(Result::ok).collect(),
+            handles: None,
+        });
     }
     out
 }

@@ -195,7 +195,21 @@ pub struct OperatorEvidence {
     /// each with its Pods' logs: never diagnosed, read only to tell whether another operator
     /// that serves the namespace handled the object too (double handling, which the
     /// diagnostics' `leading::handlings` reads).
-    pub unchosen: Vec<(operator::OperatorRef, Vec<LogSource>)>,
+    pub unchosen: Vec<Unchosen>,
+}
+
+/// An operator Deployment `--operator` left out ([`OperatorEvidence::unchosen`]): read only to
+/// tell whether it handled the object too.
+#[derive(Debug, Clone)]
+pub struct Unchosen {
+    /// The operator.
+    pub operator: operator::OperatorRef,
+    /// Its Pods' logs.
+    pub logs: Vec<LogSource>,
+    /// The resources its source's handlers serve, as written ([`operator::handled_resources`],
+    /// read while its Deployment and ConfigMaps were in evidence); `None`: not known (no source
+    /// in evidence, or a live read that fetches none).
+    pub handles: Option<Vec<String>>,
 }
 
 impl OperatorEvidence {
@@ -365,9 +379,15 @@ impl OperatorEvidence {
             .iter()
             .filter(|d| !is_wanted(d))
             .filter_map(|d| {
-                let op = operator::recognise(d)?;
+                let operator = operator::recognise(d)?;
                 let logs = self.logs_of(d);
-                Some((op, logs))
+                let configmaps = self.configmaps.get().map_or(&[][..], Vec::as_slice);
+                let handles = operator::handled_resources(d, configmaps);
+                Some(Unchosen {
+                    operator,
+                    logs,
+                    handles,
+                })
             })
             .collect();
         // Its logs first, judged against every Pod in evidence (a log of another Deployment's

@@ -41,6 +41,13 @@ pub fn names_resource(written: &str, resource: &ResourceId) -> bool {
     written.split(' ').any(|w| resource.named_by(w))
 }
 
+/// Whether `written` (the resources an operator's source handles, as
+/// [`super::operator::handled_resources`] reads them; `None` or empty: unknown) names only
+/// resources other than `resource`: such an operator never handled `resource`'s objects.
+pub fn handles_only_others(written: Option<&[String]>, resource: &ResourceId) -> bool {
+    written.is_some_and(|w| !w.is_empty() && !w.iter().any(|r| names_resource(r, resource)))
+}
+
 /// What `op`'s source says of `resource` ([`Handles`]): ours handles the Microservice; a Kopf
 /// operator's by the `.py` files of the ConfigMaps its Deployment (among `deployments`) mounts.
 pub fn handles(
