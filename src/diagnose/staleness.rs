@@ -202,7 +202,27 @@ pub fn assess(obj: &MicroserviceObject, logs: &LogFacts, options: Options<'_>) -
     if obj.phase().is_none() {
         return never_handled(a, obj, logs, options);
     }
+    if let Some(reason) = retrying(
+        obj,
+        logs,
+        "no */last-handled-configuration annotation: no cycle has completed",
+    ) {
+        return phase_in_an_unfinished_cycle(a, reason);
+    }
     by_managed_fields(a, obj, (status_entry, spec_entry), &entries, options)
+}
+
+/// A phase, no Kopf record, and a handler still retrying (Kopf's progress records, or a retry
+/// the logs hold after their last cycle end): one handler wrote the phase while another keeps
+/// failing, so the cycle never completed and Kopf recorded no spec as handled (issue 18,
+/// scenario team-india: `accept` set `Accepted`, `audit` failed 37 times). `stale` with
+/// `retrying` first, as a rejected final PATCH with a phase is: the phase speaks for one
+/// handler, not for the object's handling. managedFields would only say "undecidable" here.
+/// `handled_by` stays unknown: the object holds no handling record (no diff-base).
+fn phase_in_an_unfinished_cycle(mut a: Assessment, retrying: Reason) -> Assessment {
+    a.verdict = Verdict::Stale;
+    a.reasons.push(retrying);
+    a
 }
 
 /// `terminating`: a pending deletion, whoever handled the object (the deletion's generation
