@@ -186,7 +186,7 @@ fn check_bundle(dir: &Path) {
 #[test]
 fn every_bundle_gives_its_expected_findings() {
     assert_eq!(bundles_in("bundles").len(), 6);
-    assert_eq!(bundles_in("bundles-captured").len(), 51);
+    assert_eq!(bundles_in("bundles-captured").len(), 53);
     assert!(bundles_in("bundles-synthetic").len() >= 12);
     for dir in all_bundles() {
         check_bundle(&dir);
@@ -2101,9 +2101,11 @@ fn the_issue_18_live_captures_pin_each_object_through_the_binary() {
         ("i18live-s2-bravo-image-cmd-events-403", Some("rbac-events")),
         ("i18live-s2-charlie-double-handling", Some("operator-not-leading")),
         ("i18live-s2-delta-handler-filtered", None),
+        ("i18live-s2-echo-ours", None),
         ("i18live-s2-foxtrot-laptop", None),
         ("i18live-s2-golf-quiet", None),
         ("i18live-s2-hotel-crashloop", Some("operator-not-running")),
+        ("i18live-s2-india-handler-failing", Some("handler-failing")),
         ("i18live-s2-juliet-webhook-denied", Some("event-post-denied")),
     ];
     let live: Vec<PathBuf> = bundles_in("bundles-captured")
@@ -2263,4 +2265,42 @@ fn the_captured_scenarios_cover_the_issue_18_classes() {
             "issue 18 item {item} has no capture: {covered:?}"
         );
     }
+}
+
+/// Issue 18 scenario 2, team-echo (bundles-captured/i18live-s2-echo-ours): ours patches only
+/// `microservices/status` (a SubjectAccessReview denying `patch microservices` is no refusal of
+/// its writes), so it is found beside two cluster-wide Kopf operators whose filters exclude the
+/// object; and with `--operator` ours, platform-backup's line about the Backup `team-echo/api`
+/// (its source handles Backups only) is no double handling, and no fix touches its Deployment.
+#[test]
+fn ours_serves_team_echo_and_a_backup_operators_line_is_no_double_handling() {
+    let dir = fixtures().join("bundles-captured/i18live-s2-echo-ours");
+    let d = dir.to_str().unwrap();
+    let ours = "kms-system/deployment/microservice-operator";
+    for extra in [&[][..], &["--operator", ours][..]] {
+        let mut args = vec!["explain-events", "api", "-n", "team-echo", "--bundle", d, "-o", "json"];
+        args.extend(extra);
+        let (code, json, err) = run(&args);
+        let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{extra:?}: {e}: {err}"));
+        assert_eq!(report["operator"], ours, "{extra:?}");
+        assert_eq!(code, 0, "{extra:?}: {}", report["summary"]);
+        // Findings and summary: the resolution lists every candidate, the findings only its own.
+        let text = format!("{} {}", report["findings"], report["summary"]);
+        assert!(!text.contains("platform-backup"), "{extra:?}: {text}");
+        let leading = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == "operator-not-leading")
+            .unwrap();
+        assert_eq!(leading["severity"], "ok", "{extra:?}: {leading}");
+    }
+    let (_, json, _) = run(&["explain-events", "api", "-n", "team-echo", "--bundle", d, "-o", "json"]);
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let candidates = report["operatorResolution"]["candidates"].as_array().unwrap();
+    let mine = candidates.iter().find(|c| c["operator"] == ours).unwrap();
+    assert!(
+        !mine.to_string().contains("may not patch"),
+        "ours is never refused for a permission it does not use: {mine}"
+    );
 }

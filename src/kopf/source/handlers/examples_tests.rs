@@ -285,7 +285,7 @@ fn every_operator_source_among_the_fixtures() {
     ]);
     let (backup_backoff, charlie): (Vec<&String>, Vec<&String>) =
         (backup_backoff.iter().collect(), charlie.iter().collect());
-    // Issue 18's scenario 2 (bundles-captured/i18live-s2-*, captured-disagreeing/i18live-s2-*):
+    // Issue 18's scenario 2 (bundles-captured/i18live-s2-*):
     // platform-audit's operator filtered `audit=on`, team-india's `accept` beside a failing
     // `audit`, and Kopf's examples/01-minimal as it is (a plural only, no startup function).
     let audit_on = "labels={'audit': 'on'}";
