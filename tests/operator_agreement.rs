@@ -540,7 +540,7 @@ fn two_standalone_operators_that_both_handled_the_object_are_double_handling() {
         report["summary"]
             .as_str()
             .unwrap()
-            .starts_with("Every object is handled more than once: 2 operators")
+            .starts_with("This object is handled more than once: 2 operators")
     );
     let (code, json, _) = run(&[
         "explain-events",

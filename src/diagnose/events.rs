@@ -526,7 +526,7 @@ fn summary(ctx: &Ctx<'_>, findings: &[Finding]) -> String {
         }
         Some(f) if f.severity == Severity::Problem => format!("{}{cause}{tail}", lead(headline(f.id, false), &f.title)),
         Some(f) if double_handling(f) => {
-            format!("Every object is handled more than once: {}{tail}", f.title)
+            format!("This object is handled more than once: {}{tail}", f.title)
         }
         Some(f) => format!("{}{cause}{tail}", lead(headline(f.id, true), &f.title)),
         // The handlers exclude the object by design: an explanation, never "Nothing is hidden".
