@@ -2304,3 +2304,25 @@ fn ours_serves_team_echo_and_a_backup_operators_line_is_no_double_handling() {
         "ours is never refused for a permission it does not use: {mine}"
     );
 }
+
+/// Issue 18 scenario 2, team-foxtrot (bundles-captured/i18live-s2-foxtrot-laptop): the laptop
+/// `operate`'s runs come from its own log alone; the two cluster-wide Kopf operators whose
+/// filters exclude the object (platform-audit's, team-bravo's) are not its logs, and `logs`
+/// neither reads nor lists them.
+#[test]
+fn a_laptop_operators_logs_are_its_own_file_only() {
+    let dir = fixtures().join("bundles-captured/i18live-s2-foxtrot-laptop");
+    let (code, out, err) = run(&[
+        "logs",
+        "--handler",
+        "accept",
+        "team-foxtrot/api",
+        "--bundle",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("file foxtrot.log"), "{out}");
+    for other in ["audit-operator-", "kopfexample-operator-"] {
+        assert!(!out.contains(other), "names {other}:\n{out}");
+    }
+}

@@ -195,7 +195,8 @@ impl Resolution {
     /// reads: for a Deployment, its Pods' (every Pod log when the evidence holds one Deployment,
     /// else [`super::OperatorEvidence::is_log_of`]'s: its namespace and selector, replaced Pods
     /// by their name); for a process outside the cluster, the
-    /// Pods' of the Deployments that serve the namespace too (they stand by on its Lease); for
+    /// Pods' of the Deployments of ours that serve the namespace too (they stand by on its
+    /// Lease), never a Kopf Deployment's; for
     /// anything else none of the Pods'. `--log-file` logs always count (the user gave them);
     /// every log does when the operators are unknown (a bundle without
     /// `operator/deployment.json`).
@@ -205,7 +206,14 @@ impl Resolution {
         }
         let names: Vec<&str> = match self.verdict {
             Verdict::Deployment => self.deployment().into_iter().collect(),
-            Verdict::Process => self.serving().map(|c| c.operator.as_str()).collect(),
+            // Ours only: a Deployment of ours stands by on the process's Lease; a Kopf
+            // Deployment left serving (its filters could not all be ruled out) is another
+            // operator, whose log is never the process's (issue 18 scenario 2, team-foxtrot).
+            Verdict::Process => self
+                .serving()
+                .filter(|c| c.kind == Some(OperatorKind::Ours))
+                .map(|c| c.operator.as_str())
+                .collect(),
             _ => Vec::new(),
         };
         let names: Vec<(&str, &str)> = names.into_iter().filter_map(|d| d.split_once("/deployment/")).collect();
