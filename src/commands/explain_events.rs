@@ -238,6 +238,20 @@ pub fn human_short(report: &Report, color: bool) -> String {
     let (checked, found): (Vec<&Finding>, Vec<&Finding>) =
         report.findings.iter().partition(|f| f.severity == Severity::Ok);
     let top = top_fix(&found);
+    // Nothing wrong, the object excluded by its handlers' filters by design: the change that
+    // would include it, where a user looks for it (issue 18 scenario 2, team-delta: it was only
+    // in --verbose and -o json).
+    let by_design = checked
+        .iter()
+        .find(|f| f.id == FindingId::HandlerFiltered && f.fix.is_some())
+        .filter(|_| top.is_none());
+    if let Some(f) = by_design {
+        fix_block(
+            &mut out,
+            "Fix:",
+            &short_form::compact_yaml_lists(f.fix.as_deref().unwrap_or_default()),
+        );
+    }
     if let Some(f) = top {
         let label = if Some(f.id) == found.first().map(|first| first.id) {
             "Fix:".to_string()
