@@ -307,6 +307,31 @@ pub fn where_to_add(rbac: &RbacEvidence, account: Account<'_>, namespace: &str) 
     (role, hint)
 }
 
+/// The commands that grant `verbs` on `group`/`resource` in `namespace` to `account` when no
+/// Role there is bound to it (a cluster-wide operator's ClusterRole lacks the rule): a Role
+/// `ACCOUNT-RESOURCE` and its RoleBinding, both in the object's namespace, pasteable as they are
+/// (`kubectl create role` takes a resource as `RESOURCE.GROUP`).
+pub fn create_role_commands(
+    namespace: &str,
+    account: Account<'_>,
+    group: &str,
+    resource: &str,
+    verbs: &[&str],
+) -> String {
+    let name = format!("{}-{resource}", account.name);
+    let typed = if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    };
+    format!(
+        "kubectl -n {namespace} create role {name} --verb={} --resource={typed} && kubectl -n {namespace} create rolebinding {name} --role={name} --serviceaccount={}:{}",
+        verbs.join(","),
+        account.namespace,
+        account.name
+    )
+}
+
 /// The Role rule granting `verbs` on `group`/`resource`, as YAML (list item).
 pub fn rule_yaml(group: &str, resource: &str, verbs: &[&str]) -> String {
     format!(

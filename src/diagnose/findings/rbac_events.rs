@@ -123,9 +123,12 @@ fn fix(ctx: &Ctx<'_>, account: Account<'_>, group: &str, verbs: &[&str]) -> Stri
             verbs.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(","),
             after_the_grant(ctx)
         ),
+        // No Role bound there (a cluster-wide operator's ClusterRole lacks the rule): a Role
+        // and RoleBinding in the object's namespace, pasteable (issue 18 trial, team-bravo).
         None => format!(
-            "{role_hint}:\n{}\nthen {}",
+            "{role_hint}:\n{}\nwith: {}\nthen {}",
             rbac::rule_yaml(group, "events", verbs),
+            rbac::create_role_commands(ctx.ns, account, group, "events", verbs),
             after_the_grant(ctx)
         ),
     }
@@ -194,5 +197,23 @@ mod tests {
         assert_eq!(run("bundles/ours-style-rbac", check), [(RbacEvents, Problem)]);
         assert_eq!(run("bundles-synthetic/rbac-resource", check), [(RbacEvents, Ok)]);
         assert_eq!(run("bundles/healthy", check), [(RbacEvents, Ok)]);
+    }
+
+    /// Issue 18 trial, team-bravo (a real capture): a cluster-wide Kopf operator whose
+    /// ClusterRole lacks the events rule, no Role bound in the namespace: the fix is a Role and
+    /// RoleBinding created in the object's namespace, commands pasteable as they are.
+    #[test]
+    fn without_a_bound_role_the_fix_creates_one_in_the_namespace() {
+        let snapshot = super::super::ctx::fixture::bundle("bundles-captured/i18live-s2-bravo-image-cmd-events-403");
+        let obj = snapshot.microservices.get().unwrap()[0].clone();
+        let ctx = super::super::Ctx::new(&snapshot, &obj, Default::default());
+        let found = check(&ctx);
+        let fix = found[0].fix.as_deref().unwrap();
+        assert!(
+            fix.contains(
+                "with: kubectl -n team-bravo create role kopfexample-account-events --verb=create --resource=events && kubectl -n team-bravo create rolebinding kopfexample-account-events --role=kopfexample-account-events --serviceaccount=team-bravo:kopfexample-account"
+            ),
+            "{fix}"
+        );
     }
 }
