@@ -19,6 +19,17 @@
 //! `KMS_BENCH_BIN` times another build of the binary than the bench's own (e.g. the static
 //! release binary `scripts/release.sh` wrote); the API calls are counted in-process either way.
 //!
+//! `KMS_BENCH_RESOURCE=kopfexamples.kopf.dev` (issue 19, acceptance 5) benches a resource that
+//! is not the Microservice: Kopf's example CRD (`kopfexamples.kopf.dev`, as Kopf's
+//! `examples/crd.yaml` defines it; applied when the cluster has none), N `KopfExample`s as Kopf's
+//! `examples/obj.yaml` spells them and as Kopf 1.38 leaves them after `01-minimal`'s create
+//! handler (its `last-handled-configuration` annotation and the handler's result in status, both
+//! written by the `kopf` field manager), one Kopf operator Deployment per group of namespaces
+//! (`kopf run --standalone --namespace=...  /src/example.py`, the example's source in a mounted
+//! ConfigMap, 0 replicas), and times `status --resource kopfexamples.kopf.dev -A [-o json]`
+//! against `kubectl get kopfexamples.kopf.dev -A [-o json]`: the ratios to hold against the
+//! Microservice path's (the same goals). Its namespaces default to `kms-bench-kex-*`.
+//!
 //! Namespaces `PREFIX-0` .. `PREFIX-{M-1}` are created (objects in them already, from a kept
 //! run, are reused) and deleted at the end unless `KMS_BENCH_KEEP=1`. The CRD is applied only
 //! when the cluster has none (a shared cluster's is left as it is).
@@ -40,7 +51,8 @@ use serde_json::json;
 
 use kubectl_microservice::cli::StatusArgs;
 use kubectl_microservice::commands::status::live_report;
-use kubectl_microservice::evidence::live::{LiveScope, caller_access};
+use kubectl_microservice::evidence::live::{LiveScope, caller_access_for};
+use kubectl_microservice::resource::identity::ResourceId;
 use kubectl_microservice::resource::{CRD_NAME, FIELD_MANAGER, crd};
 
 const OWN_BIN: &str = env!("CARGO_BIN_EXE_kubectl-microservice");
@@ -89,15 +101,127 @@ fn rss(program: &str, args: &[&str]) -> Option<f64> {
         .map(|kib| kib / 1024.0)
 }
 
-fn microservices(client: &Client, ns: &str) -> Api<DynamicObject> {
-    let resource = ApiResource {
-        group: "platform.example.io".into(),
-        version: "v1alpha1".into(),
-        api_version: "platform.example.io/v1alpha1".into(),
-        kind: "Microservice".into(),
-        plural: "microservices".into(),
-    };
-    Api::namespaced_with(client.clone(), ns, &resource)
+/// What the bench fills the cluster with and times: the Microservice (default) or Kopf's
+/// example resource (`KMS_BENCH_RESOURCE=kopfexamples.kopf.dev`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Microservice,
+    KopfExample,
+}
+
+/// Kopf's example CRD (`examples/crd.yaml` of nolar/kopf, as the API server returned it in a
+/// captured bundle): read, and stripped of what the server sets, when the cluster has none.
+const KOPF_EXAMPLE_CRD: &str = include_str!("../tests/fixtures/kopf-examples-captured/01-1.38-created/crd.json");
+/// `examples/01-minimal/example.py` of Kopf 1.38: the operators' mounted source.
+const KOPF_EXAMPLE_SOURCE: &str = include_str!("../tests/fixtures/kopf-examples/01-minimal/example.py");
+
+impl Target {
+    fn from_env() -> Target {
+        match std::env::var("KMS_BENCH_RESOURCE").unwrap_or_default().as_str() {
+            "" | "microservices" | "microservices.platform.example.io" => Target::Microservice,
+            "kopfexamples" | "kopfexamples.kopf.dev" => Target::KopfExample,
+            other => panic!(
+                "KMS_BENCH_RESOURCE={other:?}: expected microservices.platform.example.io or kopfexamples.kopf.dev"
+            ),
+        }
+    }
+
+    /// The type as `kubectl get` and `--resource` take it.
+    fn kubectl_type(self) -> &'static str {
+        match self {
+            Target::Microservice => "microservices",
+            Target::KopfExample => "kopfexamples.kopf.dev",
+        }
+    }
+
+    fn default_prefix(self) -> &'static str {
+        match self {
+            Target::Microservice => "kms-bench-all",
+            Target::KopfExample => "kms-bench-kex",
+        }
+    }
+
+    fn crd(self) -> CustomResourceDefinition {
+        match self {
+            Target::Microservice => crd(),
+            Target::KopfExample => {
+                let mut value: serde_json::Value = serde_json::from_str(KOPF_EXAMPLE_CRD).expect("the CRD fixture");
+                let name = value["metadata"]["name"].clone();
+                value["metadata"] = json!({"name": name});
+                value.as_object_mut().unwrap().remove("status");
+                serde_json::from_value(value).expect("a CRD")
+            }
+        }
+    }
+
+    fn resource_id(self) -> ResourceId {
+        match self {
+            Target::Microservice => ResourceId::microservice(),
+            Target::KopfExample => ResourceId::from_crd(&self.crd()).expect("Kopf's CRD names a resource"),
+        }
+    }
+
+    fn api(self, client: &Client, ns: &str) -> Api<DynamicObject> {
+        let id = self.resource_id();
+        let resource = ApiResource {
+            group: id.group.clone(),
+            version: id.version.clone(),
+            api_version: id.api_version(),
+            kind: id.kind.clone(),
+            plural: id.plural.clone(),
+        };
+        Api::namespaced_with(client.clone(), ns, &resource)
+    }
+
+    /// One object named `name` made as its operator leaves it, fresh: spec applied by the
+    /// bench's field manager, then what the operator writes (ours: status by its field manager;
+    /// Kopf: its diff-base annotation, then the handler's result in status, as manager `kopf`).
+    async fn make(self, api: &Api<DynamicObject>, name: &str, i: usize) {
+        let id = self.resource_id();
+        let (spec, metadata) = match self {
+            Target::Microservice => (
+                json!({"image": format!("registry.example.com/svc-{i}:1.0.0"), "port": 8080}),
+                json!({"name": name}),
+            ),
+            Target::KopfExample => (
+                json!({"duration": "1m", "field": "value", "items": ["item1", format!("item-{i}")]}),
+                json!({"name": name, "labels": {"somelabel": "somevalue"},
+                    "annotations": {"someannotation": "somevalue"}}),
+            ),
+        };
+        let object = json!({"apiVersion": id.api_version(), "kind": id.kind, "metadata": metadata, "spec": spec});
+        api.patch(name, &PatchParams::apply("kms-bench"), &Patch::Apply(&object))
+            .await
+            .expect("apply");
+        match self {
+            Target::Microservice => {
+                let status = json!({"apiVersion": id.api_version(), "kind": id.kind,
+                    "status": {"phase": "Accepted", "observedGeneration": 1}});
+                api.patch_status(name, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(&status))
+                    .await
+                    .expect("status");
+            }
+            Target::KopfExample => {
+                // Kopf 1.38's diff-base: the essence of the object it handled, one line, a newline.
+                let essence = json!({"spec": spec, "metadata": {"labels": {"somelabel": "somevalue"},
+                    "annotations": {"someannotation": "somevalue"}}});
+                let last = format!("{}\n", serde_json::to_string(&essence).unwrap());
+                let kopf = PatchParams {
+                    field_manager: Some("kopf".into()),
+                    ..Default::default()
+                };
+                let status = json!({"status": {"create_fn": {"message": "hello world"}}});
+                api.patch_status(name, &kopf, &Patch::Merge(&status))
+                    .await
+                    .expect("status");
+                let annotation =
+                    json!({"metadata": {"annotations": {"kopf.zalando.org/last-handled-configuration": last}}});
+                api.patch(name, &kopf, &Patch::Merge(&annotation))
+                    .await
+                    .expect("annotation");
+            }
+        }
+    }
 }
 
 /// The kind and shape of one request path: `microservices list (all namespaces)`,
@@ -127,7 +251,7 @@ fn call_kind(method: &str, path: &str) -> String {
 
 /// Runs the command's own report through a client that records every request; the calls per
 /// kind and shape, and the number of rows.
-async fn counted_calls(config: &Config, names_operator: bool) -> (BTreeMap<String, usize>, usize) {
+async fn counted_calls(config: &Config, target: Target, names_operator: bool) -> (BTreeMap<String, usize>, usize) {
     let calls: Arc<Mutex<BTreeMap<String, usize>>> = Arc::default();
     let counter = calls.clone();
     let client = kube::client::ClientBuilder::try_from(config.clone())
@@ -141,6 +265,7 @@ async fn counted_calls(config: &Config, names_operator: bool) -> (BTreeMap<Strin
     let plan = LiveScope {
         namespace: None,
         server: config.cluster_url.to_string(),
+        resource: target.resource_id(),
         ..Default::default()
     };
     let args = StatusArgs {
@@ -155,7 +280,9 @@ async fn counted_calls(config: &Config, names_operator: bool) -> (BTreeMap<Strin
         resource: Default::default(),
         verbose: false,
     };
-    let access = caller_access(&client, None).await.expect("the API server answers");
+    let access = caller_access_for(&client, None, &plan.resource)
+        .await
+        .expect("the API server answers");
     let report = live_report(&client, &plan, &access, &args, names_operator, "bench")
         .await
         .expect("report");
@@ -164,9 +291,9 @@ async fn counted_calls(config: &Config, names_operator: bool) -> (BTreeMap<Strin
     (calls, rows)
 }
 
-/// Creates namespace `ns` (when missing) and, when it holds fewer than `count` Microservices,
-/// `count` fresh ones: server-side applied spec, then status by the operator's field manager.
-async fn fill(admin: &Client, ns: &str, count: usize, first: usize) {
+/// Creates namespace `ns` (when missing) and, when it holds fewer than `count` objects of
+/// `target`, `count` fresh ones ([`Target::make`]).
+async fn fill(admin: &Client, target: Target, ns: &str, count: usize, first: usize) {
     let namespaces: Api<Namespace> = Api::all(admin.clone());
     if namespaces.get_opt(ns).await.expect("namespaces").is_none() {
         namespaces
@@ -177,7 +304,7 @@ async fn fill(admin: &Client, ns: &str, count: usize, first: usize) {
             .await
             .expect("namespace");
     }
-    let api = microservices(admin, ns);
+    let api = target.api(admin, ns);
     let have = api
         .list_metadata(&ListParams::default().limit(1))
         .await
@@ -191,43 +318,61 @@ async fn fill(admin: &Client, ns: &str, count: usize, first: usize) {
     futures::stream::iter(0..count)
         .for_each_concurrent(24, |i| {
             let api = api.clone();
-            async move {
-                let name = format!("svc-{:05}", first + i);
-                let object = json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
-                    "metadata": {"name": name},
-                    "spec": {"image": format!("registry.example.com/svc-{}:1.0.0", first + i), "port": 8080}});
-                api.patch(&name, &PatchParams::apply("kms-bench"), &Patch::Apply(&object))
-                    .await
-                    .expect("apply");
-                let status = json!({"apiVersion": "platform.example.io/v1alpha1", "kind": "Microservice",
-                    "status": {"phase": "Accepted", "observedGeneration": 1}});
-                api.patch_status(
-                    &name,
-                    &PatchParams::apply(FIELD_MANAGER).force(),
-                    &Patch::Apply(&status),
-                )
-                .await
-                .expect("status");
-            }
+            async move { target.make(&api, &format!("svc-{:05}", first + i), first + i).await }
         })
         .await;
 }
 
-/// One operator Deployment of ours in `ns`, watching `watched`, scaled to 0 (no Pod, no image).
-async fn operator(admin: &Client, ns: &str, watched: &[String]) {
-    let mut command = vec!["kubectl-microservice".to_string(), "operate".into()];
-    for w in watched {
-        command.extend(["--namespace".into(), w.clone()]);
-    }
-    let labels = json!({"app.kubernetes.io/name": "kubectl-microservice", "app.kubernetes.io/component": "operator"});
+/// One operator Deployment in `ns`, watching `watched`, scaled to 0 (no Pod, no image
+/// needed): ours (`operate --namespace ...`), or for Kopf's example resource a Kopf operator
+/// (`kopf run --standalone --namespace=... /src/example.py`, the example in a ConfigMap
+/// mounted at /src).
+async fn operator(admin: &Client, target: Target, ns: &str, watched: &[String]) {
+    let (name, labels, container, volumes) = match target {
+        Target::Microservice => {
+            let mut command = vec!["kubectl-microservice".to_string(), "operate".into()];
+            for w in watched {
+                command.extend(["--namespace".into(), w.clone()]);
+            }
+            let labels =
+                json!({"app.kubernetes.io/name": "kubectl-microservice", "app.kubernetes.io/component": "operator"});
+            let container = json!({"name": "operator", "image": kubectl_microservice::install::DEFAULT_IMAGE,
+                "command": command});
+            ("microservice-operator", labels, container, json!([]))
+        }
+        Target::KopfExample => {
+            let mut command = vec!["kopf".to_string(), "run".into(), "--standalone".into()];
+            command.extend(watched.iter().map(|w| format!("--namespace={w}")));
+            command.push("/src/example.py".into());
+            let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "kopf-example-src", "namespace": ns},
+                "data": {"example.py": KOPF_EXAMPLE_SOURCE}});
+            Api::<k8s_openapi::api::core::v1::ConfigMap>::namespaced(admin.clone(), ns)
+                .patch(
+                    "kopf-example-src",
+                    &PatchParams::apply("kms-bench").force(),
+                    &Patch::Apply(&config_map),
+                )
+                .await
+                .expect("the example's ConfigMap");
+            let container = json!({"name": "operator", "image": "localhost/kopf:1.38", "command": command,
+                "volumeMounts": [{"name": "src", "mountPath": "/src"}]});
+            let volumes = json!([{"name": "src", "configMap": {"name": "kopf-example-src"}}]);
+            (
+                "kopfexample-operator",
+                json!({"app": "kopfexample-operator"}),
+                container,
+                volumes,
+            )
+        }
+    };
     let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "microservice-operator", "namespace": ns, "labels": labels},
+        "metadata": {"name": name, "namespace": ns, "labels": labels},
         "spec": {"replicas": 0, "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{
-                "name": "operator", "image": kubectl_microservice::install::DEFAULT_IMAGE, "command": command}]}}}});
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container], "volumes": volumes}}}});
     Api::<Deployment>::namespaced(admin.clone(), ns)
         .patch(
-            "microservice-operator",
+            name,
             &PatchParams::apply("kms-bench").force(),
             &Patch::Apply(&deployment),
         )
@@ -255,7 +400,8 @@ async fn main() {
     let n = env_number("KMS_BENCH_N", 10_000);
     let spaces = env_number("KMS_BENCH_NAMESPACES", 10).max(1);
     let runs = env_number("KMS_BENCH_RUNS", 5).max(1);
-    let prefix = std::env::var("KMS_BENCH_PREFIX").unwrap_or_else(|_| "kms-bench-all".into());
+    let target = Target::from_env();
+    let prefix = std::env::var("KMS_BENCH_PREFIX").unwrap_or_else(|_| target.default_prefix().into());
     let keep = std::env::var("KMS_BENCH_KEEP").is_ok_and(|v| v == "1");
     let bin = std::env::var("KMS_BENCH_BIN")
         .ok()
@@ -269,8 +415,10 @@ async fn main() {
     let admin = Client::try_from(config.clone()).expect("client");
 
     let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
-    if crds.get_opt(CRD_NAME).await.expect("CRDs").is_none() {
-        crds.create(&PostParams::default(), &crd()).await.expect("CRD");
+    let target_crd = target.crd();
+    let crd_name = target_crd.metadata.name.clone().unwrap_or_else(|| CRD_NAME.into());
+    if crds.get_opt(&crd_name).await.expect("CRDs").is_none() {
+        crds.create(&PostParams::default(), &target_crd).await.expect("CRD");
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
     let names: Vec<String> = (0..spaces).map(|i| format!("{prefix}-{i}")).collect();
@@ -279,33 +427,38 @@ async fn main() {
     futures::stream::iter(names.iter().enumerate())
         .for_each_concurrent(4, |(i, ns)| {
             let admin = admin.clone();
-            async move { fill(&admin, ns, per.min(n - (i * per).min(n)), i * per).await }
+            async move { fill(&admin, target, ns, per.min(n - (i * per).min(n)), i * per).await }
         })
         .await;
     let operators: Vec<&[String]> = names.chunks(PER_OPERATOR).collect();
     for group in &operators {
-        operator(&admin, &group[0], group).await;
+        operator(&admin, target, &group[0], group).await;
     }
     println!(
-        "setup: {n} Microservices in {spaces} namespaces ({prefix}-*), {} operators, in {:.0?}",
+        "setup: {n} {} in {spaces} namespaces ({prefix}-*), {} operators, in {:.0?}",
+        target.kubectl_type(),
         operators.len(),
         setup.elapsed()
     );
 
     let kc = path.to_string_lossy().to_string();
+    let kind = target.kubectl_type();
+    let ours = |more: &[&'static str]| -> Vec<&str> {
+        let mut args = vec!["status", "--kubeconfig", &kc, "-A"];
+        if target != Target::Microservice {
+            args.extend(["--resource", kind]);
+        }
+        args.extend(more);
+        args
+    };
+    let theirs = |more: &[&'static str]| -> Vec<&str> {
+        let mut args = vec!["--kubeconfig", &kc, "get", kind, "-A"];
+        args.extend(more);
+        args
+    };
     let commands: [(&str, Vec<&str>, Vec<&str>, f64); 2] = [
-        (
-            "-o json",
-            vec!["status", "--kubeconfig", &kc, "-A", "-o", "json"],
-            vec!["--kubeconfig", &kc, "get", "microservices", "-A", "-o", "json"],
-            0.5,
-        ),
-        (
-            "table",
-            vec!["status", "--kubeconfig", &kc, "-A"],
-            vec!["--kubeconfig", &kc, "get", "microservices", "-A"],
-            1.0,
-        ),
+        ("-o json", ours(&["-o", "json"]), theirs(&["-o", "json"]), 0.5),
+        ("table", ours(&[]), theirs(&[]), 1.0),
     ];
     let mut lines = Vec::new();
     for (what, ours_args, theirs_args, goal) in &commands {
@@ -318,7 +471,7 @@ async fn main() {
             ours.push(time(bin, ours_args));
         }
         lines.push(ratio_line(
-            &format!("status -A {what} vs kubectl get -A {what}, median of {runs}"),
+            &format!("status -A {what} vs kubectl get {kind} -A {what}, median of {runs}"),
             median(ours),
             median(theirs),
             *goal,
@@ -333,15 +486,20 @@ async fn main() {
         }
     }
     for (what, names_operator) in [("status -A", false), ("status -A -o json", true)] {
-        let (calls, rows) = counted_calls(&config, names_operator).await;
+        let (calls, rows) = counted_calls(&config, target, names_operator).await;
         assert!(rows >= n, "{what}: {rows} rows, expected at least {n}");
         let total: usize = calls.values().sum();
         lines.push(format!("API calls by {what} ({rows} rows): {total}"));
         for (kind, count) in &calls {
             lines.push(format!("  {count:>4}  {kind}"));
         }
-        if let Some((kind, _)) = calls.iter().find(|(k, c)| k.ends_with("(one namespace)") && **c > 1) {
-            lines.push(format!("  OVER: {kind} more than once (per namespace)"));
+        // One call per operator (its Pods by its selector, in its namespace) is what the
+        // verdicts need; as many calls as namespaces listed would be one per namespace.
+        if let Some((kind, _)) = calls
+            .iter()
+            .find(|(k, c)| k.ends_with("(one namespace)") && **c >= spaces.max(operators.len() + 1))
+        {
+            lines.push(format!("  OVER: {kind} once per namespace"));
         }
     }
     if let Ok(v) = Command::new(bin).arg("--version").output() {
