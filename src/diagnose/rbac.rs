@@ -310,7 +310,8 @@ pub fn where_to_add(rbac: &RbacEvidence, account: Account<'_>, namespace: &str) 
 /// The commands that grant `verbs` on `group`/`resource` in `namespace` to `account` when no
 /// Role there is bound to it (a cluster-wide operator's ClusterRole lacks the rule): a Role
 /// `ACCOUNT-RESOURCE` and its RoleBinding, both in the object's namespace, pasteable as they are
-/// (`kubectl create role` takes a resource as `RESOURCE.GROUP`).
+/// (`kubectl create role` takes a resource as `RESOURCE.GROUP`): `with: kubectl ... create role
+/// ...` and, on the next line, `and: kubectl ... create rolebinding ...`.
 pub fn create_role_commands(
     namespace: &str,
     account: Account<'_>,
@@ -325,7 +326,7 @@ pub fn create_role_commands(
         format!("{resource}.{group}")
     };
     format!(
-        "kubectl -n {namespace} create role {name} --verb={} --resource={typed} && kubectl -n {namespace} create rolebinding {name} --role={name} --serviceaccount={}:{}",
+        "with: kubectl -n {namespace} create role {name} --verb={} --resource={typed}\nand: kubectl -n {namespace} create rolebinding {name} --role={name} --serviceaccount={}:{}",
         verbs.join(","),
         account.namespace,
         account.name

@@ -126,7 +126,7 @@ fn fix(ctx: &Ctx<'_>, account: Account<'_>, group: &str, verbs: &[&str]) -> Stri
         // No Role bound there (a cluster-wide operator's ClusterRole lacks the rule): a Role
         // and RoleBinding in the object's namespace, pasteable (issue 18 trial, team-bravo).
         None => format!(
-            "{role_hint}:\n{}\nwith: {}\nthen {}",
+            "{role_hint}:\n{}\n{}\nthen {}",
             rbac::rule_yaml(group, "events", verbs),
             rbac::create_role_commands(ctx.ns, account, group, "events", verbs),
             after_the_grant(ctx)
@@ -211,7 +211,7 @@ mod tests {
         let fix = found[0].fix.as_deref().unwrap();
         assert!(
             fix.contains(
-                "with: kubectl -n team-bravo create role kopfexample-account-events --verb=create --resource=events && kubectl -n team-bravo create rolebinding kopfexample-account-events --role=kopfexample-account-events --serviceaccount=team-bravo:kopfexample-account"
+                "with: kubectl -n team-bravo create role kopfexample-account-events --verb=create --resource=events\nand: kubectl -n team-bravo create rolebinding kopfexample-account-events --role=kopfexample-account-events --serviceaccount=team-bravo:kopfexample-account"
             ),
             "{fix}"
         );
