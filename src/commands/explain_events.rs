@@ -176,7 +176,9 @@ fn top_fix<'a>(found: &[&'a Finding]) -> Option<&'a Finding> {
         && let Some(next) = found
             .iter()
             .skip(1)
-            .find(|f| f.fix.is_some() && f.id != FindingId::AcceptedStale)
+            // Another problem's fix (events not posted, ...), never a warning's: a side issue's
+            // command is no fix for the failing handler (issue 18 trial, team-india).
+            .find(|f| f.fix.is_some() && f.id != FindingId::AcceptedStale && f.severity == Severity::Problem)
     {
         return Some(next);
     }

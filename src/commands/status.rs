@@ -664,6 +664,17 @@ fn runs_command(item: &Item, target: &str) -> String {
 /// fix for a cycle that never completes, and what to do when no log of the operator is in
 /// evidence (`logs --handler` needs them).
 fn next_before_verdict(item: &Item, target: &str) -> Option<String> {
+    // A handler that keeps failing: explain-events names it and its runs' command (a
+    // Microservice operator's failing handler need not be `accept`: issue 18 trial, team-india).
+    if item
+        .cause
+        .as_ref()
+        .is_some_and(|c| c.finding == crate::diagnose::finding::FindingId::HandlerFailing)
+    {
+        return Some(format!(
+            "see the failing handler, its runs and the fix: kubectl microservice explain-events {target}"
+        ));
+    }
     // A cycle that never completes has a fix that explain-events gives (its first finding).
     if item.reasons.first().is_some_and(|r| {
         matches!(
