@@ -184,6 +184,27 @@ impl OperatorHandlers {
     }
 }
 
+impl OperatorHandlers {
+    /// A label of `obj` that alone makes these handlers select it: without it, every handler
+    /// excludes the object ([`OperatorHandlers::of`] says `Excluded`). The first such key, in
+    /// key order; `None` when the handlers select the object without labels, or no one label
+    /// decides. What a team changes on its own object to leave an operator that selects objects
+    /// by label (issue 18 trial, team-charlie: platform-audit's `labels={'audit': 'on'}`).
+    pub fn opt_out_label(&self, obj: &MicroserviceObject) -> Option<String> {
+        if !matches!(self.of(obj), Filtered::Selected) {
+            return None;
+        }
+        let labels = obj.metadata.labels.as_ref()?;
+        labels.keys().find_map(|key| {
+            let mut without = obj.clone();
+            if let Some(l) = without.metadata.labels.as_mut() {
+                l.remove(key);
+            }
+            matches!(self.of(&without), Filtered::Excluded { .. }).then(|| key.clone())
+        })
+    }
+}
+
 fn excluded(h: &Handler, misses: Vec<Miss>) -> Excluding {
     Excluding {
         at: h.decorator.clone(),

@@ -76,7 +76,8 @@ fn process_leads(ctx: &Ctx<'_>) -> Option<Finding> {
 /// Double handling by several operators ([`handled_by_several`]), a warning of this id.
 pub(crate) fn several_operators(ctx: &Ctx<'_>) -> Vec<Finding> {
     let served_by = ctx.judged.resolution.operator.as_deref();
-    handled_by_several(ctx.ns, &ctx.judged.handlings, served_by)
+    let opt_out = |h: &Handling| opt_out_command(ctx, h);
+    handled_by_several(ctx.ns, &ctx.judged.handlings, served_by, &opt_out)
         .into_iter()
         .collect()
 }
@@ -215,7 +216,35 @@ fn last_per_log<T>(lines: &[T], source: impl Fn(&T) -> &str) -> Vec<&T> {
 /// the namespace (remove the others, or give them a `--namespace` that leaves it out). The one
 /// kept is `served_by`, the operator the resolver says serves the object, when it is among
 /// them: never the fix that removes the team's own serving operator to leave another team's.
-pub(crate) fn handled_by_several(namespace: &str, handlings: &[Handling], served_by: Option<&str>) -> Option<Finding> {
+/// The change to the object itself that takes it out of `h`'s operator's handlers: `kubectl
+/// label -n NS TYPE/NAME KEY-` when its source's handlers select the object by that label
+/// alone ([`crate::evidence::selection::OperatorHandlers::opt_out_label`]); `None` when the
+/// source is not in evidence or no one label decides.
+fn opt_out_command(ctx: &Ctx<'_>, h: &Handling) -> Option<String> {
+    let deployments = ctx.snapshot.operator.deployments.get()?;
+    let d = crate::evidence::pods::find(deployments, &h.namespace, &h.name)?;
+    let configmaps = ctx.snapshot.operator.configmaps.get().map_or(&[][..], Vec::as_slice);
+    let handlers =
+        crate::evidence::selection::OperatorHandlers::read_deployment(ctx.snapshot, &h.operator, d, configmaps)?;
+    let key = handlers.opt_out_label(ctx.obj)?;
+    Some(format!(
+        "kubectl label -n {} {}/{} {key}-",
+        ctx.ns,
+        ctx.snapshot.resource.kubectl_type(),
+        ctx.name
+    ))
+}
+
+/// `opt_out`: the change to the object itself that takes it out of a handling's operator
+/// ([`opt_out_command`]): where the operator to change selects the object by a label, that
+/// label's removal is the first fix (the object's own namespace), before any change to the
+/// operator (another team's, labelled).
+pub(crate) fn handled_by_several(
+    namespace: &str,
+    handlings: &[Handling],
+    served_by: Option<&str>,
+    opt_out: &dyn Fn(&Handling) -> Option<String>,
+) -> Option<Finding> {
     let [first, rest @ ..] = handlings else { return None };
     let last = rest.last()?;
     let names: Vec<&str> = handlings.iter().map(|h| h.operator.as_str()).collect();
@@ -254,13 +283,22 @@ pub(crate) fn handled_by_several(namespace: &str, handlings: &[Handling], served
             ))
         )
     };
-    let fix = format!(
-        "keep one operator for namespace {namespace} ({keep}): remove {other} (kubectl -n {ns} delete deployment {name}{label}), or give it a --namespace that leaves {namespace} out (kubectl -n {ns} edit deployment {name}{label}); operators that each run --standalone, or without peering between them, never coordinate",
-        keep = keep.operator,
-        other = change.operator,
-        ns = change.namespace,
-        name = change.name,
-    );
+    let fix = match opt_out(change) {
+        Some(command) => format!(
+            "keep {keep} for this object: {other} handles it only for one of its labels; to take it out of that operator, remove the label ({command}); else remove that operator (kubectl -n {ns} delete deployment {name}{label})",
+            keep = keep.operator,
+            other = change.operator,
+            ns = change.namespace,
+            name = change.name,
+        ),
+        None => format!(
+            "keep one operator for namespace {namespace} ({keep}): remove {other} (kubectl -n {ns} delete deployment {name}{label}), or give it a --namespace that leaves {namespace} out (kubectl -n {ns} edit deployment {name}{label}); operators that each run --standalone, or without peering between them, never coordinate",
+            keep = keep.operator,
+            other = change.operator,
+            ns = change.namespace,
+            name = change.name,
+        ),
+    };
     Some(Finding {
         id: ID,
         severity: Severity::Warning,
@@ -677,7 +715,7 @@ mod tests {
                 "b-1-y/operator line 4: Resuming is processed: 1 succeeded; 0 failed.",
             ),
         ];
-        let f = handled_by_several("t", &both, None).unwrap();
+        let f = handled_by_several("t", &both, None, &|_| None).unwrap();
         assert_eq!((f.id, f.severity), (ID, Severity::Warning));
         assert_eq!(
             f.title,
@@ -689,11 +727,11 @@ mod tests {
         );
         let fix = f.fix.unwrap();
         assert!(fix.starts_with("keep one operator for namespace t (t/deployment/a): remove t/deployment/b (kubectl -n t delete deployment b)"), "{fix}");
-        assert!(handled_by_several("t", &both[..1], None).is_none());
-        assert!(handled_by_several("t", &[], None).is_none());
+        assert!(handled_by_several("t", &both[..1], None, &|_| None).is_none());
+        assert!(handled_by_several("t", &[], None, &|_| None).is_none());
         // The serving operator is kept, whichever else handled it: the one to change is the
         // other (labelled when it is another namespace's).
-        let fix = handled_by_several("t", &both, Some("t/deployment/b"))
+        let fix = handled_by_several("t", &both, Some("t/deployment/b"), &|_| None)
             .unwrap()
             .fix
             .unwrap();
