@@ -214,7 +214,12 @@ fn serving<'s>(snapshot: &'s Snapshot, ns: &str) -> Vec<(OperatorRef, Vec<&'s Lo
             .unchosen
             .iter()
             .filter(|u| u.operator.watches(ns))
-            .filter(|u| !naming::handles_only_others(u.handles.as_deref(), &snapshot.resource))
+            .filter(|u| {
+                !matches!(
+                    naming::Handles::of_written(u.handles.clone(), &snapshot.resource),
+                    naming::Handles::Others(_)
+                )
+            })
             .map(|u| (u.operator.clone(), u.logs.iter().collect())),
     );
     serving

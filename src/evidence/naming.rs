@@ -41,11 +41,19 @@ pub fn names_resource(written: &str, resource: &ResourceId) -> bool {
     written.split(' ').any(|w| resource.named_by(w))
 }
 
-/// Whether `written` (the resources an operator's source handles, as
-/// [`super::operator::handled_resources`] reads them; `None` or empty: unknown) names only
-/// resources other than `resource`: such an operator never handled `resource`'s objects.
-pub fn handles_only_others(written: Option<&[String]>, resource: &ResourceId) -> bool {
-    written.is_some_and(|w| !w.is_empty() && !w.iter().any(|r| names_resource(r, resource)))
+impl Handles {
+    /// What `written` (the resources a Kopf operator's source handles, as
+    /// [`super::operator::handled_resources`] reads them) says of `resource`: `None` or empty is
+    /// unknown. The one rule of [`handles`] and of the operators `--operator` left out, whose
+    /// list was read while their Deployments were in evidence.
+    pub fn of_written(written: Option<Vec<String>>, resource: &ResourceId) -> Handles {
+        match written {
+            None => Handles::Unknown,
+            Some(written) if written.is_empty() => Handles::Unknown,
+            Some(written) if written.iter().any(|w| names_resource(w, resource)) => Handles::It,
+            Some(written) => Handles::Others(written),
+        }
+    }
 }
 
 /// What `op`'s source says of `resource` ([`Handles`]): ours handles the Microservice; a Kopf
@@ -63,12 +71,7 @@ pub fn handles(
             let Some(d) = super::pods::find(deployments, &op.namespace, &op.name) else {
                 return Handles::Unknown;
             };
-            match super::operator::handled_resources(d, configmaps) {
-                None => Handles::Unknown,
-                Some(written) if written.is_empty() => Handles::Unknown,
-                Some(written) if written.iter().any(|w| names_resource(w, resource)) => Handles::It,
-                Some(written) => Handles::Others(written),
-            }
+            Handles::of_written(super::operator::handled_resources(d, configmaps), resource)
         }
     }
 }
