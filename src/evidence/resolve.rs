@@ -547,8 +547,9 @@ struct Facts<'a> {
     namespace: Option<&'a str>,
     /// `--operator` as given, and the candidate ([`Contender::at`]) it names.
     chosen: Option<(&'a str, usize)>,
-    /// The operator Deployments in evidence.
-    operators: Vec<OperatorRef>,
+    /// The operator Deployments in evidence (borrowed: [`Resolver`] recognises them once, and
+    /// a copy per object was a tenth of `status -A`'s time, issue 19).
+    operators: &'a [OperatorRef],
     /// The Leases that may govern the namespace.
     leases: Vec<LeaseFacts>,
     /// The `--log-file` logs, and whose each is.
@@ -805,6 +806,12 @@ pub struct Resolver<'a> {
     /// What each operator's source says of the resource asked about ([`naming::handles`]), by
     /// its index among `operators`.
     handles: Vec<Handles>,
+    /// The candidates of each namespace asked about before any object's own facts
+    /// ([`in_evidence`], then [`not_microservice_operators`]): the same for every object of the
+    /// namespace, so built once per namespace and copied per object (building them, with each
+    /// operator's command line spelled out, was most of the resolver's work per object in
+    /// `status -A`, issue 19).
+    namespace_contenders: std::cell::RefCell<std::collections::HashMap<Option<String>, Vec<Contender>>>,
 }
 
 /// What one Deployment's own Pods' logs name of the resource asked about ([`naming::may_name`]),
@@ -919,7 +926,20 @@ impl<'a> Resolver<'a> {
             mentions: std::cell::OnceCell::new(),
             handlers: std::cell::OnceCell::new(),
             handles,
+            namespace_contenders: Default::default(),
         }
+    }
+
+    /// [`Resolver::namespace_contenders`] of `namespace`, built on first use.
+    fn contenders_of(&self, namespace: Option<&str>) -> Vec<Contender> {
+        let key = namespace.map(str::to_string);
+        if let Some(known) = self.namespace_contenders.borrow().get(&key) {
+            return known.clone();
+        }
+        let mut contenders = in_evidence(&self.operators, &self.snapshot.operator.others, namespace);
+        not_microservice_operators(&self.handles, &self.snapshot.resource, &mut contenders);
+        self.namespace_contenders.borrow_mut().insert(key, contenders.clone());
+        contenders
     }
 
     /// Each Kopf operator's handlers ([`OperatorHandlers`]), read on first use.
@@ -1029,9 +1049,8 @@ impl<'a> Resolver<'a> {
     pub fn resolve(&self, namespace: Option<&str>, obj: Option<&MicroserviceObject>) -> Resolution {
         let snapshot = self.snapshot;
         let evidence_of = &snapshot.operator;
-        let operators: Vec<OperatorRef> = self.operators.clone();
-        let mut contenders = in_evidence(&operators, &evidence_of.others, namespace);
-        not_microservice_operators(&self.handles, &snapshot.resource, &mut contenders);
+        let operators: &[OperatorRef] = &self.operators;
+        let mut contenders = self.contenders_of(namespace);
         // --operator: the candidate it names serves, whatever it watches.
         let chosen = evidence_of.chosen.as_deref();
         let chosen_at = chosen.and_then(|chosen| contenders.iter().position(|c| c.candidate.operator == chosen));
@@ -1043,12 +1062,12 @@ impl<'a> Resolver<'a> {
         {
             let mentions = self.mentions();
             let refused_in_log = |op: usize| -> Option<String> { mentions?.get(op)?.patch_refused_in.get(ns).cloned() };
-            drop_refused_writers(snapshot, &operators, &mut contenders, (ns, chosen_at), &refused_in_log);
+            drop_refused_writers(snapshot, operators, &mut contenders, (ns, chosen_at), &refused_in_log);
         }
         if let Some(obj) = obj {
             self.drop_filtered_out(&mut contenders, obj, chosen_at);
         }
-        let leases = lease_facts(evidence_of, &operators, &contenders, namespace, snapshot.now());
+        let leases = lease_facts(evidence_of, operators, &contenders, namespace, snapshot.now());
         let files: Vec<FileClues> = self.files.clone();
         let key = obj.map(MicroserviceObject::key);
         // Only where the logs can rank (several serve): one that alone serves needs no ranking.
@@ -2124,6 +2143,45 @@ pub(crate) mod tests {
             pod_of("todo", "mine-5d7f9c-bbbbb", "mine"),
         ]);
         s
+    }
+
+    /// One [`Resolver`] over objects of several namespaces, asked in turn (its candidates are
+    /// built once per namespace): each object's answer is [`resolve`]'s for it alone.
+    #[test]
+    fn one_resolver_over_several_namespaces_answers_each_object_as_resolve_does() {
+        let mut s = wide_and_mine();
+        s.operator.logs = Evidence::Present(vec![
+            kopf_log("wide-5d7f9c-aaaaa", "team-b/retry-api"),
+            kopf_log("mine-5d7f9c-bbbbb", "todo/todo-api"),
+        ]);
+        let in_namespace = |ns: &str, name: &str| {
+            let mut obj = todo_api();
+            obj.metadata.namespace = Some(ns.into());
+            obj.metadata.name = Some(name.into());
+            obj
+        };
+        let objects = [
+            in_namespace("todo", "todo-api"),
+            in_namespace("team-b", "retry-api"),
+            in_namespace("todo", "other-api"),
+            in_namespace("team-c", "todo-api"),
+            in_namespace("team-b", "todo-api"),
+        ];
+        let resolver = Resolver::new(&s);
+        for obj in objects.iter().chain(&objects) {
+            let ns = obj.metadata.namespace.as_deref();
+            assert_eq!(
+                resolver.resolve(ns, Some(obj)),
+                resolve(&s, ns, Some(obj)),
+                "{}",
+                obj.key()
+            );
+        }
+        // The namespaces differ in who serves them: not one answer copied to all.
+        let todo = resolver.resolve(Some("todo"), Some(&objects[0]));
+        let team_b = resolver.resolve(Some("team-b"), Some(&objects[1]));
+        assert_eq!(todo.operator.as_deref(), Some("todo/deployment/mine"));
+        assert_eq!(team_b.operator.as_deref(), Some("team-b/deployment/wide"));
     }
 
     /// The logs decide: the operator whose own Pods' logs name the object serves it, over a
