@@ -999,7 +999,7 @@ fn run_bundle(
         selector,
         resource,
     };
-    let snapshot = gather_bundle(source, plan(args, true, files))?;
+    let snapshot = gather_bundle(source, plan(args, true, false, files))?;
     // Without -n, a bundle is judged whole; a name is looked up in the bundle's namespace.
     let lookup_ns = namespace.or_else(|| args.name.as_ref().and(snapshot.namespace.clone()));
     let report = report(&snapshot, lookup_ns.as_deref(), args.name.as_deref(), args.skew);
@@ -1023,7 +1023,12 @@ fn run_bundle(
 /// [`judge_pages`]), the operator without logs when the output names it (`names_operator`),
 /// then the events not `Normal` and Kopf's `Logging` ones: cycle ends of the objects they are
 /// on, read as each page is judged ([`Judge`]); Warnings and Errors are counted into the rows.
-fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource]) -> Needs<'a> {
+///
+/// A resource other than the Microservice (`kopf_only`) is handled by Kopf operators only,
+/// whose every row needs their logs ([`needs_operator_logs`]): the operator is read with its
+/// logs before the list, so that the pages are judged once, not judged without the logs and
+/// then all again with them (issue 19: the second judgement of 10,000 objects).
+fn plan<'a>(args: &StatusArgs, names_operator: bool, kopf_only: bool, log_files: &'a [LogSource]) -> Needs<'a> {
     match args.name {
         Some(_) => Needs {
             objects: Objects::WithEvents,
@@ -1036,7 +1041,11 @@ fn plan<'a>(args: &StatusArgs, names_operator: bool, log_files: &'a [LogSource])
             objects: Objects::Paged {
                 events: live::EventTypes::NotNormalAndKopfLogging,
             },
-            operator: names_operator.then_some(live::Logs::None),
+            operator: if kopf_only {
+                Some(live::Logs::Current)
+            } else {
+                names_operator.then_some(live::Logs::None)
+            },
             everything: false,
             log_files,
             progress: None,
@@ -1080,9 +1089,12 @@ pub async fn live_report(
         access,
         scope: plan,
     };
-    let mut snapshot = gather(source, self::plan(args, names_operator, &files))
-        .await
-        .map_err(|e| e.into_app(list_error))?;
+    let mut snapshot = gather(
+        source,
+        self::plan(args, names_operator, !plan.resource.is_microservice(), &files),
+    )
+    .await
+    .map_err(|e| e.into_app(list_error))?;
     if args.name.is_some() {
         let report = report(&snapshot, namespace, args.name.as_deref(), args.skew);
         check_decidable(&report, &snapshot, namespace, args.name.as_deref())?;
@@ -1559,6 +1571,86 @@ mod tests {
         // The rows judged once, with the logs read to name the operator, are the rows of the
         // whole list judged with them.
         let expected = whole(&client, &plan, &access, true).await;
+        assert_eq!(
+            serde_json::to_value(&report).unwrap(),
+            serde_json::to_value(&expected).unwrap()
+        );
+    }
+
+    /// A resource other than the Microservice is handled by Kopf operators only, whose every
+    /// row needs their logs: the table (which names no operator) reads the operator before the
+    /// first page, once, and judges each page once (issue 19: it was judged without the logs,
+    /// then the 10,000 rows all again with them). The rows are those of the whole list judged
+    /// with the logs.
+    #[tokio::test]
+    async fn a_kopf_resources_list_reads_its_operator_once_before_its_pages() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kopf-examples-captured/01-1.38-created");
+        let read =
+            |file: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap() };
+        let crd: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition =
+            serde_json::from_value(read("crd.json")).unwrap();
+        let resource = crate::resource::identity::ResourceId::from_crd(&crd).unwrap();
+        let template = read("kopfexamples.kopf.dev.json")["items"][0].clone();
+        let objects: Vec<Value> = (0..4)
+            .map(|i| {
+                let mut o = template.clone();
+                o["metadata"]["namespace"] = json!("store");
+                o["metadata"]["name"] = json!(format!("kopf-example-{i}"));
+                o["metadata"]["uid"] = json!(format!("00000000-0000-4000-8000-{i:012}"));
+                o
+            })
+            .collect();
+        let deployments = json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": [
+            {"metadata": {"name": "store-op", "namespace": "store"},
+             "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "store-op"}},
+                "template": {"metadata": {"labels": {"app": "store-op"}}, "spec": {"containers": [{
+                    "name": "operator", "image": "python:3.12",
+                    "command": ["kopf", "run", "--namespace=store", "/src/example.py"]}]}}}}]});
+        let (client, seen) = crate::logs::live::fake_api(move |path, query| {
+            if path.ends_with("/kopfexamples") {
+                let page: usize = query
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix("continue=page-"))
+                    .map(|n| n.parse().unwrap())
+                    .unwrap_or(0);
+                let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
+                let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
+                let body = json!({"kind": "KopfExampleList", "apiVersion": "kopf.dev/v1",
+                    "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
+                return (200, body.to_string());
+            }
+            if path == "/apis/apps/v1/deployments" || path == "/apis/apps/v1/namespaces/store/deployments" {
+                return (200, deployments.to_string());
+            }
+            if path.ends_with("s") {
+                let body = json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []});
+                return (200, body.to_string());
+            }
+            let not_found = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                "message": "not found", "reason": "NotFound", "code": 404});
+            (404, not_found.to_string())
+        });
+        let (plan, access) = store_scope();
+        let plan = LiveScope { resource, ..plan };
+        let report = live_report(&client, &plan, &access, &args(), false, "the fake")
+            .await
+            .unwrap();
+        assert_eq!(report.items.len(), 4);
+        assert!(needs_operator_logs(&report.items), "Kopf's rows need the logs");
+        let calls = seen.lock().unwrap().clone();
+        let deployment_lists: Vec<usize> = (0..calls.len())
+            .filter(|&i| calls[i].contains("/deployments"))
+            .collect();
+        let pages: Vec<usize> = (0..calls.len())
+            .filter(|&i| calls[i].contains("/kopfexamples"))
+            .collect();
+        assert_eq!(deployment_lists.len(), 1, "the operator is read once: {calls:#?}");
+        assert_eq!(pages.len(), 2, "one list, page by page: {calls:#?}");
+        assert!(
+            deployment_lists[0] < pages[0],
+            "the operator is read before the first page: {calls:#?}"
+        );
+        let expected = whole(&client, &plan, &access, false).await;
         assert_eq!(
             serde_json::to_value(&report).unwrap(),
             serde_json::to_value(&expected).unwrap()
