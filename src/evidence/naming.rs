@@ -56,8 +56,10 @@ impl Handles {
     }
 }
 
-/// What `op`'s source says of `resource` ([`Handles`]): ours handles the Microservice; a Kopf
-/// operator's by the `.py` files of the ConfigMaps its Deployment (among `deployments`) mounts.
+/// What `op`'s source says of `resource` ([`Handles`]): ours handles the Microservice and
+/// nothing else (`operate` reconciles [`crate::resource::CRD_NAME`] only: never a candidate for
+/// another resource's object); a Kopf operator's by the `.py` files of the ConfigMaps its
+/// Deployment (among `deployments`) mounts.
 pub fn handles(
     op: &OperatorRef,
     deployments: &[Deployment],
@@ -66,7 +68,7 @@ pub fn handles(
 ) -> Handles {
     match op.kind {
         OperatorKind::Ours if resource.is_microservice() => Handles::It,
-        OperatorKind::Ours => Handles::Unknown,
+        OperatorKind::Ours => Handles::Others(vec![crate::resource::CRD_NAME.to_string()]),
         OperatorKind::Kopf => {
             let Some(d) = super::pods::find(deployments, &op.namespace, &op.name) else {
                 return Handles::Unknown;

@@ -2145,6 +2145,57 @@ pub(crate) mod tests {
         s
     }
 
+    /// Our operator reconciles Microservices only: for an object of another resource a
+    /// cluster-wide Deployment of ours is no candidate beside the Kopf operator of the
+    /// namespace (it was: two serving candidates, ranked by logs that are not ours to read).
+    #[test]
+    fn our_operator_is_no_candidate_for_another_resources_object() {
+        let mut s = snapshot(vec![
+            deployment(
+                "kms-system",
+                "microservice-operator",
+                json!(["kubectl-microservice", "operate"]),
+            ),
+            deployment(
+                "todo",
+                "kex-op",
+                json!(["kopf", "run", "--namespace=todo", "/src/example.py"]),
+            ),
+        ]);
+        s.resource = ResourceId {
+            group: "kopf.dev".into(),
+            version: "v1".into(),
+            kind: "KopfExample".into(),
+            plural: "kopfexamples".into(),
+            singular: "kopfexample".into(),
+            short_names: vec!["kex".into()],
+            namespaced: true,
+        };
+        let r = resolve(&s, Some("todo"), None);
+        assert_eq!(r.verdict, Verdict::Deployment, "{r:#?}");
+        assert_eq!(r.operator.as_deref(), Some("todo/deployment/kex-op"));
+        let ours = r
+            .candidates
+            .iter()
+            .find(|c| c.operator == "kms-system/deployment/microservice-operator")
+            .unwrap();
+        assert!(!ours.serves, "{ours:?}");
+        assert!(
+            ours.evidence.iter().any(|e| e
+                == "its source handles microservices.platform.example.io only: not an operator of kopfexamples.kopf.dev"),
+            "{:?}",
+            ours.evidence
+        );
+        // For a Microservice it is the operator it always was.
+        s.resource = ResourceId::microservice();
+        assert!(
+            resolve(&s, Some("todo"), None)
+                .candidates
+                .iter()
+                .any(|c| c.operator.starts_with("kms-system/") && c.serves)
+        );
+    }
+
     /// One [`Resolver`] over objects of several namespaces, asked in turn (its candidates are
     /// built once per namespace): each object's answer is [`resolve`]'s for it alone.
     #[test]
