@@ -1101,14 +1101,20 @@ pub async fn live_report(
         return Ok(report);
     }
     let events_date = snapshot.captured_at;
-    let judged = judge_pages(client, plan, access, &snapshot, args.skew, None).await;
+    // The objects are kept for a second judgement only while the operator's logs are not in
+    // evidence (a verdict may turn out to need them); read already, the rows judged as the
+    // pages arrive are the answer, and each page's objects are dropped once judged (issue 19:
+    // 10,000 Kopf objects kept were 40 % of `-o json`'s peak memory and the page faults with it).
+    let keep_objects = snapshot.operator.logs.get().is_none();
+    let judged = judge_pages(client, plan, access, &snapshot, args.skew, None, keep_objects).await;
     // Whether the rows were judged at the "now" the report gives (the first page's clock): a
     // list without that clock was judged at this machine's, and is judged again below.
     let mut judged_at_report_time = false;
     let (mut items, objects) = match judged {
-        Ok((items, objects, date)) => {
-            snapshot.captured_at = date.or(events_date);
-            judged_at_report_time = date.is_some();
+        Ok((items, objects, date, judged_at)) => {
+            // Rows that are not judged again keep the "now" they were judged at.
+            snapshot.captured_at = if keep_objects { date.or(events_date) } else { judged_at };
+            judged_at_report_time = date.is_some() || !keep_objects;
             (items, objects)
         }
         Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
@@ -1163,13 +1169,23 @@ pub fn needs_operator_logs(items: &[Item]) -> bool {
 }
 
 /// The rows of `plan`'s Microservices, judged over `snapshot` page by page as the list arrives,
-/// the objects in scope (kept for a second judgement with the operator's logs), and the API
-/// server's clock of the first page. `now` is the judges' "now"; `None`: that clock (else this
-/// machine's).
+/// the objects in scope when `keep_objects` (kept for a second judgement with the operator's
+/// logs; else none, each page dropped once judged), the API server's clock of the first page,
+/// and the "now" the rows were judged at. `now` is the judges' "now"; `None`: that clock (else
+/// this machine's).
 ///
 /// A list whose continue token expired between pages (410 `Expired`: the API server compacted
 /// the history the token pointed into) is listed once more from the start, as client-go's pager
 /// does, rather than judged from an incomplete or inconsistent list; a second expiry is the error.
+/// What [`judge_pages`] returns: the rows, the objects kept, the first page's clock, the rows'
+/// "now".
+type JudgedPages = (
+    Vec<Item>,
+    Vec<MicroserviceObject>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+);
+
 async fn judge_pages(
     client: &kube::Client,
     plan: &crate::evidence::live::LiveScope,
@@ -1177,28 +1193,34 @@ async fn judge_pages(
     snapshot: &Snapshot,
     skew: Duration,
     now: Option<DateTime<Utc>>,
-) -> Result<(Vec<Item>, Vec<MicroserviceObject>, Option<DateTime<Utc>>), kube::Error> {
+    keep_objects: bool,
+) -> Result<JudgedPages, kube::Error> {
     let namespace = plan.namespace.as_deref();
     let mut expired_once = false;
     loop {
         let mut judge = None;
+        let mut judged_at = None;
         let mut items = Vec::new();
         let mut objects = Vec::new();
         let listed = crate::evidence::live::microservice_pages(client, plan, access, |page, date| {
-            let judge =
-                judge.get_or_insert_with(|| Judge::at(snapshot, skew, now.or(date).or_else(|| Some(Utc::now()))));
+            let judge = judge.get_or_insert_with(|| {
+                judged_at = now.or(date).or_else(|| Some(Utc::now()));
+                Judge::at(snapshot, skew, judged_at)
+            });
             for obj in page
                 .into_iter()
                 .filter(|o| namespace.is_none_or(|ns| o.metadata.namespace.as_deref() == Some(ns)))
             {
                 items.push(judge.item(&obj));
-                objects.push(obj);
+                if keep_objects {
+                    objects.push(obj);
+                }
             }
         })
         .await;
         match listed {
             Err(kube::Error::Api(status)) if status.code == 410 && !expired_once => expired_once = true,
-            listed => return listed.map(|date| (items, objects, date)),
+            listed => return listed.map(|date| (items, objects, date, judged_at)),
         }
     }
 }
@@ -1655,6 +1677,26 @@ mod tests {
             serde_json::to_value(&report).unwrap(),
             serde_json::to_value(&expected).unwrap()
         );
+    }
+
+    /// Pages judged without keeping their objects give the same rows, and keep no object (the
+    /// memory of a list whose operator's logs were read first, issue 19).
+    #[tokio::test]
+    async fn pages_judged_without_keeping_their_objects_give_the_same_rows() {
+        let (client, _) = fake();
+        let (plan, access) = store_scope();
+        let snapshot = live::gather_objects(&client, &plan, &access).await.unwrap();
+        let now = Some("2026-12-03T12:00:00Z".parse().unwrap());
+        let (kept_items, kept, _, kept_at) = judge_pages(&client, &plan, &access, &snapshot, args().skew, now, true)
+            .await
+            .unwrap();
+        let (items, none, _, at) = judge_pages(&client, &plan, &access, &snapshot, args().skew, now, false)
+            .await
+            .unwrap();
+        assert_eq!(kept.len(), cluster().0.len());
+        assert!(none.is_empty());
+        assert_eq!(items, kept_items);
+        assert_eq!((at, kept_at), (now, now), "judged at the given now");
     }
 
     #[tokio::test]
