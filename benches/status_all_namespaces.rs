@@ -8,6 +8,9 @@
 //! - `status -A -o json` against `kubectl get microservices -A -o json` (goal ≤ 0.5×);
 //! - `status -A` against `kubectl get microservices -A` (goal ≤ 1.0×);
 //! - peak RSS of each (`/usr/bin/time -f %M`, when there; goal ≤ 2× kubectl's);
+//! - the server's floor: the same list's pages fetched one after another in-process, bodies not
+//!   decoded ([`server_floor`]), and each `status` median against it (what the command adds to
+//!   the API server's own time);
 //! - the API calls `status -A` and `status -A -o json` make, in-process through the command's
 //!   own code path, listed per kind and shape: a cluster-wide list, a list in one namespace, a
 //!   get (goal: one list per kind, paged; never one per object or per namespace).
@@ -380,6 +383,35 @@ async fn operator(admin: &Client, target: Target, ns: &str, watched: &[String]) 
         .expect("operator Deployment");
 }
 
+/// The API server's own time for the list `status -A` reads: its pages of 500 fetched one
+/// after another through `client`, each body read but not decoded (the continue token cut from
+/// its text). What no client of one paged list can go below: the yardstick that tells the
+/// server's time from the command's (issue 19).
+async fn server_floor(client: &Client, target: Target) -> Duration {
+    let id = target.resource_id();
+    let path = format!("/apis/{}/{}/{}", id.group, id.version, id.plural);
+    let start = Instant::now();
+    let mut token: Option<String> = None;
+    loop {
+        let mut uri = format!("{path}?limit=500");
+        if let Some(t) = &token {
+            uri.push_str(&format!("&continue={t}"));
+        }
+        let request = http::Request::get(uri).body(Vec::new()).expect("request");
+        let body = client.request_text(request).await.expect("a page");
+        // A list's metadata follows its items: the token is near the end.
+        token = body
+            .rfind("\"continue\":\"")
+            .map(|at| &body[at + 12..])
+            .and_then(|rest| rest.split('"').next())
+            .filter(|t| !t.is_empty())
+            .map(str::to_string);
+        if token.is_none() {
+            return start.elapsed();
+        }
+    }
+}
+
 fn ratio_line(what: &str, ours: Duration, theirs: Duration, goal: f64) -> String {
     let ratio = ours.as_secs_f64() / theirs.as_secs_f64();
     format!(
@@ -461,6 +493,7 @@ async fn main() {
         ("table", ours(&[]), theirs(&[]), 1.0),
     ];
     let mut lines = Vec::new();
+    let mut ours_medians = Vec::new();
     for (what, ours_args, theirs_args, goal) in &commands {
         // One warm-up each, then alternating runs.
         time(bin, ours_args);
@@ -470,9 +503,11 @@ async fn main() {
             theirs.push(time(&kubectl, theirs_args));
             ours.push(time(bin, ours_args));
         }
+        let ours = median(ours);
+        ours_medians.push((*what, ours));
         lines.push(ratio_line(
             &format!("status -A {what} vs kubectl get {kind} -A {what}, median of {runs}"),
-            median(ours),
+            ours,
             median(theirs),
             *goal,
         ));
@@ -485,6 +520,20 @@ async fn main() {
             ));
         }
     }
+    let mut floors = Vec::new();
+    for _ in 0..runs {
+        floors.push(server_floor(&admin, target).await);
+    }
+    let floor = median(floors);
+    let against: Vec<String> = ours_medians
+        .iter()
+        .map(|(what, ours)| format!("status -A {what} {:.2}× it", ours.as_secs_f64() / floor.as_secs_f64()))
+        .collect();
+    lines.push(format!(
+        "server floor (the list's pages one after another, not decoded), median of {runs}: {:.0} ms; {}",
+        floor.as_secs_f64() * 1000.0,
+        against.join(", ")
+    ));
     for (what, names_operator) in [("status -A", false), ("status -A -o json", true)] {
         let (calls, rows) = counted_calls(&config, target, names_operator).await;
         assert!(rows >= n, "{what}: {rows} rows, expected at least {n}");
