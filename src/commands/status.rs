@@ -1425,22 +1425,28 @@ mod tests {
         (objects, events)
     }
 
+    /// Page `continue=page-K` of `objects` in pages of two, as a `KIND` list of `api_version`
+    /// (the last page without a continue token).
+    fn page_of(objects: &[Value], query: &str, kind: &str, api_version: &str) -> (u16, String) {
+        let page: usize = query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("continue=page-"))
+            .map(|n| n.parse().unwrap())
+            .unwrap_or(0);
+        let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
+        let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
+        let body = json!({"kind": kind, "apiVersion": api_version,
+            "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
+        (200, body.to_string())
+    }
+
     /// A fake API server over `cluster()`: the list in pages of two (`continue`), events
     /// filtered by `type!=Normal` when asked, empty lists for everything else.
     fn fake() -> (kube::Client, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
         let (objects, events) = cluster();
         crate::logs::live::fake_api(move |path, query| {
             if path.ends_with("/microservices") {
-                let page: usize = query
-                    .split('&')
-                    .find_map(|kv| kv.strip_prefix("continue=page-"))
-                    .map(|n| n.parse().unwrap())
-                    .unwrap_or(0);
-                let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
-                let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
-                let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
-                    "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
-                return (200, body.to_string());
+                return page_of(&objects, query, "MicroserviceList", "platform.example.io/v1alpha1");
             }
             if path.ends_with("/events") {
                 let not_normal = query.contains("type%21%3DNormal") || query.contains("type!=Normal");
@@ -1630,16 +1636,7 @@ mod tests {
                     "command": ["kopf", "run", "--namespace=store", "/src/example.py"]}]}}}}]});
         let (client, seen) = crate::logs::live::fake_api(move |path, query| {
             if path.ends_with("/kopfexamples") {
-                let page: usize = query
-                    .split('&')
-                    .find_map(|kv| kv.strip_prefix("continue=page-"))
-                    .map(|n| n.parse().unwrap())
-                    .unwrap_or(0);
-                let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
-                let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
-                let body = json!({"kind": "KopfExampleList", "apiVersion": "kopf.dev/v1",
-                    "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
-                return (200, body.to_string());
+                return page_of(&objects, query, "KopfExampleList", "kopf.dev/v1");
             }
             if path == "/apis/apps/v1/deployments" || path == "/apis/apps/v1/namespaces/store/deployments" {
                 return (200, deployments.to_string());
@@ -1721,11 +1718,7 @@ mod tests {
                     "reason": "Expired", "code": 410});
                 return (410, status.to_string());
             }
-            let items: Vec<&Value> = objects.iter().skip(page * 2).take(2).collect();
-            let next = (objects.len() > page * 2 + 2).then(|| format!("page-{}", page + 1));
-            let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
-                "metadata": {"resourceVersion": "9", "continue": next}, "items": items});
-            (200, body.to_string())
+            page_of(&objects, query, "MicroserviceList", "platform.example.io/v1alpha1")
         });
         let (plan, access) = store_scope();
         let report = live_report(&client, &plan, &access, &args(), false, "the fake")

@@ -2162,15 +2162,7 @@ pub(crate) mod tests {
                 json!(["kopf", "run", "--namespace=todo", "/src/example.py"]),
             ),
         ]);
-        s.resource = ResourceId {
-            group: "kopf.dev".into(),
-            version: "v1".into(),
-            kind: "KopfExample".into(),
-            plural: "kopfexamples".into(),
-            singular: "kopfexample".into(),
-            short_names: vec!["kex".into()],
-            namespaced: true,
-        };
+        s.resource = ResourceId::kopf_example();
         let r = resolve(&s, Some("todo"), None);
         assert_eq!(r.verdict, Verdict::Deployment, "{r:#?}");
         assert_eq!(r.operator.as_deref(), Some("todo/deployment/kex-op"));

@@ -140,15 +140,7 @@ mod tests {
     use super::*;
 
     fn kopf() -> ResourceId {
-        ResourceId {
-            group: "kopf.dev".into(),
-            version: "v1".into(),
-            kind: "KopfExample".into(),
-            plural: "kopfexamples".into(),
-            singular: "kopfexample".into(),
-            short_names: vec!["kex".into()],
-            namespaced: true,
-        }
+        ResourceId::kopf_example()
     }
 
     #[test]

@@ -252,6 +252,23 @@ pub fn pick(typed: &str, candidates: &[ResourceId]) -> Result<ResourceId, PickEr
     }
 }
 
+/// Kopf's example resource, for tests of any module.
+#[cfg(test)]
+impl ResourceId {
+    /// `kopfexamples.kopf.dev/v1` as Kopf's `examples/crd.yaml` (1.38.0) names it.
+    pub(crate) fn kopf_example() -> ResourceId {
+        ResourceId {
+            group: "kopf.dev".into(),
+            version: "v1".into(),
+            kind: "KopfExample".into(),
+            plural: "kopfexamples".into(),
+            singular: "kopfexample".into(),
+            short_names: vec!["kex".into()],
+            namespaced: true,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
