@@ -1112,9 +1112,14 @@ pub async fn live_report(
     let mut judged_at_report_time = false;
     let (mut items, objects) = match judged {
         Ok((items, objects, date, judged_at)) => {
-            // Rows that are not judged again keep the "now" they were judged at.
-            snapshot.captured_at = if keep_objects { date.or(events_date) } else { judged_at };
-            judged_at_report_time = date.is_some() || !keep_objects;
+            // Rows that cannot be judged again (no objects kept) keep the "now" they were
+            // judged at.
+            snapshot.captured_at = if keep_objects {
+                date.or(events_date)
+            } else {
+                judged_at.or(date).or(events_date)
+            };
+            judged_at_report_time = snapshot.captured_at == judged_at;
             (items, objects)
         }
         Err(kube::Error::Api(status)) if status.code == 404 || status.code == 403 => {
@@ -1168,15 +1173,6 @@ pub fn needs_operator_logs(items: &[Item]) -> bool {
     })
 }
 
-/// The rows of `plan`'s Microservices, judged over `snapshot` page by page as the list arrives,
-/// the objects in scope when `keep_objects` (kept for a second judgement with the operator's
-/// logs; else none, each page dropped once judged), the API server's clock of the first page,
-/// and the "now" the rows were judged at. `now` is the judges' "now"; `None`: that clock (else
-/// this machine's).
-///
-/// A list whose continue token expired between pages (410 `Expired`: the API server compacted
-/// the history the token pointed into) is listed once more from the start, as client-go's pager
-/// does, rather than judged from an incomplete or inconsistent list; a second expiry is the error.
 /// What [`judge_pages`] returns: the rows, the objects kept, the first page's clock, the rows'
 /// "now".
 type JudgedPages = (
@@ -1186,6 +1182,15 @@ type JudgedPages = (
     Option<DateTime<Utc>>,
 );
 
+/// The rows of `plan`'s Microservices, judged over `snapshot` page by page as the list arrives,
+/// the objects in scope when `keep_objects` (kept for a second judgement with the operator's
+/// logs; else none, each page dropped once judged), the API server's clock of the first page,
+/// and the "now" the rows were judged at. `now` is the judges' "now"; `None`: that clock (else
+/// this machine's).
+///
+/// A list whose continue token expired between pages (410 `Expired`: the API server compacted
+/// the history the token pointed into) is listed once more from the start, as client-go's pager
+/// does, rather than judged from an incomplete or inconsistent list; a second expiry is the error.
 async fn judge_pages(
     client: &kube::Client,
     plan: &crate::evidence::live::LiveScope,
