@@ -339,6 +339,8 @@ pub fn context_name(connection: &ConnectionSettings) -> Option<String> {
 // Lists and reads through kube that the evidence and the logs share (paged, with the API
 // server's clock).
 pub mod discovery;
+#[cfg(test)]
+pub(crate) mod fake;
 pub mod lists;
 
 #[cfg(test)]

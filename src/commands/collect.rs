@@ -374,7 +374,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_namespace_that_does_not_exist_is_undecided_and_named() {
-        let (client, seen) = crate::logs::live::fake_api(|path, _| match path {
+        let (client, seen) = crate::client::fake::fake_api(|path, _| match path {
             "/api/v1/namespaces/missing" => (404, NOT_FOUND.into()),
             "/api/v1/namespaces/todo" => (403, FORBIDDEN.into()),
             _ => (

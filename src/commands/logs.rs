@@ -1497,7 +1497,7 @@ mod tests {
 
     use super::*;
     use crate::cli::{Cli, Command};
-    use crate::logs::live::fake_api;
+    use crate::client::fake::fake_api;
 
     fn parse(args: &[&str]) -> (GlobalArgs, LogsArgs) {
         let cli =

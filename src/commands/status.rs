@@ -1449,7 +1449,7 @@ mod tests {
     /// filtered by `type!=Normal` when asked, empty lists for everything else.
     fn fake() -> (kube::Client, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
         let (objects, events) = cluster();
-        crate::logs::live::fake_api(move |path, query| {
+        crate::client::fake::fake_api(move |path, query| {
             if path.ends_with("/microservices") {
                 return page_of(&objects, query, "MicroserviceList", "platform.example.io/v1alpha1");
             }
@@ -1576,7 +1576,7 @@ mod tests {
             kopf("everywhere", json!(["kopf", "run", "--all-namespaces", "/src/op.py"])),
             kopf("store-op", json!(["kopf", "run", "--namespace=store", "/src/op.py"])),
         ]});
-        let (client, seen) = crate::logs::live::fake_api(move |path, _| {
+        let (client, seen) = crate::client::fake::fake_api(move |path, _| {
             if path.ends_with("/microservices") {
                 let body = json!({"kind": "MicroserviceList", "apiVersion": "platform.example.io/v1alpha1",
                     "metadata": {"resourceVersion": "9"}, "items": objects});
@@ -1639,7 +1639,7 @@ mod tests {
                 "template": {"metadata": {"labels": {"app": "store-op"}}, "spec": {"containers": [{
                     "name": "operator", "image": "python:3.12",
                     "command": ["kopf", "run", "--namespace=store", "/src/example.py"]}]}}}}]});
-        let (client, seen) = crate::logs::live::fake_api(move |path, query| {
+        let (client, seen) = crate::client::fake::fake_api(move |path, query| {
             if path.ends_with("/kopfexamples") {
                 return page_of(&objects, query, "KopfExampleList", "kopf.dev/v1");
             }
@@ -1706,7 +1706,7 @@ mod tests {
         let (objects, _) = cluster();
         let expired_once = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = expired_once.clone();
-        let (client, seen) = crate::logs::live::fake_api(move |path, query| {
+        let (client, seen) = crate::client::fake::fake_api(move |path, query| {
             if !path.ends_with("/microservices") {
                 let body = json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []});
                 return (200, body.to_string());

@@ -473,7 +473,7 @@ mod tests {
             serde_json::to_value(deployment("ops", "op", "ghcr.io/x/kubectl-microservice:0.0.9", &["kubectl-microservice", "operate"])).unwrap()
         ]})
         .to_string();
-        let (client, seen) = crate::logs::live::fake_api(move |path, _| {
+        let (client, seen) = crate::client::fake::fake_api(move |path, _| {
             match path {
             "/version" => (200, json!({"major": "1", "minor": "33", "gitVersion": "v1.33.1", "gitCommit": "", "gitTreeState": "", "buildDate": "", "goVersion": "", "compiler": "", "platform": ""}).to_string()),
             "/apis/apps/v1/deployments" => (200, deployments.clone()),
@@ -490,7 +490,7 @@ mod tests {
         assert_eq!(seen.lock().unwrap()[0], "/version");
 
         // Deployments forbidden everywhere: the server answered, the operators are a gap.
-        let (client, _) = crate::logs::live::fake_api(|path, _| {
+        let (client, _) = crate::client::fake::fake_api(|path, _| {
             match path {
             "/version" => (200, json!({"major": "1", "minor": "33", "gitVersion": "v1.33.1", "gitCommit": "", "gitTreeState": "", "buildDate": "", "goVersion": "", "compiler": "", "platform": ""}).to_string()),
             _ => (403, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"deployments.apps is forbidden"}"#.into()),
@@ -529,7 +529,7 @@ mod tests {
             {"metadata": {"name": "op-1", "namespace": "ops"}}]})
         .to_string();
         let log = format!("{line}\n2026-11-29T20:34:10.000Z  INFO Accepted todo/x\n");
-        let (client, seen) = crate::logs::live::fake_api(move |path, _| {
+        let (client, seen) = crate::client::fake::fake_api(move |path, _| {
             match path {
             "/version" => (200, json!({"major": "1", "minor": "33", "gitVersion": "v1.33.1", "gitCommit": "", "gitTreeState": "", "buildDate": "", "goVersion": "", "compiler": "", "platform": ""}).to_string()),
             "/apis/apps/v1/deployments" => (200, deployments.clone()),

@@ -952,7 +952,7 @@ mod tests {
             let not_found = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                 "message": "not found", "reason": "NotFound", "code": 404});
             let empty = |kind: &str| json!({"kind": kind, "apiVersion": "v1", "metadata": {}, "items": []});
-            let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
+            let (client, _) = crate::evidence::live::fake_api(move |path, _| match path {
                 "/apis/apps/v1/deployments" => (200, deployments.to_string()),
                 "/api/v1/namespaces/backups/configmaps/backup-code" => (200, configmap.to_string()),
                 p if p.ends_with("/pods") => (200, empty("PodList").to_string()),
@@ -1023,7 +1023,7 @@ mod tests {
             "reason": "Forbidden", "details": {"name": "microservice-operator", "group": "apps", "kind": "deployments"}, "code": 403});
             let empty_list =
                 serde_json::json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {}, "items": []});
-            let (client, _) = crate::logs::live::fake_api(move |path, _| match path {
+            let (client, _) = crate::evidence::live::fake_api(move |path, _| match path {
                 // Cluster-wide list forbidden; the namespace's own list readable but without an operator.
                 "/apis/apps/v1/deployments" => (403, forbidden.to_string()),
                 "/apis/apps/v1/namespaces/store/deployments" => (200, empty_list.to_string()),

@@ -384,7 +384,7 @@ mod tests {
 
     /// A fake API server answering empty lists; the paths asked, in order.
     fn fake() -> (Client, Arc<Mutex<Vec<String>>>) {
-        crate::logs::live::fake_api(|_, _| {
+        crate::client::fake::fake_api(|_, _| {
             (
                 200,
                 json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": []}).to_string(),

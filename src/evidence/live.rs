@@ -29,6 +29,10 @@ use serde_json::Value;
 
 use super::operator::{Hints, Leadership, OperatorRef, find_operators, find_operators_with, recognise, recognise_with};
 use super::{Evidence, GapReason, OperatorEvidence, Provenance, RbacEvidence, Snapshot};
+/// The mocked API server, for the tests of the judge (`diagnose`) that gather their evidence
+/// live: they reach the client through the evidence, the layer under them.
+#[cfg(test)]
+pub(crate) use crate::client::fake::fake_api;
 use crate::client::lists::{get_if_served, list_all, list_pages, send_json};
 use crate::kopf::peering::{PEERING_GROUPS, PeeringMode};
 use crate::logs::LogSource;
@@ -1168,7 +1172,7 @@ mod tests {
         let lease = serde_json::json!({"kind": "LeaseList", "apiVersion": "coordination.k8s.io/v1", "metadata": {},
             "items": [{"metadata": {"name": "microservice-operator", "namespace": "team-foxtrot"},
                 "spec": {"holderIdentity": "vm_6d763f5860d059bc", "leaseDurationSeconds": 15}}]});
-        let (client, seen) = crate::logs::live::fake_api(move |path, query| match path {
+        let (client, seen) = crate::client::fake::fake_api(move |path, query| match path {
             "/apis/coordination.k8s.io/v1/leases"
                 if query.contains("fieldSelector=metadata.name%3Dmicroservice-operator") =>
             {
@@ -1183,13 +1187,13 @@ mod tests {
         let paths = seen.lock().unwrap().clone();
         assert_eq!(paths.len(), 1, "one call: {paths:?}");
 
-        let (client, _) = crate::logs::live::fake_api(|_, _| {
+        let (client, _) = crate::client::fake::fake_api(|_, _| {
             (403, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"leases.coordination.k8s.io is forbidden","reason":"Forbidden","code":403}"#.to_string())
         });
         let (leases, _) = leadership(&client, &[], None).await;
         assert!(leases.get().is_none(), "a refused list is a gap");
         // With -n the Lease is asked by name in that namespace only: no list.
-        let (client, seen) = crate::logs::live::fake_api(|_, _| (404, String::new()));
+        let (client, seen) = crate::client::fake::fake_api(|_, _| (404, String::new()));
         let _ = leadership(&client, &[], Some("team-foxtrot")).await;
         let paths = seen.lock().unwrap().join("\n");
         assert!(!paths.contains("/apis/coordination.k8s.io/v1/leases?"), "{paths}");
@@ -1205,7 +1209,7 @@ mod tests {
         let peering = serde_json::json!({"apiVersion": "kopf.dev/v1", "kind": "KopfPeering",
             "metadata": {"name": "default", "namespace": "todo"},
             "status": {"op-7f67-x9cr2": {"lastseen": "2026-11-29T20:39:58.102521+00:00", "lifetime": 60, "priority": 0}}});
-        let (client, seen) = crate::logs::live::fake_api(move |path, _| match path {
+        let (client, seen) = crate::client::fake::fake_api(move |path, _| match path {
             "/apis/kopf.dev/v1/namespaces/todo/kopfpeerings/default" => (200, peering.to_string()),
             "/apis/coordination.k8s.io/v1/namespaces/todo/leases/microservice-operator" => (404, not_found.clone()),
             "/apis/coordination.k8s.io/v1/leases" => (
@@ -1247,7 +1251,7 @@ mod tests {
     #[tokio::test]
     async fn operator_logs_are_the_newest_lines_of_the_window() {
         // Answers as the kubelet does: with tailLines the newest lines, else from the window's start.
-        let (client, seen) = crate::logs::live::fake_api(|_, query| {
+        let (client, seen) = crate::client::fake::fake_api(|_, query| {
             if query.contains("tailLines=") {
                 (200, "2026-11-29T17:00:09.000000000Z newest\n".into())
             } else {
