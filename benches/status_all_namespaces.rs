@@ -10,7 +10,8 @@
 //! - peak RSS of each (`/usr/bin/time -f %M`, when there; goal ≤ 2× kubectl's);
 //! - the server's floor: the same list's pages fetched one after another in-process, bodies not
 //!   decoded ([`server_floor`]), and each `status` median against it (what the command adds to
-//!   the API server's own time);
+//!   the API server's own time), and the table against kubectl's `-o json` (issue 19's form)
+//!   beside the floor's ratio to it (what a client at the floor would reach);
 //! - the API calls `status -A` and `status -A -o json` make, in-process through the command's
 //!   own code path, listed per kind and shape: a cluster-wide list, a list in one namespace, a
 //!   get (goal: one list per kind, paged; never one per object or per namespace).
@@ -494,6 +495,7 @@ async fn main() {
     ];
     let mut lines = Vec::new();
     let mut ours_medians = Vec::new();
+    let mut theirs_medians = Vec::new();
     for (what, ours_args, theirs_args, goal) in &commands {
         // One warm-up each, then alternating runs.
         time(bin, ours_args);
@@ -503,12 +505,13 @@ async fn main() {
             theirs.push(time(&kubectl, theirs_args));
             ours.push(time(bin, ours_args));
         }
-        let ours = median(ours);
+        let (ours, theirs) = (median(ours), median(theirs));
         ours_medians.push((*what, ours));
+        theirs_medians.push((*what, theirs));
         lines.push(ratio_line(
             &format!("status -A {what} vs kubectl get {kind} -A {what}, median of {runs}"),
             ours,
-            median(theirs),
+            theirs,
             *goal,
         ));
         let (ours_rss, theirs_rss) = (rss(bin, ours_args), rss(&kubectl, theirs_args));
@@ -534,6 +537,20 @@ async fn main() {
         floor.as_secs_f64() * 1000.0,
         against.join(", ")
     ));
+    // Issue 19's form (the table against kubectl's `-o json`), and the ratio a client at the
+    // floor would reach: the ratio to kubectl depends on the objects' size (the server's time
+    // grows with their bytes, kubectl's less so), so two resources' ratios compare only beside
+    // their floors' (docs/performance.md).
+    if let (Some((_, table)), Some((_, json))) = (
+        ours_medians.iter().find(|(what, _)| *what == "table"),
+        theirs_medians.iter().find(|(what, _)| *what == "-o json"),
+    ) {
+        lines.push(format!(
+            "status -A vs kubectl get {kind} -A -o json (issue 19's form): ratio {:.2}; the server's floor {:.2} of kubectl's",
+            table.as_secs_f64() / json.as_secs_f64(),
+            floor.as_secs_f64() / json.as_secs_f64()
+        ));
+    }
     for (what, names_operator) in [("status -A", false), ("status -A -o json", true)] {
         let (calls, rows) = counted_calls(&config, target, names_operator).await;
         assert!(rows >= n, "{what}: {rows} rows, expected at least {n}");
