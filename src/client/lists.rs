@@ -37,12 +37,13 @@ where
 /// Returns that clock.
 ///
 /// The next page is asked for as soon as a page's continue token is read, before its items are
-/// decoded and before `each_page` works on them: the token is the list's last field, so it is
-/// read first by a pass over the body that skips the items ([`ListSkeleton`]), and the API
-/// server reads and sends page k+1 while another thread decodes page k's items and the caller
-/// judges them. A list of 10,000 objects costs the pages' round trips or our work, whichever is
-/// more, not their sum (issue 22: decoding before asking cost ~15-30 ms a page, 6-13 % of a
-/// 10,000-object list on loopback). At most two pages are held.
+/// decoded and before `each_page` works on them: a first pass over the body reads the list's
+/// metadata and skips the items ([`ListSkeleton`]; a custom resource's list has its metadata
+/// after the items), and the API server reads and sends page k+1 while another thread decodes
+/// page k's items and the caller judges them. A list of 10,000 objects costs the pages' round
+/// trips or our work, whichever is more, not their sum (issue 22; issue 19: decoding before
+/// asking left 15-40 ms between pages in the API server's audit log). At most two pages are
+/// held.
 ///
 /// Errors: as [`list_all`]; the pages before the error were handed over, and a page asked for
 /// ahead of a failed one is cancelled.
