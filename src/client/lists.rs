@@ -84,12 +84,8 @@ where
         if let Ok(Some(token)) = token.await {
             pending = Some(fetch(params.clone().continue_token(&token)));
         }
-        let page = match page.await {
-            Ok(Ok(page)) => Ok(page),
-            Ok(Err(e)) => Err(e),
-            Err(join) => Err(kube::Error::Service(Box::new(join))),
-        };
-        let (items, page_date) = match page {
+        let page = page.await.map_err(|join| kube::Error::Service(Box::new(join)));
+        let (items, page_date) = match page.and_then(|decoded| decoded) {
             Ok(page) => page,
             Err(e) => {
                 if let Some((_, ahead)) = pending {
